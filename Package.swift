@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+// Photobooth: a photobooth kiosk controller for Linux.
+//
+// Layout: C libraries are system-library targets (C*), what Swift cannot
+// import goes through small C shims (C*Shims); BoothCore is the pure core;
+// one module per hardware concern; BoothRuntime runs the core against them.
+import PackageDescription
+
+let package = Package(
+    name: "Photobooth",
+    products: [
+        .executable(name: "photoboothd", targets: ["photoboothd"]),
+        .executable(name: "photoboothctl", targets: ["photoboothctl"]),
+    ],
+    targets: [
+        // Debian's C libraries, wrapped.
+        .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
+        .systemLibrary(name: "CGPIOD", path: "Sources/CGPIOD"),
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG"),
+        // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
+        .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
+        .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
+
+        // Pure core: states, events, commands, settings. No I/O.
+        .target(name: "BoothCore"),
+        // Device modules.
+        .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG"]),
+        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothJPEG", "CV4L2Shims"]),
+        .target(name: "BoothGPIO", dependencies: ["BoothCore", "CGPIODShims"]),
+        // Runs the core's commands against the devices.
+        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO"]),
+
+        .executableTarget(name: "photoboothd", dependencies: ["BoothRuntime"]),
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothRuntime"]),
+
+        .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
+        .testTarget(name: "BoothJPEGTests", dependencies: ["BoothJPEG"]),
+        .testTarget(name: "BoothCameraTests", dependencies: ["BoothCamera"]),
+        .testTarget(name: "BoothGPIOTests", dependencies: ["BoothGPIO"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothRuntime"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
