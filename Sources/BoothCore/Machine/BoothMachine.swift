@@ -1,0 +1,311 @@
+/// The booth's state machine: a pure function from (state, event) to (state, commands).
+///
+/// It does no I/O and reads no clock: time arrives as ``BoothEvent/timer(token:at:)`` and
+/// press timestamps, effects leave as ``BoothCommand`` values for the runtime to run.
+/// Timers carry a token; every new timer gets a fresh one, so a timer that fires after
+/// the state moved on is stale and ignored.
+///
+/// | state | press | long press | timer | capture ok / failed | device fault |
+/// |---|---|---|---|---|---|
+/// | idle | storage OK → preview; else stay, screen says why | ignore | stop the stream | – | fault |
+/// | preview | → countdown | cancel → idle | preview elapsed → countdown (preview off: timeout → idle) | – | fault |
+/// | countdown | ignore | cancel → idle | tick; at 0 → capture | – | fault |
+/// | capture | ignore | ignore | deadline → failed | ok → save, review; failed → retry once, then idle "Sorry, try again" | fault |
+/// | review | ignore | ignore | → idle (or the deferred fault) | – | deferred to review's end |
+/// | fault | ignore, logged | ignore | retry with backoff 1 s → 30 s | – | add reason; all cleared → idle |
+///
+/// A long press never cancels the session its own press started.
+public struct BoothMachine: Sendable {
+    /// The current state.
+    public private(set) var state: BoothState = .idle
+    /// The settings in force.
+    public private(set) var config: CoreConfig
+    /// Whether the machine believes the camera stream is running (it issued `startStream` last).
+    public private(set) var streaming = false
+    /// Why sessions are refused in idle (low free space), or nil.
+    public private(set) var storageRefusal: String?
+    /// Faults that arrived during review, entered when review ends.
+    public private(set) var deferredFaults: [FaultKind: String] = [:]
+    /// A reload accepted outside idle/fault, applied on the next entry into idle or fault.
+    public private(set) var pendingReload: CoreConfig?
+
+    /// The token of the one timer that is current; any other token is stale.
+    public private(set) var timerToken: UInt64 = 0
+    private var nextCaptureID: UInt64 = 1
+    /// The id of the press that started the current session; its long press is ignored.
+    private var sessionPressID: UInt64?
+    /// The delay before the next fault retry, doubling from 1 s up to 30 s.
+    public private(set) var retryDelayMilliseconds = BoothMachine.firstRetryMilliseconds
+
+    /// First fault retry delay (1 s).
+    public static let firstRetryMilliseconds = 1000
+    /// Longest fault retry delay (30 s).
+    public static let maxRetryMilliseconds = 30_000
+    /// Text on the idle screen after a capture failed twice.
+    public static let captureFailedNotice = "Sorry, try again"
+
+    public init(config: CoreConfig) {
+        self.config = config
+    }
+
+    /// The commands that bring the booth up: stream, idle screen, LED, idle timer.
+    public mutating func start() -> [BoothCommand] {
+        var out: [BoothCommand] = []
+        enterIdle(notice: nil, into: &out)
+        return out
+    }
+
+    /// Handles one event: updates the state and returns the commands to run, in order.
+    public mutating func handle(_ event: BoothEvent) -> [BoothCommand] {
+        var out: [BoothCommand] = []
+        if case .stopped = state { return out }
+        switch event {
+        case let .press(id, at):
+            onPress(id: id, at: at, into: &out)
+        case let .longPress(id):
+            onLongPress(id: id, into: &out)
+        case let .timer(token, at):
+            guard token == timerToken else { return out }
+            onTimer(at: at, into: &out)
+        case let .captureSucceeded(id):
+            guard case .capture(id, _) = state else { return out }
+            state = .review(captureID: id)
+            out += [.save(captureID: id), .show(.review(captureID: id)), .setLED(.off)]
+            startTimer(config.reviewMilliseconds, into: &out)
+        case let .captureFailed(id, message, at):
+            guard case let .capture(current, attempt) = state, current == id else { return out }
+            out.append(.log(.warning, "capture \(id) failed: \(message)"))
+            captureAttemptFailed(attempt: attempt, at: at, into: &out)
+        case let .saved(captureID, path):
+            out.append(.log(.info, "capture \(captureID) saved to \(path)"))
+        case let .saveFailed(captureID, noSpace, message):
+            let reason = noSpace ? "storage full while saving capture \(captureID): \(message)"
+                                 : "saving capture \(captureID) failed: \(message)"
+            onDeviceFault(.storage, message: reason, into: &out)
+        case let .deviceFault(kind, message):
+            onDeviceFault(kind, message: message, into: &out)
+        case let .deviceRecovered(kind):
+            onDeviceRecovered(kind, into: &out)
+        case let .storageStatus(refusal):
+            let changed = refusal != storageRefusal
+            storageRefusal = refusal
+            if changed, case .idle = state { out.append(.show(.idle(notice: refusal))) }
+        case let .reload(newConfig):
+            switch state {
+            case .idle, .fault:
+                config = newConfig
+                pendingReload = nil
+                out.append(.applyReload)
+            default:
+                pendingReload = newConfig
+                out.append(.log(.info, "reload deferred until the session ends"))
+            }
+        case .shutdown:
+            switch state {
+            case .preview, .countdown, .capture: out.append(.endSession(.cancelled))
+            case .review: out.append(.endSession(.completed))
+            case .idle, .fault, .stopped: break
+            }
+            state = .stopped
+            timerToken &+= 1
+            out.append(.setLED(.off))
+            if streaming { out.append(.stopStream); streaming = false }
+            out.append(.exit)
+        }
+        return out
+    }
+
+    // MARK: Events
+
+    private mutating func onPress(id: UInt64, at: MonotonicInstant, into out: inout [BoothCommand]) {
+        switch state {
+        case .idle:
+            if let refusal = storageRefusal {
+                out += [.show(.idle(notice: refusal)), .log(.notice, "press refused: \(refusal)")]
+                return
+            }
+            sessionPressID = id
+            out.append(.beginSession)
+            enterPreview(at: at, into: &out)
+        case .preview:
+            enterCountdown(at: at, into: &out)
+        case .countdown, .capture, .review:
+            out.append(.log(.debug, "press ignored in \(state.name)"))
+        case .fault:
+            out.append(.log(.info, "press ignored: booth in fault"))
+        case .stopped:
+            break
+        }
+    }
+
+    private mutating func onLongPress(id: UInt64, into out: inout [BoothCommand]) {
+        switch state {
+        case .preview, .countdown:
+            if id == sessionPressID {
+                out.append(.log(.debug, "long press of the press that started this session ignored"))
+                return
+            }
+            out += [.endSession(.cancelled), .log(.info, "session cancelled by a long press")]
+            enterIdle(notice: nil, into: &out)
+        case .idle, .capture, .review, .fault, .stopped:
+            out.append(.log(.debug, "long press ignored in \(state.name)"))
+        }
+    }
+
+    private mutating func onTimer(at: MonotonicInstant, into out: inout [BoothCommand]) {
+        switch state {
+        case .idle:
+            if streaming {
+                streaming = false
+                out += [.stopStream, .log(.info, "stream stopped after idle time")]
+            }
+        case .preview:
+            if config.previewMilliseconds != nil {
+                enterCountdown(at: at, into: &out)
+            } else {
+                out += [.endSession(.cancelled), .log(.info, "preview timed out")]
+                enterIdle(notice: nil, into: &out)
+            }
+        case let .countdown(remaining):
+            if remaining <= 1 {
+                enterCapture(trigger: at, attempt: 1, into: &out)
+            } else {
+                state = .countdown(remaining: remaining - 1)
+                out.append(.show(.countdown(remaining: remaining - 1)))
+                startTimer(1000, into: &out)
+            }
+        case let .capture(id, attempt):
+            out.append(.log(.warning, "capture \(id) got no good frame within \(config.captureTimeoutMilliseconds) ms"))
+            captureAttemptFailed(attempt: attempt, at: at, into: &out)
+        case .review:
+            out.append(.endSession(.completed))
+            if deferredFaults.isEmpty {
+                enterIdle(notice: nil, into: &out)
+            } else {
+                let faults = deferredFaults
+                deferredFaults = [:]
+                enterFault(faults, into: &out)
+            }
+        case let .fault(reasons):
+            out.append(.retry(reasons.keys.sorted()))
+            retryDelayMilliseconds = min(retryDelayMilliseconds * 2, BoothMachine.maxRetryMilliseconds)
+            startTimer(retryDelayMilliseconds, into: &out)
+        case .stopped:
+            break
+        }
+    }
+
+    private mutating func onDeviceFault(_ kind: FaultKind, message: String, into out: inout [BoothCommand]) {
+        out.append(.log(.error, "fault (\(kind.rawValue)): \(message)"))
+        switch state {
+        case var .fault(reasons):
+            reasons[kind] = message
+            state = .fault(reasons: reasons)
+            out.append(.show(.fault(reasons: reasons)))
+        case .review:
+            deferredFaults[kind] = message
+        case .preview, .countdown, .capture:
+            out.append(.endSession(.failed))
+            enterFault([kind: message], into: &out)
+        case .idle:
+            enterFault([kind: message], into: &out)
+        case .stopped:
+            break
+        }
+    }
+
+    private mutating func onDeviceRecovered(_ kind: FaultKind, into out: inout [BoothCommand]) {
+        deferredFaults[kind] = nil
+        guard case var .fault(reasons) = state, reasons[kind] != nil else { return }
+        reasons[kind] = nil
+        out.append(.log(.notice, "\(kind.rawValue) recovered"))
+        if reasons.isEmpty {
+            enterIdle(notice: nil, into: &out)
+        } else {
+            state = .fault(reasons: reasons)
+            out.append(.show(.fault(reasons: reasons)))
+        }
+    }
+
+    // MARK: Entering states
+
+    private mutating func enterIdle(notice: String?, into out: inout [BoothCommand]) {
+        state = .idle
+        sessionPressID = nil
+        applyPendingReload(into: &out)
+        if !streaming {
+            streaming = true
+            out.append(.startStream)
+        }
+        out += [.show(.idle(notice: notice ?? storageRefusal)), .setLED(.steady)]
+        startTimer(config.idleStopMilliseconds, into: &out)
+    }
+
+    private mutating func enterPreview(at: MonotonicInstant, into out: inout [BoothCommand]) {
+        state = .preview
+        if !streaming {
+            streaming = true
+            out.append(.startStream)
+        }
+        out += [.show(.preview), .setLED(.steady)]
+        switch config.previewMilliseconds {
+        case 0?: enterCountdown(at: at, into: &out)
+        case let ms?: startTimer(ms, into: &out)
+        case nil: startTimer(config.previewTimeoutMilliseconds, into: &out)
+        }
+    }
+
+    private mutating func enterCountdown(at: MonotonicInstant, into out: inout [BoothCommand]) {
+        guard config.countdownSeconds > 0 else {
+            enterCapture(trigger: at, attempt: 1, into: &out)
+            return
+        }
+        state = .countdown(remaining: config.countdownSeconds)
+        out += [.show(.countdown(remaining: config.countdownSeconds)), .setLED(.blink)]
+        startTimer(1000, into: &out)
+    }
+
+    private mutating func enterCapture(trigger: MonotonicInstant, attempt: Int, into out: inout [BoothCommand]) {
+        let id = nextCaptureID
+        nextCaptureID &+= 1
+        state = .capture(id: id, attempt: attempt)
+        out += [.show(.capture), .setLED(.off), .capture(id: id, trigger: trigger)]
+        startTimer(config.captureTimeoutMilliseconds, into: &out)
+    }
+
+    private mutating func captureAttemptFailed(attempt: Int, at: MonotonicInstant, into out: inout [BoothCommand]) {
+        if attempt < 2 {
+            enterCapture(trigger: at, attempt: attempt + 1, into: &out)
+        } else {
+            out += [.endSession(.failed), .log(.warning, "capture failed twice; back to idle")]
+            enterIdle(notice: BoothMachine.captureFailedNotice, into: &out)
+        }
+    }
+
+    private mutating func enterFault(_ reasons: [FaultKind: String], into out: inout [BoothCommand]) {
+        state = .fault(reasons: reasons)
+        sessionPressID = nil
+        applyPendingReload(into: &out)
+        if streaming {
+            streaming = false
+            out.append(.stopStream)
+        }
+        out += [.show(.fault(reasons: reasons)), .setLED(.fault)]
+        retryDelayMilliseconds = BoothMachine.firstRetryMilliseconds
+        startTimer(retryDelayMilliseconds, into: &out)
+    }
+
+    // MARK: Helpers
+
+    private mutating func startTimer(_ milliseconds: Int, into out: inout [BoothCommand]) {
+        timerToken &+= 1
+        out.append(.startTimer(token: timerToken, milliseconds: milliseconds))
+    }
+
+    private mutating func applyPendingReload(into out: inout [BoothCommand]) {
+        guard let reload = pendingReload else { return }
+        config = reload
+        pendingReload = nil
+        out.append(.applyReload)
+    }
+}

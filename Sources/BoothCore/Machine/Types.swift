@@ -1,0 +1,178 @@
+/// Why the booth is in its fault state. One reason per kind; each carries the
+/// operator-facing message of its latest occurrence.
+public enum FaultKind: String, Hashable, Sendable, CaseIterable, Comparable {
+    /// The camera is missing, failed to open, or stopped delivering frames.
+    case camera
+    /// The button line could not be requested (wrong chip/line, busy) or the button is stuck.
+    case button
+    /// The photos directory is not writable, gone (removable media), or full while saving.
+    case storage
+
+    public static func < (a: FaultKind, b: FaultKind) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// The booth's state. `handle(_:)` on ``BoothMachine`` is the only way it changes.
+public enum BoothState: Equatable, Sendable {
+    /// Waiting for a guest. The stream may be running (live view) or stopped after `camera.idle_stop`.
+    case idle
+    /// Live view before the countdown.
+    case preview
+    /// Counting down; `remaining` is the digit on screen (whole seconds, ≥ 1).
+    case countdown(remaining: Int)
+    /// Waiting for the first good frame at or after the trigger. `attempt` is 1 or 2.
+    case capture(id: UInt64, attempt: Int)
+    /// Showing capture `captureID` for `session.review`.
+    case review(captureID: UInt64)
+    /// Out of service until every reason clears. Keys are the fault kinds, values their messages.
+    case fault(reasons: [FaultKind: String])
+    /// Shut down (SIGTERM); every event is ignored.
+    case stopped
+
+    /// A short lowercase name for logs and status: "idle", "countdown", "fault"…
+    public var name: String {
+        switch self {
+        case .idle: "idle"
+        case .preview: "preview"
+        case .countdown: "countdown"
+        case .capture: "capture"
+        case .review: "review"
+        case .fault: "fault"
+        case .stopped: "stopped"
+        }
+    }
+}
+
+/// Something that happened, fed to ``BoothMachine/handle(_:)`` by the runtime.
+public enum BoothEvent: Equatable, Sendable {
+    /// A debounced press. `id` identifies the physical press (its long press repeats it);
+    /// `at` is the press's time on CLOCK_MONOTONIC (the kernel's edge timestamp for GPIO).
+    case press(id: UInt64, at: MonotonicInstant)
+    /// The press `id` has been held for `button.long_press`.
+    case longPress(id: UInt64)
+    /// A timer started by ``BoothCommand/startTimer(token:milliseconds:)`` fired at `at`.
+    /// A token other than the machine's current one is stale and ignored.
+    case timer(token: UInt64, at: MonotonicInstant)
+    /// Capture `id` got a good frame; the runtime holds its bytes until ``BoothCommand/save(captureID:)``.
+    case captureSucceeded(id: UInt64)
+    /// Capture `id` failed at `at` (e.g. the camera returned an error); `message` says why.
+    /// A retry takes the first good frame at or after `at`.
+    case captureFailed(id: UInt64, message: String, at: MonotonicInstant)
+    /// Capture `id` is on disk at `path`.
+    case saved(captureID: UInt64, path: String)
+    /// Saving capture `id` failed. `noSpace` is true for ENOSPC; the runtime keeps the bytes
+    /// and saves them once the storage fault clears.
+    case saveFailed(captureID: UInt64, noSpace: Bool, message: String)
+    /// A device failed or is missing (camera lost, button line busy or stuck, storage gone).
+    case deviceFault(FaultKind, message: String)
+    /// A device that had failed works again (camera reopened, button released, storage back).
+    case deviceRecovered(FaultKind)
+    /// Result of the latest free-space check: nil when there is room, else the reason sessions are refused.
+    case storageStatus(refusal: String?)
+    /// The operator changed the settings; the machine applies `config` in idle or fault only.
+    case reload(CoreConfig)
+    /// SIGTERM: stop.
+    case shutdown
+}
+
+/// What the guest sees; the display draws it (over the live view where the stream runs).
+public enum Screen: Equatable, Sendable {
+    /// Waiting: "Press the button", or `notice` when sessions are refused or the last one failed.
+    case idle(notice: String?)
+    /// Live view with a prompt.
+    case preview
+    /// A large digit, `remaining` seconds.
+    case countdown(remaining: Int)
+    /// The white flash at the trigger.
+    case capture
+    /// Capture `captureID` shown back to the guest.
+    case review(captureID: UInt64)
+    /// Out of service, with the reasons in words.
+    case fault(reasons: [FaultKind: String])
+}
+
+/// What the LED does.
+public enum LEDPattern: String, Equatable, Sendable {
+    /// Off.
+    case off
+    /// Steady on: the booth invites a press.
+    case steady
+    /// Blinking: countdown under way.
+    case blink
+    /// A distinct pattern: the booth is in fault.
+    case fault
+}
+
+/// How a session ended, for counters and logs.
+public enum SessionEnd: String, Equatable, Sendable {
+    /// A capture was taken and reviewed.
+    case completed
+    /// The guest cancelled with a long press, or the preview timed out.
+    case cancelled
+    /// The capture failed twice, or a device fault interrupted the session.
+    case failed
+}
+
+/// syslog priorities, as journald reads them from a `<N>` prefix.
+public enum LogPriority: Int, Sendable, Comparable {
+    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+    public static func < (a: LogPriority, b: LogPriority) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// An effect for the runtime to carry out. The machine itself does no I/O.
+public enum BoothCommand: Equatable, Sendable {
+    /// Start the camera stream at the preview size (opening the camera if needed).
+    case startStream
+    /// Stop the stream and release the camera.
+    case stopStream
+    /// Draw a screen.
+    case show(Screen)
+    /// Set the LED.
+    case setLED(LEDPattern)
+    /// Start a one-shot timer; when it fires, send ``BoothEvent/timer(token:at:)`` with this token.
+    case startTimer(token: UInt64, milliseconds: Int)
+    /// Take capture `id`: the first good frame whose timestamp is at or after `trigger`
+    /// (CLOCK_MONOTONIC), answered by `captureSucceeded` or `captureFailed` with this id.
+    case capture(id: UInt64, trigger: MonotonicInstant)
+    /// Write capture `captureID` to storage, answered by `saved` or `saveFailed`.
+    case save(captureID: UInt64)
+    /// A session starts (a session number is allocated, counters count it).
+    case beginSession
+    /// The session ended.
+    case endSession(SessionEnd)
+    /// Try the failed devices again (reopen the camera, re-request the line, recheck storage,
+    /// save capture bytes held back by ENOSPC), answering with `deviceRecovered` or `deviceFault`.
+    case retry([FaultKind])
+    /// Apply the settings of the reload just accepted (restart devices whose settings changed).
+    case applyReload
+    /// A line for the log.
+    case log(LogPriority, String)
+    /// Finish saves in flight (at most 2 s), release every device and exit 0.
+    case exit
+}
+
+/// The settings the state machine itself needs, in milliseconds.
+public struct CoreConfig: Equatable, Sendable {
+    /// `session.preview`: time in preview before the countdown starts; nil (off) = wait for a press.
+    public var previewMilliseconds: Int?
+    /// `session.preview_timeout`: with the preview off, preview returns to idle after this long.
+    public var previewTimeoutMilliseconds: Int
+    /// `session.countdown` in whole seconds (0 = the press itself is the trigger).
+    public var countdownSeconds: Int
+    /// `session.review`: time the capture is shown.
+    public var reviewMilliseconds: Int
+    /// `camera.capture_timeout`: deadline for a capture after the trigger.
+    public var captureTimeoutMilliseconds: Int
+    /// `camera.idle_stop`: the stream stops after this long in idle.
+    public var idleStopMilliseconds: Int
+
+    public init(previewMilliseconds: Int? = 3000, previewTimeoutMilliseconds: Int = 30_000,
+                countdownSeconds: Int = 3, reviewMilliseconds: Int = 5000,
+                captureTimeoutMilliseconds: Int = 3000, idleStopMilliseconds: Int = 300_000) {
+        self.previewMilliseconds = previewMilliseconds
+        self.previewTimeoutMilliseconds = previewTimeoutMilliseconds
+        self.countdownSeconds = countdownSeconds
+        self.reviewMilliseconds = reviewMilliseconds
+        self.captureTimeoutMilliseconds = captureTimeoutMilliseconds
+        self.idleStopMilliseconds = idleStopMilliseconds
+    }
+}
