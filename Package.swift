@@ -20,6 +20,8 @@ let package = Package(
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
+        // renameat2(RENAME_NOREPLACE) and other calls Glibc hides behind _GNU_SOURCE.
+        .target(name: "CSysShims"),
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
@@ -28,7 +30,7 @@ let package = Package(
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "CGPIODShims"]),
         // Runs the core's commands against the devices.
-        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO"]),
+        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothRuntime"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothRuntime"]),

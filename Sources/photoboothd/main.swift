@@ -1,1 +1,141 @@
-print("photoboothd")
+import BoothRuntime
+import Dispatch
+import Glibc
+
+// photoboothd: the kiosk daemon. Thin: options, settings, devices, then BoothRuntime.run().
+
+let usage = """
+    Usage: photoboothd [options]
+
+    The photobooth kiosk daemon: live view, countdown, capture, review.
+
+    Options:
+      --config FILE     settings file (default \(defaultConfigPath); missing = built-in defaults)
+      --set KEY=VALUE   override one setting, e.g. --set session.countdown=5s (repeatable)
+      --simulate        built-in test-pattern camera, the terminal as the button
+                        (Enter = press, c + Enter = long press), photos in ./photos,
+                        file preview at ./preview.jpg
+      --camera PATH     with --simulate: use this real V4L2 camera (e.g. /dev/video0)
+      --sessions N      exit 0 after N completed sessions
+      --auto-press      press whenever the booth is idle
+      --check           check the settings and devices, print what is wrong, exit
+                        (0 when all is well, 69 when a device is not available)
+      --verbose         also log debug lines
+      --help, --version
+
+    Exit codes: 0 stopped by SIGTERM or --sessions; 64 bad option; 66 config file
+    unreadable; 69 device unavailable (--check); 78 invalid settings.
+    """
+
+struct Arguments {
+    var configPath = defaultConfigPath
+    var configGiven = false
+    var overrides: [(key: String, value: String)] = []
+    var simulate = false
+    var cameraPath: String?
+    var sessions: Int?
+    var autoPress = false
+    var check = false
+    var verbose = false
+}
+
+func fail(_ message: String, _ code: Int32) -> Never {
+    var line = Array("photoboothd: \(message)\n".utf8)
+    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    exit(code)
+}
+
+func parseArguments(_ argv: [String]) -> Arguments {
+    var a = Arguments()
+    var i = 1
+    func value(_ flag: String) -> String {
+        i += 1
+        guard i < argv.count else { fail("\(flag) needs a value; see --help", ExitCode.usage) }
+        return argv[i]
+    }
+    while i < argv.count {
+        let arg = argv[i]
+        switch arg {
+        case "--help", "-h": print(usage); exit(0)
+        case "--version": print("photoboothd \(photoboothVersion)"); exit(0)
+        case "--config": a.configPath = value(arg); a.configGiven = true
+        case "--set":
+            let kv = value(arg)
+            guard let eq = kv.firstIndex(of: "=") else { fail("--set takes KEY=VALUE, got '\(kv)'", ExitCode.usage) }
+            a.overrides.append((String(kv[..<eq]), String(kv[kv.index(after: eq)...])))
+        case "--simulate": a.simulate = true
+        case "--camera": a.cameraPath = value(arg)
+        case "--sessions":
+            let v = value(arg)
+            guard let n = Int(v), n > 0 else { fail("--sessions takes a positive whole number, got '\(v)'", ExitCode.usage) }
+            a.sessions = n
+        case "--auto-press": a.autoPress = true
+        case "--check": a.check = true
+        case "--verbose", "-v": a.verbose = true
+        default: fail("unknown option '\(arg)'; see --help", ExitCode.usage)
+        }
+        i += 1
+    }
+    if a.cameraPath != nil && !a.simulate { fail("--camera goes with --simulate; set camera.device in the config instead", ExitCode.usage) }
+    return a
+}
+
+let args = parseArguments(CommandLine.arguments)
+var overrides = args.overrides
+if args.simulate {
+    // The simulated booth keeps everything in the working directory unless told otherwise.
+    overrides.insert(contentsOf: [("storage.dir", "./photos"), ("preview.file", "./preview.jpg")], at: 0)
+    if let cam = args.cameraPath { overrides.append(("camera.device", cam)) }
+}
+let log = Logger(threshold: args.verbose ? .debug : .info)
+let loaded: (settings: Settings, notes: [String])
+do {
+    loaded = try loadSettings(path: args.configPath, required: args.configGiven, overrides: overrides)
+} catch {
+    fail("invalid settings, not starting:\n\(error)", error.exitCode)
+}
+for note in loaded.notes { log.info(note) }
+
+let factory = args.simulate ? simulatedDevices(realCamera: args.cameraPath != nil, log: log) : realDevices(log: log)
+
+if args.check {
+    exit(checkDevices(settings: loaded.settings, factory: factory, log: log))
+}
+
+let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
+let runtime = BoothRuntime(
+    settings: loaded.settings,
+    options: RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress),
+    factory: factory, log: log,
+    reloader: {
+        do {
+            return .success(try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings)
+        } catch let ConfigLoadError.invalid(e) {
+            return .failure(e)
+        } catch {
+            return .failure(SettingsError(diagnostics: [Diagnostic(file: configPath, line: nil, key: nil,
+                                                                   message: "\(error)", severity: .error)]))
+        }
+    })
+
+// Signals arrive on a dispatch queue of their own and become events for the main loop.
+let signalQueue = DispatchQueue(label: "signals")
+var signalSources: [any DispatchSourceSignal] = []
+for (sig, action) in [(SIGTERM, "stop"), (SIGINT, "stop"), (SIGHUP, "reload")] {
+    signal(sig, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
+    source.setEventHandler {
+        if action == "reload" {
+            log.notice("SIGHUP: reloading settings")
+            runtime.requestReload()
+        } else {
+            log.notice("signal \(sig): stopping")
+            runtime.requestShutdown()
+        }
+    }
+    source.resume()
+    signalSources.append(source)
+}
+signal(SIGPIPE, SIG_IGN)
+
+exit(runtime.run())

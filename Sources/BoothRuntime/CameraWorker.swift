@@ -1,0 +1,322 @@
+import BoothCamera
+import BoothCore
+import BoothJPEG
+import Foundation
+import Synchronization
+
+/// Runs a ``CameraDevice`` on a thread of its own: opening, streaming, the newest frame for the
+/// preview, and captures (the first good frame at or after the trigger). Opening and starting a
+/// stream can block for seconds, so none of it runs on the loop that handles the button.
+///
+/// Results go back to the main loop as events: `captureSucceeded`/`captureFailed`,
+/// `deviceFault(.camera)` on loss, `deviceRecovered(.camera)` after a successful probe.
+public final class CameraWorker: Sendable {
+    /// What the worker is asked to do.
+    enum Request: Sendable {
+        case start, stop, probe
+        case capture(id: UInt64, trigger: MonotonicInstant)
+        case snapshot(@Sendable ([UInt8]?) -> Void)
+        case reconfigure(StreamRequest, captureSize: FrameSize, jpegQuality: Int)
+        case shutdown
+    }
+
+    /// Figures for `status`.
+    public struct Status: Sendable {
+        public var streaming = false
+        public var info: StreamInfo?
+        public var statistics: CameraStatistics?
+        public var badFrames = 0
+        public var lastError: String?
+    }
+
+    private let requests = Mutex<[Request]>([])
+    private let wake = NSCondition()
+    private let statusBox = Mutex(Status())
+    private let deviceFactory: @Sendable () -> any CameraDevice
+    private let settings: Mutex<(stream: StreamRequest, captureSize: FrameSize, jpegQuality: Int)>
+    private let post: @Sendable (BoothEvent) -> Void
+    private let captures: CaptureBox
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let onFrame: @Sendable (Frame) -> Void
+    private let finished = Mutex(false)
+    private let done = NSCondition()
+
+    /// - Parameters:
+    ///   - device: makes the camera (a ``V4L2Camera`` or a ``SimulatedCamera``); called on the worker's thread.
+    ///   - stream: the preview stream request (device selector, format, preview size, fps, controls).
+    ///   - captureSize: the capture size; when it differs from the preview size the stream is switched
+    ///     for the capture and back.
+    ///   - jpegQuality: TurboJPEG quality for YUYV/RGB captures (1–100).
+    ///   - post: delivers events to the main loop.
+    ///   - onFrame: sees every good preview frame, on the worker's thread (the preview sink).
+    public init(device: @escaping @Sendable () -> any CameraDevice, stream: StreamRequest, captureSize: FrameSize,
+                jpegQuality: Int, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
+                post: @escaping @Sendable (BoothEvent) -> Void, onFrame: @escaping @Sendable (Frame) -> Void) {
+        self.deviceFactory = device
+        self.settings = Mutex((stream, captureSize, jpegQuality))
+        self.post = post
+        self.captures = captures
+        self.clock = clock
+        self.log = log
+        self.onFrame = onFrame
+    }
+
+    /// Starts the worker's thread.
+    public func launch() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = "camera"
+        thread.start()
+    }
+
+    public func startStream() { send(.start) }
+    public func stopStream() { send(.stop) }
+    /// Opens and streams briefly to see whether the camera works again; answers with
+    /// `deviceRecovered(.camera)` or `deviceFault(.camera)`.
+    public func probe() { send(.probe) }
+    /// Takes capture `id`: the first good frame at or after `trigger`.
+    public func capture(id: UInt64, trigger: MonotonicInstant) { send(.capture(id: id, trigger: trigger)) }
+    /// The newest frame as JPEG (nil when not streaming), handed to `reply` on the worker's thread.
+    public func snapshot(_ reply: @escaping @Sendable ([UInt8]?) -> Void) { send(.snapshot(reply)) }
+    /// New settings, used from the next start.
+    public func reconfigure(stream: StreamRequest, captureSize: FrameSize, jpegQuality: Int) {
+        send(.reconfigure(stream, captureSize: captureSize, jpegQuality: jpegQuality))
+    }
+
+    /// Stops the stream, releases the camera and ends the thread; waits up to `timeoutSeconds`.
+    public func shutdown(timeoutSeconds: Double = 3) {
+        send(.shutdown)
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        done.lock()
+        while !finished.withLock({ $0 }) {
+            if !done.wait(until: deadline) { break }
+        }
+        done.unlock()
+    }
+
+    /// The figures for `status`.
+    public var status: Status { statusBox.withLock { $0 } }
+
+    private func send(_ r: Request) {
+        requests.withLock { $0.append(r) }
+        wake.lock(); wake.signal(); wake.unlock()
+    }
+
+    // MARK: The worker's thread
+
+    /// State owned by the worker's thread only.
+    private final class Local {
+        var device: (any CameraDevice)?
+        var streaming = false
+        var pending: [(id: UInt64, selector: TriggerFrameSelector)] = []
+        var latest: Frame?
+        var encoder: JPEGEncoder?
+        var decoder: JPEGDecoder?
+    }
+
+    private func run() {
+        let local = Local()
+        defer {
+            stopDevice(local)
+            finished.withLock { $0 = true }
+            done.lock(); done.broadcast(); done.unlock()
+        }
+        while true {
+            let batch: [Request] = requests.withLock { r in defer { r.removeAll() }; return r }
+            for request in batch {
+                if !handle(request, local) { return }
+            }
+            if local.streaming {
+                pump(local)
+            } else {
+                wake.lock()
+                if requests.withLock({ $0.isEmpty }) { wake.wait() }
+                wake.unlock()
+            }
+        }
+    }
+
+    /// Handles one request; false ends the thread.
+    private func handle(_ request: Request, _ local: Local) -> Bool {
+        switch request {
+        case .start:
+            if !local.streaming { startDevice(local, reportFault: true) }
+        case .stop:
+            stopDevice(local)
+        case .probe:
+            probe(local)
+        case let .capture(id, trigger):
+            guard local.streaming else {
+                post(.captureFailed(id: id, message: "camera not streaming", at: clock.now()))
+                return true
+            }
+            beginCapture(id: id, trigger: trigger, local)
+        case let .snapshot(reply):
+            reply(local.latest.flatMap { try? jpeg(for: $0, local).bytes })
+        case let .reconfigure(stream, captureSize, quality):
+            settings.withLock { $0 = (stream, captureSize, quality) }
+        case .shutdown:
+            return false
+        }
+        return true
+    }
+
+    private func startDevice(_ local: Local, reportFault: Bool) {
+        let request = settings.withLock { $0.stream }
+        let device = local.device ?? deviceFactory()
+        local.device = device
+        do {
+            let info = try device.start(request)
+            local.streaming = true
+            statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil }
+            log.info("camera: streaming \(info)")
+            for w in info.warnings { log.warning("camera: \(w)") }
+        } catch {
+            device.stop()
+            local.device = nil
+            local.streaming = false
+            statusBox.withLock { $0.streaming = false; $0.lastError = "\(error)" }
+            if reportFault { post(.deviceFault(.camera, message: "camera not available: \(error)")) }
+        }
+    }
+
+    private func stopDevice(_ local: Local) {
+        for p in local.pending {
+            post(.captureFailed(id: p.id, message: "stream stopped", at: clock.now()))
+        }
+        local.pending.removeAll()
+        if let device = local.device {
+            statusBox.withLock { $0.statistics = device.statistics }
+            device.stop()
+        }
+        local.device = nil
+        local.latest = nil
+        if local.streaming { log.info("camera: stream stopped") }
+        local.streaming = false
+        statusBox.withLock { $0.streaming = false }
+    }
+
+    private func probe(_ local: Local) {
+        let wasStreaming = local.streaming
+        if !wasStreaming { startDevice(local, reportFault: false) }
+        guard let device = local.device, local.streaming else {
+            let message = statusBox.withLock { $0.lastError } ?? "camera not available"
+            post(.deviceFault(.camera, message: "camera not available: \(message)"))
+            return
+        }
+        do {
+            var frame: Frame?
+            for _ in 0..<10 where frame == nil { frame = try device.nextFrame(timeoutMilliseconds: 500) }
+            if frame == nil { throw CameraWorkerError.noFrames }
+            if !wasStreaming { stopDevice(local) }
+            post(.deviceRecovered(.camera))
+        } catch {
+            stopDevice(local)
+            post(.deviceFault(.camera, message: "camera not available: \(error)"))
+        }
+    }
+
+    private func beginCapture(id: UInt64, trigger: MonotonicInstant, _ local: Local) {
+        guard let device = local.device else { return }
+        var selector = TriggerFrameSelector(trigger: trigger)
+        if let latest = local.latest { selector.noteFrameBeforeTrigger(sequence: latest.sequence) }
+        let (stream, captureSize, _) = settings.withLock { $0 }
+        if captureSize != stream.size {
+            do {
+                let info = try device.reconfigure(size: captureSize)
+                log.info("camera: switched to \(info.size) for the capture")
+            } catch {
+                fail(local, error)
+                return
+            }
+        }
+        local.pending.append((id, selector))
+    }
+
+    /// Reads frames while streaming: preview, then pending captures.
+    private func pump(_ local: Local) {
+        guard let device = local.device else { local.streaming = false; return }
+        let frame: Frame?
+        do {
+            frame = try device.nextFrame(timeoutMilliseconds: 200)
+        } catch {
+            fail(local, error)
+            return
+        }
+        statusBox.withLock { $0.statistics = device.statistics }
+        guard let frame else { return }
+        if local.pending.isEmpty {
+            local.latest = frame
+            onFrame(frame)
+            return
+        }
+        var remaining: [(id: UInt64, selector: TriggerFrameSelector)] = []
+        for var p in local.pending {
+            guard p.selector.accepts(frame) else { remaining.append(p); continue }
+            do {
+                let (bytes, passthrough) = try jpeg(for: frame, local)
+                let slot = captures.slot(of: p.id)
+                let ready = clock.now()
+                captures.put(CaptureRecord(id: p.id, session: slot.session, shot: slot.shot, jpeg: bytes,
+                                           trigger: p.selector.trigger, frameTimestamp: frame.timestamp,
+                                           readyAt: ready, size: frame.size, format: frame.format,
+                                           passedThrough: passthrough))
+                log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size), "
+                         + "trigger-to-frame \(format(frame.timestamp.milliseconds(since: p.selector.trigger))) ms")
+                post(.captureSucceeded(id: p.id))
+            } catch {
+                statusBox.withLock { $0.badFrames += 1 }
+                log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next one")
+                remaining.append(p)
+            }
+        }
+        local.pending = remaining
+        local.latest = frame
+        if remaining.isEmpty {
+            let (stream, captureSize, _) = settings.withLock { $0 }
+            if captureSize != stream.size {
+                do { _ = try device.reconfigure(size: stream.size) } catch { fail(local, error) }
+            }
+        }
+    }
+
+    private func fail(_ local: Local, _ error: any Error) {
+        log.error("camera: \(error)")
+        statusBox.withLock { $0.lastError = "\(error)" }
+        stopDevice(local)
+        post(.deviceFault(.camera, message: "camera lost: \(error)"))
+    }
+
+    /// The JPEG for a frame: an MJPEG frame as it came (validated; standard Huffman tables
+    /// inserted when missing), a YUYV/RGB24 frame encoded at `storage.jpeg_quality`, 4:2:0.
+    private func jpeg(for frame: Frame, _ local: Local) throws -> (bytes: [UInt8], passthrough: Bool) {
+        switch frame.format {
+        case .mjpeg:
+            let bytes = try JPEGMarkers.insertingStandardHuffmanTables(frame.bytes)
+            let decoder = try local.decoder ?? JPEGDecoder()
+            local.decoder = decoder
+            guard decoder.validate(bytes) else { throw CameraWorkerError.corruptFrame }
+            return (bytes, true)
+        case .yuyv, .rgb24:
+            let encoder = try local.encoder ?? JPEGEncoder()
+            local.encoder = encoder
+            let quality = settings.withLock { $0.jpegQuality }
+            return (try encoder.encode(frame, quality: quality), false)
+        }
+    }
+}
+
+enum CameraWorkerError: Error, CustomStringConvertible {
+    case noFrames, corruptFrame
+    var description: String {
+        switch self {
+        case .noFrames: "no frames within 5 s"
+        case .corruptFrame: "MJPEG frame does not decode"
+        }
+    }
+}
+
+func format(_ ms: Double) -> String {
+    let tenths = Int((ms * 10).rounded())
+    return "\(tenths / 10).\(abs(tenths % 10))"
+}

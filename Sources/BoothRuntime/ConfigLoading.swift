@@ -1,0 +1,56 @@
+import BoothCore
+import Glibc
+
+/// The default config file of the installed booth.
+public let defaultConfigPath = "/etc/photobooth/photobooth.conf"
+
+/// Why settings could not be loaded.
+public enum ConfigLoadError: Error, CustomStringConvertible {
+    /// The file named with `--config` does not exist or cannot be read.
+    case unreadable(FileError)
+    /// The file (or an override) has errors; every one is listed as `file:line: message`.
+    case invalid(SettingsError)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(e): "cannot read the config file: \(e)"
+        case let .invalid(e): e.description
+        }
+    }
+
+    /// The sysexits code to exit with: EX_NOINPUT or EX_CONFIG.
+    public var exitCode: Int32 {
+        switch self {
+        case .unreadable: ExitCode.noInput
+        case .invalid: ExitCode.config
+        }
+    }
+}
+
+/// Reads and validates the settings: defaults, then the file (when it exists, or always when
+/// `required`), then `overrides` (`section.key`, value) from the command line.
+/// - Returns: the settings and notes for the log (e.g. "no config file, using defaults").
+/// - Throws: ``ConfigLoadError``: the file unreadable, or every problem in it.
+public func loadSettings(path: String, required: Bool, overrides: [(key: String, value: String)]) throws(ConfigLoadError)
+    -> (settings: Settings, notes: [String]) {
+    var notes: [String] = []
+    var settings = Settings.defaults
+    if required || access(path, F_OK) == 0 {
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(path) } catch { throw .unreadable(error) }
+        switch Settings.parse(text: String(decoding: bytes, as: UTF8.self), file: path) {
+        case let .success(s): settings = s
+        case let .failure(e): throw .invalid(e)
+        }
+        notes.append("settings from \(path)")
+    } else {
+        notes.append("no config file at \(path); using the built-in defaults")
+    }
+    if !overrides.isEmpty {
+        switch settings.with(overrides: overrides) {
+        case let .success(s): settings = s
+        case let .failure(e): throw .invalid(e)
+        }
+    }
+    return (settings, notes)
+}

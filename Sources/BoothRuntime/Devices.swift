@@ -1,0 +1,39 @@
+import BoothCore
+
+/// What a button reports to the runtime.
+public enum ButtonSignal: Sendable, Equatable {
+    /// A debounced press; `at` is its time on CLOCK_MONOTONIC (the kernel's edge timestamp).
+    case press(id: UInt64, at: MonotonicInstant)
+    /// Press `id` held for `button.long_press`.
+    case longPress(id: UInt64)
+    /// Held longer than `button.stuck_limit`: a fault reason until released.
+    case stuck(String)
+    /// A stuck button was released.
+    case unstuck
+}
+
+/// A button: the GPIO line of the real booth, or the terminal under `--simulate`.
+public protocol ButtonDevice: AnyObject, Sendable {
+    /// For logs and status: "gpiochip0 line 17 (GPIO17)", "keyboard".
+    var identity: String { get }
+    /// Requests the line and starts delivering signals from a thread the device owns.
+    /// - Throws: an error naming the chip and line when the line cannot be requested.
+    func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws
+    /// Stops delivering and releases the line. Safe to call twice.
+    func stop()
+}
+
+/// The LED by the button.
+public protocol LEDDevice: AnyObject, Sendable {
+    func set(_ pattern: LEDPattern)
+    /// Turns the LED off and releases the line.
+    func stop()
+}
+
+/// Where the guest's screen goes: the file preview now, the framebuffer later.
+public protocol DisplaySink: AnyObject, Sendable {
+    /// Shows a screen; `capture` holds the JPEG of the capture for `.review`.
+    func show(_ screen: Screen, capture: [UInt8]?)
+    /// A live frame from the camera thread (the sink keeps its own rate).
+    func frame(_ frame: Frame)
+}

@@ -1,0 +1,99 @@
+import BoothCore
+import Foundation
+import Synchronization
+
+/// The booth's main loop: a queue of events and one-shot timers, drained on a thread the
+/// runtime owns (never the Swift concurrency pool). Any thread may post; only the loop's
+/// thread runs the handler.
+///
+/// Tests drive it without the thread: post events, move a ``ManualClock``, call ``drain()``.
+public final class EventLoop: Sendable {
+    private struct Pending {
+        var events: [BoothEvent] = []
+        var timers: [(deadline: MonotonicInstant, fire: Fire)] = []
+        var stopped = false
+    }
+    private enum Fire { case token(UInt64), event(BoothEvent) }
+    private let pending = Mutex(Pending())
+    private let condition = NSCondition()
+    private let clock: any MonotonicClock
+
+    /// - Parameter clock: where timer deadlines and firing times come from.
+    public init(clock: any MonotonicClock) {
+        self.clock = clock
+    }
+
+    /// Queues an event; thread-safe.
+    public func post(_ event: BoothEvent) {
+        pending.withLock { $0.events.append(event) }
+        condition.lock(); condition.signal(); condition.unlock()
+    }
+
+    /// Starts a one-shot timer: after `milliseconds`, `.timer(token:at:)` is handled.
+    public func schedule(token: UInt64, milliseconds: Int) {
+        let deadline = clock.now().adding(milliseconds: Int64(milliseconds))
+        pending.withLock { $0.timers.append((deadline, .token(token))) }
+        condition.lock(); condition.signal(); condition.unlock()
+    }
+
+    /// Posts `event` after `milliseconds` (e.g. `--auto-press`).
+    public func post(_ event: BoothEvent, afterMilliseconds milliseconds: Int) {
+        let deadline = clock.now().adding(milliseconds: Int64(milliseconds))
+        pending.withLock { $0.timers.append((deadline, .event(event))) }
+        condition.lock(); condition.signal(); condition.unlock()
+    }
+
+    /// Makes ``run(handler:)`` return after the event being handled.
+    public func stop() {
+        pending.withLock { $0.stopped = true }
+        condition.lock(); condition.signal(); condition.unlock()
+    }
+
+    /// Takes every queued event and every due timer (as `.timer` events, earliest first), in order.
+    public func drain() -> [BoothEvent] {
+        let now = clock.now()
+        return pending.withLock { p in
+            var out = p.events
+            p.events.removeAll()
+            let due = p.timers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            p.timers.removeAll { $0.deadline <= now }
+            out += due.map { timer -> BoothEvent in
+                switch timer.fire {
+                case let .token(token): .timer(token: token, at: timer.deadline)
+                case let .event(event): event
+                }
+            }
+            return out
+        }
+    }
+
+    /// Milliseconds until the next timer is due (nil when none).
+    func millisecondsToNextTimer() -> Double? {
+        let now = clock.now()
+        return pending.withLock { p in
+            p.timers.map { $0.deadline.milliseconds(since: now) }.min()
+        }
+    }
+
+    /// Handles events on the calling thread until ``stop()``. Waits on a condition with a
+    /// timeout to the next timer; `handler` runs one event at a time.
+    public func run(handler: (BoothEvent) -> Void) {
+        while true {
+            for event in drain() {
+                handler(event)
+                if pending.withLock({ $0.stopped }) { return }
+            }
+            if pending.withLock({ $0.stopped }) { return }
+            condition.lock()
+            let hasEvents = pending.withLock { !$0.events.isEmpty || $0.stopped }
+            if !hasEvents {
+                if let ms = millisecondsToNextTimer() {
+                    if ms > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: ms / 1000)) }
+                } else {
+                    condition.wait()
+                }
+            }
+            condition.unlock()
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import BoothCore
+import Foundation
+import Glibc
+import Synchronization
+
+/// The terminal as the button, for `--simulate`: Enter = press, `c` then Enter = long press
+/// (cancel). At end of input the keyboard button switches off (the thread ends: no busy loop).
+public final class KeyboardButton: ButtonDevice {
+    public let identity = "keyboard (Enter = press, c + Enter = long press)"
+    private let fd: Int32
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let stopped = Mutex(false)
+    private let nextID = Mutex<UInt64>(1)
+
+    /// - Parameter fd: the input to read (standard input by default).
+    public init(fd: Int32 = 0, clock: any MonotonicClock, log: Logger) {
+        self.fd = fd
+        self.clock = clock
+        self.log = log
+    }
+
+    public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
+        let thread = Thread { [self] in
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while !stopped.withLock({ $0 }) {
+                let n = read(fd, &byte, 1)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 {
+                    log.info("keyboard: end of input, keyboard button off")
+                    return
+                }
+                guard byte == UInt8(ascii: "\n") else { line.append(byte); continue }
+                let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                line.removeAll()
+                let id = nextID.withLock { n in defer { n += 1 }; return n }
+                if text == "c" {
+                    log.info("keyboard: long press")
+                    handler(.longPress(id: id))
+                } else {
+                    log.info("keyboard: press")
+                    handler(.press(id: id, at: clock.now()))
+                }
+            }
+        }
+        thread.name = "keyboard"
+        thread.start()
+    }
+
+    public func stop() { stopped.withLock { $0 = true } }
+}
+
+/// A button that never presses: `--simulate` with standard input not a terminal and no keyboard wanted.
+public final class NoButton: ButtonDevice {
+    public let identity = "none"
+    public init() {}
+    public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {}
+    public func stop() {}
+}

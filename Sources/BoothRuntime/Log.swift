@@ -1,0 +1,65 @@
+import BoothCore
+import Glibc
+import Synchronization
+
+/// Writes log lines to stderr with a syslog priority prefix (`<6>idle -> preview`), the form
+/// journald reads (sd-daemon(3)). Each line goes out in one `write(2)` so lines from several
+/// threads never interleave. Thread-safe.
+public final class Logger: Sendable {
+    /// Lines above this priority (numerically greater, e.g. debug) are dropped.
+    public let threshold: LogPriority
+    private let sink: @Sendable (String) -> Void
+
+    /// A logger writing to stderr.
+    public init(threshold: LogPriority = .info) {
+        self.threshold = threshold
+        self.sink = { line in
+            var bytes = Array(line.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeMutableBytes { buf in
+                    write(2, buf.baseAddress! + offset, buf.count - offset)
+                }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    /// A logger handing each finished line (with prefix and newline) to `sink`; for tests.
+    public init(threshold: LogPriority = .debug, sink: @escaping @Sendable (String) -> Void) {
+        self.threshold = threshold
+        self.sink = sink
+    }
+
+    /// Logs `message` at `priority`; multi-line messages are split, each line prefixed.
+    public func log(_ priority: LogPriority, _ message: String) {
+        guard priority <= threshold else { return }
+        var out = ""
+        for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+            out += "<\(priority.rawValue)>\(line)\n"
+        }
+        sink(out)
+    }
+
+    public func error(_ m: String) { log(.error, m) }
+    public func warning(_ m: String) { log(.warning, m) }
+    public func notice(_ m: String) { log(.notice, m) }
+    public func info(_ m: String) { log(.info, m) }
+    public func debug(_ m: String) { log(.debug, m) }
+}
+
+/// Collects log lines in memory; for tests.
+public final class LogRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+    public init() {}
+    /// A logger that records here.
+    public func logger(threshold: LogPriority = .debug) -> Logger {
+        Logger(threshold: threshold) { [self] line in
+            lines.withLock { $0 += line.split(separator: "\n").map(String.init) }
+        }
+    }
+    /// Every line so far, with its `<N>` prefix.
+    public var all: [String] { lines.withLock { $0 } }
+}

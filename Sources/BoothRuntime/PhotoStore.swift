@@ -1,0 +1,124 @@
+import Glibc
+import Synchronization
+
+/// The photos directory: date folders (`2026-11-29/`), captures named by session number and
+/// shot index (`booth-000042-1.jpg`), written atomically and never overwritten.
+///
+/// The files are the truth: the next session number is one past the highest found in any
+/// date folder at ``prepare()``, so numbers keep increasing across days and restarts, and
+/// never depend on the clock.
+public final class PhotoStore: Sendable {
+    /// The photos directory (`storage.dir`).
+    public let directory: String
+    private let dateFolder: @Sendable () -> String
+    private let next = Mutex(1)
+    /// The number the next session gets.
+    public var nextSession: Int { next.withLock { $0 } }
+
+    /// - Parameters:
+    ///   - directory: `storage.dir`.
+    ///   - dateFolder: names today's folder; injected for tests (default: local date, `YYYY-MM-DD`).
+    public init(directory: String, dateFolder: @escaping @Sendable () -> String = { localDateString() }) {
+        self.directory = directory
+        self.dateFolder = dateFolder
+    }
+
+    /// Creates the directory if missing, checks it is writable (creates and removes a probe
+    /// file), removes temp files left by an interrupted write, and finds the next session number.
+    /// - Throws: ``FileError`` naming the call and path when the directory cannot be created or written.
+    public func prepare() throws(FileError) {
+        try makeDirectories(directory)
+        let probe = "\(directory)/\(AtomicFile.tempPrefix)probe.\(getpid())"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: probe) }
+        close(fd)
+        unlink(probe)
+        AtomicFile.removeLeftoverTemps(in: directory)
+        var highest = 0
+        for folder in listDirectory(directory) where PhotoStore.isDateFolder(folder) {
+            AtomicFile.removeLeftoverTemps(in: "\(directory)/\(folder)")
+            for name in listDirectory("\(directory)/\(folder)") {
+                if let n = PhotoStore.sessionNumber(inFileName: name) { highest = max(highest, n) }
+            }
+        }
+        next.withLock { $0 = max($0, highest + 1) }
+    }
+
+    /// Takes the next session number.
+    public func allocateSession() -> Int {
+        next.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+    }
+
+    /// The file name of shot `shot` (1-based) of `session`: `booth-000042-1.jpg`.
+    public static func captureName(session: Int, shot: Int) -> String {
+        "booth-\(zeroPadded(session, 6))-\(shot).jpg"
+    }
+
+    /// Writes a capture (JPEG bytes) as `<dir>/<date>/booth-<session>-<shot>.jpg`, atomically and durably.
+    /// A name that already exists is never overwritten: the session number moves past it.
+    /// - Returns: the path written.
+    /// - Throws: ``FileError``; `isNoSpace` when the file system is full (no partial file is left).
+    public func saveCapture(_ jpeg: [UInt8], session: Int, shot: Int) throws(FileError) -> String {
+        let folder = "\(directory)/\(dateFolder())"
+        try makeDirectories(folder)
+        var number = session
+        while true {
+            let path = "\(folder)/\(PhotoStore.captureName(session: number, shot: shot))"
+            do {
+                try AtomicFile.write(jpeg, to: path, durable: true, replace: false)
+                next.withLock { $0 = max($0, number + 1) }
+                return path
+            } catch {
+                guard error.errno == EEXIST else { throw error }
+                number = next.withLock { n in
+                    let taken = max(number + 1, n)
+                    n = taken + 1
+                    return taken
+                }
+            }
+        }
+    }
+
+    /// Bytes available to an unprivileged writer in the directory (`statvfs`: `f_bavail * f_frsize`).
+    /// - Throws: ``FileError`` from `statvfs`.
+    public func freeBytes() throws(FileError) -> UInt64 {
+        var s = statvfs()
+        guard statvfs(directory, &s) == 0 else { throw FileError(call: "statvfs", errno: errno, path: directory) }
+        return UInt64(s.f_bavail) * UInt64(s.f_frsize)
+    }
+
+    /// The session number in a capture or picture file name (`booth-000042-1.jpg` → 42).
+    public static func sessionNumber(inFileName name: String) -> Int? {
+        guard name.hasPrefix("booth-"), name.hasSuffix(".jpg") else { return nil }
+        let rest = name.dropFirst("booth-".count)
+        guard let dash = rest.firstIndex(of: "-") else { return nil }
+        let digits = rest[..<dash]
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// True for `YYYY-MM-DD`.
+    static func isDateFolder(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-") else { return false }
+        return u.enumerated().allSatisfy { i, c in i == 4 || i == 7 || (c >= 48 && c <= 57) }
+    }
+}
+
+func zeroPadded(_ v: Int, _ width: Int) -> String {
+    let s = String(v)
+    return String(repeating: "0", count: max(0, width - s.count)) + s
+}
+
+/// Formats a byte count for operators: `"512 MB"`, `"1.5 GB"` (decimal units, as the settings use).
+public func formatBytes(_ bytes: UInt64) -> String {
+    let units: [(UInt64, String)] = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "kB")]
+    for (size, name) in units where bytes >= size {
+        let tenths = (bytes * 10 + size / 2) / size
+        return tenths % 10 == 0 ? "\(tenths / 10) \(name)" : "\(tenths / 10).\(tenths % 10) \(name)"
+    }
+    return "\(bytes) B"
+}

@@ -1,0 +1,356 @@
+import BoothCamera
+import BoothCore
+import Foundation
+import Synchronization
+
+/// How `photoboothd` was started, beyond the settings.
+public struct RuntimeOptions: Sendable {
+    /// `--sessions N`: exit 0 after N completed sessions.
+    public var sessionLimit: Int?
+    /// `--auto-press`: press whenever the booth is idle (demo, soak tests).
+    public var autoPress = false
+    /// Delay before an automatic press, in milliseconds.
+    public var autoPressDelayMilliseconds = 300
+
+    public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
+        self.sessionLimit = sessionLimit
+        self.autoPress = autoPress
+    }
+}
+
+/// Makes the devices for a set of settings: real ones for the booth, simulated ones for `--simulate`.
+public struct DeviceFactory: Sendable {
+    public var camera: @Sendable (Settings) -> any CameraDevice
+    public var button: @Sendable (Settings) -> any ButtonDevice
+    public var led: @Sendable (Settings) -> (any LEDDevice)?
+    public var displays: @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink]
+
+    public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink]) {
+        self.camera = camera
+        self.button = button
+        self.led = led
+        self.displays = displays
+    }
+}
+
+/// Counters for logs and `status`.
+public struct BoothCounters: Sendable, Equatable {
+    public var sessions = 0
+    public var completed = 0
+    public var cancelled = 0
+    public var failed = 0
+    public var captures = 0
+    public var faults = 0
+}
+
+/// The core's timings from the settings.
+public func coreConfig(from s: Settings) -> CoreConfig {
+    CoreConfig(previewMilliseconds: s.session.previewMilliseconds,
+               previewTimeoutMilliseconds: s.session.previewTimeoutMilliseconds,
+               countdownSeconds: s.session.countdownSeconds,
+               reviewMilliseconds: s.session.reviewMilliseconds,
+               captureTimeoutMilliseconds: s.camera.captureTimeoutMilliseconds,
+               idleStopMilliseconds: s.camera.idleStopMilliseconds)
+}
+
+/// Runs the state machine against the devices: the one place where the core's commands
+/// become effects. `run()` owns the calling thread as the main loop; the camera, storage
+/// and button each have a thread of their own and talk to the loop through events.
+public final class BoothRuntime: Sendable {
+    /// Where the loop's events come from; post to it from any thread.
+    public let loop: EventLoop
+    public let log: Logger
+    private let clock: any MonotonicClock
+    private let options: RuntimeOptions
+    private let factory: DeviceFactory
+    private let captures = CaptureBox()
+    private let store: PhotoStore
+    private let storage: StorageWorker
+    private let camera: CameraWorker
+    private let displays: [any DisplaySink]
+    private let reloader: @Sendable () -> Result<Settings, SettingsError>
+
+    /// State confined to the loop's thread (inside `run()`), kept in a Mutex only to be Sendable.
+    private struct LoopState {
+        var machine: BoothMachine
+        var settings: Settings
+        var pendingSettings: Settings?
+        var button: (any ButtonDevice)?
+        var buttonRunning = false
+        var led: (any LEDDevice)?
+        var session = 0
+        var counters = BoothCounters()
+        var autoPressScheduled = false
+        var nextAutoPressID: UInt64 = 1 << 62
+        var exitCode: Int32 = 0
+    }
+    private let state: Mutex<LoopState>
+
+    /// - Parameters:
+    ///   - settings: the validated settings.
+    ///   - reloader: re-reads the config file on SIGHUP / reload; a failure keeps the running settings.
+    public init(settings: Settings, options: RuntimeOptions, factory: DeviceFactory,
+                clock: any MonotonicClock = SystemClock(), log: Logger,
+                reloader: @escaping @Sendable () -> Result<Settings, SettingsError>) {
+        self.clock = clock
+        self.log = log
+        self.options = options
+        self.factory = factory
+        self.reloader = reloader
+        let loop = EventLoop(clock: clock)
+        self.loop = loop
+        self.store = PhotoStore(directory: settings.storage.dir)
+        let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
+        self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
+                                     clock: clock, log: log, post: post)
+        let displays = factory.displays(settings, clock, log)
+        self.displays = displays
+        self.camera = CameraWorker(device: { factory.camera(settings) }, stream: streamRequest(from: settings),
+                                   captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
+                                   captures: captures, clock: clock, log: log, post: post,
+                                   onFrame: { frame in for d in displays { d.frame(frame) } })
+        self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings)), settings: settings))
+    }
+
+    /// Asks the booth to re-read its settings (SIGHUP); applied in idle or fault.
+    public func requestReload() {
+        switch reloader() {
+        case let .success(new):
+            state.withLock { $0.pendingSettings = new }
+            loop.post(.reload(coreConfig(from: new)))
+        case let .failure(error):
+            log.error("reload refused, keeping the running settings:\n\(error)")
+        }
+    }
+
+    /// Asks the booth to stop (SIGTERM): a save in flight finishes, devices are released.
+    public func requestShutdown() { loop.post(.shutdown) }
+
+    /// The current state (thread-safe snapshot).
+    public var currentState: BoothState { state.withLock { $0.machine.state } }
+    /// Counters so far.
+    public var counters: BoothCounters { state.withLock { $0.counters } }
+
+    /// Runs the booth on the calling thread until shutdown; returns the exit code (0).
+    public func run() -> Int32 {
+        let settings = state.withLock { $0.settings }
+        log.notice("photoboothd starting: photos in \(settings.storage.dir)")
+        var startFaults: [(FaultKind, String)] = []
+        do {
+            try store.prepare()
+            log.info("storage: \(store.directory), next session \(store.nextSession)")
+        } catch {
+            startFaults.append((.storage, "photos directory not writable: \(error)"))
+        }
+        storage.launch()
+        camera.launch()
+        if let message = startButton(settings) { startFaults.append((.button, message)) }
+        let led = factory.led(settings)
+        state.withLock { $0.led = led }
+        execute(state.withLock { $0.machine.start() })
+        for (kind, message) in startFaults { loop.post(.deviceFault(kind, message: message)) }
+        loop.post(.storageStatus(refusal: storage.refusal()))
+        afterEvent()
+        loop.run { event in self.handle(event) }
+        return shutdownDevices()
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: BoothEvent) {
+        if case .press = event, case .idle = currentState {
+            // Free space is checked before each session, not only now and then.
+            dispatch(.storageStatus(refusal: storage.refusal()))
+        }
+        if case .press = event { state.withLock { $0.autoPressScheduled = false } }
+        dispatch(event)
+        afterEvent()
+    }
+
+    private func dispatch(_ event: BoothEvent) {
+        let (before, commands, after) = state.withLock { s in
+            let before = s.machine.state
+            let commands = s.machine.handle(event)
+            return (before, commands, s.machine.state)
+        }
+        if before.name != after.name || before != after && isFaultChange(before, after) {
+            log.info("state: \(describe(before)) -> \(describe(after))")
+        }
+        execute(commands)
+    }
+
+    private func isFaultChange(_ a: BoothState, _ b: BoothState) -> Bool {
+        if case .fault = a, case .fault = b { return true }
+        return false
+    }
+
+    private func describe(_ s: BoothState) -> String {
+        if case let .fault(reasons) = s {
+            return "fault(" + reasons.keys.sorted().map { "\($0.rawValue): \(reasons[$0] ?? "")" }.joined(separator: "; ") + ")"
+        }
+        return s.name
+    }
+
+    /// Auto-press and the session limit.
+    private func afterEvent() {
+        guard options.autoPress else { return }
+        let id: UInt64? = state.withLock { s in
+            guard case .idle = s.machine.state, !s.autoPressScheduled else { return nil }
+            s.autoPressScheduled = true
+            s.nextAutoPressID += 1
+            return s.nextAutoPressID
+        }
+        if let id {
+            loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(options.autoPressDelayMilliseconds))),
+                      afterMilliseconds: options.autoPressDelayMilliseconds)
+        }
+    }
+
+    // MARK: Commands
+
+    private func execute(_ commands: [BoothCommand]) {
+        for command in commands { execute(command) }
+    }
+
+    private func execute(_ command: BoothCommand) {
+        switch command {
+        case .startStream:
+            camera.startStream()
+        case .stopStream:
+            camera.stopStream()
+        case let .show(screen):
+            var jpeg: [UInt8]?
+            if case let .review(id) = screen { jpeg = captures.get(id)?.jpeg }
+            for d in displays { d.show(screen, capture: jpeg) }
+            if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
+        case let .setLED(pattern):
+            state.withLock { $0.led }?.set(pattern)
+        case let .startTimer(token, ms):
+            loop.schedule(token: token, milliseconds: ms)
+        case let .capture(id, trigger):
+            let session = state.withLock { $0.session }
+            captures.assign(id: id, session: session, shot: 1)
+            let late = clock.now().milliseconds(since: trigger)
+            log.info("capture \(id): trigger at \(trigger) (\(format(late)) ms ago), session \(session)")
+            camera.capture(id: id, trigger: trigger)
+        case let .save(id):
+            state.withLock { $0.counters.captures += 1 }
+            storage.save(captureID: id)
+        case .beginSession:
+            let n = store.allocateSession()
+            state.withLock { $0.session = n; $0.counters.sessions += 1 }
+            log.info("session \(n) begins")
+        case let .endSession(end):
+            let (n, done, limit) = state.withLock { s -> (Int, Int, Int?) in
+                switch end {
+                case .completed: s.counters.completed += 1
+                case .cancelled: s.counters.cancelled += 1
+                case .failed: s.counters.failed += 1
+                }
+                return (s.session, s.counters.completed, options.sessionLimit)
+            }
+            log.info("session \(n) \(end.rawValue)")
+            if let limit, end == .completed, done >= limit {
+                log.notice("\(done) sessions completed (--sessions \(limit)); stopping")
+                loop.post(.shutdown)
+            }
+        case let .retry(kinds):
+            for kind in kinds { retry(kind) }
+        case .applyReload:
+            applyReload()
+        case let .log(priority, message):
+            log.log(priority, message)
+        case .exit:
+            loop.stop()
+        }
+        if case .show(.fault) = command { state.withLock { $0.counters.faults += 1 } }
+    }
+
+    private func retry(_ kind: FaultKind) {
+        switch kind {
+        case .camera:
+            camera.probe()
+        case .storage:
+            storage.retry()
+        case .button:
+            let settings = state.withLock { $0.settings }
+            if state.withLock({ $0.buttonRunning }) {
+                // The line is held; the fault is a stuck button, cleared by its release.
+                return
+            }
+            if let message = startButton(settings) {
+                loop.post(.deviceFault(.button, message: message))
+            } else {
+                loop.post(.deviceRecovered(.button))
+            }
+        }
+    }
+
+    /// Requests the button line; returns the fault message when it cannot.
+    private func startButton(_ settings: Settings) -> String? {
+        let button = factory.button(settings)
+        let loop = self.loop
+        do {
+            try button.start { signal in
+                switch signal {
+                case let .press(id, at): loop.post(.press(id: id, at: at))
+                case let .longPress(id): loop.post(.longPress(id: id))
+                case let .stuck(message): loop.post(.deviceFault(.button, message: message))
+                case .unstuck: loop.post(.deviceRecovered(.button))
+                }
+            }
+            state.withLock { $0.button = button; $0.buttonRunning = true }
+            log.info("button: \(button.identity)")
+            return nil
+        } catch {
+            button.stop()
+            state.withLock { $0.buttonRunning = false }
+            return "button not available: \(error)"
+        }
+    }
+
+    private func applyReload() {
+        guard let new = state.withLock({ s -> Settings? in
+            defer { s.pendingSettings = nil }
+            return s.pendingSettings
+        }) else { return }
+        let old = state.withLock { s in defer { s.settings = new }; return s.settings }
+        storage.setMinFree(UInt64(new.storage.minFreeBytes))
+        if new.camera != old.camera || new.storage.jpegQuality != old.storage.jpegQuality {
+            camera.reconfigure(stream: streamRequest(from: new), captureSize: new.camera.captureSize,
+                               jpegQuality: new.storage.jpegQuality)
+            if new.camera != old.camera {
+                camera.stopStream()
+                if state.withLock({ $0.machine.streaming }) { camera.startStream() }
+            }
+        }
+        if new.button != old.button || new.led != old.led {
+            state.withLock { $0.button }?.stop()
+            state.withLock { $0.led }?.stop()
+            state.withLock { $0.buttonRunning = false }
+            if let message = startButton(new) { loop.post(.deviceFault(.button, message: message)) }
+            let led = factory.led(new)
+            state.withLock { $0.led = led }
+        }
+        log.notice("settings reloaded")
+    }
+
+    /// SIGTERM's end: saves in flight finish (≤ 2 s), the stream stops, the lines are released.
+    private func shutdownDevices() -> Int32 {
+        if !storage.finish(timeoutSeconds: 2) {
+            log.warning("a save was still in flight after 2 s; the capture stays only in its temp file")
+        }
+        camera.shutdown()
+        let (button, led) = state.withLock { ($0.button, $0.led) }
+        button?.stop()
+        led?.set(.off)
+        led?.stop()
+        let c = counters
+        log.notice("photoboothd stopped: \(c.sessions) sessions (\(c.completed) completed, \(c.cancelled) cancelled, "
+                   + "\(c.failed) failed), \(storage.saved) captures saved")
+        return state.withLock { $0.exitCode }
+    }
+}

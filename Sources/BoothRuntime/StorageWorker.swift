@@ -1,0 +1,131 @@
+import BoothCore
+import Foundation
+import Synchronization
+
+/// Saves captures on a thread of its own, so fsync never stalls the main loop or the camera.
+/// A capture whose save fails (ENOSPC, EIO, the directory gone) stays in memory and is saved
+/// by ``retry()`` once the storage fault clears: nothing is lost.
+public final class StorageWorker: Sendable {
+    private let store: PhotoStore
+    private let captures: CaptureBox
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let post: @Sendable (BoothEvent) -> Void
+    private let queue = Mutex<[Job]>([])
+    private let wake = NSCondition()
+    private let idle = Mutex(true)
+    private let minFree: Mutex<UInt64>
+    private let savedCount = Mutex(0)
+
+    enum Job: Sendable { case save(UInt64), retry, shutdown }
+
+    /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
+    public init(store: PhotoStore, captures: CaptureBox, minFree: UInt64, clock: any MonotonicClock,
+                log: Logger, post: @escaping @Sendable (BoothEvent) -> Void) {
+        self.store = store
+        self.captures = captures
+        self.minFree = Mutex(minFree)
+        self.clock = clock
+        self.log = log
+        self.post = post
+    }
+
+    public func launch() {
+        let t = Thread { [self] in run() }
+        t.name = "storage"
+        t.start()
+    }
+
+    /// Queues capture `id` for saving; answers with `saved` or `saveFailed`.
+    public func save(captureID: UInt64) { enqueue(.save(captureID)) }
+    /// Rechecks the directory and saves held captures; answers with `deviceRecovered(.storage)`
+    /// or `deviceFault(.storage)`.
+    public func retry() { enqueue(.retry) }
+    /// Sets `storage.min_free` (bytes).
+    public func setMinFree(_ bytes: UInt64) { minFree.withLock { $0 = bytes } }
+    /// Captures saved since start.
+    public var saved: Int { savedCount.withLock { $0 } }
+
+    /// Why a session should be refused now (free space below `storage.min_free`), or nil.
+    /// Wraps `statvfs`; cheap enough to call on every press.
+    public func refusal() -> String? {
+        let limit = minFree.withLock { $0 }
+        do {
+            let free = try store.freeBytes()
+            return free < limit ? "Storage almost full (\(formatBytes(free)) free, \(formatBytes(limit)) needed)" : nil
+        } catch {
+            return "Storage not available: \(error)"
+        }
+    }
+
+    /// Finishes queued saves, waiting at most `timeoutSeconds`; then stops the thread.
+    /// Returns false when saves were still in flight at the deadline.
+    @discardableResult
+    public func finish(timeoutSeconds: Double) -> Bool {
+        enqueue(.shutdown)
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        wake.lock()
+        defer { wake.unlock() }
+        while !(idle.withLock { $0 } && queue.withLock { $0.isEmpty }) {
+            if !wake.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
+    private func enqueue(_ job: Job) {
+        queue.withLock { $0.append(job) }
+        wake.lock(); wake.broadcast(); wake.unlock()
+    }
+
+    private func run() {
+        while true {
+            wake.lock()
+            while queue.withLock({ $0.isEmpty }) { wake.wait() }
+            let job = queue.withLock { $0.removeFirst() }
+            idle.withLock { $0 = false }
+            wake.unlock()
+            switch job {
+            case let .save(id): saveOne(id)
+            case .retry: retryHeld()
+            case .shutdown: break
+            }
+            wake.lock()
+            idle.withLock { $0 = true }
+            wake.broadcast()
+            wake.unlock()
+            if case .shutdown = job { return }
+        }
+    }
+
+    @discardableResult
+    private func saveOne(_ id: UInt64) -> Bool {
+        guard let record = captures.get(id) else { return true }
+        do {
+            let path = try store.saveCapture(record.jpeg, session: record.session, shot: record.shot)
+            let savedAt = clock.now()
+            captures.remove(id)
+            savedCount.withLock { $0 += 1 }
+            log.info("capture \(id) saved: \(path) (\(record.jpeg.count) bytes, \(record.size) \(record.format.rawValue)"
+                     + "\(record.passedThrough ? " as sent by the camera" : ", encoded")); "
+                     + "trigger-to-frame \(format(record.frameTimestamp.milliseconds(since: record.trigger))) ms, "
+                     + "frame-to-saved \(format(savedAt.milliseconds(since: record.frameTimestamp))) ms")
+            post(.saved(captureID: id, path: path))
+            return true
+        } catch {
+            log.error("capture \(id) not saved, kept in memory: \(error)")
+            post(.saveFailed(captureID: id, noSpace: error.isNoSpace, message: "\(error)"))
+            return false
+        }
+    }
+
+    private func retryHeld() {
+        do {
+            try store.prepare()
+        } catch {
+            post(.deviceFault(.storage, message: "photos directory not writable: \(error)"))
+            return
+        }
+        for id in captures.heldIDs where !saveOne(id) { return }
+        post(.deviceRecovered(.storage))
+    }
+}

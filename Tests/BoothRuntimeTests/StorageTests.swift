@@ -1,0 +1,159 @@
+import BoothCore
+import Foundation
+import Glibc
+import Testing
+@testable import BoothRuntime
+
+/// A fresh temp directory for one test, removed afterwards by the caller.
+func makeTempDir(_ name: String = #function) -> String {
+    var template = Array("/tmp/photobooth-test-XXXXXX".utf8CString)
+    let path = template.withUnsafeMutableBufferPointer { buf in
+        mkdtemp(buf.baseAddress).map { String(cString: $0) }
+    }
+    return path ?? "/tmp/photobooth-test-\(getpid())-\(name.count)"
+}
+
+func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+
+@Suite struct AtomicFileTests {
+    @Test func writesWholeFileAndLeavesNoTemp() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let bytes = (0..<100_000).map { UInt8($0 % 251) }
+        try AtomicFile.write(bytes, to: "\(dir)/a.jpg")
+        #expect(try AtomicFile.read("\(dir)/a.jpg") == bytes)
+        #expect(listDirectory(dir) == ["a.jpg"])
+    }
+
+    @Test func neverOverwritesWithoutReplace() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        try AtomicFile.write([1, 2, 3], to: "\(dir)/a.jpg")
+        #expect(throws: FileError.self) { try AtomicFile.write([9], to: "\(dir)/a.jpg") }
+        do {
+            try AtomicFile.write([9], to: "\(dir)/a.jpg")
+        } catch {
+            #expect(error.errno == EEXIST)
+            #expect(error.call == "renameat2" || error.call == "link")
+        }
+        #expect(try AtomicFile.read("\(dir)/a.jpg") == [1, 2, 3])
+        #expect(listDirectory(dir) == ["a.jpg"], "the temp file is removed after a refused rename")
+    }
+
+    @Test func replaceOverwrites() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        try AtomicFile.write([1], to: "\(dir)/p.jpg", durable: false, replace: true)
+        try AtomicFile.write([2], to: "\(dir)/p.jpg", durable: false, replace: true)
+        #expect(try AtomicFile.read("\(dir)/p.jpg") == [2])
+    }
+
+    @Test func errorNamesCallAndPath() {
+        do {
+            try AtomicFile.write([1], to: "/nonexistent-dir-photobooth/x.jpg")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.call == "open")
+            #expect(error.errno == ENOENT)
+            #expect(error.description.contains("/nonexistent-dir-photobooth/"))
+        }
+    }
+
+    @Test func leftoverTempsAreRemoved() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        try AtomicFile.write([1], to: "\(dir)/\(AtomicFile.tempPrefix)booth-000001-1.jpg.123", replace: true)
+        try AtomicFile.write([1], to: "\(dir)/keep.jpg")
+        #expect(AtomicFile.removeLeftoverTemps(in: dir) == ["\(AtomicFile.tempPrefix)booth-000001-1.jpg.123"])
+        #expect(listDirectory(dir) == ["keep.jpg"])
+    }
+}
+
+@Suite struct PhotoStoreTests {
+    @Test func sessionNumbersContinueFromTheFilesAcrossDays() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        try makeDirectories("\(dir)/2026-11-27")
+        try makeDirectories("\(dir)/2026-11-28")
+        try AtomicFile.write([1], to: "\(dir)/2026-11-27/booth-000041-1.jpg")
+        try AtomicFile.write([1], to: "\(dir)/2026-11-28/booth-000007-1.jpg")
+        try AtomicFile.write([1], to: "\(dir)/2026-11-28/notes.txt")
+        try AtomicFile.write([1], to: "\(dir)/2026-11-28/\(AtomicFile.tempPrefix)booth-000099-1.jpg.5", replace: true)
+        let store = PhotoStore(directory: dir, dateFolder: { "2026-11-29" })
+        try store.prepare()
+        #expect(store.nextSession == 42, "the highest number in any date folder wins; temp files do not count")
+        #expect(!listDirectory("\(dir)/2026-11-28").contains { $0.hasPrefix(AtomicFile.tempPrefix) })
+        let n = store.allocateSession()
+        #expect(n == 42)
+        let path = try store.saveCapture([0xFF, 0xD8, 0xFF, 0xD9], session: n, shot: 1)
+        #expect(path == "\(dir)/2026-11-29/booth-000042-1.jpg")
+        #expect(store.allocateSession() == 43)
+    }
+
+    @Test func existingNameMovesToTheNextNumber() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let store = PhotoStore(directory: dir, dateFolder: { "2026-11-29" })
+        try store.prepare()
+        try makeDirectories("\(dir)/2026-11-29")
+        // A file appears after prepare() (another process, a copied card): it is never overwritten.
+        try AtomicFile.write([7], to: "\(dir)/2026-11-29/booth-000001-1.jpg")
+        let path = try store.saveCapture([1, 2], session: 1, shot: 1)
+        #expect(path == "\(dir)/2026-11-29/booth-000002-1.jpg")
+        #expect(try AtomicFile.read("\(dir)/2026-11-29/booth-000001-1.jpg") == [7])
+        #expect(store.nextSession == 3)
+    }
+
+    @Test func unwritableDirectoryIsReported() {
+        let store = PhotoStore(directory: "/proc/photobooth-cannot-exist")
+        #expect(throws: FileError.self) { try store.prepare() }
+    }
+
+    @Test func fileNameParsing() {
+        #expect(PhotoStore.sessionNumber(inFileName: "booth-000123-2.jpg") == 123)
+        #expect(PhotoStore.sessionNumber(inFileName: "booth-000123-picture.jpg") == 123)
+        #expect(PhotoStore.sessionNumber(inFileName: "booth--1.jpg") == nil)
+        #expect(PhotoStore.sessionNumber(inFileName: "photo-000123-1.jpg") == nil)
+        #expect(PhotoStore.sessionNumber(inFileName: "booth-12a-1.jpg") == nil)
+        #expect(PhotoStore.isDateFolder("2026-11-29"))
+        #expect(!PhotoStore.isDateFolder("2026-1-29x"))
+    }
+
+    @Test func bytesFormatting() {
+        #expect(formatBytes(500_000_000) == "500 MB")
+        #expect(formatBytes(1_500_000_000) == "1.5 GB")
+        #expect(formatBytes(999) == "999 B")
+    }
+}
+
+@Suite struct EventLoopTests {
+    @Test func timersFireInDeadlineOrderWithTheirDeadline() {
+        let clock = ManualClock()
+        let loop = EventLoop(clock: clock)
+        let t0 = clock.now()
+        loop.schedule(token: 2, milliseconds: 200)
+        loop.schedule(token: 1, milliseconds: 100)
+        #expect(loop.drain().isEmpty)
+        clock.advance(milliseconds: 150)
+        #expect(loop.drain() == [.timer(token: 1, at: t0.adding(milliseconds: 100))])
+        loop.post(.shutdown)
+        clock.advance(milliseconds: 100)
+        #expect(loop.drain() == [.shutdown, .timer(token: 2, at: t0.adding(milliseconds: 200))])
+        #expect(loop.drain().isEmpty)
+    }
+
+    @Test func delayedEvents() {
+        let clock = ManualClock()
+        let loop = EventLoop(clock: clock)
+        loop.post(.longPress(id: 3), afterMilliseconds: 50)
+        clock.advance(milliseconds: 49)
+        #expect(loop.drain().isEmpty)
+        clock.advance(milliseconds: 1)
+        #expect(loop.drain() == [.longPress(id: 3)])
+    }
+}
+
+@Suite struct LoggerTests {
+    @Test func prefixesEachLineWithItsPriority() {
+        let rec = LogRecorder()
+        let log = rec.logger(threshold: .info)
+        log.info("state: idle -> preview")
+        log.debug("hidden")
+        log.error("two\nlines")
+        #expect(rec.all == ["<6>state: idle -> preview", "<3>two", "<3>lines"])
+    }
+}
