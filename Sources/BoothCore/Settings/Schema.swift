@@ -1,0 +1,229 @@
+/// One setting as the schema declares it: key, type, default, what is allowed and what it does.
+public struct SettingSpec: Sendable {
+    /// `section.key`, e.g. `"button.debounce"`.
+    public let key: String
+    /// The section, e.g. `"button"`.
+    public let section: String
+    /// The key within its section, e.g. `"debounce"`.
+    public let name: String
+    /// How the value is read and what is allowed.
+    public let type: SettingType
+    /// The default, as written in a config file (`"30ms"`, `"1280x720"`, `""`).
+    public let defaultText: String
+    /// One or two sentences for an operator: what it does, units.
+    public let description: String
+
+    let read: @Sendable (Settings) -> SettingValue
+    let write: @Sendable (inout Settings, SettingValue) -> Void
+
+    /// What is allowed, in words (`"1ms to 1s"`, `"auto or locked"`).
+    public var allowed: String { type.allowed }
+
+    /// This setting's value in `settings`, as written in a config file (`"1500ms"`, `"off"`, `"500MB"`).
+    public func text(in settings: Settings) -> String { read(settings).text }
+
+    init(_ key: String, _ type: SettingType, _ defaultText: String, _ description: String,
+         read: @escaping @Sendable (Settings) -> SettingValue,
+         write: @escaping @Sendable (inout Settings, SettingValue) -> Void) {
+        self.key = key
+        let parts = key.split(separator: ".", maxSplits: 1)
+        section = parts.first.map(String.init) ?? key
+        name = parts.count > 1 ? String(parts[1]) : key
+        self.type = type
+        self.defaultText = defaultText
+        self.description = description
+        self.read = read
+        self.write = write
+    }
+
+    // Constructors binding a type to a field of `Settings`; `write` ignores a value of another shape,
+    // which cannot happen because values come from `type.parse`.
+
+    static func bool(_ key: String, _ path: WritableKeyPath<Settings, Bool> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .bool, d, doc, read: { .bool($0[keyPath: path]) },
+                    write: { s, v in if case .bool(let b) = v { s[keyPath: path] = b } })
+    }
+
+    static func int(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
+                    unit: String? = nil, _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .int(range: range, unit: unit), d, doc, read: { .int($0[keyPath: path]) },
+                    write: { s, v in if case .int(let n) = v { s[keyPath: path] = n } })
+    }
+
+    static func duration(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
+                         wholeSeconds: Bool = false, _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .duration(range: range, wholeSeconds: wholeSeconds), d, doc,
+                    read: { .milliseconds($0[keyPath: path]) },
+                    write: { s, v in if case .milliseconds(let ms?) = v { s[keyPath: path] = ms } })
+    }
+
+    static func durationOrOff(_ key: String, _ path: WritableKeyPath<Settings, Int?> & Sendable, _ range: ClosedRange<Int>,
+                              _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .durationOrOff(range: range), d, doc, read: { .milliseconds($0[keyPath: path]) },
+                    write: { s, v in if case .milliseconds(let ms) = v { s[keyPath: path] = ms } })
+    }
+
+    static func size(_ key: String, _ path: WritableKeyPath<Settings, FrameSize> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .size, d, doc, read: { .size($0[keyPath: path]) },
+                    write: { s, v in if case .size(let z) = v { s[keyPath: path] = z } })
+    }
+
+    static func bytes(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
+                      _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .bytes(range: range), d, doc, read: { .bytes($0[keyPath: path]) },
+                    write: { s, v in if case .bytes(let n) = v { s[keyPath: path] = n } })
+    }
+
+    static func choice<E: SettingChoice>(_ key: String, _ path: WritableKeyPath<Settings, E> & Sendable,
+                                         _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .choice(E.allCases.map(\.rawValue)), d, doc, read: { .choice($0[keyPath: path].rawValue) },
+                    write: { s, v in if case .choice(let c) = v, let e = E(rawValue: c) { s[keyPath: path] = e } })
+    }
+
+    static func string(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
+                       _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .string(allowsEmpty: allowsEmpty), d, doc, read: { .text($0[keyPath: path]) },
+                    write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
+    }
+
+    static func path(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
+                     _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .path(allowsEmpty: allowsEmpty), d, doc, read: { .text($0[keyPath: path]) },
+                    write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
+    }
+}
+
+/// A section of the config file.
+public struct SectionSpec: Sendable, Hashable {
+    /// The name in `[name]`.
+    public let name: String
+    /// What the section is about, one sentence.
+    public let description: String
+}
+
+/// The one table of every setting: keys, types, defaults, ranges and descriptions.
+/// The config parser, `Settings.defaults`, the generated default config and the admin tool all read it.
+public enum Schema {
+    /// The default config file path.
+    public static let defaultConfigPath = "/etc/photobooth/photobooth.conf"
+
+    /// Every section, in file order.
+    public static let sections: [SectionSpec] = [
+        SectionSpec(name: "camera", description: "The camera: which one, its pixel format, sizes, frame rate and controls."),
+        SectionSpec(name: "button", description: "The push button on a GPIO line (libgpiod character device)."),
+        SectionSpec(name: "led", description: "An optional LED on a GPIO line: steady when the booth invites a press, blinking during the countdown."),
+        SectionSpec(name: "session", description: "How long each step of a session lasts."),
+        SectionSpec(name: "storage", description: "Where and how photos are saved."),
+        SectionSpec(name: "preview", description: "The live view for a screen or a browser, as a JPEG file."),
+    ]
+
+    /// Every setting, in file order (grouped by section, in `sections` order).
+    public static let settings: [SettingSpec] = [
+        .string("camera.device", \.camera.device, allowsEmpty: true, "",
+                "Which camera to use: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. Empty: the first usable camera."),
+        .choice("camera.format", \.camera.format, "auto",
+                "Pixel format to stream. auto prefers MJPEG, then YUYV, else RGB24 converted by libv4l2."),
+        .size("camera.preview_size", \.camera.previewSize, "1280x720",
+              "Live-view size in pixels. A size the camera does not offer is replaced by the nearest one it does, with a warning."),
+        .size("camera.capture_size", \.camera.captureSize, "1280x720",
+              "Photo size in pixels. When it differs from preview_size, the camera switches size for the capture and back."),
+        .int("camera.frame_rate", \.camera.frameRate, 1...120, unit: "frames per second", "30",
+             "Frames per second asked of the camera."),
+        .int("camera.settle_frames", \.camera.settleFrames, 0...60, unit: "frames", "3",
+             "Frames dropped after a format or size switch while exposure settles."),
+        .choice("camera.power_line_frequency", \.camera.powerLineFrequency, "50",
+                "Mains frequency in Hz, so the camera filters the flicker of venue lights; off disables the filter, auto lets the camera detect it."),
+        .choice("camera.exposure", \.camera.exposure, "auto",
+                "auto: the camera adjusts exposure continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
+        .choice("camera.white_balance", \.camera.whiteBalance, "auto",
+                "auto: the camera adjusts white balance continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
+        .choice("camera.focus", \.camera.focus, "auto",
+                "auto: the camera focuses continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
+        .duration("camera.capture_timeout", \.camera.captureTimeoutMilliseconds, 100...30_000, "3s",
+                  "Deadline for a capture after the trigger; a capture not done by then fails (and is retried once)."),
+        .duration("camera.idle_stop", \.camera.idleStopMilliseconds, 1000...86_400_000, "5min",
+                  "Stop the camera stream after this long in idle; it starts again on the next press."),
+
+        .string("button.chip", \.button.chip, allowsEmpty: false, "gpiochip0",
+                "GPIO chip of the button: its label, name (gpiochip0) or /dev path."),
+        .string("button.line", \.button.line, allowsEmpty: false, "GPIO17",
+                "GPIO line of the button: its offset on the chip (17) or its line name (GPIO17)."),
+        .bool("button.active_low", \.button.activeLow, "true",
+              "true when pressing the button pulls the line low (a button to ground with a pull-up)."),
+        .choice("button.bias", \.button.bias, "pull-up",
+                "Bias of the button line; as-is leaves it as the board has it."),
+        .duration("button.debounce", \.button.debounceMilliseconds, 1...1000, "30ms",
+                  "A press counts once the line has been stable this long."),
+        .duration("button.long_press", \.button.longPressMilliseconds, 200...10_000, "1500ms",
+                  "Holding the button this long is a long press (cancels a preview or countdown); it fires once, while held."),
+        .duration("button.stuck_limit", \.button.stuckLimitMilliseconds, 2000...600_000, "30s",
+                  "A button held longer than this is reported stuck (a fault) until it is released."),
+
+        .string("led.chip", \.led.chip, allowsEmpty: true, "",
+                "GPIO chip of the LED: label, name or /dev path. Empty: the button's chip."),
+        .string("led.line", \.led.line, allowsEmpty: true, "",
+                "GPIO line of the LED: offset or line name. Empty: no LED."),
+        .bool("led.active_low", \.led.activeLow, "false",
+              "true when the LED lights with the line low."),
+
+        .durationOrOff("session.preview", \.session.previewMilliseconds, 0...60_000, "3s",
+                       "Preview shown after a press before the countdown starts on its own. off: stay in preview until a second press, up to preview_timeout."),
+        .duration("session.preview_timeout", \.session.previewTimeoutMilliseconds, 1000...600_000, "30s",
+                  "With preview = off, go back to idle after this long in preview without a press."),
+        .duration("session.countdown", \.session.countdownMilliseconds, 0...10_000, wholeSeconds: true, "3s",
+                  "Countdown before the photo, one tick per second. 0s: the press itself triggers the photo."),
+        .duration("session.review", \.session.reviewMilliseconds, 1000...300_000, "5s",
+                  "How long the photo is shown after it is taken."),
+
+        .path("storage.dir", \.storage.dir, allowsEmpty: false, "/var/lib/photobooth/photos",
+              "Directory for the photos, in one folder per date. A relative path is taken from the daemon's working directory."),
+        .int("storage.jpeg_quality", \.storage.jpegQuality, 1...100, "92",
+             "JPEG quality for photos the booth encodes (YUYV or RGB cameras); MJPEG frames are saved as they came."),
+        .bytes("storage.min_free", \.storage.minFreeBytes, 0...1_000_000_000_000, "500MB",
+               "Free space to keep on the photos' disk; below it the booth refuses new sessions and says why."),
+
+        .path("preview.file", \.preview.file, allowsEmpty: true, "/run/photobooth/preview.jpg",
+              "The live view as a JPEG file, rewritten atomically; during review, the photo. Empty: no file preview."),
+        .int("preview.frame_rate", \.preview.frameRate, 1...30, unit: "rewrites per second", "5",
+             "How often the preview file is rewritten."),
+    ]
+
+    /// The setting with this `section.key`, if there is one.
+    public static func spec(for key: String) -> SettingSpec? { specsByKey[key] }
+
+    static let specsByKey: [String: SettingSpec] = {
+        var table: [String: SettingSpec] = [:]
+        for spec in settings { table[spec.key] = spec }
+        return table
+    }()
+
+    /// The settings of one section, in file order.
+    public static func settings(inSection name: String) -> [SettingSpec] { settings.filter { $0.section == name } }
+
+    /// The known key closest in spelling to `key` (a full `section.key`), if one is close enough to be a typo.
+    /// Close enough means at most 2 edits, or a third of the key's name part for long names.
+    public static func closestKey(to key: String) -> String? {
+        var best: (spec: SettingSpec, distance: Int)?
+        for spec in settings {
+            let d = Spelling.distance(key, spec.key)
+            if let current = best, current.distance <= d { continue }
+            best = (spec, d)
+        }
+        guard let found = best, found.distance <= max(2, found.spec.name.count / 3) else { return nil }
+        return found.spec.key
+    }
+}
+
+extension Settings {
+    /// Every setting at its schema default.
+    public static let defaults: Settings = {
+        var s = Settings()
+        for spec in Schema.settings {
+            if case .success(let v) = spec.type.parse(spec.defaultText) { spec.write(&s, v) }
+        }
+        return s
+    }()
+
+    /// The value of `key` (`section.key`) as written in a config file (`"1500ms"`, `"off"`), or nil for an unknown key.
+    public func text(forKey key: String) -> String? { Schema.spec(for: key)?.text(in: self) }
+}

@@ -1,0 +1,266 @@
+/// The type of a setting: how its text is read and what is allowed.
+///
+/// Durations are written with a unit (`40ms`, `3s`, `5min`, `1h`; decimals like `1.5s` allowed) and stored as
+/// integer milliseconds; sizes as `WxH` pixels; byte counts with a decimal unit (`500MB`; B, kB, MB, GB, 1 kB = 1000 B)
+/// and stored as bytes. Ranges of durations and byte counts are in milliseconds and bytes.
+public enum SettingType: Sendable, Hashable {
+    /// `true`/`false` (also `yes`/`no`, `on`/`off`), any letter case.
+    case bool
+    /// A whole number within `range`; `unit` (e.g. `"frames per second"`) is only for messages and docs.
+    case int(range: ClosedRange<Int>, unit: String?)
+    /// A duration within `range` milliseconds; with `wholeSeconds`, a multiple of 1000 ms.
+    case duration(range: ClosedRange<Int>, wholeSeconds: Bool)
+    /// `off`, or a duration within `range` milliseconds.
+    case durationOrOff(range: ClosedRange<Int>)
+    /// `WxH` in pixels, each side 1 to `SettingType.maxSizeSide`.
+    case size
+    /// A byte count within `range` bytes, written with a unit.
+    case bytes(range: ClosedRange<Int>)
+    /// One of `choices`, any letter case in the file, canonical (lowercase) as listed.
+    case choice([String])
+    /// Free text; with `allowsEmpty == false` it must not be empty.
+    case string(allowsEmpty: Bool)
+    /// A file or directory path; with `allowsEmpty == false` it must not be empty.
+    case path(allowsEmpty: Bool)
+
+    /// The largest width or height a `.size` accepts, in pixels.
+    public static let maxSizeSide = 16384
+
+    /// A short name for the type, for docs: `"duration"`, `"size"`, ….
+    public var name: String {
+        switch self {
+        case .bool: "boolean"
+        case .int: "whole number"
+        case .duration: "duration"
+        case .durationOrOff: "duration or off"
+        case .size: "size"
+        case .bytes: "size in bytes"
+        case .choice: "choice"
+        case .string: "text"
+        case .path: "path"
+        }
+    }
+
+    /// What is allowed, in words: `"1ms to 1s"`, `"auto, mjpeg, yuyv or rgb24"`, `"1 to 120 frames per second"`.
+    public var allowed: String {
+        switch self {
+        case .bool:
+            return "true or false"
+        case .int(let range, let unit):
+            return "\(range.lowerBound) to \(range.upperBound)" + (unit.map { " \($0)" } ?? "")
+        case .duration(let range, let wholeSeconds):
+            return "\(Units.formatDuration(range.lowerBound)) to \(Units.formatDuration(range.upperBound))"
+                + (wholeSeconds ? " in whole seconds" : "")
+        case .durationOrOff(let range):
+            return "off, or \(Units.formatDuration(range.lowerBound)) to \(Units.formatDuration(range.upperBound))"
+        case .size:
+            return "WxH in pixels, like 1280x720"
+        case .bytes(let range):
+            return "\(Units.formatBytes(range.lowerBound)) to \(Units.formatBytes(range.upperBound))"
+        case .choice(let choices):
+            return Units.list(choices)
+        case .string(let allowsEmpty):
+            return allowsEmpty ? "any text, or empty" : "any text, not empty"
+        case .path(let allowsEmpty):
+            return allowsEmpty ? "a path, or empty" : "a path"
+        }
+    }
+}
+
+/// A setting's value once read: the stored form of each type.
+enum SettingValue: Sendable, Hashable {
+    case bool(Bool)
+    case int(Int)
+    /// Milliseconds; nil for `off` of a duration-or-off.
+    case milliseconds(Int?)
+    case size(FrameSize)
+    case bytes(Int)
+    case choice(String)
+    case text(String)
+
+    /// The value as it is written in a config file (`1500ms`, `5min`, `500MB`, `true`, `1280x720`, `off`).
+    var text: String {
+        switch self {
+        case .bool(let b): b ? "true" : "false"
+        case .int(let i): String(i)
+        case .milliseconds(let ms): ms.map(Units.formatDuration) ?? "off"
+        case .size(let s): s.description
+        case .bytes(let n): Units.formatBytes(n)
+        case .choice(let c): c
+        case .text(let t): t
+        }
+    }
+}
+
+extension SettingType {
+    /// Reads `text` (already trimmed and unquoted). On failure, the message fragment after `key: `,
+    /// e.g. `"'ture' is not a boolean; use true or false"`.
+    func parse(_ text: String) -> Result<SettingValue, ValueProblem> {
+        let q = "'\(text)'"
+        switch self {
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "on": return .success(.bool(true))
+            case "false", "no", "off": return .success(.bool(false))
+            default: return .failure(ValueProblem("\(q) is not a boolean; use true or false"))
+            }
+        case .int(let range, _):
+            let digits = text.hasPrefix("+") || text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return .failure(ValueProblem("\(q) is not a whole number; use \(allowed)"))
+            }
+            guard let n = Int(text), range.contains(n) else {
+                return .failure(ValueProblem("\(q) is out of range; allowed \(allowed)"))
+            }
+            return .success(.int(n))
+        case .duration(let range, let wholeSeconds):
+            switch Units.parseQuantity(text, units: Units.durationUnits, what: "duration", example: "3s or 40ms") {
+            case .failure(let p): return .failure(ValueProblem("\(p.message); allowed \(allowed)"))
+            case .success(let q0):
+                guard let ms = q0, range.contains(ms) else {
+                    return .failure(ValueProblem("\(q) is out of range; allowed \(allowed)"))
+                }
+                if wholeSeconds, ms % 1000 != 0 {
+                    return .failure(ValueProblem("\(q) is not a whole number of seconds; allowed \(allowed)"))
+                }
+                return .success(.milliseconds(ms))
+            }
+        case .durationOrOff(let range):
+            if text.lowercased() == "off" { return .success(.milliseconds(nil)) }
+            switch Units.parseQuantity(text, units: Units.durationUnits, what: "duration", example: "3s or off") {
+            case .failure(let p): return .failure(ValueProblem("\(p.message); allowed \(allowed)"))
+            case .success(let q0):
+                guard let ms = q0, range.contains(ms) else {
+                    return .failure(ValueProblem("\(q) is out of range; allowed \(allowed)"))
+                }
+                return .success(.milliseconds(ms))
+            }
+        case .size:
+            guard let size = FrameSize(parsing: text.lowercased()) else {
+                return .failure(ValueProblem("\(q) is not a size; use WxH in pixels, like 1280x720"))
+            }
+            guard size.width <= SettingType.maxSizeSide, size.height <= SettingType.maxSizeSide else {
+                return .failure(ValueProblem("\(q) is out of range; width and height from 1 to \(SettingType.maxSizeSide) pixels"))
+            }
+            return .success(.size(size))
+        case .bytes(let range):
+            let lower = text.lowercased()
+            if lower.hasSuffix("kib") || lower.hasSuffix("mib") || lower.hasSuffix("gib") {
+                return .failure(ValueProblem("\(q) uses a binary unit; use B, kB, MB or GB (1 kB = 1000 B); allowed \(allowed)"))
+            }
+            switch Units.parseQuantity(text, units: Units.byteUnits, what: "size in bytes", example: "500MB") {
+            case .failure(let p): return .failure(ValueProblem("\(p.message); allowed \(allowed)"))
+            case .success(let n0):
+                guard let n = n0, range.contains(n) else {
+                    return .failure(ValueProblem("\(q) is out of range; allowed \(allowed)"))
+                }
+                return .success(.bytes(n))
+            }
+        case .choice(let choices):
+            let lower = text.lowercased()
+            if let found = choices.first(where: { $0.lowercased() == lower }) { return .success(.choice(found)) }
+            var message = "\(q) is not one of \(allowed)"
+            if let close = Spelling.closest(to: text, among: choices) { message += "; did you mean '\(close)'?" }
+            return .failure(ValueProblem(message))
+        case .string(let allowsEmpty), .path(let allowsEmpty):
+            if text.isEmpty, !allowsEmpty {
+                return .failure(ValueProblem("an empty value is not allowed; use \(allowed)"))
+            }
+            return .success(.text(text))
+        }
+    }
+}
+
+/// Why a value did not parse: the message after `key: `.
+struct ValueProblem: Error, Sendable, Hashable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Reading and writing numbers with units.
+enum Units {
+    /// Duration units and their size in milliseconds; matched in any letter case.
+    static let durationUnits: [(name: String, scale: Int)] = [("ms", 1), ("s", 1000), ("min", 60_000), ("h", 3_600_000)]
+    /// Byte units and their size in bytes (decimal); matched in any letter case.
+    static let byteUnits: [(name: String, scale: Int)] = [("B", 1), ("kB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000)]
+
+    /// `"a, b or c"`.
+    static func list(_ items: [String]) -> String {
+        guard let last = items.last else { return "" }
+        if items.count == 1 { return last }
+        return items.dropLast().joined(separator: ", ") + " or " + last
+    }
+
+    /// Milliseconds in the largest unit that divides them exactly: `1500ms`, `3s`, `5min`, `1h`, `0s`.
+    static func formatDuration(_ ms: Int) -> String {
+        if ms == 0 { return "0s" }
+        for unit in durationUnits.reversed() where ms % unit.scale == 0 { return "\(ms / unit.scale)\(unit.name)" }
+        return "\(ms)ms"
+    }
+
+    /// Bytes in the largest decimal unit that divides them exactly: `500MB`, `1500kB`, `0B`.
+    static func formatBytes(_ n: Int) -> String {
+        if n == 0 { return "0B" }
+        for unit in byteUnits.reversed() where n % unit.scale == 0 { return "\(n / unit.scale)\(unit.name)" }
+        return "\(n)B"
+    }
+
+    /// Reads `<digits>[.<digits>][spaces]<unit>` into an integer count of the base unit.
+    /// `.success(nil)` means the number is too large for an `Int` (report as out of range).
+    static func parseQuantity(_ text: String, units: [(name: String, scale: Int)], what: String,
+                              example: String) -> Result<Int?, ValueProblem> {
+        let q = "'\(text)'"
+        let unitNames = list(units.map(\.name))
+        let scalars = Array(text.unicodeScalars)
+        func isDigit(_ s: Unicode.Scalar) -> Bool { s >= "0" && s <= "9" }
+        if scalars.first == "-" { return .failure(ValueProblem("\(q) is negative")) }
+        var i = 0
+        var whole: [Unicode.Scalar] = [], fraction: [Unicode.Scalar] = []
+        while i < scalars.count, isDigit(scalars[i]) { whole.append(scalars[i]); i += 1 }
+        guard !whole.isEmpty else {
+            return .failure(ValueProblem("\(q) is not a \(what); use a number with a unit, like \(example)"))
+        }
+        if i < scalars.count, scalars[i] == "." {
+            i += 1
+            while i < scalars.count, isDigit(scalars[i]) { fraction.append(scalars[i]); i += 1 }
+            if fraction.isEmpty {
+                return .failure(ValueProblem("\(q) is not a \(what); use a number with a unit, like \(example)"))
+            }
+        }
+        while i < scalars.count, scalars[i] == " " || scalars[i] == "\t" { i += 1 }
+        let unitText = String(String.UnicodeScalarView(scalars[i...]))
+        if unitText.isEmpty {
+            return .failure(ValueProblem("\(q) has no unit; use one of \(unitNames), like \(example)"))
+        }
+        guard let unit = units.first(where: { $0.name.lowercased() == unitText.lowercased() }) else {
+            if unitText.unicodeScalars.contains(where: { isDigit($0) || $0 == "." }) {
+                return .failure(ValueProblem("\(q) is not a \(what); use a number with a unit, like \(example)"))
+            }
+            return .failure(ValueProblem("\(q) has an unknown unit '\(unitText)'; use \(unitNames)"))
+        }
+        // Exact integer arithmetic: whole * scale + fraction * scale / 10^digits.
+        guard whole.count <= 18, let w = Int(String(String.UnicodeScalarView(whole))) else { return .success(nil) }
+        let (scaledWhole, overflow) = w.multipliedReportingOverflow(by: unit.scale)
+        if overflow { return .success(nil) }
+        var fractionCount = 0
+        if !fraction.isEmpty {
+            // Trailing zeros carry no precision: 1.500s is 1.5s.
+            while fraction.last == "0" { fraction.removeLast() }
+            if fraction.count > 9 {
+                return .failure(ValueProblem("\(q) has more decimals than a \(units[0].name == "ms" ? "millisecond" : "byte") can hold"))
+            }
+            if !fraction.isEmpty, let f = Int(String(String.UnicodeScalarView(fraction))) {
+                var denominator = 1
+                for _ in fraction { denominator *= 10 }
+                let numerator = f * unit.scale
+                if numerator % denominator != 0 {
+                    let base = units[0].name == "ms" ? "a millisecond" : "a byte"
+                    return .failure(ValueProblem("\(q) is finer than \(base); the smallest step is 1\(units[0].name)"))
+                }
+                fractionCount = numerator / denominator
+            }
+        }
+        let (total, overflow2) = scaledWhole.addingReportingOverflow(fractionCount)
+        return .success(overflow2 ? nil : total)
+    }
+}

@@ -1,0 +1,203 @@
+import Testing
+@testable import BoothCore
+
+private func diagnostics(_ text: String, file: String = "booth.conf") -> [Diagnostic] {
+    Settings.check(text: text, file: file).diagnostics
+}
+
+@Suite("Settings files")
+struct SettingsFileTests {
+    @Test("a valid file overrides only the keys it names")
+    func validFile() throws {
+        let text = """
+            # a comment
+            ; another comment
+
+            [camera]
+            device = /dev/video2
+            capture_size = 1920x1080
+            exposure = locked
+
+            [button]
+            debounce = 25ms
+            line = "GPIO 17 ; quoted"
+
+            [session]
+            preview = off
+            """
+        let settings = try Settings.parse(text: text, file: "booth.conf").get()
+        var expected = Settings.defaults
+        expected.camera.device = "/dev/video2"
+        expected.camera.captureSize = FrameSize(width: 1920, height: 1080)
+        expected.camera.exposure = .locked
+        expected.button.debounceMilliseconds = 25
+        expected.button.line = "GPIO 17 ; quoted"
+        expected.session.previewMilliseconds = nil
+        #expect(settings == expected)
+    }
+
+    @Test("an empty file is the defaults")
+    func emptyFile() throws {
+        #expect(try Settings.parse(text: "", file: "x").get() == Settings.defaults)
+    }
+
+    @Test("every problem is reported, in order, with its line number")
+    func manyErrors() {
+        let text = """
+            orphan = 1
+            [camera]
+            frame_rate = 500
+            format = mjepg
+
+            [buton]
+            debounce = 30ms
+            [button]
+            active_low = ture
+            debunce = 30ms
+            debounce = 20
+            debounce = 40ms
+            this line has no equals sign
+            [session]
+            countdown = 2.5s
+            """
+        let found = diagnostics(text)
+        #expect(found.map(\.description) == [
+            "booth.conf:1: 'orphan' is outside any section; start a section first, like [camera]",
+            "booth.conf:3: camera.frame_rate: '500' is out of range; allowed 1 to 120 frames per second",
+            "booth.conf:4: camera.format: 'mjepg' is not one of auto, mjpeg, yuyv or rgb24; did you mean 'mjpeg'?",
+            "booth.conf:6: unknown section '[buton]'; did you mean '[button]'?",
+            "booth.conf:9: button.active_low: 'ture' is not a boolean; use true or false",
+            "booth.conf:10: unknown key 'button.debunce'; did you mean 'button.debounce'?",
+            "booth.conf:11: button.debounce: '20' has no unit; use one of ms, s, min or h, like 3s or 40ms; allowed 1ms to 1s",
+            "booth.conf:12: duplicate key 'button.debounce'; first set at line 11",
+            "booth.conf:13: 'this line has no equals sign' is not a setting; write 'key = value', '[section]' or a comment starting with '#'",
+            "booth.conf:15: session.countdown: '2.5s' is not a whole number of seconds; allowed 0s to 10s in whole seconds",
+        ])
+        #expect(found.allSatisfy { $0.severity == .error })
+        #expect(found[1].key == "camera.frame_rate")
+        #expect(found[1].line == 3)
+        #expect(found[1].file == "booth.conf")
+        if case .failure(let error) = Settings.parse(text: text, file: "booth.conf") {
+            #expect(error.diagnostics == found)
+            #expect(error.description.split(separator: "\n").count == 10)
+        } else {
+            Issue.record("a file with errors parsed")
+        }
+    }
+
+    @Test("closest-name suggestions for keys and sections")
+    func suggestions() {
+        func message(_ text: String) -> String? { diagnostics(text).first?.message }
+        #expect(message("[button]\nactive-low = true") == "unknown key 'button.active-low'; did you mean 'button.active_low'?")
+        #expect(message("[camera]\ndebounce = 30ms") == "unknown key 'camera.debounce'; did you mean 'button.debounce' (under [button])?")
+        #expect(message("[button]\nbutton.debounce = 30ms") == "unknown key 'button.button.debounce'; 'button.debounce' belongs under [button] as 'debounce = …'")
+        #expect(message("[camera]\nzoom = 2") == "unknown key 'camera.zoom'; [camera] has device, format, preview_size, capture_size, frame_rate, settle_frames, power_line_frequency, exposure, white_balance, focus, capture_timeout or idle_stop")
+        #expect(message("[Camera]") == "unknown section '[Camera]'; did you mean '[camera]'?")
+        #expect(message("[printer]\nmodel = x") == "unknown section '[printer]'; sections are [camera], [button], [led], [session], [storage] or [preview]")
+        #expect(message("debounce = 30ms") == "'debounce' is outside any section; put it under [button] ('button.debounce')")
+        #expect(message("storage.dir = /x") == "'storage.dir' is outside any section; write 'dir = …' under [storage]")
+    }
+
+    @Test("keys in an unknown section are reported once, by the section")
+    func unknownSectionOnce() {
+        let found = diagnostics("[camra]\ndevice = x\nformat = y\n")
+        #expect(found.count == 1)
+        #expect(found.first?.line == 1)
+    }
+
+    @Test("a value cut by what looks like an inline comment gets the hint")
+    func inlineCommentHint() {
+        let found = diagnostics("[button]\ndebounce = 30ms # was 50ms\nactive_low = true ; wiring v2\nlong_press = 2s#x\n")
+        #expect(found.count == 3)
+        #expect(found[0].line == 2)
+        #expect(found[0].message.hasSuffix("(comments must be on their own line; a '#' or ';' after a value is part of the value)"))
+        #expect(found[1].line == 3)
+        #expect(found[1].message.hasPrefix("button.active_low: 'true ; wiring v2' is not a boolean; use true or false (comments must be on their own line"))
+        // No blank before '#': not an inline comment, no hint.
+        #expect(found[2].line == 4)
+        #expect(!found[2].message.contains("comments must be"))
+    }
+
+    @Test("text values that swallow an inline comment are kept but warned about")
+    func inlineCommentWarning() throws {
+        let text = "[camera]\ndevice = C920 # the Logitech\n"
+        let check = Settings.check(text: text, file: "f")
+        #expect(check.diagnostics.count == 1)
+        #expect(check.diagnostics.first?.severity == .warning)
+        #expect(check.diagnostics.first?.description.hasPrefix("f:2: warning: camera.device: 'C920 # the Logitech' contains") == true)
+        #expect(check.settings?.camera.device == "C920 # the Logitech")
+        #expect(try Settings.parse(text: text, file: "f").get().camera.device == "C920 # the Logitech")
+    }
+
+    @Test("a repeated section header is merged with a warning; keys in it still count as duplicates")
+    func repeatedSection() {
+        let found = diagnostics("[led]\nline = 5\n[camera]\n[led]\nline = 6\n")
+        #expect(found.map(\.description) == [
+            "booth.conf:4: warning: section '[led]' appears again (first at line 1); its keys are merged",
+            "booth.conf:5: duplicate key 'led.line'; first set at line 2",
+        ])
+    }
+
+    @Test("malformed headers and keys")
+    func malformed() {
+        let found = diagnostics("[camera\n[ ]\n= 5\n")
+        #expect(found.map(\.line) == [1, 2, 3])
+        #expect(found[0].message == "a section header must end with ']', like '[camera]'")
+        #expect(found[1].message == "a section header needs a name, like '[camera]'")
+        #expect(found[2].message == "a key is missing before '='; write 'key = value'")
+    }
+
+    @Test("CRLF line endings, a byte order mark, tabs and quotes")
+    func lineEndings() throws {
+        let text = "\u{FEFF}[storage]\r\n\tjpeg_quality\t=\t80\t\r\ndir = \"/srv/photos\"\r\n"
+        let settings = try Settings.parse(text: text, file: "f").get()
+        #expect(settings.storage.jpegQuality == 80)
+        #expect(settings.storage.dir == "/srv/photos")
+    }
+
+    @Test("Diagnostic description forms")
+    func diagnosticDescription() {
+        #expect(Diagnostic(file: "a.conf", line: 3, key: "k", message: "m").description == "a.conf:3: m")
+        #expect(Diagnostic(file: "a.conf", line: 3, message: "m", severity: .warning).description == "a.conf:3: warning: m")
+        #expect(Diagnostic(file: "command line", line: nil, message: "m").description == "command line: m")
+    }
+}
+
+@Suite("Settings overrides")
+struct SettingsOverrideTests {
+    @Test("overrides apply in order over the base settings")
+    func apply() throws {
+        var base = Settings.defaults
+        base.storage.jpegQuality = 70
+        let result = try base.with(overrides: [
+            (key: "storage.dir", value: "./photos"),
+            (key: "session.countdown", value: " 0s "),
+            (key: "camera.frame_rate", value: "15"),
+            (key: "camera.frame_rate", value: "25"),
+        ]).get()
+        #expect(result.storage.dir == "./photos")
+        #expect(result.storage.jpegQuality == 70)
+        #expect(result.session.countdownMilliseconds == 0)
+        #expect(result.camera.frameRate == 25)
+    }
+
+    @Test("overrides are validated like the file, every problem reported, named 'command line'")
+    func errors() {
+        guard case .failure(let error) = Settings.defaults.with(overrides: [
+            (key: "button.debunce", value: "30ms"),
+            (key: "button.active_low", value: "ture"),
+            (key: "storage.jpeg_quality", value: "101"),
+            (key: "nonsense", value: "1"),
+        ]) else {
+            Issue.record("invalid overrides accepted")
+            return
+        }
+        #expect(error.diagnostics.map(\.description) == [
+            "command line: unknown key 'button.debunce'; did you mean 'button.debounce'?",
+            "command line: button.active_low: 'ture' is not a boolean; use true or false",
+            "command line: storage.jpeg_quality: '101' is out of range; allowed 1 to 100",
+            "command line: unknown key 'nonsense'; keys are written section.key, like button.debounce",
+        ])
+        #expect(error.diagnostics.allSatisfy { $0.file == Settings.commandLineFile && $0.line == nil })
+    }
+}

@@ -1,0 +1,176 @@
+import Testing
+@testable import BoothCore
+
+/// Parses `value` for `key` as a command-line override on the defaults.
+private func override(_ key: String, _ value: String) -> Result<Settings, SettingsError> {
+    Settings.defaults.with(overrides: [(key: key, value: value)])
+}
+
+/// The single diagnostic message for a rejected override; nil when it was accepted.
+private func rejection(_ key: String, _ value: String) -> String? {
+    switch override(key, value) {
+    case .success: return nil
+    case .failure(let error): return error.errors.map(\.message).joined(separator: " | ")
+    }
+}
+
+private func accepted(_ key: String, _ value: String) -> Settings? {
+    if case .success(let s) = override(key, value) { return s }
+    return nil
+}
+
+@Suite("Settings value types")
+struct SettingsValueTests {
+    @Test("booleans: true/false/yes/no/on/off in any case")
+    func booleans() {
+        for (text, expected) in [("true", true), ("FALSE", false), ("yes", true), ("no", false), ("on", true), ("Off", false)] {
+            #expect(accepted("button.active_low", text)?.button.activeLow == expected, "\(text)")
+        }
+        #expect(rejection("button.active_low", "ture") == "button.active_low: 'ture' is not a boolean; use true or false")
+        #expect(rejection("button.active_low", "1") != nil)
+        #expect(rejection("button.active_low", "") != nil)
+    }
+
+    @Test("integers: range, sign, non-numbers, overflow")
+    func integers() {
+        #expect(accepted("camera.frame_rate", "60")?.camera.frameRate == 60)
+        #expect(accepted("camera.frame_rate", "1")?.camera.frameRate == 1)
+        #expect(accepted("camera.frame_rate", "120")?.camera.frameRate == 120)
+        #expect(accepted("camera.settle_frames", "0")?.camera.settleFrames == 0)
+        #expect(rejection("camera.frame_rate", "121") == "camera.frame_rate: '121' is out of range; allowed 1 to 120 frames per second")
+        #expect(rejection("camera.frame_rate", "0") == "camera.frame_rate: '0' is out of range; allowed 1 to 120 frames per second")
+        #expect(rejection("camera.frame_rate", "-5")?.contains("out of range") == true)
+        #expect(rejection("camera.frame_rate", "30fps") == "camera.frame_rate: '30fps' is not a whole number; use 1 to 120 frames per second")
+        #expect(rejection("storage.jpeg_quality", "92.5")?.contains("is not a whole number") == true)
+        #expect(rejection("storage.jpeg_quality", "99999999999999999999999") == "storage.jpeg_quality: '99999999999999999999999' is out of range; allowed 1 to 100")
+        #expect(rejection("storage.jpeg_quality", "+") != nil)
+    }
+
+    @Test("durations: every unit, decimals, stored as milliseconds")
+    func durations() {
+        #expect(accepted("button.debounce", "40ms")?.button.debounceMilliseconds == 40)
+        #expect(accepted("button.debounce", "1s")?.button.debounceMilliseconds == 1000)
+        #expect(accepted("button.debounce", "0.5s")?.button.debounceMilliseconds == 500)
+        #expect(accepted("button.debounce", "0.025s")?.button.debounceMilliseconds == 25)
+        #expect(accepted("button.long_press", "1.5s")?.button.longPressMilliseconds == 1500)
+        #expect(accepted("button.long_press", "1.500s")?.button.longPressMilliseconds == 1500)
+        #expect(accepted("button.long_press", "2 s")?.button.longPressMilliseconds == 2000)
+        #expect(accepted("camera.idle_stop", "5min")?.camera.idleStopMilliseconds == 300_000)
+        #expect(accepted("camera.idle_stop", "1.5h")?.camera.idleStopMilliseconds == 5_400_000)
+        #expect(accepted("camera.idle_stop", "24h")?.camera.idleStopMilliseconds == 86_400_000)
+        #expect(accepted("camera.idle_stop", "2MIN")?.camera.idleStopMilliseconds == 120_000)
+    }
+
+    @Test("durations: missing, unknown and binary units, fractions finer than 1ms, ranges, overflow")
+    func durationErrors() {
+        #expect(rejection("button.debounce", "30") == "button.debounce: '30' has no unit; use one of ms, s, min or h, like 3s or 40ms; allowed 1ms to 1s")
+        #expect(rejection("button.debounce", "30sec") == "button.debounce: '30sec' has an unknown unit 'sec'; use ms, s, min or h; allowed 1ms to 1s")
+        #expect(rejection("button.debounce", "fast")?.hasPrefix("button.debounce: 'fast' is not a duration") == true)
+        #expect(rejection("button.debounce", "0.5ms") == "button.debounce: '0.5ms' is finer than a millisecond; the smallest step is 1ms; allowed 1ms to 1s")
+        #expect(rejection("button.debounce", "1.s")?.contains("is not a duration") == true)
+        #expect(rejection("button.debounce", "1.2.3s")?.contains("is not a duration") == true)
+        #expect(rejection("button.debounce", "-5ms") == "button.debounce: '-5ms' is negative; allowed 1ms to 1s")
+        #expect(rejection("button.debounce", "0ms") == "button.debounce: '0ms' is out of range; allowed 1ms to 1s")
+        #expect(rejection("button.debounce", "1001ms") == "button.debounce: '1001ms' is out of range; allowed 1ms to 1s")
+        #expect(rejection("camera.capture_timeout", "99ms") == "camera.capture_timeout: '99ms' is out of range; allowed 100ms to 30s")
+        #expect(rejection("camera.idle_stop", "99999999999999999999h")?.contains("is out of range; allowed 1s to 24h") == true)
+        #expect(rejection("camera.idle_stop", "9999999999999h")?.contains("is out of range") == true)
+        #expect(rejection("camera.idle_stop", "off")?.contains("is not a duration") == true)
+    }
+
+    @Test("countdown takes whole seconds only")
+    func countdownWholeSeconds() {
+        #expect(accepted("session.countdown", "0s")?.session.countdownMilliseconds == 0)
+        #expect(accepted("session.countdown", "5s")?.session.countdownSeconds == 5)
+        #expect(accepted("session.countdown", "2000ms")?.session.countdownMilliseconds == 2000)
+        #expect(rejection("session.countdown", "1.5s") == "session.countdown: '1.5s' is not a whole number of seconds; allowed 0s to 10s in whole seconds")
+        #expect(rejection("session.countdown", "11s")?.contains("out of range") == true)
+    }
+
+    @Test("duration-or-off: off is nil, durations in range")
+    func durationOrOff() {
+        #expect(Settings.defaults.session.previewMilliseconds == 3000)
+        let off = accepted("session.preview", "off")
+        #expect(off != nil)
+        #expect(off?.session.previewMilliseconds == nil)
+        #expect(accepted("session.preview", "OFF")?.session.previewMilliseconds == nil)
+        #expect(accepted("session.preview", "0s")?.session.previewMilliseconds == 0)
+        #expect(accepted("session.preview", "1.5s")?.session.previewMilliseconds == 1500)
+        #expect(rejection("session.preview", "61s") == "session.preview: '61s' is out of range; allowed off, or 0s to 1min")
+        #expect(rejection("session.preview", "never")?.contains("is not a duration") == true)
+    }
+
+    @Test("sizes: WxH, either x case, positive and bounded")
+    func sizes() {
+        #expect(accepted("camera.capture_size", "1920x1080")?.camera.captureSize == FrameSize(width: 1920, height: 1080))
+        #expect(accepted("camera.capture_size", "640X480")?.camera.captureSize == FrameSize(width: 640, height: 480))
+        #expect(rejection("camera.preview_size", "1280*720") == "camera.preview_size: '1280*720' is not a size; use WxH in pixels, like 1280x720")
+        #expect(rejection("camera.preview_size", "0x720")?.contains("is not a size") == true)
+        #expect(rejection("camera.preview_size", "1280x") != nil)
+        #expect(rejection("camera.preview_size", "20000x10")?.contains("out of range; width and height from 1 to 16384 pixels") == true)
+    }
+
+    @Test("bytes: decimal units, decimals, binary units refused, ranges")
+    func bytes() {
+        #expect(accepted("storage.min_free", "500MB")?.storage.minFreeBytes == 500_000_000)
+        #expect(accepted("storage.min_free", "1.5GB")?.storage.minFreeBytes == 1_500_000_000)
+        #expect(accepted("storage.min_free", "250kB")?.storage.minFreeBytes == 250_000)
+        #expect(accepted("storage.min_free", "0B")?.storage.minFreeBytes == 0)
+        #expect(accepted("storage.min_free", "2gb")?.storage.minFreeBytes == 2_000_000_000)
+        #expect(rejection("storage.min_free", "500") == "storage.min_free: '500' has no unit; use one of B, kB, MB or GB, like 500MB; allowed 0B to 1000GB")
+        #expect(rejection("storage.min_free", "500MiB")?.contains("uses a binary unit") == true)
+        #expect(rejection("storage.min_free", "1.5B")?.contains("is finer than a byte") == true)
+        #expect(rejection("storage.min_free", "2TB")?.contains("unknown unit 'TB'") == true)
+        #expect(rejection("storage.min_free", "1001GB")?.contains("is out of range; allowed 0B to 1000GB") == true)
+    }
+
+    @Test("choices: any case, canonical value stored, suggestion on a typo")
+    func choices() {
+        #expect(accepted("camera.format", "MJPEG")?.camera.format == .mjpeg)
+        #expect(accepted("camera.format", "yuyv")?.camera.format.pixelFormat == .yuyv)
+        #expect(accepted("camera.power_line_frequency", "60")?.camera.powerLineFrequency == .hz60)
+        #expect(accepted("button.bias", "as-is")?.button.bias == .asIs)
+        #expect(accepted("camera.focus", "locked")?.camera.focus == .locked)
+        #expect(rejection("camera.format", "mjepg") == "camera.format: 'mjepg' is not one of auto, mjpeg, yuyv or rgb24; did you mean 'mjpeg'?")
+        #expect(rejection("button.bias", "pullup") == "button.bias: 'pullup' is not one of pull-up, pull-down, disabled or as-is; did you mean 'pull-up'?")
+        #expect(rejection("camera.power_line_frequency", "banana") == "camera.power_line_frequency: 'banana' is not one of 50, 60, off or auto")
+    }
+
+    @Test("strings and paths: empty allowed only where the schema says")
+    func stringsAndPaths() {
+        #expect(accepted("camera.device", "")?.camera.device == "")
+        #expect(accepted("camera.device", "C920")?.camera.device == "C920")
+        #expect(accepted("led.line", "GPIO27")?.led.line == "GPIO27")
+        #expect(accepted("preview.file", "")?.preview.file == "")
+        #expect(accepted("storage.dir", "./photos")?.storage.dir == "./photos")
+        #expect(rejection("button.chip", "") == "button.chip: an empty value is not allowed; use any text, not empty")
+        #expect(rejection("storage.dir", "")?.contains("an empty value is not allowed") == true)
+    }
+
+    @Test("canonical text: durations in the largest exact unit, bytes likewise")
+    func canonicalText() {
+        #expect(Units.formatDuration(1500) == "1500ms")
+        #expect(Units.formatDuration(3000) == "3s")
+        #expect(Units.formatDuration(300_000) == "5min")
+        #expect(Units.formatDuration(3_600_000) == "1h")
+        #expect(Units.formatDuration(0) == "0s")
+        #expect(Units.formatBytes(500_000_000) == "500MB")
+        #expect(Units.formatBytes(1_500_000) == "1500kB")
+        let s = Settings.defaults
+        #expect(s.text(forKey: "button.long_press") == "1500ms")
+        #expect(s.text(forKey: "camera.idle_stop") == "5min")
+        #expect(s.text(forKey: "storage.min_free") == "500MB")
+        #expect(s.text(forKey: "camera.power_line_frequency") == "50")
+        #expect(accepted("session.preview", "off")?.text(forKey: "session.preview") == "off")
+        #expect(s.text(forKey: "no.such") == nil)
+    }
+
+    @Test("edit distance counts a transposition as one edit")
+    func editDistance() {
+        #expect(Spelling.distance("ture", "true") == 1)
+        #expect(Spelling.distance("debunce", "debounce") == 1)
+        #expect(Spelling.distance("", "abc") == 3)
+        #expect(Spelling.distance("kitten", "sitting") == 3)
+        #expect(Spelling.closest(to: "zzzzzz", among: ["debounce", "chip"]) == nil)
+    }
+}
