@@ -1,8 +1,8 @@
 import BoothCore
 import Glibc
 
-/// The default config file of the installed booth.
-public let defaultConfigPath = "/etc/photobooth/photobooth.conf"
+/// The default config file of the installed booth (`/etc/photobooth/photobooth.conf`).
+public let defaultConfigPath = Schema.defaultConfigPath
 
 /// Why settings could not be loaded.
 public enum ConfigLoadError: Error, CustomStringConvertible {
@@ -38,11 +38,11 @@ public func loadSettings(path: String, required: Bool, overrides: [(key: String,
     if required || access(path, F_OK) == 0 {
         let bytes: [UInt8]
         do { bytes = try AtomicFile.read(path) } catch { throw .unreadable(error) }
-        switch Settings.parse(text: String(decoding: bytes, as: UTF8.self), file: path) {
-        case let .success(s): settings = s
-        case let .failure(e): throw .invalid(e)
-        }
+        let check = Settings.check(text: String(decoding: bytes, as: UTF8.self), file: path)
+        guard let s = check.settings else { throw .invalid(SettingsError(diagnostics: check.diagnostics)) }
+        settings = s
         notes.append("settings from \(path)")
+        notes += check.diagnostics.map(\.description)
     } else {
         notes.append("no config file at \(path); using the built-in defaults")
     }
