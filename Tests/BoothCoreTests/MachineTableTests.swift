@@ -1,0 +1,692 @@
+import Testing
+import BoothCore
+
+// The booth's state machine as a table (issue 2 §3): every (state, event) pair has a row with the
+// expected state and the exact commands. Each row starts from a state reached by real events
+// from `start()` (see `Start` in MachineTestSupport.swift). `tok`/`tok1`/`staleTok`/`unissuedTok`
+// stand for the current, next, an earlier and a not-yet-issued timer token; `cap`/`cap1`/`prevCap`
+// and "{capture}" for the latest, the next and the previous capture id.
+//
+// Every row checks, besides the exact state and commands:
+//  - a `startTimer` leaves its token as the machine's one live token; without one the token is unchanged
+//    (except on shutdown, which invalidates every timer);
+//  - `streaming` follows the stream commands;
+//  - the settings change only with `applyReload`.
+
+/// One row: from `start`, `event` leads to `state` with exactly `commands`.
+struct Row: Sendable, CustomTestStringConvertible {
+    let start: Start
+    let label: String
+    let event: BoothEvent
+    let state: BoothState
+    let commands: [BoothCommand]
+    /// The settings in force after the event, when the row is about settings.
+    let config: CoreConfig?
+
+    var testDescription: String { "\(start) + \(label)" }
+}
+
+func row(_ start: Start, _ label: String, _ event: BoothEvent, _ state: BoothState,
+         _ commands: [BoothCommand], config: CoreConfig? = nil) -> Row {
+    Row(start: start, label: label, event: event, state: state, commands: commands, config: config)
+}
+
+let sorry = BoothMachine.captureFailedNotice
+let enospc = "No space left on device"
+let fullWhileSaving7 = "storage full while saving capture 7: No space left on device"
+let fullWhileSavingLatest = "storage full while saving capture {capture}: No space left on device"
+
+enum MachineTable {
+    // MARK: idle
+
+    static let idle: [Row] = [
+        row(.idle, "press → preview (session begins, preview timer)",
+            .press(id: otherPress, at: T), .preview,
+            [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),
+        row(.idle, "long press: ignored",
+            .longPress(id: sessionPress), .idle,
+            [.log(.debug, "long press ignored in idle")]),
+        row(.idle, "idle timer: the stream stops",
+            .timer(token: tok, at: T), .idle,
+            [.stopStream, .log(.info, "stream stopped after idle time")]),
+        row(.idle, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .idle, []),
+        row(.idle, "timer with token current−1: ignored",
+            .timer(token: staleTok, at: T), .idle, []),
+        row(.idle, "capture ok for an unknown capture: ignored",
+            .captureSucceeded(id: unknownCapture), .idle, []),
+        row(.idle, "capture failed for an unknown capture: ignored",
+            .captureFailed(id: unknownCapture, message: "EIO", at: T), .idle, []),
+        row(.idle, "saved: logged",
+            .saved(captureID: 7, path: photoPath), .idle,
+            [.log(.info, "capture 7 saved to \(photoPath)")]),
+        row(.idle, "save failed, ENOSPC → fault(storage)",
+            .saveFailed(captureID: 7, noSpace: true, message: enospc),
+            .fault(reasons: [.storage: fullWhileSaving7]),
+            [.log(.error, "fault (storage): \(fullWhileSaving7)"), .stopStream,
+             .show(.fault(reasons: [.storage: fullWhileSaving7])), .setLED(.fault),
+             .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.idle, "save failed, EIO → fault(storage)",
+            .saveFailed(captureID: 7, noSpace: false, message: "EIO"),
+            .fault(reasons: [.storage: "saving capture 7 failed: EIO"]),
+            [.log(.error, "fault (storage): saving capture 7 failed: EIO"), .stopStream,
+             .show(.fault(reasons: [.storage: "saving capture 7 failed: EIO"])), .setLED(.fault),
+             .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.idle, "camera lost → fault(camera), stream stopped, retry in 1 s",
+            .deviceFault(.camera, message: cameraLost), .fault(reasons: [.camera: cameraLost]),
+            [.log(.error, "fault (camera): \(cameraLost)"), .stopStream,
+             .show(.fault(reasons: [.camera: cameraLost])), .setLED(.fault),
+             .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.idle, "button stuck → fault(button)",
+            .deviceFault(.button, message: "button stuck"), .fault(reasons: [.button: "button stuck"]),
+            [.log(.error, "fault (button): button stuck"), .stopStream,
+             .show(.fault(reasons: [.button: "button stuck"])), .setLED(.fault),
+             .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.idle, "device recovered that had not failed: nothing",
+            .deviceRecovered(.camera), .idle, []),
+        row(.idle, "storage low: the screen says why (not a fault)",
+            .storageStatus(refusal: lowSpace), .idle,
+            [.show(.idle(notice: lowSpace))]),
+        row(.idle, "storage fine, unchanged: nothing",
+            .storageStatus(refusal: nil), .idle, []),
+        row(.idle, "reload: applied at once",
+            .reload(reloadedConfig), .idle, [.applyReload], config: reloadedConfig),
+        row(.idle, "shutdown: stop the stream, exit",
+            .shutdown, .stopped, [.setLED(.off), .stopStream, .exit]),
+    ]
+
+    static let idleVariants: [Row] = [
+        // After a completed session: the old review timer and a late capture answer are stale.
+        row(.idleAfterSession, "timer with the ended review's token: ignored",
+            .timer(token: staleTok, at: T), .idle, []),
+        row(.idleAfterSession, "late capture ok of the ended session: ignored",
+            .captureSucceeded(id: cap), .idle, []),
+        row(.idleAfterSession, "late capture failed of the ended session: ignored",
+            .captureFailed(id: cap, message: "EIO", at: T), .idle, []),
+        row(.idleAfterSession, "press → a new session",
+            .press(id: 3, at: T), .preview,
+            [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),
+
+        // The idle timer stopped the stream.
+        row(.idleStreamStopped, "press → preview, the stream restarts",
+            .press(id: otherPress, at: T), .preview,
+            [.beginSession, .startStream, .show(.preview), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 2000)]),
+        row(.idleStreamStopped, "the spent idle timer again: nothing to stop",
+            .timer(token: tok, at: T), .idle, []),
+        row(.idleStreamStopped, "timer with token current−1: ignored",
+            .timer(token: staleTok, at: T), .idle, []),
+        row(.idleStreamStopped, "camera lost → fault, no stopStream (not streaming)",
+            .deviceFault(.camera, message: cameraLost), .fault(reasons: [.camera: cameraLost]),
+            [.log(.error, "fault (camera): \(cameraLost)"),
+             .show(.fault(reasons: [.camera: cameraLost])), .setLED(.fault),
+             .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.idleStreamStopped, "storage low: the screen says why",
+            .storageStatus(refusal: lowSpace), .idle, [.show(.idle(notice: lowSpace))]),
+        row(.idleStreamStopped, "reload: applied at once",
+            .reload(reloadedConfig), .idle, [.applyReload], config: reloadedConfig),
+        row(.idleStreamStopped, "shutdown: no stopStream (not streaming), exit",
+            .shutdown, .stopped, [.setLED(.off), .exit]),
+
+        // Sessions refused for low free space.
+        row(.idleRefused, "press refused: stay idle, the screen says why, not a fault",
+            .press(id: otherPress, at: T), .idle,
+            [.show(.idle(notice: lowSpace)), .log(.notice, "press refused: \(lowSpace)")]),
+        row(.idleRefused, "long press: ignored",
+            .longPress(id: otherPress), .idle, [.log(.debug, "long press ignored in idle")]),
+        row(.idleRefused, "space back: the notice clears",
+            .storageStatus(refusal: nil), .idle, [.show(.idle(notice: nil))]),
+        row(.idleRefused, "same refusal again: nothing",
+            .storageStatus(refusal: lowSpace), .idle, []),
+        row(.idleRefused, "another refusal: the screen shows it",
+            .storageStatus(refusal: otherLowSpace), .idle, [.show(.idle(notice: otherLowSpace))]),
+        row(.idleRefused, "idle timer: the stream stops",
+            .timer(token: tok, at: T), .idle, [.stopStream, .log(.info, "stream stopped after idle time")]),
+        row(.idleRefused, "timer with token current−1: ignored",
+            .timer(token: staleTok, at: T), .idle, []),
+        row(.idleRefused, "camera lost → fault(camera)",
+            .deviceFault(.camera, message: cameraLost), .fault(reasons: [.camera: cameraLost]),
+            [.log(.error, "fault (camera): \(cameraLost)"), .stopStream,
+             .show(.fault(reasons: [.camera: cameraLost])), .setLED(.fault),
+             .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.idleRefused, "shutdown",
+            .shutdown, .stopped, [.setLED(.off), .stopStream, .exit]),
+
+        // session.preview = 0s, session.countdown = 0: the press instant is the trigger.
+        row(.idleInstant, "press → capture at once, trigger = the press instant",
+            .press(id: otherPress, at: T), .capture(id: cap1, attempt: 1),
+            [.beginSession, .show(.preview), .setLED(.steady), .show(.capture), .setLED(.off),
+             .capture(id: cap1, trigger: T), .startTimer(token: tok1, milliseconds: 1500)]),
+        // session.preview = 0s, session.countdown = 3.
+        row(.idleNoPreview, "press → countdown at once",
+            .press(id: otherPress, at: T), .countdown(remaining: 3),
+            [.beginSession, .show(.preview), .setLED(.steady), .show(.countdown(remaining: 3)),
+             .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+        // session.preview = off: the preview waits for a press, up to session.preview_timeout.
+        row(.idlePreviewOff, "press → preview with the preview_timeout timer",
+            .press(id: otherPress, at: T), .preview,
+            [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 20_000)]),
+    ]
+
+    // MARK: preview
+
+    static let cancelToIdle: [BoothCommand] = [
+        .endSession(.cancelled), .log(.info, "session cancelled by a long press"),
+        .show(.idle(notice: nil)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 60_000),
+    ]
+    static let ownLongPressIgnored: [BoothCommand] = [
+        .log(.debug, "long press of the press that started this session ignored"),
+    ]
+    static let deferredReload: [BoothCommand] = [.log(.info, "reload deferred until the session ends")]
+
+    /// A device fault in preview, countdown or capture: the session fails, the stream stops, fault.
+    static func sessionFault(_ kind: FaultKind, _ message: String) -> [BoothCommand] {
+        [.log(.error, "fault (\(kind.rawValue)): \(message)"), .endSession(.failed), .stopStream,
+         .show(.fault(reasons: [kind: message])), .setLED(.fault), .startTimer(token: tok1, milliseconds: 1000)]
+    }
+
+    static let preview: [Row] = [
+        row(.preview, "press → countdown",
+            .press(id: otherPress, at: T), .countdown(remaining: 3),
+            [.show(.countdown(remaining: 3)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.preview, "long press of the session-starting press: never cancels",
+            .longPress(id: sessionPress), .preview, ownLongPressIgnored),
+        row(.preview, "long press of another press: cancel → idle",
+            .longPress(id: otherPress), .idle, cancelToIdle),
+        row(.preview, "preview elapsed → countdown",
+            .timer(token: tok, at: T), .countdown(remaining: 3),
+            [.show(.countdown(remaining: 3)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.preview, "timer with the idle timer's token: ignored",
+            .timer(token: staleTok, at: T), .preview, []),
+        row(.preview, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .preview, []),
+        row(.preview, "capture ok for an unknown capture: ignored",
+            .captureSucceeded(id: unknownCapture), .preview, []),
+        row(.preview, "capture failed for an unknown capture: ignored",
+            .captureFailed(id: unknownCapture, message: "EIO", at: T), .preview, []),
+        row(.preview, "saved (an earlier session's): logged",
+            .saved(captureID: 7, path: photoPath), .preview, [.log(.info, "capture 7 saved to \(photoPath)")]),
+        row(.preview, "save failed, ENOSPC → session failed, fault(storage)",
+            .saveFailed(captureID: 7, noSpace: true, message: enospc),
+            .fault(reasons: [.storage: fullWhileSaving7]), sessionFault(.storage, fullWhileSaving7)),
+        row(.preview, "camera lost → session failed, fault(camera)",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.preview, "device recovered that had not failed: nothing",
+            .deviceRecovered(.camera), .preview, []),
+        row(.preview, "storage low: the session goes on",
+            .storageStatus(refusal: lowSpace), .preview, []),
+        row(.preview, "reload: deferred",
+            .reload(reloadedConfig), .preview, deferredReload, config: tableConfig),
+        row(.preview, "shutdown: session cancelled, stop the stream, exit",
+            .shutdown, .stopped, [.endSession(.cancelled), .setLED(.off), .stopStream, .exit]),
+
+        // session.preview = off
+        row(.previewOff, "preview_timeout → idle (session cancelled)",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.cancelled), .log(.info, "preview timed out"),
+             .show(.idle(notice: nil)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 60_000)]),
+        row(.previewOff, "press → countdown",
+            .press(id: otherPress, at: T), .countdown(remaining: 3),
+            [.show(.countdown(remaining: 3)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.previewOff, "long press of the session-starting press: never cancels",
+            .longPress(id: sessionPress), .preview, ownLongPressIgnored),
+        row(.previewOff, "long press of another press: cancel → idle",
+            .longPress(id: otherPress), .idle, cancelToIdle),
+        row(.previewOff, "timer with token current−1: ignored",
+            .timer(token: staleTok, at: T), .preview, []),
+
+        // session.countdown = 0
+        row(.previewNoCountdown, "preview elapsed → capture, trigger = the timer's instant",
+            .timer(token: tok, at: T), .capture(id: cap1, attempt: 1),
+            [.show(.capture), .setLED(.off), .capture(id: cap1, trigger: T),
+             .startTimer(token: tok1, milliseconds: 1500)]),
+        row(.previewNoCountdown, "press → capture, trigger = the press instant",
+            .press(id: otherPress, at: T), .capture(id: cap1, attempt: 1),
+            [.show(.capture), .setLED(.off), .capture(id: cap1, trigger: T),
+             .startTimer(token: tok1, milliseconds: 1500)]),
+
+        // A reload accepted in preview waits for idle or fault.
+        row(.previewReloadPending, "cancel → idle applies the reload on entry",
+            .longPress(id: otherPress), .idle,
+            [.endSession(.cancelled), .log(.info, "session cancelled by a long press"), .applyReload,
+             .show(.idle(notice: nil)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 90_000)],
+            config: reloadedConfig),
+        row(.previewReloadPending, "press → countdown with the old settings (3, not 5)",
+            .press(id: otherPress, at: T), .countdown(remaining: 3),
+            [.show(.countdown(remaining: 3)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)],
+            config: tableConfig),
+        row(.previewReloadPending, "camera lost → fault applies the reload on entry",
+            .deviceFault(.camera, message: cameraLost), .fault(reasons: [.camera: cameraLost]),
+            [.log(.error, "fault (camera): \(cameraLost)"), .endSession(.failed), .applyReload, .stopStream,
+             .show(.fault(reasons: [.camera: cameraLost])), .setLED(.fault),
+             .startTimer(token: tok1, milliseconds: 1000)],
+            config: reloadedConfig),
+    ]
+
+    // MARK: countdown
+
+    static let countdown: [Row] = [
+        row(.countdown3, "press: ignored",
+            .press(id: otherPress, at: T), .countdown(remaining: 3), [.log(.debug, "press ignored in countdown")]),
+        row(.countdown3, "long press of the session-starting press: never cancels",
+            .longPress(id: sessionPress), .countdown(remaining: 3), ownLongPressIgnored),
+        row(.countdown3, "long press of another press: cancel → idle",
+            .longPress(id: otherPress), .idle, cancelToIdle),
+        row(.countdown3, "tick 3 → 2",
+            .timer(token: tok, at: T), .countdown(remaining: 2),
+            [.show(.countdown(remaining: 2)), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.countdown3, "timer with the preview timer's token: ignored",
+            .timer(token: staleTok, at: T), .countdown(remaining: 3), []),
+        row(.countdown3, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .countdown(remaining: 3), []),
+        row(.countdown3, "capture ok for an unknown capture: ignored",
+            .captureSucceeded(id: unknownCapture), .countdown(remaining: 3), []),
+        row(.countdown3, "capture failed for an unknown capture: ignored",
+            .captureFailed(id: unknownCapture, message: "EIO", at: T), .countdown(remaining: 3), []),
+        row(.countdown3, "saved (an earlier session's): logged",
+            .saved(captureID: 7, path: photoPath), .countdown(remaining: 3),
+            [.log(.info, "capture 7 saved to \(photoPath)")]),
+        row(.countdown3, "save failed, ENOSPC → session failed, fault(storage)",
+            .saveFailed(captureID: 7, noSpace: true, message: enospc),
+            .fault(reasons: [.storage: fullWhileSaving7]), sessionFault(.storage, fullWhileSaving7)),
+        row(.countdown3, "camera lost → session failed, fault(camera)",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.countdown3, "device recovered that had not failed: nothing",
+            .deviceRecovered(.storage), .countdown(remaining: 3), []),
+        row(.countdown3, "storage low: the session goes on",
+            .storageStatus(refusal: lowSpace), .countdown(remaining: 3), []),
+        row(.countdown3, "reload: deferred",
+            .reload(reloadedConfig), .countdown(remaining: 3), deferredReload, config: tableConfig),
+        row(.countdown3, "shutdown: countdown abandoned, stop the stream, exit",
+            .shutdown, .stopped, [.endSession(.cancelled), .setLED(.off), .stopStream, .exit]),
+
+        row(.countdownFromPress, "long press of the press that started it (preview 0): never cancels",
+            .longPress(id: sessionPress), .countdown(remaining: 3), ownLongPressIgnored),
+        row(.countdownFromPress, "long press of another press: cancel → idle",
+            .longPress(id: otherPress), .idle, cancelToIdle),
+        row(.countdownFromPress, "tick 3 → 2",
+            .timer(token: tok, at: T), .countdown(remaining: 2),
+            [.show(.countdown(remaining: 2)), .startTimer(token: tok1, milliseconds: 1000)]),
+
+        row(.countdown2, "tick 2 → 1",
+            .timer(token: tok, at: T), .countdown(remaining: 1),
+            [.show(.countdown(remaining: 1)), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.countdown2, "timer with the previous tick's token: ignored",
+            .timer(token: staleTok, at: T), .countdown(remaining: 2), []),
+
+        row(.countdown1, "tick 1 → capture, trigger = the timer's instant, deadline timer",
+            .timer(token: tok, at: T), .capture(id: cap1, attempt: 1),
+            [.show(.capture), .setLED(.off), .capture(id: cap1, trigger: T),
+             .startTimer(token: tok1, milliseconds: 1500)]),
+        row(.countdown1, "timer with the previous tick's token: ignored",
+            .timer(token: staleTok, at: T), .countdown(remaining: 1), []),
+        row(.countdown1, "long press of another press: cancel → idle",
+            .longPress(id: otherPress), .idle, cancelToIdle),
+
+        row(.countdownReloadPending, "cancel → idle applies the reload on entry",
+            .longPress(id: otherPress), .idle,
+            [.endSession(.cancelled), .log(.info, "session cancelled by a long press"), .applyReload,
+             .show(.idle(notice: nil)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 90_000)],
+            config: reloadedConfig),
+        row(.countdownReloadPending, "tick with the old settings",
+            .timer(token: tok, at: T), .countdown(remaining: 2),
+            [.show(.countdown(remaining: 2)), .startTimer(token: tok1, milliseconds: 1000)], config: tableConfig),
+        row(.countdownReloadPending, "shutdown: the reload is not applied",
+            .shutdown, .stopped, [.endSession(.cancelled), .setLED(.off), .stopStream, .exit], config: tableConfig),
+    ]
+
+    // MARK: capture
+
+    static let retryCapture: [BoothCommand] = [
+        .show(.capture), .setLED(.off), .capture(id: cap1, trigger: T), .startTimer(token: tok1, milliseconds: 1500),
+    ]
+    static let failedTwice: [BoothCommand] = [
+        .endSession(.failed), .log(.warning, "capture failed twice; back to idle"),
+        .show(.idle(notice: sorry)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 60_000),
+    ]
+    static let toReview: [BoothCommand] = [
+        .save(captureID: cap), .show(.review(captureID: cap)), .setLED(.off),
+        .startTimer(token: tok1, milliseconds: 4000),
+    ]
+
+    static let capture: [Row] = [
+        row(.capture1, "press: ignored",
+            .press(id: otherPress, at: T), .capture(id: cap, attempt: 1), [.log(.debug, "press ignored in capture")]),
+        row(.capture1, "long press of the session-starting press: ignored",
+            .longPress(id: sessionPress), .capture(id: cap, attempt: 1),
+            [.log(.debug, "long press ignored in capture")]),
+        row(.capture1, "long press of another press: ignored",
+            .longPress(id: otherPress), .capture(id: cap, attempt: 1), [.log(.debug, "long press ignored in capture")]),
+        row(.capture1, "deadline → failed → retry once, trigger = the deadline's instant",
+            .timer(token: tok, at: T), .capture(id: cap1, attempt: 2),
+            [.log(.warning, "capture {capture} got no good frame within 1500 ms")] + retryCapture),
+        row(.capture1, "timer with the last tick's token: ignored",
+            .timer(token: staleTok, at: T), .capture(id: cap, attempt: 1), []),
+        row(.capture1, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .capture(id: cap, attempt: 1), []),
+        row(.capture1, "capture ok → save → review",
+            .captureSucceeded(id: cap), .review(captureID: cap), toReview),
+        row(.capture1, "capture ok with a stale id: ignored",
+            .captureSucceeded(id: unknownCapture), .capture(id: cap, attempt: 1), []),
+        row(.capture1, "capture failed → retry once, trigger = the failure's instant",
+            .captureFailed(id: cap, message: "VIDIOC_DQBUF: EIO", at: T), .capture(id: cap1, attempt: 2),
+            [.log(.warning, "capture {capture} failed: VIDIOC_DQBUF: EIO")] + retryCapture),
+        row(.capture1, "capture failed with a stale id: ignored",
+            .captureFailed(id: unknownCapture, message: "EIO", at: T), .capture(id: cap, attempt: 1), []),
+        row(.capture1, "saved (an earlier session's): logged",
+            .saved(captureID: 7, path: photoPath), .capture(id: cap, attempt: 1),
+            [.log(.info, "capture 7 saved to \(photoPath)")]),
+        row(.capture1, "save failed, ENOSPC → session failed, fault(storage)",
+            .saveFailed(captureID: 7, noSpace: true, message: enospc),
+            .fault(reasons: [.storage: fullWhileSaving7]), sessionFault(.storage, fullWhileSaving7)),
+        row(.capture1, "camera lost → session failed, fault(camera)",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.capture1, "device recovered that had not failed: nothing",
+            .deviceRecovered(.camera), .capture(id: cap, attempt: 1), []),
+        row(.capture1, "storage low: the capture goes on",
+            .storageStatus(refusal: lowSpace), .capture(id: cap, attempt: 1), []),
+        row(.capture1, "reload: deferred",
+            .reload(reloadedConfig), .capture(id: cap, attempt: 1), deferredReload, config: tableConfig),
+        row(.capture1, "shutdown: session cancelled, stop the stream, exit",
+            .shutdown, .stopped, [.endSession(.cancelled), .setLED(.off), .stopStream, .exit]),
+
+        row(.capture2, "second failure → idle \"Sorry, try again\" (not a fault)",
+            .captureFailed(id: cap, message: "VIDIOC_DQBUF: EIO", at: T), .idle,
+            [.log(.warning, "capture {capture} failed: VIDIOC_DQBUF: EIO")] + failedTwice),
+        row(.capture2, "second deadline → idle \"Sorry, try again\" (not a fault)",
+            .timer(token: tok, at: T), .idle,
+            [.log(.warning, "capture {capture} got no good frame within 1500 ms")] + failedTwice),
+        row(.capture2, "capture ok → save → review",
+            .captureSucceeded(id: cap), .review(captureID: cap), toReview),
+        row(.capture2, "late ok of the first attempt (stale id): ignored",
+            .captureSucceeded(id: prevCap), .capture(id: cap, attempt: 2), []),
+        row(.capture2, "late failure of the first attempt (stale id): ignored",
+            .captureFailed(id: prevCap, message: "EIO", at: T), .capture(id: cap, attempt: 2), []),
+        row(.capture2, "the first attempt's deadline (stale token): ignored",
+            .timer(token: staleTok, at: T), .capture(id: cap, attempt: 2), []),
+        row(.capture2, "press: ignored",
+            .press(id: otherPress, at: T), .capture(id: cap, attempt: 2), [.log(.debug, "press ignored in capture")]),
+        row(.capture2, "camera lost → session failed, fault(camera)",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.capture2, "shutdown",
+            .shutdown, .stopped, [.endSession(.cancelled), .setLED(.off), .stopStream, .exit]),
+
+        row(.capture2ReloadPending, "second failure → idle applies the reload on entry",
+            .captureFailed(id: cap, message: "VIDIOC_DQBUF: EIO", at: T), .idle,
+            [.log(.warning, "capture {capture} failed: VIDIOC_DQBUF: EIO"),
+             .endSession(.failed), .log(.warning, "capture failed twice; back to idle"), .applyReload,
+             .show(.idle(notice: sorry)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 90_000)],
+            config: reloadedConfig),
+        row(.capture2ReloadPending, "capture ok → review with the old settings (4 s)",
+            .captureSucceeded(id: cap), .review(captureID: cap), toReview, config: tableConfig),
+    ]
+
+    // MARK: review
+
+    static let review: [Row] = [
+        row(.review, "press: ignored",
+            .press(id: otherPress, at: T), .review(captureID: cap), [.log(.debug, "press ignored in review")]),
+        row(.review, "long press of the session-starting press: ignored",
+            .longPress(id: sessionPress), .review(captureID: cap), [.log(.debug, "long press ignored in review")]),
+        row(.review, "long press of another press: ignored",
+            .longPress(id: otherPress), .review(captureID: cap), [.log(.debug, "long press ignored in review")]),
+        row(.review, "review over → idle, session completed",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+        row(.review, "the capture deadline's token: ignored",
+            .timer(token: staleTok, at: T), .review(captureID: cap), []),
+        row(.review, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .review(captureID: cap), []),
+        row(.review, "duplicate capture ok: ignored",
+            .captureSucceeded(id: cap), .review(captureID: cap), []),
+        row(.review, "late capture failed: ignored",
+            .captureFailed(id: cap, message: "EIO", at: T), .review(captureID: cap), []),
+        row(.review, "saved: logged",
+            .saved(captureID: cap, path: photoPath), .review(captureID: cap),
+            [.log(.info, "capture {capture} saved to \(photoPath)")]),
+        row(.review, "save failed, ENOSPC: fault deferred to the review's end",
+            .saveFailed(captureID: cap, noSpace: true, message: enospc), .review(captureID: cap),
+            [.log(.error, "fault (storage): \(fullWhileSavingLatest)")]),
+        row(.review, "camera lost: fault deferred to the review's end",
+            .deviceFault(.camera, message: cameraLost), .review(captureID: cap),
+            [.log(.error, "fault (camera): \(cameraLost)")]),
+        row(.review, "device recovered that had not failed: nothing",
+            .deviceRecovered(.camera), .review(captureID: cap), []),
+        row(.review, "storage low: the review goes on",
+            .storageStatus(refusal: lowSpace), .review(captureID: cap), []),
+        row(.review, "reload: deferred",
+            .reload(reloadedConfig), .review(captureID: cap), deferredReload, config: tableConfig),
+        row(.review, "shutdown: session completed, stop the stream, exit",
+            .shutdown, .stopped, [.endSession(.completed), .setLED(.off), .stopStream, .exit]),
+
+        row(.reviewDeferredFault, "review over → the deferred fault",
+            .timer(token: tok, at: T), .fault(reasons: [.camera: cameraLost]),
+            [.endSession(.completed), .stopStream, .show(.fault(reasons: [.camera: cameraLost])),
+             .setLED(.fault), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.reviewDeferredFault, "another fault: deferred too",
+            .deviceFault(.storage, message: storageGone), .review(captureID: cap),
+            [.log(.error, "fault (storage): \(storageGone)")]),
+        row(.reviewDeferredFault, "press: ignored",
+            .press(id: otherPress, at: T), .review(captureID: cap), [.log(.debug, "press ignored in review")]),
+        row(.reviewDeferredFault, "timer with token current−1: ignored",
+            .timer(token: staleTok, at: T), .review(captureID: cap), []),
+        row(.reviewDeferredFault, "shutdown: session completed, exit",
+            .shutdown, .stopped, [.endSession(.completed), .setLED(.off), .stopStream, .exit]),
+
+        row(.reviewDeferredRecovered, "review over → idle (the deferred fault recovered)",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+
+        row(.reviewSaveFailed, "review over → fault(storage) from the ENOSPC",
+            .timer(token: tok, at: T), .fault(reasons: [.storage: fullWhileSavingLatest]),
+            [.endSession(.completed), .stopStream, .show(.fault(reasons: [.storage: fullWhileSavingLatest])),
+             .setLED(.fault), .startTimer(token: tok1, milliseconds: 1000)]),
+
+        row(.reviewReloadPending, "review over → idle applies the reload on entry",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .applyReload, .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 90_000)],
+            config: reloadedConfig),
+        row(.reviewDeferredFaultReloadPending, "review over → fault applies the reload on entry",
+            .timer(token: tok, at: T), .fault(reasons: [.camera: cameraLost]),
+            [.endSession(.completed), .applyReload, .stopStream, .show(.fault(reasons: [.camera: cameraLost])),
+             .setLED(.fault), .startTimer(token: tok1, milliseconds: 1000)],
+            config: reloadedConfig),
+    ]
+
+    // MARK: fault
+
+    static let recoveredToIdle: [BoothCommand] = [
+        .log(.notice, "camera recovered"), .startStream, .show(.idle(notice: nil)), .setLED(.steady),
+        .startTimer(token: tok1, milliseconds: 60_000),
+    ]
+    static let cameraAndStorage: [FaultKind: String] = [.camera: cameraLost, .storage: storageGone]
+
+    static let fault: [Row] = [
+        row(.fault, "press: ignored, logged",
+            .press(id: otherPress, at: T), .fault(reasons: [.camera: cameraLost]),
+            [.log(.info, "press ignored: booth in fault")]),
+        row(.fault, "long press: ignored",
+            .longPress(id: otherPress), .fault(reasons: [.camera: cameraLost]),
+            [.log(.debug, "long press ignored in fault")]),
+        row(.fault, "retry timer: retry, next in 2 s",
+            .timer(token: tok, at: T), .fault(reasons: [.camera: cameraLost]),
+            [.retry([.camera]), .startTimer(token: tok1, milliseconds: 2000)]),
+        row(.fault, "the idle timer's token: ignored",
+            .timer(token: staleTok, at: T), .fault(reasons: [.camera: cameraLost]), []),
+        row(.fault, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .fault(reasons: [.camera: cameraLost]), []),
+        row(.fault, "capture ok for an unknown capture: ignored",
+            .captureSucceeded(id: unknownCapture), .fault(reasons: [.camera: cameraLost]), []),
+        row(.fault, "capture failed for an unknown capture: ignored",
+            .captureFailed(id: unknownCapture, message: "EIO", at: T), .fault(reasons: [.camera: cameraLost]), []),
+        row(.fault, "saved (held bytes written): logged",
+            .saved(captureID: 7, path: photoPath), .fault(reasons: [.camera: cameraLost]),
+            [.log(.info, "capture 7 saved to \(photoPath)")]),
+        row(.fault, "save failed, ENOSPC: storage reason added",
+            .saveFailed(captureID: 7, noSpace: true, message: enospc),
+            .fault(reasons: [.camera: cameraLost, .storage: fullWhileSaving7]),
+            [.log(.error, "fault (storage): \(fullWhileSaving7)"),
+             .show(.fault(reasons: [.camera: cameraLost, .storage: fullWhileSaving7]))]),
+        row(.fault, "camera fails again: the reason's message is updated",
+            .deviceFault(.camera, message: cameraLostAgain), .fault(reasons: [.camera: cameraLostAgain]),
+            [.log(.error, "fault (camera): \(cameraLostAgain)"), .show(.fault(reasons: [.camera: cameraLostAgain]))]),
+        row(.fault, "storage gone: reason added",
+            .deviceFault(.storage, message: storageGone), .fault(reasons: cameraAndStorage),
+            [.log(.error, "fault (storage): \(storageGone)"), .show(.fault(reasons: cameraAndStorage))]),
+        row(.fault, "last reason cleared → idle, the stream restarts",
+            .deviceRecovered(.camera), .idle, recoveredToIdle),
+        row(.fault, "a kind that is not a reason recovers: nothing",
+            .deviceRecovered(.storage), .fault(reasons: [.camera: cameraLost]), []),
+        row(.fault, "storage low: nothing shown yet",
+            .storageStatus(refusal: lowSpace), .fault(reasons: [.camera: cameraLost]), []),
+        row(.fault, "reload: applied at once",
+            .reload(reloadedConfig), .fault(reasons: [.camera: cameraLost]), [.applyReload], config: reloadedConfig),
+        row(.fault, "shutdown: no stopStream (stream already stopped), exit",
+            .shutdown, .stopped, [.setLED(.off), .exit]),
+
+        row(.fault2, "camera recovered: still in fault for storage",
+            .deviceRecovered(.camera), .fault(reasons: [.storage: storageGone]),
+            [.log(.notice, "camera recovered"), .show(.fault(reasons: [.storage: storageGone]))]),
+        row(.fault2, "storage recovered: still in fault for the camera",
+            .deviceRecovered(.storage), .fault(reasons: [.camera: cameraLost]),
+            [.log(.notice, "storage recovered"), .show(.fault(reasons: [.camera: cameraLost]))]),
+        row(.fault2, "retry timer: every reason retried, in order",
+            .timer(token: tok, at: T), .fault(reasons: cameraAndStorage),
+            [.retry([.camera, .storage]), .startTimer(token: tok1, milliseconds: 2000)]),
+        row(.fault2, "timer with token current−1: ignored",
+            .timer(token: staleTok, at: T), .fault(reasons: cameraAndStorage), []),
+
+        row(.faultRefused, "last reason cleared → idle showing the storage refusal",
+            .deviceRecovered(.camera), .idle,
+            [.log(.notice, "camera recovered"), .startStream, .show(.idle(notice: lowSpace)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+
+        row(.faultBackedOff, "third retry: next in 8 s",
+            .timer(token: tok, at: T), .fault(reasons: [.camera: cameraLost]),
+            [.retry([.camera]), .startTimer(token: tok1, milliseconds: 8000)]),
+        row(.faultBackedOff, "the retry's answer (still failing): no new timer, backoff kept",
+            .deviceFault(.camera, message: cameraLost), .fault(reasons: [.camera: cameraLost]),
+            [.log(.error, "fault (camera): \(cameraLost)"), .show(.fault(reasons: [.camera: cameraLost]))]),
+        row(.faultBackedOff, "an earlier retry timer's token: ignored",
+            .timer(token: staleTok, at: T), .fault(reasons: [.camera: cameraLost]), []),
+        row(.faultBackedOff, "recovered → idle, the stream restarts",
+            .deviceRecovered(.camera), .idle, recoveredToIdle),
+    ]
+
+    // MARK: stopped
+
+    static let stopped: [Row] = [
+        row(.stopped, "press: ignored", .press(id: otherPress, at: T), .stopped, []),
+        row(.stopped, "long press: ignored", .longPress(id: otherPress), .stopped, []),
+        row(.stopped, "timer with the current token: ignored", .timer(token: tok, at: T), .stopped, []),
+        row(.stopped, "the idle timer from before shutdown: ignored", .timer(token: staleTok, at: T), .stopped, []),
+        row(.stopped, "timer with a token never issued: ignored", .timer(token: unissuedTok, at: T), .stopped, []),
+        row(.stopped, "capture ok: ignored", .captureSucceeded(id: unknownCapture), .stopped, []),
+        row(.stopped, "capture failed: ignored",
+            .captureFailed(id: unknownCapture, message: "EIO", at: T), .stopped, []),
+        row(.stopped, "saved: ignored", .saved(captureID: 7, path: photoPath), .stopped, []),
+        row(.stopped, "save failed: ignored",
+            .saveFailed(captureID: 7, noSpace: true, message: enospc), .stopped, []),
+        row(.stopped, "device fault: ignored", .deviceFault(.camera, message: cameraLost), .stopped, []),
+        row(.stopped, "device recovered: ignored", .deviceRecovered(.camera), .stopped, []),
+        row(.stopped, "storage status: ignored", .storageStatus(refusal: lowSpace), .stopped, []),
+        row(.stopped, "reload: ignored", .reload(reloadedConfig), .stopped, [], config: tableConfig),
+        row(.stopped, "second shutdown: nothing", .shutdown, .stopped, []),
+    ]
+
+    static let rows: [Row] = idle + idleVariants + preview + countdown + capture + review + fault + stopped
+}
+
+@Suite("BoothMachine state × event table")
+struct MachineTableTests {
+    @Test("row", arguments: MachineTable.rows)
+    func tableRow(_ row: Row) throws {
+        var drive = row.start.reach()
+        try #require(drive.machine.state == row.start.expectedState,
+                     "the helper did not reach \(row.start): \(drive.machine.state)")
+        let resolve = drive.resolver
+        let before = drive.machine
+        let event = resolve.event(row.event)
+
+        let out = drive.machine.handle(event)
+
+        #expect(drive.machine.state == resolve.state(row.state))
+        #expect(out == row.commands.map(resolve.command))
+
+        // The last timer started is the one live timer; no timer started leaves the token alone,
+        // except that shutdown makes every outstanding timer stale.
+        let started = out.compactMap { c -> UInt64? in
+            if case let .startTimer(token, _) = c { token } else { nil }
+        }
+        if let last = started.last {
+            #expect(drive.machine.timerToken == last)
+            #expect(started.count == 1, "one timer per event")
+        } else if case .shutdown = event, before.state != .stopped {
+            #expect(drive.machine.timerToken != before.timerToken)
+        } else {
+            #expect(drive.machine.timerToken == before.timerToken)
+        }
+
+        // `streaming` follows the stream commands.
+        var streaming = before.streaming
+        for c in out {
+            if c == .startStream { streaming = true }
+            if c == .stopStream { streaming = false }
+        }
+        #expect(drive.machine.streaming == streaming)
+
+        // The settings change only with applyReload.
+        if let expected = row.config {
+            #expect(drive.machine.config == expected)
+        }
+        if !out.contains(.applyReload) {
+            #expect(drive.machine.config == before.config)
+        }
+    }
+
+    /// Every BoothState case × every BoothEvent case has at least one row, judged by the state the
+    /// helper really reached. `StateKind`/`EventKind` switch over the enums without `default:`, so a
+    /// new state or event stops this target compiling until it has a kind, and then fails here until
+    /// it has rows.
+    @Test("every (state, event) pair has a row, including stale timers and stale capture ids")
+    func everyPairCovered() {
+        var pairs: Set<String> = []
+        var staleTimer: Set<StateKind> = []
+        var staleCaptureOK = false, staleCaptureFailed = false
+        for row in MachineTable.rows {
+            let drive = row.start.reach()
+            let state = StateKind(drive.machine.state)
+            let event = drive.resolver.event(row.event)
+            pairs.insert("\(state.rawValue) × \(EventKind(event).rawValue)")
+            if case let .timer(token, _) = event, token != drive.machine.timerToken { staleTimer.insert(state) }
+            if case let .capture(current, _) = drive.machine.state {
+                if case let .captureSucceeded(id) = event, id != current { staleCaptureOK = true }
+                if case let .captureFailed(id, _, _) = event, id != current { staleCaptureFailed = true }
+            }
+        }
+        for s in StateKind.allCases {
+            for e in EventKind.allCases {
+                #expect(pairs.contains("\(s.rawValue) × \(e.rawValue)"), "no row for \(s.rawValue) × \(e.rawValue)")
+            }
+            #expect(staleTimer.contains(s), "no stale-timer row for \(s.rawValue)")
+        }
+        #expect(staleCaptureOK, "no row with a stale id for capture ok in capture")
+        #expect(staleCaptureFailed, "no row with a stale id for capture failed in capture")
+        #expect(pairs.count == StateKind.allCases.count * EventKind.allCases.count)
+    }
+
+    @Test("every starting state the table uses is used by a row")
+    func everyStartUsed() {
+        let used = Set(MachineTable.rows.map(\.start))
+        for start in Start.allCases {
+            #expect(used.contains(start), "\(start) has no row")
+        }
+    }
+}

@@ -1,0 +1,476 @@
+import BoothCore
+
+// Shared pieces of the state-machine tests: the settings the table runs with, the starting
+// states (each reached by driving a fresh machine through events from `start()`), the
+// placeholders the table uses for path-dependent tokens and capture ids, and the kinds of
+// states and events the coverage test enumerates.
+
+// MARK: Settings
+
+/// The settings of the table. Every duration is distinct, so a `startTimer` names which timer it is.
+let tableConfig = CoreConfig(previewMilliseconds: 2000, previewTimeoutMilliseconds: 20_000,
+                             countdownSeconds: 3, reviewMilliseconds: 4000,
+                             captureTimeoutMilliseconds: 1500, idleStopMilliseconds: 60_000)
+
+/// `session.preview = off`: the preview waits for a press and times out after `session.preview_timeout`.
+let previewOffConfig = CoreConfig(previewMilliseconds: nil, previewTimeoutMilliseconds: 20_000,
+                                  countdownSeconds: 3, reviewMilliseconds: 4000,
+                                  captureTimeoutMilliseconds: 1500, idleStopMilliseconds: 60_000)
+
+/// `session.preview = 0s`, `session.countdown = 0`: the press itself is the trigger.
+let instantConfig = CoreConfig(previewMilliseconds: 0, previewTimeoutMilliseconds: 20_000,
+                               countdownSeconds: 0, reviewMilliseconds: 4000,
+                               captureTimeoutMilliseconds: 1500, idleStopMilliseconds: 60_000)
+
+/// `session.preview = 0s`, `session.countdown = 3`: the press starts the countdown at once.
+let noPreviewConfig = CoreConfig(previewMilliseconds: 0, previewTimeoutMilliseconds: 20_000,
+                                 countdownSeconds: 3, reviewMilliseconds: 4000,
+                                 captureTimeoutMilliseconds: 1500, idleStopMilliseconds: 60_000)
+
+/// `session.preview = 2s`, `session.countdown = 0`: the end of the preview is the trigger.
+let noCountdownConfig = CoreConfig(previewMilliseconds: 2000, previewTimeoutMilliseconds: 20_000,
+                                   countdownSeconds: 0, reviewMilliseconds: 4000,
+                                   captureTimeoutMilliseconds: 1500, idleStopMilliseconds: 60_000)
+
+/// The settings a reload brings in (every value differs from `tableConfig`).
+let reloadedConfig = CoreConfig(previewMilliseconds: 2500, previewTimeoutMilliseconds: 25_000,
+                                countdownSeconds: 5, reviewMilliseconds: 6000,
+                                captureTimeoutMilliseconds: 2500, idleStopMilliseconds: 90_000)
+
+// MARK: Fixed inputs
+
+/// The instant of every event in the table (100 s on CLOCK_MONOTONIC); the driving before it happens earlier.
+let T = MonotonicInstant(nanoseconds: 100_000_000_000)
+/// The id of the press that started the session in every starting state with a session.
+let sessionPress: UInt64 = 1
+/// A different, later press.
+let otherPress: UInt64 = 2
+/// A capture id the machine never issued.
+let unknownCapture: UInt64 = 999
+
+let cameraLost = "VIDIOC_DQBUF: ENODEV on /dev/video0"
+let cameraLostAgain = "VIDIOC_STREAMON: ENODEV on /dev/video0"
+let storageGone = "/photos: not writable (EROFS)"
+let lowSpace = "Storage low: 120MB free, 500MB needed"
+let otherLowSpace = "Storage low: 80MB free, 500MB needed"
+let photoPath = "/photos/2024-06-01/0007-1.jpg"
+
+// MARK: Placeholders
+
+/// Values that depend on the path to the starting state, written symbolically in the table and
+/// resolved against the machine just before the event.
+enum Placeholder {
+    /// The machine's current timer token (the one timer that is live).
+    static let token = UInt64.max
+    /// The token of the next timer the machine starts.
+    static let nextToken = UInt64.max - 1
+    /// A token the machine issued earlier and has since replaced (current − 1).
+    static let staleToken = UInt64.max - 2
+    /// A token the machine has not issued yet (current + 100).
+    static let unissuedToken = UInt64.max - 3
+    /// The id of the latest capture the machine started (the one in flight in capture, shown in review).
+    static let capture = UInt64.max - 10
+    /// The id the machine gives its next capture.
+    static let nextCapture = UInt64.max - 11
+    /// The capture before the latest (in a retry: the first attempt's id).
+    static let previousCapture = UInt64.max - 12
+
+    /// In strings: the latest capture id.
+    static let captureText = "{capture}"
+}
+
+// Short names for the table.
+let tok = Placeholder.token
+let tok1 = Placeholder.nextToken
+let staleTok = Placeholder.staleToken
+let unissuedTok = Placeholder.unissuedToken
+let cap = Placeholder.capture
+let cap1 = Placeholder.nextCapture
+let prevCap = Placeholder.previousCapture
+
+/// Replaces placeholders with the values they stand for at one point of a run.
+struct Resolver {
+    /// The machine's timer token before the event.
+    var token: UInt64
+    /// The highest capture id the machine has issued so far (0 = none).
+    var lastCapture: UInt64
+
+    func id(_ v: UInt64) -> UInt64 {
+        switch v {
+        case Placeholder.token: token
+        case Placeholder.nextToken: token &+ 1
+        case Placeholder.staleToken: token &- 1
+        case Placeholder.unissuedToken: token &+ 100
+        case Placeholder.capture: lastCapture
+        case Placeholder.nextCapture: lastCapture &+ 1
+        case Placeholder.previousCapture: lastCapture &- 1
+        default: v
+        }
+    }
+
+    func text(_ s: String) -> String {
+        s.replacingAll(Placeholder.captureText, with: String(lastCapture))
+    }
+
+    func reasons(_ r: [FaultKind: String]) -> [FaultKind: String] {
+        r.mapValues(text)
+    }
+
+    func event(_ e: BoothEvent) -> BoothEvent {
+        switch e {
+        case .press, .longPress, .deviceFault, .deviceRecovered, .storageStatus, .reload, .shutdown:
+            e
+        case let .timer(token, at): .timer(token: id(token), at: at)
+        case let .captureSucceeded(c): .captureSucceeded(id: id(c))
+        case let .captureFailed(c, message, at): .captureFailed(id: id(c), message: message, at: at)
+        case let .saved(c, path): .saved(captureID: id(c), path: path)
+        case let .saveFailed(c, noSpace, message): .saveFailed(captureID: id(c), noSpace: noSpace, message: message)
+        }
+    }
+
+    func screen(_ s: Screen) -> Screen {
+        switch s {
+        case .idle, .preview, .countdown, .capture: s
+        case let .review(c): .review(captureID: id(c))
+        case let .fault(r): .fault(reasons: reasons(r))
+        }
+    }
+
+    func state(_ s: BoothState) -> BoothState {
+        switch s {
+        case .idle, .preview, .countdown, .stopped: s
+        case let .capture(c, attempt): .capture(id: id(c), attempt: attempt)
+        case let .review(c): .review(captureID: id(c))
+        case let .fault(r): .fault(reasons: reasons(r))
+        }
+    }
+
+    func command(_ c: BoothCommand) -> BoothCommand {
+        switch c {
+        case .startStream, .stopStream, .setLED, .retry, .applyReload, .beginSession, .endSession, .exit: c
+        case let .show(s): .show(screen(s))
+        case let .startTimer(t, ms): .startTimer(token: id(t), milliseconds: ms)
+        case let .capture(i, trigger): .capture(id: id(i), trigger: trigger)
+        case let .save(i): .save(captureID: id(i))
+        case let .log(p, s): .log(p, text(s))
+        }
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced by `replacement` (no Foundation in these tests).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = self[...]
+        while let r = rest.firstRange(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        out += rest
+        return out
+    }
+}
+
+// MARK: A machine being driven
+
+/// A machine plus what the tests need to know about its run so far.
+struct Drive {
+    var machine: BoothMachine
+    /// The highest capture id seen in a `capture` command (0 = none).
+    var lastCapture: UInt64 = 0
+    /// Every command the machine returned, in order.
+    var log: [BoothCommand] = []
+    /// The clock of the driving: 1 s per step, well before `T`.
+    var now = MonotonicInstant(nanoseconds: 1_000_000_000)
+
+    init(_ config: CoreConfig) {
+        machine = BoothMachine(config: config)
+        record(machine.start())
+    }
+
+    mutating func record(_ commands: [BoothCommand]) {
+        log += commands
+        for case let .capture(id, _) in commands { lastCapture = max(lastCapture, id) }
+    }
+
+    @discardableResult
+    mutating func send(_ event: BoothEvent) -> [BoothCommand] {
+        let out = machine.handle(event)
+        record(out)
+        return out
+    }
+
+    mutating func tick() -> MonotonicInstant {
+        now = now.adding(milliseconds: 1000)
+        return now
+    }
+
+    /// Fires the live timer.
+    @discardableResult
+    mutating func fireTimer() -> [BoothCommand] {
+        let at = tick()
+        return send(.timer(token: machine.timerToken, at: at))
+    }
+
+    @discardableResult
+    mutating func press(_ id: UInt64) -> [BoothCommand] {
+        let at = tick()
+        return send(.press(id: id, at: at))
+    }
+
+    var resolver: Resolver { Resolver(token: machine.timerToken, lastCapture: lastCapture) }
+}
+
+// MARK: Starting states
+
+/// Every starting state of the table, each reached from `start()` by real events.
+enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// Idle after `start()`, stream running.
+    case idle
+    /// Idle after the idle timer stopped the stream.
+    case idleStreamStopped
+    /// Idle with sessions refused for low free space.
+    case idleRefused
+    /// Idle after a completed session (review ended); capture 1 was taken.
+    case idleAfterSession
+    /// Idle with `session.preview = 0s`, `session.countdown = 0`.
+    case idleInstant
+    /// Idle with `session.preview = 0s`, `session.countdown = 3`.
+    case idleNoPreview
+    /// Idle with `session.preview = off`.
+    case idlePreviewOff
+    /// Preview (2 s), started by press 1.
+    case preview
+    /// Preview with `session.preview = off`, started by press 1.
+    case previewOff
+    /// Preview with `session.countdown = 0`.
+    case previewNoCountdown
+    /// Preview with a reload waiting.
+    case previewReloadPending
+    /// Countdown at 3, reached by the preview timer (press 1 started the session).
+    case countdown3
+    /// Countdown at 3, reached at once from idle by press 1 (`session.preview = 0s`).
+    case countdownFromPress
+    /// Countdown at 2.
+    case countdown2
+    /// Countdown at 1.
+    case countdown1
+    /// Countdown with a reload waiting.
+    case countdownReloadPending
+    /// Capture, first attempt (id 1).
+    case capture1
+    /// Capture, second attempt after the first failed (id 2; id 1 is stale).
+    case capture2
+    /// Capture, second attempt, with a reload waiting.
+    case capture2ReloadPending
+    /// Review of capture 1.
+    case review
+    /// Review with a camera fault deferred to its end.
+    case reviewDeferredFault
+    /// Review whose deferred camera fault was recovered before its end.
+    case reviewDeferredRecovered
+    /// Review whose save failed with ENOSPC (a storage fault deferred to its end).
+    case reviewSaveFailed
+    /// Review with a reload waiting.
+    case reviewReloadPending
+    /// Review with a deferred fault and a reload waiting.
+    case reviewDeferredFaultReloadPending
+    /// Fault with one reason (camera), stream stopped.
+    case fault
+    /// Fault with two reasons (camera, storage).
+    case fault2
+    /// Fault (camera) while free space is low.
+    case faultRefused
+    /// Fault after two retries, each answered by the camera failing again (the live timer is 4 s, the next 8 s).
+    case faultBackedOff
+    /// Stopped by `shutdown`.
+    case stopped
+
+    var description: String { rawValue }
+
+    /// Drives a fresh machine to this state.
+    func reach() -> Drive {
+        switch self {
+        case .idle:
+            return Drive(tableConfig)
+        case .idleStreamStopped:
+            var d = Drive(tableConfig)
+            d.fireTimer()
+            return d
+        case .idleRefused:
+            var d = Drive(tableConfig)
+            d.send(.storageStatus(refusal: lowSpace))
+            return d
+        case .idleAfterSession:
+            var d = Start.review.reach()
+            d.fireTimer()
+            return d
+        case .idleInstant:
+            return Drive(instantConfig)
+        case .idleNoPreview:
+            return Drive(noPreviewConfig)
+        case .idlePreviewOff:
+            return Drive(previewOffConfig)
+        case .preview:
+            var d = Drive(tableConfig)
+            d.press(sessionPress)
+            return d
+        case .previewOff:
+            var d = Drive(previewOffConfig)
+            d.press(sessionPress)
+            return d
+        case .previewNoCountdown:
+            var d = Drive(noCountdownConfig)
+            d.press(sessionPress)
+            return d
+        case .previewReloadPending:
+            var d = Start.preview.reach()
+            d.send(.reload(reloadedConfig))
+            return d
+        case .countdown3:
+            var d = Start.preview.reach()
+            d.fireTimer()
+            return d
+        case .countdownFromPress:
+            var d = Drive(noPreviewConfig)
+            d.press(sessionPress)
+            return d
+        case .countdown2:
+            var d = Start.countdown3.reach()
+            d.fireTimer()
+            return d
+        case .countdown1:
+            var d = Start.countdown2.reach()
+            d.fireTimer()
+            return d
+        case .countdownReloadPending:
+            var d = Start.countdown3.reach()
+            d.send(.reload(reloadedConfig))
+            return d
+        case .capture1:
+            var d = Start.countdown1.reach()
+            d.fireTimer()
+            return d
+        case .capture2:
+            var d = Start.capture1.reach()
+            let at = d.tick()
+            d.send(.captureFailed(id: d.lastCapture, message: "VIDIOC_DQBUF: EIO", at: at))
+            return d
+        case .capture2ReloadPending:
+            var d = Start.capture2.reach()
+            d.send(.reload(reloadedConfig))
+            return d
+        case .review:
+            var d = Start.capture1.reach()
+            d.send(.captureSucceeded(id: d.lastCapture))
+            return d
+        case .reviewDeferredFault:
+            var d = Start.review.reach()
+            d.send(.deviceFault(.camera, message: cameraLost))
+            return d
+        case .reviewDeferredRecovered:
+            var d = Start.reviewDeferredFault.reach()
+            d.send(.deviceRecovered(.camera))
+            return d
+        case .reviewSaveFailed:
+            var d = Start.review.reach()
+            d.send(.saveFailed(captureID: d.lastCapture, noSpace: true, message: "No space left on device"))
+            return d
+        case .reviewReloadPending:
+            var d = Start.review.reach()
+            d.send(.reload(reloadedConfig))
+            return d
+        case .reviewDeferredFaultReloadPending:
+            var d = Start.reviewDeferredFault.reach()
+            d.send(.reload(reloadedConfig))
+            return d
+        case .fault:
+            var d = Drive(tableConfig)
+            d.send(.deviceFault(.camera, message: cameraLost))
+            return d
+        case .fault2:
+            var d = Start.fault.reach()
+            d.send(.deviceFault(.storage, message: storageGone))
+            return d
+        case .faultRefused:
+            var d = Start.fault.reach()
+            d.send(.storageStatus(refusal: lowSpace))
+            return d
+        case .faultBackedOff:
+            var d = Start.fault.reach()
+            d.fireTimer()
+            d.send(.deviceFault(.camera, message: cameraLost))
+            d.fireTimer()
+            d.send(.deviceFault(.camera, message: cameraLost))
+            return d
+        case .stopped:
+            var d = Drive(tableConfig)
+            d.send(.shutdown)
+            return d
+        }
+    }
+
+    /// The state this start is named for, checked before each row runs.
+    var expectedState: BoothState {
+        switch self {
+        case .idle, .idleStreamStopped, .idleRefused, .idleAfterSession, .idleInstant, .idleNoPreview,
+             .idlePreviewOff: .idle
+        case .preview, .previewOff, .previewNoCountdown, .previewReloadPending: .preview
+        case .countdown3, .countdownFromPress, .countdownReloadPending: .countdown(remaining: 3)
+        case .countdown2: .countdown(remaining: 2)
+        case .countdown1: .countdown(remaining: 1)
+        case .capture1: .capture(id: 1, attempt: 1)
+        case .capture2, .capture2ReloadPending: .capture(id: 2, attempt: 2)
+        case .review, .reviewDeferredFault, .reviewDeferredRecovered, .reviewSaveFailed, .reviewReloadPending,
+             .reviewDeferredFaultReloadPending: .review(captureID: 1)
+        case .fault, .faultRefused, .faultBackedOff: .fault(reasons: [.camera: cameraLost])
+        case .fault2: .fault(reasons: [.camera: cameraLost, .storage: storageGone])
+        case .stopped: .stopped
+        }
+    }
+}
+
+// MARK: Kinds, for the coverage test
+
+/// The cases of ``BoothState`` without their payloads. The switch has no `default:`, so a new
+/// state does not compile here until it gets a kind (and then the coverage test asks for its rows).
+enum StateKind: String, CaseIterable, Sendable {
+    case idle, preview, countdown, capture, review, fault, stopped
+
+    init(_ s: BoothState) {
+        switch s {
+        case .idle: self = .idle
+        case .preview: self = .preview
+        case .countdown: self = .countdown
+        case .capture: self = .capture
+        case .review: self = .review
+        case .fault: self = .fault
+        case .stopped: self = .stopped
+        }
+    }
+}
+
+/// The cases of ``BoothEvent`` without their payloads; same rule as ``StateKind``.
+enum EventKind: String, CaseIterable, Sendable {
+    case press, longPress, timer, captureSucceeded, captureFailed, saved, saveFailed
+    case deviceFault, deviceRecovered, storageStatus, reload, shutdown
+
+    init(_ e: BoothEvent) {
+        switch e {
+        case .press: self = .press
+        case .longPress: self = .longPress
+        case .timer: self = .timer
+        case .captureSucceeded: self = .captureSucceeded
+        case .captureFailed: self = .captureFailed
+        case .saved: self = .saved
+        case .saveFailed: self = .saveFailed
+        case .deviceFault: self = .deviceFault
+        case .deviceRecovered: self = .deviceRecovered
+        case .storageStatus: self = .storageStatus
+        case .reload: self = .reload
+        case .shutdown: self = .shutdown
+        }
+    }
+}
