@@ -123,8 +123,9 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
             case .failed(let code):
                 throw V4L2Error(call: "poll", errno: code, device: identity)
             case .error(let revents):
-                // A gone device usually reports its errno on DQBUF; otherwise POLLERR is the fault.
-                _ = try drain(node, stream: stream)
+                // A gone device usually reports its errno on DQBUF; a frame still there is delivered;
+                // otherwise POLLERR/POLLHUP is the fault.
+                if let frame = try drain(node, stream: stream) { return frame }
                 throw V4L2Error(call: "poll", errno: EIO, device: identity,
                                 detail: "POLLERR/POLLHUP (revents 0x\(String(UInt16(bitPattern: revents), radix: 16)))")
             case .readable:
