@@ -1,0 +1,131 @@
+import BoothCore
+
+/// A camera the runtime streams from: the real ``V4L2Camera`` or the ``SimulatedCamera``.
+///
+/// An instance is confined to one thread the runtime owns (all calls, including
+/// `statistics`, come from it); `start` and `nextFrame` block that thread. Conformers are
+/// `Sendable` so the instance can be handed to that thread.
+public protocol CameraDevice: AnyObject, Sendable {
+    /// A name for logs, e.g. `"/dev/video0 (vivid, platform:vivid-000)"`.
+    var identity: String { get }
+    /// Opens the camera, negotiates format, size and frame interval, applies the controls and
+    /// starts streaming. Blocks. Throws ``V4L2Error`` (e.g. `v4l2_open`, `VIDIOC_S_FMT`).
+    func start(_ request: StreamRequest) throws -> StreamInfo
+    /// Waits up to `timeoutMilliseconds` for a frame and returns the newest one, or nil on timeout.
+    /// Throws ``V4L2Error`` (``V4L2Error/isDisconnect`` when the camera is gone).
+    func nextFrame(timeoutMilliseconds: Int) throws -> Frame?
+    /// Restarts the stream at another size (same format preference and frame rate), then drops
+    /// the request's `settleFrames`. Throws ``V4L2Error``.
+    func reconfigure(size: FrameSize) throws -> StreamInfo
+    /// Stops streaming and releases the device. Safe to call more than once.
+    func stop()
+    /// Counters since `start`.
+    var statistics: CameraStatistics { get }
+}
+
+/// What to stream: the `camera.*` settings for one stream.
+public struct StreamRequest: Sendable, Hashable {
+    /// The `camera.device` setting: `""`/`"auto"`, a path, a `/dev/v4l/by-id` name or a card-name substring.
+    public var device: String
+    /// The `camera.format` setting.
+    public var format: FormatPreference
+    /// The frame size to ask for, pixels (the nearest offered size is used otherwise).
+    public var size: FrameSize
+    /// Frames per second to ask for (`VIDIOC_S_PARM`).
+    public var framesPerSecond: Double
+    /// Frames dropped after start and after each size switch while exposure settles.
+    public var settleFrames: Int
+    /// Controls to set where the camera has them.
+    public var controls: CameraControlSettings
+
+    public init(device: String = "auto", format: FormatPreference = .auto,
+                size: FrameSize = FrameSize(width: 1280, height: 720), framesPerSecond: Double = 30,
+                settleFrames: Int = 0, controls: CameraControlSettings = CameraControlSettings()) {
+        self.device = device
+        self.format = format
+        self.size = size
+        self.framesPerSecond = framesPerSecond
+        self.settleFrames = settleFrames
+        self.controls = controls
+    }
+}
+
+/// The stream a camera settled on.
+public struct StreamInfo: Sendable, Hashable {
+    /// The device node streamed from, e.g. `"/dev/video0"` (`"sim"` for the simulated camera).
+    public var devicePath: String
+    /// The card name (`v4l2_capability.card`).
+    public var card: String
+    /// The pixel format of the frames.
+    public var format: PixelFormat
+    /// The frame size, pixels.
+    public var size: FrameSize
+    /// Bytes per line of packed formats (0 for MJPEG).
+    public var bytesPerLine: Int
+    /// The frame interval the driver set (nil when it does not support `VIDIOC_S_PARM`).
+    public var frameInterval: FrameInterval?
+    /// Warnings from negotiation (size, format or frame rate not offered; a control that failed).
+    public var warnings: [String]
+    /// Information on controls: which were set, which the camera lacks.
+    public var controlNotes: [String]
+
+    public init(devicePath: String, card: String, format: PixelFormat, size: FrameSize, bytesPerLine: Int,
+                frameInterval: FrameInterval?, warnings: [String], controlNotes: [String]) {
+        self.devicePath = devicePath
+        self.card = card
+        self.format = format
+        self.size = size
+        self.bytesPerLine = bytesPerLine
+        self.frameInterval = frameInterval
+        self.warnings = warnings
+        self.controlNotes = controlNotes
+    }
+
+    /// Frames per second of `frameInterval`, or nil.
+    public var framesPerSecond: Double? { frameInterval?.framesPerSecond }
+}
+
+/// Counters of a camera since `start`.
+public struct CameraStatistics: Sendable, Hashable {
+    /// Frames returned by `nextFrame`.
+    public var framesDelivered: Int = 0
+    /// Frames dropped as bad: empty, flagged `V4L2_BUF_FLAG_ERROR`, or MJPEG without SOI/EOI.
+    public var framesDropped: Int = 0
+    /// Frames skipped because a newer one was already there (stale queued buffers).
+    public var framesSkipped: Int = 0
+    /// Frames dropped while exposure settled after a start or size switch.
+    public var framesSettling: Int = 0
+    /// Frames per second the camera produces, measured over the recent dequeued buffers; 0 until known.
+    public var measuredFramesPerSecond: Double = 0
+
+    public init() {}
+}
+
+/// The `camera.power_line` setting: mains frequency against flicker (`V4L2_CID_POWER_LINE_FREQUENCY`).
+public enum PowerLineFrequency: String, Sendable, CaseIterable, Hashable {
+    case off, hz50 = "50", hz60 = "60", auto
+}
+
+/// Auto or locked, for exposure, white balance and focus.
+public enum ControlMode: String, Sendable, CaseIterable, Hashable {
+    /// The camera's automatic mode.
+    case auto
+    /// Fixed at the value the camera has when the stream starts.
+    case locked
+}
+
+/// Controls to set where the camera has them; nil leaves a control as it is.
+public struct CameraControlSettings: Sendable, Hashable {
+    public var powerLineFrequency: PowerLineFrequency?
+    public var exposure: ControlMode?
+    public var whiteBalance: ControlMode?
+    public var focus: ControlMode?
+
+    public init(powerLineFrequency: PowerLineFrequency? = nil, exposure: ControlMode? = nil,
+                whiteBalance: ControlMode? = nil, focus: ControlMode? = nil) {
+        self.powerLineFrequency = powerLineFrequency
+        self.exposure = exposure
+        self.whiteBalance = whiteBalance
+        self.focus = focus
+    }
+}

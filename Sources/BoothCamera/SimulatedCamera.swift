@@ -1,0 +1,180 @@
+import BoothCore
+import Glibc  // errno constants only
+import Synchronization
+
+/// The clock a ``SimulatedCamera`` runs on: `now` on `CLOCK_MONOTONIC` and a sleep in nanoseconds.
+/// Tests inject a manual clock whose `sleep` advances `now`.
+public struct SimulatedClock: Sendable {
+    /// The current instant.
+    public var now: @Sendable () -> MonotonicInstant
+    /// Blocks the calling thread for the given nanoseconds.
+    public var sleep: @Sendable (_ nanoseconds: UInt64) -> Void
+
+    public init(now: @escaping @Sendable () -> MonotonicInstant, sleep: @escaping @Sendable (UInt64) -> Void) {
+        self.now = now
+        self.sleep = sleep
+    }
+
+    /// `CLOCK_MONOTONIC` and `nanosleep`.
+    public static let system = SimulatedClock(now: { Sys.monotonicNow() }, sleep: { Sys.sleep(nanoseconds: $0) })
+}
+
+/// A built-in test-pattern camera for `--simulate` and tests: YUYV (or RGB24 when asked) at the
+/// requested size and frame rate, paced in real time by ``nextFrame(timeoutMilliseconds:)``,
+/// with monotonic timestamps and sequence numbers like a V4L2 driver's.
+///
+/// Confined to the runtime's camera thread like ``V4L2Camera``; only ``unplug()`` and
+/// ``replug()`` may be called from any thread (they use an atomic), hence `@unchecked Sendable`.
+public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
+    /// The name used as device path in errors and ``StreamInfo``.
+    public let name: String
+    private let clock: SimulatedClock
+    private let plugged = Atomic<Bool>(true)
+
+    private var request = StreamRequest()
+    private var pattern: TestPattern?
+    private var interval = FrameInterval(numerator: 1, denominator: 30)
+    private var streamStart = MonotonicInstant(nanoseconds: 0)
+    private var nextIndex: UInt64 = 0
+    private var settleRemaining = 0
+    private var info: StreamInfo?
+    private var recentStamps: [UInt64] = []
+    public private(set) var statistics = CameraStatistics()
+
+    public init(name: String = "sim", clock: SimulatedClock = .system) {
+        self.name = name
+        self.clock = clock
+    }
+
+    public var identity: String { "\(name) (simulated test pattern)" }
+
+    /// Simulates pulling the USB cable: `nextFrame` then throws `V4L2Error(call: "VIDIOC_DQBUF",
+    /// errno: ENODEV)` and `start` throws `V4L2Error(call: "open", errno: ENOENT)`. Any thread.
+    public func unplug() { plugged.store(false, ordering: .sequentiallyConsistent) }
+
+    /// Plugs the camera back in; streaming needs a new `start`. Any thread.
+    public func replug() { plugged.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Whether the simulated cable is in.
+    public var isPlugged: Bool { plugged.load(ordering: .sequentiallyConsistent) }
+
+    /// Starts the pattern: YUYV, or RGB24 when `request.format` is `.rgb24` (MJPEG is not offered:
+    /// a warning and YUYV). Width is rounded up to even; frame rate clamped to 1…240 fps.
+    /// Throws `V4L2Error(call: "open", errno: ENOENT)` while unplugged.
+    public func start(_ request: StreamRequest) throws -> StreamInfo {
+        stop()
+        guard isPlugged else {
+            throw V4L2Error(call: "open", errno: ENOENT, device: name, detail: "simulated camera unplugged")
+        }
+        self.request = request
+        statistics = CameraStatistics()
+        var warnings: [String] = []
+        if request.format == .mjpeg {
+            warnings.append("camera.format mjpeg is not offered by the simulated camera; using yuyv")
+        }
+        let fps = min(max(request.framesPerSecond, 1), 240)
+        if fps != request.framesPerSecond {
+            warnings.append("\(request.framesPerSecond) fps is not offered by the simulated camera; using \(fps) fps")
+        }
+        interval = FrameInterval(framesPerSecond: fps)
+        return configure(size: request.size, warnings: warnings)
+    }
+
+    /// Restarts the pattern at `size` (sequence numbers start again at 0, like a V4L2 STREAMON),
+    /// then drops `settleFrames`. Throws `V4L2Error(call: "VIDIOC_S_FMT", errno: ENODEV)` while
+    /// unplugged and `EBADF` when not started.
+    public func reconfigure(size: FrameSize) throws -> StreamInfo {
+        guard pattern != nil else {
+            throw V4L2Error(call: "VIDIOC_S_FMT", errno: EBADF, device: name, detail: "camera not started")
+        }
+        guard isPlugged else {
+            throw V4L2Error(call: "VIDIOC_S_FMT", errno: ENODEV, device: name, detail: "simulated camera unplugged")
+        }
+        return configure(size: size, warnings: [])
+    }
+
+    private func configure(size: FrameSize, warnings: [String]) -> StreamInfo {
+        var warnings = warnings
+        let format: PixelFormat = request.format == .rgb24 ? .rgb24 : .yuyv
+        var actual = FrameSize(width: max(size.width, 2), height: max(size.height, 1))
+        if format == .yuyv, actual.width % 2 != 0 { actual.width += 1 }
+        if actual != size { warnings.append("size \(size) is not offered; using \(actual)") }
+        let pattern = TestPattern(format: format, size: actual)
+        self.pattern = pattern
+        streamStart = clock.now()
+        nextIndex = 0
+        settleRemaining = max(request.settleFrames, 0)
+        let info = StreamInfo(devicePath: name, card: "Photobooth test pattern", format: format, size: actual,
+                              bytesPerLine: pattern.bytesPerLine, frameInterval: interval, warnings: warnings,
+                              controlNotes: ["simulated camera has no controls; skipped"])
+        self.info = info
+        return info
+    }
+
+    /// Sleeps until the next frame is due (at most `timeoutMilliseconds`) and returns it, or nil
+    /// when none is due within the timeout. A caller that falls behind gets the newest frame; the
+    /// ones it missed count as skipped. Timestamps are the frames' due instants on the clock.
+    /// Throws `V4L2Error(call: "VIDIOC_DQBUF", errno: ENODEV)` when unplugged (``V4L2Error/isDisconnect``).
+    public func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
+        guard let pattern, let info else {
+            throw V4L2Error(call: "VIDIOC_DQBUF", errno: EBADF, device: name, detail: "stream not started")
+        }
+        let period = UInt64(max(interval.seconds, 1e-6) * 1e9)
+        let deadline = clock.now().adding(milliseconds: Int64(max(timeoutMilliseconds, 0)))
+        while true {
+            guard isPlugged else {
+                throw V4L2Error(call: "VIDIOC_DQBUF", errno: ENODEV, device: name, detail: "simulated camera unplugged")
+            }
+            let due = MonotonicInstant(nanoseconds: streamStart.nanoseconds &+ nextIndex &* period)
+            var now = clock.now()
+            if due > deadline {
+                if deadline > now { clock.sleep(deadline.nanoseconds - now.nanoseconds) }
+                return nil
+            }
+            if due > now {
+                clock.sleep(due.nanoseconds - now.nanoseconds)
+                now = clock.now()
+            }
+            guard isPlugged else {
+                throw V4L2Error(call: "VIDIOC_DQBUF", errno: ENODEV, device: name, detail: "simulated camera unplugged")
+            }
+            // The newest frame due by now; frames the caller was too late for are skipped.
+            let elapsed = now.nanoseconds > streamStart.nanoseconds ? now.nanoseconds - streamStart.nanoseconds : 0
+            let newest = max(nextIndex, elapsed / period)
+            statistics.framesSkipped += Int(newest - nextIndex)
+            nextIndex = newest + 1
+            let timestamp = MonotonicInstant(nanoseconds: streamStart.nanoseconds &+ newest &* period)
+            noteTimestamp(timestamp)
+            if settleRemaining > 0 {
+                settleRemaining -= 1
+                statistics.framesSettling += 1
+                continue
+            }
+            let sequence = UInt32(truncatingIfNeeded: newest)
+            let seconds = Double(newest * period) / 1e9
+            let bytes = [UInt8](unsafeUninitializedCapacity: pattern.frameLength) { buffer, count in
+                if let base = buffer.baseAddress {
+                    pattern.render(index: sequence, seconds: seconds, into: UnsafeMutableRawPointer(base))
+                }
+                count = pattern.frameLength
+            }
+            statistics.framesDelivered += 1
+            return Frame(format: info.format, size: info.size, bytesPerLine: info.bytesPerLine, bytes: bytes,
+                         timestamp: timestamp, timestampIsMonotonic: true, sequence: sequence)
+        }
+    }
+
+    /// Stops the pattern. Safe to call twice.
+    public func stop() {
+        pattern = nil
+        info = nil
+    }
+
+    private func noteTimestamp(_ t: MonotonicInstant) {
+        recentStamps.append(t.nanoseconds)
+        if recentStamps.count > 30 { recentStamps.removeFirst(recentStamps.count - 30) }
+        if recentStamps.count >= 2, let first = recentStamps.first, let last = recentStamps.last, last > first {
+            statistics.measuredFramesPerSecond = Double(recentStamps.count - 1) / (Double(last - first) / 1e9)
+        }
+    }
+}

@@ -1,0 +1,412 @@
+import BoothCore
+import Glibc  // errno constants only; C calls live in V4L2Calls.swift
+
+/// A real V4L2 camera: libv4l2, a non-blocking fd, mmap streaming.
+///
+/// Confined to the one thread the runtime owns for the camera (see ``CameraDevice``);
+/// `@unchecked Sendable` only so it can be handed to that thread: no state is shared.
+public final class V4L2Camera: CameraDevice, @unchecked Sendable {
+    /// Where nodes are found for `auto` and name selectors.
+    public let discovery: CameraDiscovery
+    /// Buffers requested with `VIDIOC_REQBUFS` (the driver may grant more or fewer; fewer than 2 fails).
+    public let bufferCount: Int
+
+    public private(set) var identity: String = "V4L2 camera (not started)"
+    public private(set) var statistics = CameraStatistics()
+
+    private var node: V4L2Node?
+    private var card = ""
+    private var offers: [FormatOffer] = []
+    private var mapped: [(start: UnsafeMutableRawPointer, length: Int)] = []
+    private var streaming = false
+    private var request = StreamRequest()
+    private var stream: StreamInfo?
+    private var controlNotes: [String] = []
+    private var controlWarnings: [String] = []
+    private var settleRemaining = 0
+    private var recentStamps: [UInt64] = []
+
+    public init(discovery: CameraDiscovery = CameraDiscovery(), bufferCount: Int = 4) {
+        self.discovery = discovery
+        self.bufferCount = bufferCount
+    }
+
+    deinit { stop() }
+
+    /// The node path `selector` picks now (re-resolved on every call: after an unplug the camera
+    /// may come back as another `/dev/videoN`). Paths (including by-id links) are followed
+    /// without opening anything; `auto` and names run ``CameraDiscovery`` (`VIDIOC_QUERYCAP` per node).
+    /// Throws `V4L2Error(call: "select camera", errno: ENODEV, device: selector)` when nothing matches.
+    public static func resolve(_ selector: CameraSelector, discovery: CameraDiscovery) throws(V4L2Error) -> String {
+        switch selector {
+        case .path(let p):
+            return CameraDiscovery.resolveLink(p) ?? p
+        case .auto, .name:
+            let found = discovery.cameras(detail: .capabilities)
+            guard let camera = selector.select(from: found) else {
+                let seen = found.map(\.identity).joined(separator: "; ")
+                throw V4L2Error(call: "select camera", errno: ENODEV, device: selector.description,
+                                detail: "no usable video capture device matches" + (seen.isEmpty ? " (no video nodes)" : " (found: \(seen))"))
+            }
+            return camera.path
+        }
+    }
+
+    /// Resolves `request.device`, opens it (non-blocking) and checks
+    /// `VIDIOC_QUERYCAP` (video capture + streaming) before handing it to libv4l2 (`v4l2_fd_open`),
+    /// chooses the format (``FormatChooser``),
+    /// sets it (`VIDIOC_S_FMT`) and the frame interval (`VIDIOC_S_PARM`), applies the controls
+    /// the camera has, maps `bufferCount` buffers and starts streaming (`VIDIOC_STREAMON`).
+    /// Stops a previous stream first. Throws ``V4L2Error`` naming the failed call.
+    public func start(_ request: StreamRequest) throws -> StreamInfo {
+        stop()
+        statistics = CameraStatistics()
+        recentStamps = []
+        self.request = request
+        let path = try V4L2Camera.resolve(CameraSelector(parsing: request.device), discovery: discovery)
+        identity = path
+        let (node, cap) = try Sys.openVideo(path)
+        self.node = node
+        do {
+            card = cap.card
+            identity = CameraInfo(path: path, driver: cap.driver, card: cap.card, busInfo: cap.busInfo).identity
+            guard cap.isVideoCapture, cap.canStream else {
+                throw V4L2Error(call: "VIDIOC_QUERYCAP", errno: EOPNOTSUPP, device: path,
+                                detail: "not a video capture device with streaming I/O (capabilities 0x\(String(cap.capabilities, radix: 16)))")
+            }
+            offers = try CameraDiscovery.formats(of: node)
+            (controlNotes, controlWarnings) = applyControls(request.controls, on: node)
+            return try configure(size: request.size)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Stops the stream, frees the buffers and restarts at `size` (format preference and frame rate
+    /// as requested at start), then drops `settleFrames` frames. Throws ``V4L2Error``; after a
+    /// failure the camera is stopped.
+    public func reconfigure(size: FrameSize) throws -> StreamInfo {
+        guard node != nil else {
+            throw V4L2Error(call: "VIDIOC_S_FMT", errno: EBADF, device: identity, detail: "camera not started")
+        }
+        do {
+            try releaseBuffers()
+            return try configure(size: size)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Waits up to `timeoutMilliseconds` (poll) and returns the newest good frame, or nil on timeout.
+    ///
+    /// Dequeues (`VIDIOC_DQBUF`) until EAGAIN, keeps the newest buffer and re-queues older ones at
+    /// once (counted as skipped); drops empty, error-flagged and, for MJPEG, SOI/EOI-less buffers
+    /// (counted as dropped) and the settle frames after a start or switch. The frame's bytes are
+    /// copied out before the buffer is re-queued. Throws ``V4L2Error``: `POLLERR`/`POLLHUP` as
+    /// `poll`/EIO, a vanished device as `VIDIOC_DQBUF`/ENODEV (both ``V4L2Error/isDisconnect``).
+    public func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
+        guard let node, streaming, let stream else {
+            throw V4L2Error(call: "VIDIOC_DQBUF", errno: EBADF, device: identity, detail: "stream not started")
+        }
+        let deadline = Sys.monotonicNow().adding(milliseconds: Int64(max(timeoutMilliseconds, 0)))
+        while true {
+            let now = Sys.monotonicNow()
+            let remaining = max(0, Int32(clamping: Int64(deadline.milliseconds(since: now).rounded(.up))))
+            switch Sys.pollReadable(node.fd, timeoutMilliseconds: remaining) {
+            case .timeout:
+                return nil
+            case .interrupted:
+                if Sys.monotonicNow() >= deadline { return nil }
+                continue
+            case .failed(let code):
+                throw V4L2Error(call: "poll", errno: code, device: identity)
+            case .error(let revents):
+                // A gone device usually reports its errno on DQBUF; a frame still there is delivered;
+                // otherwise POLLERR/POLLHUP is the fault.
+                if let frame = try drain(node, stream: stream) { return frame }
+                throw V4L2Error(call: "poll", errno: EIO, device: identity,
+                                detail: "POLLERR/POLLHUP (revents 0x\(String(UInt16(bitPattern: revents), radix: 16)))")
+            case .readable:
+                if let frame = try drain(node, stream: stream) { return frame }
+                if Sys.monotonicNow() >= deadline { return nil }
+            }
+        }
+    }
+
+    /// Stops streaming (`VIDIOC_STREAMOFF`), unmaps the buffers, frees them (`VIDIOC_REQBUFS` 0)
+    /// and closes the fd. Errors are ignored (the device may be gone). Safe to call twice.
+    public func stop() {
+        if let node {
+            try? releaseBuffers()
+            if !mapped.isEmpty {  // releaseBuffers failed part way: unmap anyway
+                for m in mapped { node.unmap(m.start, length: m.length) }
+                mapped = []
+            }
+            node.close()
+        }
+        node = nil
+        streaming = false
+        stream = nil
+    }
+
+    // MARK: - Streaming
+
+    /// Dequeues until EAGAIN; returns the newest good frame (re-queued after copying) or nil.
+    private func drain(_ node: V4L2Node, stream: StreamInfo) throws(V4L2Error) -> Frame? {
+        var newest: (buffer: V4L2DequeuedBuffer, dequeuedAt: MonotonicInstant)?
+        while let buffer = try node.dequeueBuffer() {
+            let dequeuedAt = Sys.monotonicNow()
+            noteTimestamp(buffer.monotonicTimestamp ?? dequeuedAt)
+            if defect(of: buffer, format: stream.format) != nil {
+                statistics.framesDropped += 1
+                try node.queueBuffer(index: buffer.index)
+                continue
+            }
+            if let older = newest {
+                statistics.framesSkipped += 1
+                try node.queueBuffer(index: older.buffer.index)
+            }
+            newest = (buffer, dequeuedAt)
+        }
+        guard let (buffer, dequeuedAt) = newest else { return nil }
+        if settleRemaining > 0 {
+            settleRemaining -= 1
+            statistics.framesSettling += 1
+            try node.queueBuffer(index: buffer.index)
+            return nil
+        }
+        let m = mapped[buffer.index]
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: m.start, count: min(buffer.bytesUsed, m.length)))
+        try node.queueBuffer(index: buffer.index)
+        statistics.framesDelivered += 1
+        return Frame(format: stream.format, size: stream.size, bytesPerLine: stream.bytesPerLine, bytes: bytes,
+                     timestamp: buffer.monotonicTimestamp ?? dequeuedAt,
+                     timestampIsMonotonic: buffer.monotonicTimestamp != nil, sequence: buffer.sequence)
+    }
+
+    private func defect(of buffer: V4L2DequeuedBuffer, format: PixelFormat) -> FrameDefect? {
+        if buffer.hasError { return .flaggedError }
+        guard buffer.index >= 0, buffer.index < mapped.count else { return .flaggedError }
+        let m = mapped[buffer.index]
+        return FrameCheck.defect(of: UnsafeRawBufferPointer(start: m.start, count: min(buffer.bytesUsed, m.length)),
+                                 format: format)
+    }
+
+    private func noteTimestamp(_ t: MonotonicInstant) {
+        recentStamps.append(t.nanoseconds)
+        if recentStamps.count > 30 { recentStamps.removeFirst(recentStamps.count - 30) }
+        if let first = recentStamps.first, let last = recentStamps.last, last > first, recentStamps.count >= 2 {
+            statistics.measuredFramesPerSecond = Double(recentStamps.count - 1) / (Double(last - first) / 1e9)
+        }
+    }
+
+    // MARK: - Negotiation
+
+    /// Chooses and sets format, size and interval, maps and queues the buffers, starts streaming.
+    private func configure(size: FrameSize) throws(V4L2Error) -> StreamInfo {
+        guard let node else {
+            throw V4L2Error(call: "VIDIOC_S_FMT", errno: EBADF, device: identity, detail: "camera not open")
+        }
+        let choice: FormatChoice
+        do {
+            choice = try FormatChooser.choose(offers: offers, preference: request.format, size: size,
+                                              framesPerSecond: request.framesPerSecond) { offer, size in
+                offer.intervals[size] ?? (try? node.enumFrameIntervals(fourcc: offer.fourcc, size: size))
+            }
+        } catch {
+            throw V4L2Error(call: "VIDIOC_ENUM_FMT", errno: EINVAL, device: identity, detail: error.description)
+        }
+        var warnings = choice.warnings
+        let set = try node.setFormat(fourcc: choice.format.fourcc, size: choice.size)
+        guard let format = PixelFormat(fourcc: set.fourcc) else {
+            throw V4L2Error(call: "VIDIOC_S_FMT", errno: EINVAL, device: identity,
+                            detail: "asked for \(choice.format.rawValue), the driver set \(PixelFormat.string(fromFourcc: set.fourcc))")
+        }
+        if format != choice.format {
+            warnings.append("asked for \(choice.format.rawValue), the driver set \(format.rawValue)")
+        }
+        if set.size != choice.size {
+            warnings.append("asked for \(choice.size), the driver set \(set.size)")
+        }
+        var interval: FrameInterval? = nil
+        if let wanted = choice.interval {
+            do {
+                let params = try node.streamParameters()
+                if params.canSetInterval {
+                    let actual = try node.setFrameInterval(wanted)
+                    interval = actual
+                    if abs(actual.framesPerSecond - wanted.framesPerSecond) > 0.01 {
+                        warnings.append("asked for \(wanted), the driver set \(actual)")
+                    }
+                } else {
+                    interval = params.interval
+                    warnings.append("the driver does not support setting the frame interval; it runs at \(params.interval)")
+                }
+            } catch {
+                warnings.append("frame interval not set: \(error)")
+            }
+        }
+        let bytesPerPixel = format == .yuyv ? 2 : (format == .rgb24 ? 3 : 0)
+        let bytesPerLine = bytesPerPixel == 0 ? 0 : max(set.bytesPerLine, set.size.width * bytesPerPixel)
+
+        let granted = try node.requestBuffers(count: bufferCount)
+        guard granted >= 2 else {
+            throw V4L2Error(call: "VIDIOC_REQBUFS", errno: ENOMEM, device: identity,
+                            detail: "the driver granted \(granted) buffers, at least 2 are needed")
+        }
+        for index in 0..<granted {
+            let b = try node.queryBuffer(index: index)
+            let start = try node.map(length: b.length, offset: b.offset)
+            mapped.append((start, b.length))
+        }
+        for index in 0..<granted { try node.queueBuffer(index: index) }
+        try node.streamOn()
+        streaming = true
+        settleRemaining = max(request.settleFrames, 0)
+        let info = StreamInfo(devicePath: node.path, card: card, format: format, size: set.size,
+                              bytesPerLine: bytesPerLine, frameInterval: interval,
+                              warnings: warnings + controlWarnings, controlNotes: controlNotes)
+        stream = info
+        return info
+    }
+
+    /// STREAMOFF, munmap, REQBUFS 0.
+    private func releaseBuffers() throws(V4L2Error) {
+        guard let node else { return }
+        if streaming {
+            streaming = false
+            try node.streamOff()
+        }
+        for m in mapped { node.unmap(m.start, length: m.length) }
+        let hadBuffers = !mapped.isEmpty
+        mapped = []
+        if hadBuffers { _ = try node.requestBuffers(count: 0) }
+    }
+
+    // MARK: - Controls
+
+    /// Sets the requested controls the camera has. Returns (notes, warnings): a missing control is
+    /// a note, a control that exists but cannot be set is a warning; neither stops the stream.
+    private func applyControls(_ settings: CameraControlSettings, on node: V4L2Node) -> ([String], [String]) {
+        var notes: [String] = []
+        var warnings: [String] = []
+        func present(_ id: UInt32) -> V4L2ControlDescription? {
+            guard let q = try? node.queryControl(id: id), q.id == id,
+                  q.flags & V4L2ControlID.flagDisabled == 0 else { return nil }
+            return q
+        }
+        func hasMenuItem(_ q: V4L2ControlDescription, _ value: Int32) -> Bool {
+            value >= q.minimum && value <= q.maximum && node.menuItem(id: q.id, index: UInt32(value), integerMenu: false) != nil
+        }
+        func set(_ id: UInt32, _ value: Int32, _ what: String) -> Bool {
+            do {
+                try node.setControl(id: id, value: value)
+                return true
+            } catch {
+                warnings.append("\(what): \(error)")
+                return false
+            }
+        }
+        let lock = present(V4L2ControlID.lock3A)
+        func setLockBit(_ bit: Int32, _ on: Bool, _ what: String) -> Bool {
+            guard lock != nil, let current = try? node.control(id: V4L2ControlID.lock3A) else { return false }
+            return set(V4L2ControlID.lock3A, on ? current | bit : current & ~bit, what)
+        }
+        /// Locks an auto/manual pair by reading the absolute value, switching auto off, writing it back.
+        func lockByManual(autoID: UInt32, manualValue: Int32, absoluteID: UInt32, what: String) {
+            let value = present(absoluteID) != nil ? try? node.control(id: absoluteID) : nil
+            guard set(autoID, manualValue, what) else { return }
+            if let value { _ = set(absoluteID, value, what) }
+            notes.append("\(what) locked" + (value.map { " at \($0)" } ?? ""))
+        }
+
+        if let plf = settings.powerLineFrequency {
+            if let q = present(V4L2ControlID.powerLineFrequency) {
+                let value: Int32
+                switch plf {
+                case .off: value = V4L2ControlID.powerLineOff
+                case .hz50: value = V4L2ControlID.powerLine50Hz
+                case .hz60: value = V4L2ControlID.powerLine60Hz
+                case .auto: value = V4L2ControlID.powerLineAuto
+                }
+                if hasMenuItem(q, value) {
+                    if set(q.id, value, "power line frequency") { notes.append("power line frequency set to \(plf.rawValue)") }
+                } else {
+                    notes.append("power line frequency \(plf.rawValue) not offered by the camera; skipped")
+                }
+            } else {
+                notes.append("camera has no power line frequency control; skipped")
+            }
+        }
+
+        if let mode = settings.exposure {
+            let q = present(V4L2ControlID.exposureAuto)
+            switch mode {
+            case .auto:
+                _ = setLockBit(V4L2ControlID.lockExposure, false, "exposure unlock")
+                if let q {
+                    let value = hasMenuItem(q, V4L2ControlID.exposureModeAuto) ? V4L2ControlID.exposureModeAuto
+                        : V4L2ControlID.exposureModeAperturePriority
+                    if hasMenuItem(q, value), set(q.id, value, "exposure auto") { notes.append("exposure auto") }
+                } else {
+                    notes.append("camera has no auto exposure control; skipped")
+                }
+            case .locked:
+                if setLockBit(V4L2ControlID.lockExposure, true, "exposure lock") {
+                    notes.append("exposure locked (3A lock)")
+                } else if let q, hasMenuItem(q, V4L2ControlID.exposureModeManual) {
+                    lockByManual(autoID: q.id, manualValue: V4L2ControlID.exposureModeManual,
+                                 absoluteID: V4L2ControlID.exposureAbsolute, what: "exposure")
+                } else {
+                    notes.append("camera has no way to lock exposure; skipped")
+                }
+            }
+        }
+
+        if let mode = settings.whiteBalance {
+            let q = present(V4L2ControlID.autoWhiteBalance)
+            switch mode {
+            case .auto:
+                _ = setLockBit(V4L2ControlID.lockWhiteBalance, false, "white balance unlock")
+                if let q {
+                    if set(q.id, 1, "white balance auto") { notes.append("white balance auto") }
+                } else {
+                    notes.append("camera has no auto white balance control; skipped")
+                }
+            case .locked:
+                if setLockBit(V4L2ControlID.lockWhiteBalance, true, "white balance lock") {
+                    notes.append("white balance locked (3A lock)")
+                } else if let q {
+                    lockByManual(autoID: q.id, manualValue: 0, absoluteID: V4L2ControlID.whiteBalanceTemperature,
+                                 what: "white balance")
+                } else {
+                    notes.append("camera has no way to lock white balance; skipped")
+                }
+            }
+        }
+
+        if let mode = settings.focus {
+            let q = present(V4L2ControlID.focusAuto)
+            switch mode {
+            case .auto:
+                _ = setLockBit(V4L2ControlID.lockFocus, false, "focus unlock")
+                if let q {
+                    if set(q.id, 1, "focus auto") { notes.append("focus auto") }
+                } else {
+                    notes.append("camera has no autofocus control; skipped")
+                }
+            case .locked:
+                if setLockBit(V4L2ControlID.lockFocus, true, "focus lock") {
+                    notes.append("focus locked (3A lock)")
+                } else if let q {
+                    lockByManual(autoID: q.id, manualValue: 0, absoluteID: V4L2ControlID.focusAbsolute, what: "focus")
+                } else {
+                    notes.append("camera has no way to lock focus; skipped")
+                }
+            }
+        }
+        return (notes, warnings)
+    }
+}

@@ -1,0 +1,82 @@
+import BoothCore
+import Foundation
+import Glibc
+import Testing
+@testable import BoothCamera
+
+@Suite struct V4L2CameraTests {
+    @Test func missingPathThrowsErrorNamingCallErrnoAndDevice() {
+        let camera = V4L2Camera()
+        let path = "/dev/booth-no-such-video-node"
+        #expect {
+            _ = try camera.start(StreamRequest(device: path))
+        } throws: { error in
+            guard let e = error as? V4L2Error else { return false }
+            return e.call == "open" && e.errno == ENOENT && e.device == path && e.isDisconnect
+                && e.description.contains("open on") && e.description.contains(path)
+                && e.description.contains("errno \(ENOENT)")
+        }
+        camera.stop()
+        camera.stop()
+    }
+
+    @Test func regularFileIsNotACamera() throws {
+        let path = NSTemporaryDirectory() + "booth-not-a-camera-\(UUID().uuidString)"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let camera = V4L2Camera()
+        #expect {
+            _ = try camera.start(StreamRequest(device: path))
+        } throws: { error in
+            guard let e = error as? V4L2Error else { return false }
+            return e.call == "VIDIOC_QUERYCAP" && e.errno == ENOTTY && e.device == path && !e.isDisconnect
+        }
+    }
+
+    @Test func nextFrameBeforeStartThrows() {
+        let camera = V4L2Camera()
+        #expect(throws: V4L2Error.self) { _ = try camera.nextFrame(timeoutMilliseconds: 10) }
+        #expect(throws: V4L2Error.self) { _ = try camera.reconfigure(size: FrameSize(width: 640, height: 480)) }
+    }
+
+    @Test func disconnectErrnos() {
+        #expect(V4L2Error(call: "VIDIOC_DQBUF", errno: ENODEV, device: "/dev/video0").isDisconnect)
+        #expect(V4L2Error(call: "poll", errno: EIO, device: "/dev/video0").isDisconnect)
+        #expect(V4L2Error(call: "VIDIOC_QBUF", errno: ENXIO, device: "/dev/video0").isDisconnect)
+        #expect(!V4L2Error(call: "VIDIOC_S_FMT", errno: EINVAL, device: "/dev/video0").isDisconnect)
+        #expect(!V4L2Error(call: "VIDIOC_S_FMT", errno: EBUSY, device: "/dev/video0").isDisconnect)
+        #expect(V4L2Error(call: "VIDIOC_S_FMT", errno: EINVAL, device: "/dev/video0").description
+                == "VIDIOC_S_FMT on /dev/video0 failed: Invalid argument (errno 22)")
+    }
+
+    static let realCameras = CameraDiscovery().captureCameras()
+
+    @Test(.enabled(if: !realCameras.isEmpty,
+                   "no V4L2 capture device under /dev/video* on this machine; the qemu guest (vivid) runs this test"))
+    func streamsFramesFromARealCamera() throws {
+        let camera = V4L2Camera()
+        let info = try camera.start(StreamRequest(device: "auto", format: .auto, size: FrameSize(width: 640, height: 480),
+                                                  framesPerSecond: 30, settleFrames: 2))
+        defer { camera.stop() }
+        var frames: [Frame] = []
+        for _ in 0..<40 where frames.count < 5 {
+            if let frame = try camera.nextFrame(timeoutMilliseconds: 2000) { frames.append(frame) }
+        }
+        #expect(frames.count == 5, "got \(frames.count) frames from \(camera.identity)")
+        for f in frames {
+            #expect(f.format == info.format && f.size == info.size)
+            #expect(FrameCheck.defect(of: f.bytes, format: f.format) == nil)
+            if f.format != .mjpeg { #expect(f.bytes.count >= f.bytesPerLine * f.size.height) }
+        }
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.sequence < $1.sequence && $0.timestamp < $1.timestamp })
+        #expect(camera.statistics.framesDelivered == 5)
+        #expect(camera.statistics.framesSettling == 2)
+        let switched = try camera.reconfigure(size: FrameSize(width: 320, height: 240))
+        #expect(switched.size.area <= info.size.area)
+        var after: Frame? = nil
+        for _ in 0..<20 where after == nil { after = try camera.nextFrame(timeoutMilliseconds: 2000) }
+        #expect(after?.size == switched.size)
+        camera.stop()
+        camera.stop()
+    }
+}
