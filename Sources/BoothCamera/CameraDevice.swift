@@ -101,18 +101,9 @@ public struct CameraStatistics: Sendable, Hashable {
     public init() {}
 }
 
-/// The `camera.power_line` setting: mains frequency against flicker (`V4L2_CID_POWER_LINE_FREQUENCY`).
-public enum PowerLineFrequency: String, Sendable, CaseIterable, Hashable {
-    case off, hz50 = "50", hz60 = "60", auto
-}
-
-/// Auto or locked, for exposure, white balance and focus.
-public enum ControlMode: String, Sendable, CaseIterable, Hashable {
-    /// The camera's automatic mode.
-    case auto
-    /// Fixed at the value the camera has when the stream starts.
-    case locked
-}
+/// The `camera.power_line_frequency` setting: mains frequency against flicker
+/// (`V4L2_CID_POWER_LINE_FREQUENCY`). Declared once, in the settings schema.
+public typealias PowerLineFrequency = PowerLineFrequencySetting
 
 /// Controls to set where the camera has them; nil leaves a control as it is.
 public struct CameraControlSettings: Sendable, Hashable {

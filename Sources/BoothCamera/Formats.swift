@@ -153,17 +153,9 @@ public struct FormatOffer: Hashable, Sendable {
     public var fourccString: String { PixelFormat.string(fromFourcc: fourcc) }
 }
 
-/// The setting `camera.format`: which pixel format to stream.
-public enum FormatPreference: String, Sendable, CaseIterable, Hashable {
-    /// MJPEG when offered, else YUYV, else RGB24 (converted by libv4l2 if need be).
-    case auto
-    /// Motion-JPEG.
-    case mjpeg
-    /// Packed YUV 4:2:2.
-    case yuyv
-    /// Packed RGB, 3 bytes per pixel (libv4l2 converts when the camera lacks it).
-    case rgb24
-}
+/// The setting `camera.format`: which pixel format to stream (auto: MJPEG when offered,
+/// else YUYV, else RGB24 converted by libv4l2). Declared once, in the settings schema.
+public typealias FormatPreference = CameraFormatSetting
 
 /// A negotiated stream format: pixel format, frame size and frame interval.
 public struct FormatChoice: Hashable, Sendable {

@@ -108,7 +108,9 @@ public final class CameraWorker: Sendable {
     private final class Local {
         var device: (any CameraDevice)?
         var streaming = false
-        var pending: [(id: UInt64, selector: TriggerFrameSelector)] = []
+        /// The capture waiting for its frame (the machine asks for one at a time).
+        var pending: (id: UInt64, trigger: MonotonicInstant)?
+        var selector = CaptureFrameSelector()
         var latest: Frame?
         var encoder: JPEGEncoder?
         var decoder: JPEGDecoder?
@@ -181,10 +183,11 @@ public final class CameraWorker: Sendable {
     }
 
     private func stopDevice(_ local: Local) {
-        for p in local.pending {
+        if let p = local.pending {
             post(.captureFailed(id: p.id, message: "stream stopped", at: clock.now()))
         }
-        local.pending.removeAll()
+        local.pending = nil
+        local.selector = CaptureFrameSelector()
         if let device = local.device {
             statusBox.withLock { $0.statistics = device.statistics }
             device.stop()
@@ -218,19 +221,22 @@ public final class CameraWorker: Sendable {
 
     private func beginCapture(id: UInt64, trigger: MonotonicInstant, _ local: Local) {
         guard let device = local.device else { return }
-        var selector = TriggerFrameSelector(trigger: trigger)
-        if let latest = local.latest { selector.noteFrameBeforeTrigger(sequence: latest.sequence) }
+        if let old = local.pending {
+            post(.captureFailed(id: old.id, message: "superseded by capture \(id)", at: clock.now()))
+        }
         let (stream, captureSize, _) = settings.withLock { $0 }
         if captureSize != stream.size {
             do {
                 let info = try device.reconfigure(size: captureSize)
+                local.selector.streamRestarted()
                 log.info("camera: switched to \(info.size) for the capture")
             } catch {
                 fail(local, error)
                 return
             }
         }
-        local.pending.append((id, selector))
+        local.pending = (id, trigger)
+        local.selector.arm(at: trigger)
     }
 
     /// Reads frames while streaming: preview, then pending captures.
@@ -245,38 +251,35 @@ public final class CameraWorker: Sendable {
         }
         statusBox.withLock { $0.statistics = device.statistics }
         guard let frame else { return }
-        if local.pending.isEmpty {
-            local.latest = frame
+        let decision = local.selector.feed(frame)
+        local.latest = frame
+        guard let p = local.pending, case let .capture(latency) = decision else {
             onFrame(frame)
             return
         }
-        var remaining: [(id: UInt64, selector: TriggerFrameSelector)] = []
-        for var p in local.pending {
-            guard p.selector.accepts(frame) else { remaining.append(p); continue }
-            do {
-                let (bytes, passthrough) = try jpeg(for: frame, local)
-                let slot = captures.slot(of: p.id)
-                let ready = clock.now()
-                captures.put(CaptureRecord(id: p.id, session: slot.session, shot: slot.shot, jpeg: bytes,
-                                           trigger: p.selector.trigger, frameTimestamp: frame.timestamp,
-                                           readyAt: ready, size: frame.size, format: frame.format,
-                                           passedThrough: passthrough))
-                log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size), "
-                         + "trigger-to-frame \(format(frame.timestamp.milliseconds(since: p.selector.trigger))) ms")
-                post(.captureSucceeded(id: p.id))
-            } catch {
-                statusBox.withLock { $0.badFrames += 1 }
-                log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next one")
-                remaining.append(p)
-            }
+        do {
+            let (bytes, passthrough) = try jpeg(for: frame, local)
+            let slot = captures.slot(of: p.id)
+            captures.put(CaptureRecord(id: p.id, session: slot.session, shot: slot.shot, jpeg: bytes,
+                                       trigger: p.trigger, frameTimestamp: frame.timestamp,
+                                       readyAt: clock.now(), size: frame.size, format: frame.format,
+                                       passedThrough: passthrough))
+            local.pending = nil
+            log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size), "
+                     + "trigger-to-frame \(format(latency)) ms")
+            post(.captureSucceeded(id: p.id))
+        } catch {
+            statusBox.withLock { $0.badFrames += 1 }
+            log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next one")
+            local.selector.arm(at: p.trigger)
+            return
         }
-        local.pending = remaining
-        local.latest = frame
-        if remaining.isEmpty {
-            let (stream, captureSize, _) = settings.withLock { $0 }
-            if captureSize != stream.size {
-                do { _ = try device.reconfigure(size: stream.size) } catch { fail(local, error) }
-            }
+        let (stream, captureSize, _) = settings.withLock { $0 }
+        if captureSize != stream.size {
+            do {
+                _ = try device.reconfigure(size: stream.size)
+                local.selector.streamRestarted()
+            } catch { fail(local, error) }
         }
     }
 
