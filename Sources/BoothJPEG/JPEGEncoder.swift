@@ -1,0 +1,195 @@
+import BoothCore
+import CTurboJPEG
+
+/// The range of the Y'CbCr values in a YUYV frame.
+public enum YCbCrRange: String, Sendable, CaseIterable {
+    /// "Video" range, V4L2's default for YUYV (`V4L2_QUANTIZATION_LIM_RANGE`): Y' 16–235, Cb/Cr 16–240.
+    /// Expanded to full range on the way into the JPEG, which JFIF defines as full range.
+    case limited
+    /// Full range, Y'/Cb/Cr 0–255 (`V4L2_QUANTIZATION_FULL_RANGE`), as JFIF: passed through unchanged.
+    case full
+}
+
+/// Encodes YUYV and RGB24 frames to baseline JPEG with 4:2:0 chroma subsampling, through TurboJPEG.
+///
+/// Holds one TurboJPEG compressor handle (`tjInitCompress`, destroyed in `deinit`) and its output
+/// and plane buffers, reused across calls. Not thread-safe, like the handle: use one encoder per
+/// thread (create it on the thread that uses it).
+public final class JPEGEncoder {
+    private let handle: TurboJPEGHandle
+    /// TurboJPEG writes into this (`TJFLAG_NOREALLOC`); `tjBufSize` bytes for the last size seen.
+    private var output: UnsafeMutablePointer<UInt8>?
+    private var outputCapacity = 0
+    /// Y, Cb and Cr planes (I420) for YUYV frames, one after another.
+    private var planes: [UInt8] = []
+    private var lumaTable: [UInt8] = []
+    private var chromaTable: [UInt8] = []
+    private var tablesRange: YCbCrRange?
+
+    /// Creates a compressor. Throws `TurboJPEGError` (call `tjInitCompress`) when TurboJPEG cannot
+    /// allocate one.
+    public init() throws(TurboJPEGError) {
+        handle = try TurboJPEGHandle(compress: true)
+    }
+
+    deinit { output?.deallocate() }
+
+    /// Encodes one frame to JPEG bytes (JFIF, baseline, standard Huffman tables, 4:2:0).
+    ///
+    /// - YUYV (`frame.bytesPerLine` ≥ `ceil(width/2) * 4`): converted to I420 planes in one pass
+    ///   (Cb/Cr of two rows averaged) and compressed with `tjCompressFromYUVPlanes`, with no RGB
+    ///   round-trip. `yuvRange` says how to read the values (V4L2's default for YUYV is `.limited`).
+    /// - RGB24 (`frame.bytesPerLine` ≥ `width * 3`): compressed in place with `tjCompress2`.
+    /// Bytes past the row size in each line (`bytesPerLine` padding) are ignored.
+    ///
+    /// - Parameter quality: 1 (smallest) … 100 (best); the booth's default is 92.
+    /// - Throws: `JPEGFrameError` for an MJPEG frame, a bad size, quality, `bytesPerLine` or too few
+    ///   bytes; `TurboJPEGError` (call `tjCompress2` or `tjCompressFromYUVPlanes`) when TurboJPEG fails.
+    public func encode(_ frame: Frame, quality: Int, yuvRange: YCbCrRange = .limited) throws -> [UInt8] {
+        guard (1...100).contains(quality) else { throw JPEGFrameError.invalidQuality(quality) }
+        let width = frame.size.width, height = frame.size.height
+        let rowBytes: Int
+        switch frame.format {
+        case .mjpeg: throw JPEGFrameError.alreadyCompressed
+        case .yuyv: rowBytes = (width + 1) / 2 * 4
+        case .rgb24: rowBytes = width * 3
+        }
+        guard width > 0, height > 0, width <= 65_500, height <= 65_500 else {
+            throw JPEGFrameError.invalidSize(frame.size)
+        }
+        guard frame.bytesPerLine >= rowBytes else {
+            throw JPEGFrameError.bytesPerLineTooSmall(bytesPerLine: frame.bytesPerLine, minimum: rowBytes)
+        }
+        guard frame.bytesPerLine <= Int(Int32.max) else { throw JPEGFrameError.invalidSize(frame.size) }
+        let (needed, overflow) = (height - 1).multipliedReportingOverflow(by: frame.bytesPerLine)
+        guard !overflow, frame.bytes.count >= needed + rowBytes else {
+            throw JPEGFrameError.tooFewBytes(count: frame.bytes.count, needed: overflow ? Int.max : needed + rowBytes)
+        }
+        let subsampling = Int32(TJSAMP_420.rawValue)
+        let bound = tjBufSize(Int32(width), Int32(height), subsampling)
+        guard bound != UInt(bitPattern: -1), bound <= UInt(Int32.max) else { throw JPEGFrameError.invalidSize(frame.size) }
+        let buffer = outputBuffer(capacity: Int(bound))
+
+        var jpegBuf: UnsafeMutablePointer<UInt8>? = buffer
+        var jpegSize = UInt(bound)
+        let flags = TJFLAG_NOREALLOC
+        switch frame.format {
+        case .mjpeg:
+            throw JPEGFrameError.alreadyCompressed
+        case .rgb24:
+            let rc = frame.bytes.withUnsafeBufferPointer { src in
+                tjCompress2(handle.raw, src.baseAddress, Int32(width), Int32(frame.bytesPerLine), Int32(height),
+                            Int32(TJPF_RGB.rawValue), &jpegBuf, &jpegSize, subsampling, Int32(quality), flags)
+            }
+            guard rc == 0 else { throw handle.error("tjCompress2") }
+        case .yuyv:
+            let layout = I420Layout(width: width, height: height)
+            if planes.count != layout.totalBytes {
+                planes = [UInt8](repeating: 0, count: layout.totalBytes)
+            }
+            if tablesRange != yuvRange { makeTables(yuvRange) }
+            let rc = frame.bytes.withUnsafeBufferPointer { src in
+                planes.withUnsafeMutableBufferPointer { dst in
+                    lumaTable.withUnsafeBufferPointer { luma in
+                        chromaTable.withUnsafeBufferPointer { chroma in
+                            convertYUYVToI420(src, bytesPerLine: frame.bytesPerLine, layout: layout,
+                                              into: dst, lumaTable: luma, chromaTable: chroma)
+                            guard let base = dst.baseAddress else { return Int32(-1) }
+                            var sources: [UnsafePointer<UInt8>?] = [
+                                UnsafePointer(base),
+                                UnsafePointer(base + layout.lumaBytes),
+                                UnsafePointer(base + layout.lumaBytes + layout.chromaBytes),
+                            ]
+                            var strides: [Int32] = [Int32(layout.lumaStride), Int32(layout.chromaStride),
+                                                    Int32(layout.chromaStride)]
+                            return tjCompressFromYUVPlanes(handle.raw, &sources, Int32(width), &strides, Int32(height),
+                                                           subsampling, &jpegBuf, &jpegSize, Int32(quality), flags)
+                        }
+                    }
+                }
+            }
+            guard rc == 0 else { throw handle.error("tjCompressFromYUVPlanes") }
+        }
+        guard jpegBuf == buffer, jpegSize <= UInt(outputCapacity) else {
+            throw TurboJPEGError(call: "tjCompress2", message: "TurboJPEG moved the output buffer despite TJFLAG_NOREALLOC")
+        }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(jpegSize)))
+    }
+
+    private func outputBuffer(capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        if let output, outputCapacity >= capacity { return output }
+        output?.deallocate()
+        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        output = fresh
+        outputCapacity = capacity
+        return fresh
+    }
+
+    private func makeTables(_ range: YCbCrRange) {
+        switch range {
+        case .full:
+            lumaTable = (0...255).map { UInt8($0) }
+            chromaTable = lumaTable
+        case .limited:
+            lumaTable = (0...255).map { v in clampToByte(scaledRounded(v - 16, 255, 219)) }
+            chromaTable = (0...255).map { v in clampToByte(scaledRounded(v - 128, 255, 224) + 128) }
+        }
+        tablesRange = range
+    }
+}
+
+private func clampToByte(_ x: Int) -> UInt8 {
+    UInt8(min(255, max(0, x)))
+}
+
+/// `value * numerator / denominator`, rounded half away from zero, in integers.
+private func scaledRounded(_ value: Int, _ numerator: Int, _ denominator: Int) -> Int {
+    let n = value * numerator
+    return n >= 0 ? (n + denominator / 2) / denominator : -((-n + denominator / 2) / denominator)
+}
+
+/// Sizes of the I420 planes TurboJPEG reads for a 4:2:0 image (`tjPlaneWidth`/`tjPlaneHeight`):
+/// luma padded to even width and height, chroma half of that.
+struct I420Layout: Equatable {
+    var width: Int
+    var height: Int
+    var lumaStride: Int { (width + 1) & ~1 }
+    var lumaRows: Int { (height + 1) & ~1 }
+    var chromaStride: Int { lumaStride / 2 }
+    var chromaRows: Int { lumaRows / 2 }
+    var lumaBytes: Int { lumaStride * lumaRows }
+    var chromaBytes: Int { chromaStride * chromaRows }
+    var totalBytes: Int { lumaBytes + 2 * chromaBytes }
+}
+
+/// YUYV (Y0 Cb Y1 Cr per two pixels) → I420 planes in `dst` (Y, then Cb, then Cr, as `layout`),
+/// each value mapped through its table; Cb/Cr of each row pair averaged (rounding up). An odd last
+/// row pairs with itself, so the padding TurboJPEG reads is filled too. The caller has checked
+/// that `src` holds `(height-1) * bytesPerLine + ceil(width/2)*4` bytes.
+func convertYUYVToI420(_ src: UnsafeBufferPointer<UInt8>, bytesPerLine: Int, layout: I420Layout,
+                       into dst: UnsafeMutableBufferPointer<UInt8>,
+                       lumaTable: UnsafeBufferPointer<UInt8>, chromaTable: UnsafeBufferPointer<UInt8>) {
+    guard let s = src.baseAddress, let d = dst.baseAddress, let lt = lumaTable.baseAddress,
+          let ct = chromaTable.baseAddress, lumaTable.count == 256, chromaTable.count == 256,
+          dst.count >= layout.totalBytes else { return }
+    let pairs = layout.chromaStride
+    let cb = d + layout.lumaBytes
+    let cr = cb + layout.chromaBytes
+    var row = 0
+    while row < layout.lumaRows {
+        let r0 = min(row, layout.height - 1), r1 = min(row + 1, layout.height - 1)
+        let s0 = s + r0 * bytesPerLine, s1 = s + r1 * bytesPerLine
+        let y0 = d + row * layout.lumaStride, y1 = y0 + layout.lumaStride
+        let c = (row / 2) * layout.chromaStride
+        for i in 0..<pairs {
+            let p0 = s0 + 4 * i, p1 = s1 + 4 * i
+            y0[2 * i] = lt[Int(p0[0])]
+            y0[2 * i + 1] = lt[Int(p0[2])]
+            y1[2 * i] = lt[Int(p1[0])]
+            y1[2 * i + 1] = lt[Int(p1[2])]
+            cb[c + i] = ct[(Int(p0[1]) + Int(p1[1]) + 1) >> 1]
+            cr[c + i] = ct[(Int(p0[3]) + Int(p1[3]) + 1) >> 1]
+        }
+        row += 2
+    }
+}
