@@ -32,8 +32,8 @@ let package = Package(
         // Runs the core's commands against the devices.
         .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "CSysShims"]),
 
-        .executableTarget(name: "photoboothd", dependencies: ["BoothRuntime"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothRuntime"]),
+        .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothRuntime"]),
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothRuntime"]),
 
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothJPEG"]),

@@ -1,3 +1,4 @@
+import BoothCore
 import BoothRuntime
 import Dispatch
 import Glibc
@@ -81,19 +82,21 @@ func parseArguments(_ argv: [String]) -> Arguments {
 }
 
 let args = parseArguments(CommandLine.arguments)
-var overrides = args.overrides
+var overrides: [(key: String, value: String)] = args.overrides
 if args.simulate {
     // The simulated booth keeps everything in the working directory unless told otherwise.
-    overrides.insert(contentsOf: [("storage.dir", "./photos"), ("preview.file", "./preview.jpg")], at: 0)
-    if let cam = args.cameraPath { overrides.append(("camera.device", cam)) }
+    overrides.insert(contentsOf: [(key: "storage.dir", value: "./photos"), (key: "preview.file", value: "./preview.jpg")], at: 0)
+    if let cam = args.cameraPath { overrides.append((key: "camera.device", value: cam)) }
 }
 let log = Logger(threshold: args.verbose ? .debug : .info)
-let loaded: (settings: Settings, notes: [String])
-do {
-    loaded = try loadSettings(path: args.configPath, required: args.configGiven, overrides: overrides)
-} catch {
-    fail("invalid settings, not starting:\n\(error)", error.exitCode)
+func loadOrExit(_ args: Arguments, _ overrides: [(key: String, value: String)]) -> (settings: Settings, notes: [String]) {
+    do {
+        return try loadSettings(path: args.configPath, required: args.configGiven, overrides: overrides)
+    } catch {
+        fail("invalid settings, not starting:\n\(error)", error.exitCode)
+    }
 }
+let loaded = loadOrExit(args, overrides)
 for note in loaded.notes { log.info(note) }
 
 let factory = args.simulate ? simulatedDevices(realCamera: args.cameraPath != nil, log: log) : realDevices(log: log)
@@ -114,7 +117,7 @@ let runtime = BoothRuntime(
             return .failure(e)
         } catch {
             return .failure(SettingsError(diagnostics: [Diagnostic(file: configPath, line: nil, key: nil,
-                                                                   message: "\(error)", severity: .error)]))
+                                                                   message: "\(error)", severity: Diagnostic.Severity.error)]))
         }
     })
 
