@@ -1,0 +1,64 @@
+/// What the kernel reports about one line of a GPIO chip (`gpiod_line_info` / `gpiod_line_update`).
+public struct GPIOLineInfo: Sendable, Hashable {
+    public var offset: UInt32
+    /// Line name from the device tree, e.g. `"GPIO17"`; `""` when unnamed.
+    public var name: String
+    /// Who requested it, e.g. `"photobooth"`; `""` when free or unnamed.
+    public var consumer: String
+    /// Requested by a process or a kernel driver.
+    public var used: Bool
+    public var isOutput: Bool
+    public var activeLow: Bool
+
+    public init(offset: UInt32, name: String, consumer: String, used: Bool, isOutput: Bool, activeLow: Bool) {
+        self.offset = offset
+        self.name = name
+        self.consumer = consumer
+        self.used = used
+        self.isOutput = isOutput
+        self.activeLow = activeLow
+    }
+}
+
+/// One GPIO chip and its lines, for `photoboothctl devices`.
+public struct GPIOChipInfo: Sendable, Hashable {
+    /// Device path, e.g. `"/dev/gpiochip0"`.
+    public var path: String
+    /// Kernel name, e.g. `"gpiochip0"` (from the path when the chip could not be opened).
+    public var name: String
+    /// e.g. `"pinctrl-bcm2711"`; `""` when none or not opened.
+    public var label: String
+    /// One entry per line, by offset; empty when the chip could not be opened.
+    public var lines: [GPIOLineInfo]
+    /// Why the chip could not be opened or read (e.g. EACCES), nil when it was.
+    public var error: GPIOError?
+
+    /// The libgpiod API the C shim was compiled against: 1 (Debian 12, 1.6.x) or 2 (Debian 13, 2.x).
+    public static var libgpiodAPIVersion: Int { Shim.apiVersion }
+
+    /// All GPIO chips (`/dev/gpiochip*`) in chip-number order with their lines.
+    /// Empty, without error, on a machine with no GPIO chip. A chip that cannot be
+    /// opened is listed with `error` set. Throws only when /dev cannot be read.
+    /// Wraps `gpiod_chip_open` and the per-line info calls of libgpiod.
+    public static func list() throws(GPIOError) -> [GPIOChipInfo] {
+        let paths: [String]
+        switch Shim.chipPaths() {
+        case .success(let p): paths = p
+        case .failure(let failure): let err = failure.code;
+            throw GPIOError(kind: .other, call: Shim.callName(.listChips), errno: err, chip: "/dev")
+        }
+        return paths.map { path in
+            let fallbackName = path.split(separator: "/").last.map(String.init) ?? path
+            do throws(GPIOError) {
+                let chip = try OpenChip(GPIOLineAddress(chip: path, line: ""))
+                defer { chip.close() }
+                var lines: [GPIOLineInfo] = []
+                lines.reserveCapacity(chip.lineCount)
+                for offset in 0..<UInt32(chip.lineCount) { lines.append(try chip.info(offset)) }
+                return GPIOChipInfo(path: path, name: chip.name, label: chip.label, lines: lines, error: nil)
+            } catch {
+                return GPIOChipInfo(path: path, name: fallbackName, label: "", lines: [], error: error)
+            }
+        }
+    }
+}
