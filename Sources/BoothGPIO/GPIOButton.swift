@@ -61,26 +61,38 @@ public final class GPIOButton: Sendable {
         switch Shim.requestInput(chip.handle, offset: offset, bias: configuration.bias,
                                  activeLow: configuration.activeLow, consumer: configuration.consumer) {
         case .success(let l): line = l
-        case .failure(let failure): let err = failure.code; throw chip.requestError(err, offset: offset)
+        case .failure(let failure): throw chip.requestError(failure.code, offset: offset)
         }
-        let initial: Bool
-        switch Shim.value(line) {
-        case .success(let v): initial = v
-        case .failure(let failure): let err = failure.code;
+        let resolved = GPIOResolvedLine(address: address, chipName: chip.name, chipLabel: chip.label,
+                                        chipPath: chip.path, info: info)
+        do throws(GPIOError) {
+            return try start(line: RequestedLine(line), configuration: configuration, resolved: resolved,
+                             log: log, handler: handler)
+        } catch {
             Shim.release(line)
-            throw address.error(.other, call: Shim.callName(.getValue), errno: err, label: chip.label)
+            throw error
+        }
+    }
+
+    /// Starts the button thread on an already requested line (the seam tests use).
+    static func start(line: some ButtonLineIO, configuration: Configuration, resolved: GPIOResolvedLine,
+                      log: @escaping GPIOLog,
+                      handler: @escaping @Sendable (ButtonEvent) -> Void) throws(GPIOError) -> GPIOButton {
+        let address = configuration.address
+        let initial: Bool
+        switch line.value() {
+        case .success(let v): initial = v
+        case .failure(let failure):
+            throw address.error(.other, call: Shim.callName(.getValue), errno: failure.code, label: resolved.chipLabel)
         }
         let control: ThreadControl
         do throws(Errno) {
             control = try ThreadControl()
         } catch {
-            Shim.release(line)
-            throw address.error(.other, call: "pipe", errno: error.code, label: chip.label)
+            throw address.error(.other, call: "pipe", errno: error.code, label: resolved.chipLabel)
         }
-        let resolved = GPIOResolvedLine(address: address, chipName: chip.name, chipLabel: chip.label,
-                                        chipPath: chip.path, info: info)
         let button = GPIOButton(configuration: configuration, resolved: resolved, control: control)
-        let loop = ButtonLoop(line: RequestedLine(line), control: control, configuration: configuration,
+        let loop = ButtonLoop(line: line, control: control, configuration: configuration,
                               resolved: resolved, log: log, handler: handler,
                               debouncer: ButtonDebouncer(timing: configuration.timing, lineActive: initial, at: Sys.now()))
         log(.info, "button: requested \(resolved.describe) (libgpiod v\(Shim.apiVersion), bias \(configuration.bias.rawValue), "
@@ -108,11 +120,29 @@ public final class GPIOButton: Sendable {
     deinit { stop() }
 }
 
+/// What the button thread needs from a requested input line: the seam between the
+/// loop and libgpiod (tests drive the loop through a pipe-backed fake).
+protocol ButtonLineIO: Sendable {
+    /// Becomes readable (POLLIN) when edges are pending.
+    var eventFD: Int32 { get }
+    /// Pending edges; [] when none (EAGAIN).
+    func readEdges() -> Result<[ButtonEdge], Errno>
+    /// The logical level now: true when active.
+    func value() -> Result<Bool, Errno>
+    /// Releases the line; called once, by the thread as it ends.
+    func release()
+}
+
 /// A requested line's C handle, moved from `start` to the one thread that uses and
 /// releases it; no other code touches it afterwards, hence `@unchecked Sendable`.
-final class RequestedLine: @unchecked Sendable {
+final class RequestedLine: ButtonLineIO, @unchecked Sendable {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    var eventFD: Int32 { Shim.eventFD(pointer) }
+    func readEdges() -> Result<[ButtonEdge], Errno> { Shim.readEdges(pointer) }
+    func value() -> Result<Bool, Errno> { Shim.value(pointer) }
+    func release() { Shim.release(pointer) }
 }
 
 extension GPIOResolvedLine {
@@ -125,9 +155,9 @@ extension GPIOResolvedLine {
 }
 
 /// The button thread's state; confined to that thread once started.
-private final class ButtonLoop: @unchecked Sendable {
+private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
     // @unchecked: created in `start`, then used only by the button thread (`run`).
-    let line: RequestedLine
+    let line: Line
     let control: ThreadControl
     let configuration: GPIOButton.Configuration
     let resolved: GPIOResolvedLine
@@ -135,7 +165,7 @@ private final class ButtonLoop: @unchecked Sendable {
     let handler: @Sendable (ButtonEvent) -> Void
     var debouncer: ButtonDebouncer
 
-    init(line: RequestedLine, control: ThreadControl, configuration: GPIOButton.Configuration, resolved: GPIOResolvedLine,
+    init(line: Line, control: ThreadControl, configuration: GPIOButton.Configuration, resolved: GPIOResolvedLine,
          log: @escaping GPIOLog, handler: @escaping @Sendable (ButtonEvent) -> Void, debouncer: ButtonDebouncer) {
         self.line = line
         self.control = control
@@ -148,17 +178,17 @@ private final class ButtonLoop: @unchecked Sendable {
 
     func run() {
         defer {
-            Shim.release(line.pointer)
+            line.release()
             log(.info, "button: released \(resolved.describe)")
             control.finish()
         }
-        let eventFD = Shim.eventFD(line.pointer)
+        let eventFD = line.eventFD
         while true {
             let timeout = Sys.timeout(until: debouncer.nextDeadline, now: Sys.now())
             let revents: [Int16]
             switch Sys.poll([eventFD, control.pipe.readFD], timeoutMilliseconds: timeout) {
             case .success(let r): revents = r
-            case .failure(let failure): let err = failure.code; return fail(call: "poll", errno: err)
+            case .failure(let failure): return fail(call: "poll", errno: failure.code)
             }
             if revents[1] != 0 || control.isStopping { return }  // stop() woke us
             if revents[0] & Int16(POLLIN) != 0 {
@@ -168,15 +198,15 @@ private final class ButtonLoop: @unchecked Sendable {
             }
             let now = Sys.now()
             if let deadline = debouncer.nextDeadline, deadline <= now {
-                switch Shim.value(line.pointer) {
+                switch line.value() {
                 case .success(let active):
                     if active != debouncer.lineActive {
                         log(.notice, "button: level re-read at \(now) is \(active ? "active" : "inactive"), "
                             + "edges said \(debouncer.lineActive ? "active" : "inactive") since \(debouncer.lineActiveSince): missed edge")
                     }
                     deliver(debouncer.poll(now: now, lineActive: active))
-                case .failure(let failure): let err = failure.code;
-                    return fail(call: Shim.callName(.getValue), errno: err)
+                case .failure(let failure):
+                    return fail(call: Shim.callName(.getValue), errno: failure.code)
                 }
             }
         }
@@ -185,15 +215,15 @@ private final class ButtonLoop: @unchecked Sendable {
     /// Reads edges until none is pending; false when the line failed.
     private func readEdges() -> Bool {
         while true {
-            switch Shim.readEdges(line.pointer) {
+            switch line.readEdges() {
             case .success(let edges):
                 if edges.isEmpty { return true }
                 for edge in edges {
                     log(.debug, "button: edge \(edge)")
                     deliver(debouncer.edge(active: edge.active, at: edge.at))
                 }
-            case .failure(let failure): let err = failure.code;
-                fail(call: Shim.callName(.readEvents), errno: err)
+            case .failure(let failure):
+                fail(call: Shim.callName(.readEvents), errno: failure.code)
                 return false
             }
         }

@@ -21,7 +21,7 @@ public struct GPIOLineInfo: Sendable, Hashable {
 }
 
 /// One GPIO chip and its lines, for `photoboothctl devices`.
-public struct GPIOChipInfo: Sendable, Hashable {
+public struct GPIOChipInfo: Sendable, Hashable, CustomStringConvertible {
     /// Device path, e.g. `"/dev/gpiochip0"`.
     public var path: String
     /// Kernel name, e.g. `"gpiochip0"` (from the path when the chip could not be opened).
@@ -32,6 +32,30 @@ public struct GPIOChipInfo: Sendable, Hashable {
     public var lines: [GPIOLineInfo]
     /// Why the chip could not be opened or read (e.g. EACCES), nil when it was.
     public var error: GPIOError?
+
+    public init(path: String, name: String, label: String, lines: [GPIOLineInfo], error: GPIOError? = nil) {
+        self.path = path
+        self.name = name
+        self.label = label
+        self.lines = lines
+        self.error = error
+    }
+
+    /// A `gpioinfo`-like listing, one line per GPIO line:
+    /// `gpiochip0 [pinctrl-bcm2711] /dev/gpiochip0, 58 lines` then
+    /// `  17 "GPIO17" input used by "photobooth" active-low`.
+    public var description: String {
+        if let error { return "\(name) \(path): \(error)" }
+        var text = "\(name) [\(label)] \(path), \(lines.count) lines"
+        for line in lines {
+            var row = "  \(line.offset) " + (line.name.isEmpty ? "unnamed" : "\"\(line.name)\"")
+            row += line.isOutput ? " output" : " input"
+            if line.used { row += line.consumer.isEmpty ? " used" : " used by \"\(line.consumer)\"" }
+            if line.activeLow { row += " active-low" }
+            text += "\n" + row
+        }
+        return text
+    }
 
     /// The libgpiod API the C shim was compiled against: 1 (Debian 12, 1.6.x) or 2 (Debian 13, 2.x).
     public static var libgpiodAPIVersion: Int { Shim.apiVersion }
@@ -44,8 +68,8 @@ public struct GPIOChipInfo: Sendable, Hashable {
         let paths: [String]
         switch Shim.chipPaths() {
         case .success(let p): paths = p
-        case .failure(let failure): let err = failure.code;
-            throw GPIOError(kind: .other, call: Shim.callName(.listChips), errno: err, chip: "/dev")
+        case .failure(let failure):
+            throw GPIOError(kind: .other, call: Shim.callName(.listChips), errno: failure.code, chip: "/dev")
         }
         return paths.map { path in
             let fallbackName = path.split(separator: "/").last.map(String.init) ?? path

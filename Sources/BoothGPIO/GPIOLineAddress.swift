@@ -95,9 +95,10 @@ struct OpenChip {
         switch Shim.openChip(address.chip) {
         case .success(let handle):
             self.handle = handle
-        case .failure(let failure): let err = failure.code;
-            let kind: GPIOError.Kind = (err == ENOENT || err == ENODEV || err == ENOTTY) ? .chipNotFound : .other
-            throw address.error(kind, call: Shim.callName(.openChip), errno: err)
+        case .failure(let failure):
+            // ENOENT: no such chip; ENODEV/ENOTTY: the path is not a GPIO chip.
+            let kind: GPIOError.Kind = [ENOENT, ENODEV, ENOTTY].contains(failure.code) ? .chipNotFound : .other
+            throw address.error(kind, call: Shim.callName(.openChip), errno: failure.code)
         }
         name = Shim.chipName(handle)
         label = Shim.chipLabel(handle)
@@ -118,16 +119,16 @@ struct OpenChip {
         }
         switch Shim.findLine(handle, name: address.line) {
         case .success(let offset): return offset
-        case .failure(let failure): let err = failure.code;
-            throw address.error(err == ENOENT ? .lineNotFound : .other, call: Shim.callName(.findLine), errno: err,
-                                label: label)
+        case .failure(let failure):
+            throw address.error(failure.code == ENOENT ? .lineNotFound : .other, call: Shim.callName(.findLine),
+                                errno: failure.code, label: label)
         }
     }
 
     func info(_ offset: UInt32) throws(GPIOError) -> GPIOLineInfo {
         switch Shim.lineInfo(handle, offset: offset) {
         case .success(let info): return info
-        case .failure(let failure): let err = failure.code; throw address.error(.other, call: Shim.callName(.lineInfo), errno: err, label: label)
+        case .failure(let failure): throw address.error(.other, call: Shim.callName(.lineInfo), errno: failure.code, label: label)
         }
     }
 

@@ -162,12 +162,18 @@ pb_gpio_chip *pb_gpio_chip_open(const char *spec) {
         snprintf(path, sizeof path, "/dev/%s", spec);
     if (strncmp(path, "/dev/gpiochip", 13) == 0 && access(path, F_OK) == 0) return open_path(path);
 
-    // Not a device name: look for a chip with this label.
+    // Not a device name: look for a chip with this label. ENOENT only when every
+    // chip could be read; otherwise the first other error (e.g. EACCES) says why
+    // the label may have been missed.
     pb_gpio_chip_list *list = pb_gpio_chip_list_new();
     if (!list) return NULL;
+    int unreadable = 0;
     for (size_t i = 0; i < list->count; i++) {
         pb_gpio_chip *chip = open_path(list->paths[i]);
-        if (!chip) continue;
+        if (!chip) {
+            if (!unreadable && errno != ENOENT) unreadable = errno;
+            continue;
+        }
         if (strcmp(chip->label, spec) == 0) {
             pb_gpio_chip_list_free(list);
             return chip;
@@ -175,7 +181,7 @@ pb_gpio_chip *pb_gpio_chip_open(const char *spec) {
         pb_gpio_chip_close(chip);
     }
     pb_gpio_chip_list_free(list);
-    errno = ENOENT;
+    errno = unreadable ? unreadable : ENOENT;
     return NULL;
 }
 

@@ -110,3 +110,16 @@ struct GPIOHostTests {
         control.stop()  // idempotent: returns at once
     }
 }
+
+@Test("a chip listing reads like gpioinfo")
+func chipListingText() {
+    let chip = GPIOChipInfo(path: "/dev/gpiochip0", name: "gpiochip0", label: "pinctrl-bcm2711", lines: [
+        GPIOLineInfo(offset: 0, name: "", consumer: "", used: false, isOutput: false, activeLow: false),
+        GPIOLineInfo(offset: 17, name: "GPIO17", consumer: "photobooth", used: true, isOutput: false, activeLow: true),
+    ], error: nil)
+    #expect(chip.description == """
+        gpiochip0 [pinctrl-bcm2711] /dev/gpiochip0, 2 lines
+          0 unnamed input
+          17 "GPIO17" input used by "photobooth" active-low
+        """)
+}
