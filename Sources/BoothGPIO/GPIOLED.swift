@@ -47,17 +47,27 @@ public final class GPIOLED: Sendable {
         case .success(let l): line = l
         case .failure(let failure): throw chip.requestError(failure.code, offset: offset)
         }
+        let resolved = GPIOResolvedLine(address: address, chipName: chip.name, chipLabel: chip.label,
+                                        chipPath: chip.path, info: info)
+        do throws(GPIOError) {
+            return try start(line: RequestedLine(line), configuration: configuration, resolved: resolved, log: log)
+        } catch {
+            Shim.release(line)
+            throw error
+        }
+    }
+
+    /// Starts the LED thread on an already requested output line (the seam tests use).
+    static func start(line: some LEDLineIO, configuration: Configuration, resolved: GPIOResolvedLine,
+                      log: @escaping GPIOLog) throws(GPIOError) -> GPIOLED {
         let control: ThreadControl
         do throws(Errno) {
             control = try ThreadControl()
         } catch {
-            Shim.release(line)
-            throw address.error(.other, call: "pipe", errno: error.code, label: chip.label)
+            throw configuration.address.error(.other, call: "pipe", errno: error.code, label: resolved.chipLabel)
         }
-        let resolved = GPIOResolvedLine(address: address, chipName: chip.name, chipLabel: chip.label,
-                                        chipPath: chip.path, info: info)
         let shown = LEDShown()
-        let loop = LEDLoop(line: RequestedLine(line), control: control, shown: shown, configuration: configuration,
+        let loop = LEDLoop(line: line, control: control, shown: shown, configuration: configuration,
                            resolved: resolved, log: log)
         log(.info, "led: requested \(resolved.describe) (active-low \(configuration.activeLow))")
         control.spawn(name: "photobooth-led") { loop.run() }
@@ -103,9 +113,21 @@ private final class LEDShown: Sendable {
 }
 
 /// The LED thread's state; confined to that thread once started.
-private final class LEDLoop: @unchecked Sendable {
+/// What the LED thread needs from a requested output line (tests use a fake).
+protocol LEDLineIO: Sendable {
+    /// Sets the logical value: true lights the LED.
+    func set(on: Bool) -> Result<Void, Errno>
+    /// Releases the line; called once, by the thread as it ends.
+    func release()
+}
+
+extension RequestedLine: LEDLineIO {
+    func set(on: Bool) -> Result<Void, Errno> { Shim.setValue(pointer, on: on) }
+}
+
+private final class LEDLoop<Line: LEDLineIO>: @unchecked Sendable {
     // @unchecked: created in `start`, then used only by the LED thread (`run`).
-    let line: RequestedLine
+    let line: Line
     let control: ThreadControl
     let shown: LEDShown
     let configuration: GPIOLED.Configuration
@@ -114,7 +136,7 @@ private final class LEDLoop: @unchecked Sendable {
     var lit: Bool? = nil
     var failing = false
 
-    init(line: RequestedLine, control: ThreadControl, shown: LEDShown, configuration: GPIOLED.Configuration,
+    init(line: Line, control: ThreadControl, shown: LEDShown, configuration: GPIOLED.Configuration,
          resolved: GPIOResolvedLine, log: @escaping GPIOLog) {
         self.line = line
         self.control = control
@@ -128,8 +150,8 @@ private final class LEDLoop: @unchecked Sendable {
         let timing = configuration.timing
         let name = resolved.describe
         defer {
-            _ = Shim.setValue(line.pointer, on: false)
-            Shim.release(line.pointer)
+            _ = line.set(on: false)
+            line.release()
             log(.info, "led: released \(name)")
             control.finish()
         }
@@ -139,7 +161,7 @@ private final class LEDLoop: @unchecked Sendable {
             let elapsed = Int64(now.milliseconds(since: since))
             let on = pattern.isOn(atElapsedMilliseconds: elapsed, timing: timing)
             if on != lit {
-                switch Shim.setValue(line.pointer, on: on) {
+                switch line.set(on: on) {
                 case .success:
                     lit = on
                     if failing { log(.notice, "led: \(name) writable again") }
