@@ -78,6 +78,14 @@ public struct GPIOResolvedLine: Sendable, Hashable {
     /// e.g. `"/dev/gpiochip0"`.
     public var chipPath: String
     public var info: GPIOLineInfo
+
+    public init(address: GPIOLineAddress, chipName: String, chipLabel: String, chipPath: String, info: GPIOLineInfo) {
+        self.address = address
+        self.chipName = chipName
+        self.chipLabel = chipLabel
+        self.chipPath = chipPath
+        self.info = info
+    }
 }
 
 /// An open chip during a lookup or request; closed by its user (not thread-shared).
