@@ -1,0 +1,226 @@
+import BoothCore
+import Testing
+@testable import BoothGPIO
+
+/// Milliseconds on an arbitrary monotonic base (a booted machine's clock is never 0).
+private func t(_ ms: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: 5_000_000_000).adding(milliseconds: ms) }
+
+/// Replays recorded edges as the button thread would: before each edge, and up to
+/// `until`, every deadline is polled with the line's real level from `truth`.
+private struct Replay {
+    var debouncer: ButtonDebouncer
+    var events: [ButtonEvent] = []
+    var polls: [Int64] = []
+    /// The runtime never polls earlier than the last edge it has read.
+    var lastEdge: Int64 = .min
+
+    init(timing: ButtonTiming = ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500,
+                                              stuckMilliseconds: 5000),
+         startActive: Bool = false) {
+        debouncer = ButtonDebouncer(timing: timing, lineActive: startActive, at: t(-1000))
+    }
+
+    mutating func run(_ edges: [(ms: Int64, active: Bool)], until end: Int64,
+                      truth: ((Int64) -> Bool)? = nil) {
+        let level = truth ?? { ms in edges.last(where: { $0.ms <= ms })?.active ?? false }
+        for edge in edges {
+            pollDeadlines(before: edge.ms, level: level)
+            events += debouncer.edge(active: edge.active, at: t(edge.ms))
+            lastEdge = edge.ms
+        }
+        pollDeadlines(before: end + 1, level: level)
+    }
+
+    private mutating func pollDeadlines(before ms: Int64, level: (Int64) -> Bool) {
+        while let deadline = debouncer.nextDeadline, deadline < t(ms) {
+            let now = max(Int64(deadline.milliseconds(since: t(0))), lastEdge)
+            polls.append(now)
+            events += debouncer.poll(now: t(now), lineActive: level(now))
+        }
+    }
+
+    var presses: [ButtonEvent] { events.filter { if case .press = $0 { true } else { false } } }
+    var longPresses: [ButtonEvent] { events.filter { if case .longPress = $0 { true } else { false } } }
+    var rejections: [(edge: ButtonEdge, reason: ButtonRejectReason, pulse: Double)] {
+        events.compactMap { if case .rejected(let e, let r, let p) = $0 { (e, r, p) } else { nil } }
+    }
+}
+
+@Suite("ButtonDebouncer over recorded edges")
+struct ButtonDebouncerTests {
+    @Test("a clean 100 ms tap is one press and one release")
+    func cleanTap() {
+        var r = Replay()
+        r.run([(0, true), (100, false)], until: 1000)
+        #expect(r.events == [.press(id: 1, at: t(0)), .release(id: 1, at: t(100), heldMilliseconds: 100)])
+        #expect(r.polls == [30, 130], "polled at press + debounce and release + debounce")
+    }
+
+    @Test("the press is reported only after the line stayed active for the debounce time")
+    func pressWaitsForDebounce() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30), lineActive: false, at: t(0))
+        #expect(d.edge(active: true, at: t(10)).isEmpty)
+        #expect(d.nextDeadline == t(40))
+        #expect(d.poll(now: t(39), lineActive: true).isEmpty, "29 ms is not stable yet")
+        #expect(d.poll(now: t(40), lineActive: true) == [.press(id: 1, at: t(10))])
+        #expect(d.isHeld)
+    }
+
+    @Test("a burst of glitches shorter than the debounce is rejected, each with its width")
+    func glitchBurst() {
+        var r = Replay()
+        r.run([(0, true), (2, false), (20, true), (23, false), (40, true), (45, false), (60, true), (61, false),
+               (80, true), (109, false)], until: 2000)
+        #expect(r.presses.isEmpty)
+        #expect(r.events.count == 5, "nothing but the five rejections: \(r.events)")
+        #expect(r.rejections.map(\.pulse) == [2, 3, 5, 1, 29])
+        #expect(r.rejections.map(\.edge) == [0, 20, 40, 60, 80].map { ButtonEdge(active: true, at: t($0)) })
+        #expect(r.rejections.allSatisfy { $0.reason == .shorterThanDebounce })
+    }
+
+    @Test("a bouncing press and release give exactly one press and one release")
+    func bouncingContacts() {
+        var r = Replay()
+        r.run([(0, true), (1, false), (3, true), (4, false), (6, true),  // press bounces, stable from 6
+               (300, false), (302, true), (303, false)],                 // release bounces, stable from 303
+              until: 1000)
+        #expect(r.presses == [.press(id: 1, at: t(6))])
+        #expect(r.events.last == .release(id: 1, at: t(303), heldMilliseconds: 297))
+        // Each bounce is one rejected pulse: the edge that started it, its width; the edge
+        // back to the held (or released) level ends it. The release bounce's short high
+        // at 302 ms returns to "held": it is not a press.
+        #expect(r.rejections.map(\.pulse) == [1, 1, 2])
+        #expect(r.rejections.map(\.edge) == [ButtonEdge(active: true, at: t(0)), ButtonEdge(active: true, at: t(3)),
+                                             ButtonEdge(active: false, at: t(300))])
+        #expect(r.events.count == 5, "\(r.events)")
+    }
+
+    @Test("a release is never a press")
+    func releaseIsNotPress() {
+        // Held when the booth starts: letting go is neither a press nor a release.
+        var r = Replay(startActive: true)
+        r.run([(100, false), (150, true), (151, false)], until: 1000)
+        #expect(r.presses.isEmpty)
+        #expect(!r.events.contains { if case .release = $0 { true } else { false } })
+        #expect(!r.debouncer.isHeld)
+        // A dropout while held is a rejected falling edge, not a release followed by a press.
+        var held = Replay()
+        held.run([(0, true), (500, false), (510, true), (900, false)], until: 1000)
+        #expect(held.presses == [.press(id: 1, at: t(0))])
+        #expect(held.rejections.map { $0.edge } == [ButtonEdge(active: false, at: t(500))])
+        #expect(held.events.last == .release(id: 1, at: t(900), heldMilliseconds: 900))
+    }
+
+    @Test("a long press fires once, at the threshold, while held")
+    func longPressOnce() {
+        var r = Replay()
+        r.run([(0, true), (3000, false)], until: 4000)
+        #expect(r.events == [.press(id: 1, at: t(0)), .longPress(id: 1, at: t(1500)),
+                             .release(id: 1, at: t(3000), heldMilliseconds: 3000)])
+        #expect(r.polls.contains(1500))
+
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500),
+                                lineActive: false, at: t(0))
+        _ = d.edge(active: true, at: t(0))
+        _ = d.poll(now: t(30), lineActive: true)
+        #expect(d.nextDeadline == t(1500))
+        #expect(d.poll(now: t(1499), lineActive: true).isEmpty)
+        #expect(d.poll(now: t(1500), lineActive: true) == [.longPress(id: 1, at: t(1500))])
+        #expect(d.poll(now: t(2500), lineActive: true).isEmpty, "fires once")
+    }
+
+    @Test("released before the threshold: no long press")
+    func noLongPressWhenReleasedEarly() {
+        var r = Replay()
+        r.run([(0, true), (1400, false)], until: 5000)
+        #expect(r.longPresses.isEmpty)
+        #expect(r.events == [.press(id: 1, at: t(0)), .release(id: 1, at: t(1400), heldMilliseconds: 1400)])
+    }
+
+    @Test("a dropout across the threshold delays the long press until the line is held again")
+    func dropoutAcrossThreshold() {
+        var r = Replay()
+        r.run([(0, true), (1490, false), (1510, true), (2500, false)], until: 3000)
+        #expect(r.longPresses == [.longPress(id: 1, at: t(1510))])
+    }
+
+    @Test("a missed release edge gives a release, never a phantom long press")
+    func missedReleaseEdge() {
+        // The falling edge at 700 ms never arrived; the line is inactive from then on.
+        var r = Replay()
+        r.run([(0, true)], until: 10_000, truth: { $0 < 700 })
+        #expect(r.longPresses.isEmpty)
+        #expect(!r.events.contains(.stuck(at: t(5000))))
+        #expect(r.events == [.press(id: 1, at: t(0)), .release(id: 1, at: t(1500), heldMilliseconds: 1500)],
+                "released at the re-read that found it, after debounce: \(r.events)")
+        #expect(!r.debouncer.isHeld)
+        #expect(r.debouncer.nextDeadline == nil)
+    }
+
+    @Test("a re-read caught in a contact bounce does not release a held button")
+    func reReadDuringBounce() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500),
+                                lineActive: false, at: t(0))
+        _ = d.edge(active: true, at: t(0))
+        #expect(d.poll(now: t(30), lineActive: true) == [.press(id: 1, at: t(0))])
+        #expect(d.poll(now: t(1500), lineActive: false).isEmpty, "not trusted as a long press, not yet a release")
+        #expect(d.nextDeadline == t(1530))
+        let back = d.poll(now: t(1510), lineActive: true)
+        #expect(back == [.rejected(edge: ButtonEdge(active: false, at: t(1500)), reason: .contradictedByLevel,
+                                   pulseMilliseconds: 10)])
+        #expect(d.isHeld)
+        #expect(d.poll(now: t(1511), lineActive: true) == [.longPress(id: 1, at: t(1510))])
+    }
+
+    @Test("held past the stuck limit: stuck, then unstuck on release")
+    func stuckAndUnstuck() {
+        var r = Replay()
+        r.run([(0, true), (7000, false)], until: 8000)
+        #expect(r.events == [.press(id: 1, at: t(0)), .longPress(id: 1, at: t(1500)), .stuck(at: t(5000)),
+                             .release(id: 1, at: t(7000), heldMilliseconds: 7000), .unstuck(at: t(7000))])
+    }
+
+    @Test("a line active from the start can be stuck; letting go clears it without a release")
+    func stuckFromStart() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, stuckMilliseconds: 5000),
+                                lineActive: true, at: t(0))
+        #expect(d.nextDeadline == t(5000), "no long press for a hold that was never a press")
+        #expect(d.poll(now: t(5000), lineActive: true) == [.stuck(at: t(5000))])
+        #expect(d.edge(active: false, at: t(6000)).isEmpty)
+        #expect(d.poll(now: t(6030), lineActive: false) == [.unstuck(at: t(6000))])
+    }
+
+    @Test("press ids increase and are repeated on their long press and release")
+    func ids() {
+        var r = Replay()
+        r.run([(0, true), (100, false), (1000, true), (3000, false), (4000, true), (4100, false)], until: 5000)
+        #expect(r.events == [
+            .press(id: 1, at: t(0)), .release(id: 1, at: t(100), heldMilliseconds: 100),
+            .press(id: 2, at: t(1000)), .longPress(id: 2, at: t(2500)),
+            .release(id: 2, at: t(3000), heldMilliseconds: 2000),
+            .press(id: 3, at: t(4000)), .release(id: 3, at: t(4100), heldMilliseconds: 100),
+        ])
+    }
+
+    @Test("a repeated edge (the one between was lost) restarts the debounce")
+    func repeatedEdge() {
+        var r = Replay()
+        r.run([(0, true), (10, true), (200, false), (205, false)], until: 1000)
+        #expect(r.rejections.map(\.reason) == [.repeatedEdge, .repeatedEdge])
+        #expect(r.rejections.first?.pulse == 10)
+        #expect(r.presses == [.press(id: 1, at: t(10))])
+        #expect(r.events.last == .release(id: 1, at: t(205), heldMilliseconds: 195))
+    }
+
+    @Test("edges stamped before the last re-read are taken at the re-read time")
+    func lateEdgeTimestamps() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30), lineActive: false, at: t(0))
+        _ = d.edge(active: true, at: t(0))
+        _ = d.poll(now: t(30), lineActive: true)
+        _ = d.poll(now: t(1000), lineActive: false)  // the re-read saw the release first
+        let late = d.edge(active: false, at: t(990))
+        #expect(late.count == 1)
+        if case .rejected(_, let reason, _) = late.first { #expect(reason == .repeatedEdge) } else { Issue.record("\(late)") }
+        #expect(d.poll(now: t(1030), lineActive: false) == [.release(id: 1, at: t(1000), heldMilliseconds: 1000)])
+    }
+}

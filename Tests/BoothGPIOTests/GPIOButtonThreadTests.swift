@@ -1,0 +1,163 @@
+import BoothCore
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+@testable import BoothGPIO
+
+/// A requested line stand-in: edges are queued with their (kernel-style) timestamps and
+/// announced through a pipe the button thread polls, like libgpiod's event fd.
+private final class FakeLine: ButtonLineIO {
+    private let pipe: WakePipe
+    private let state = Mutex<(queue: [ButtonEdge], level: Bool, released: Bool, readError: Int32?)>(([], false, false, nil))
+
+    init(level: Bool = false) throws {
+        pipe = try WakePipe()
+        state.withLock { $0.level = level }
+    }
+
+    var eventFD: Int32 { pipe.readFD }
+
+    /// Queues an edge (the level follows it) and wakes the poller.
+    func push(_ active: Bool, at: MonotonicInstant) {
+        state.withLock {
+            $0.queue.append(ButtonEdge(active: active, at: at))
+            $0.level = active
+        }
+        pipe.wake()
+    }
+
+    /// Changes the level without an edge: a lost edge.
+    func setLevelSilently(_ active: Bool) { state.withLock { $0.level = active } }
+
+    func failReads(errno: Int32) {
+        state.withLock { $0.readError = errno }
+        pipe.wake()
+    }
+
+    var released: Bool { state.withLock { $0.released } }
+
+    func readEdges() -> Result<[ButtonEdge], Errno> {
+        pipe.drain()
+        return state.withLock { s in
+            if let err = s.readError { return .failure(Errno(err)) }
+            defer { s.queue.removeAll() }
+            return .success(s.queue)
+        }
+    }
+
+    func value() -> Result<Bool, Errno> { .success(state.withLock { $0.level }) }
+    func release() { state.withLock { $0.released = true } }
+}
+
+/// Collects events from the button thread; `next()` waits (bounded) for the next one.
+private final class Inbox: Sendable {
+    private let events = Mutex<[ButtonEvent]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+    let logLines = Mutex<[String]>([])
+
+    func handle(_ event: ButtonEvent) {
+        events.withLock { $0.append(event) }
+        arrived.signal()
+    }
+
+    func next() -> ButtonEvent? {
+        guard arrived.wait(timeout: .now() + 5) == .success else { return nil }
+        return events.withLock { $0.removeFirst() }
+    }
+
+    var pending: [ButtonEvent] { events.withLock { $0 } }
+}
+
+@Suite("GPIOButton thread over a fake line")
+struct GPIOButtonThreadTests {
+    let resolved = GPIOResolvedLine(address: GPIOLineAddress(chip: "gpiochip0", line: "17"), chipName: "gpiochip0",
+                                    chipLabel: "fake", chipPath: "/dev/gpiochip0",
+                                    info: GPIOLineInfo(offset: 17, name: "GPIO17", consumer: "", used: false,
+                                                       isOutput: false, activeLow: true))
+
+    fileprivate func start(_ line: FakeLine, _ inbox: Inbox, longPress: Int64 = 2000) throws -> GPIOButton {
+        let config = GPIOButton.Configuration(address: resolved.address,
+                                              timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: longPress))
+        return try GPIOButton.start(line: line, configuration: config, resolved: resolved,
+                                    log: { _, message in inbox.logLines.withLock { $0.append(message) } },
+                                    handler: { inbox.handle($0) })
+    }
+
+    @Test("glitch, then a clean tap: the thread times the debounce and reports kernel timestamps")
+    func glitchThenTap() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let button = try start(line, inbox)
+        let t0 = Sys.now()
+        line.push(true, at: t0)
+        line.push(false, at: t0.adding(milliseconds: 2))
+        #expect(inbox.next() == .rejected(edge: ButtonEdge(active: true, at: t0), reason: .shorterThanDebounce,
+                                          pulseMilliseconds: 2))
+        let t1 = t0.adding(milliseconds: 5)
+        line.push(true, at: t1)
+        #expect(inbox.next() == .press(id: 1, at: t1), "the glitch was not a press")
+        let t2 = t1.adding(milliseconds: 100)
+        line.push(false, at: t2)
+        #expect(inbox.next() == .release(id: 1, at: t2, heldMilliseconds: 100))
+        button.stop()
+        #expect(line.released)
+        let log = inbox.logLines.withLock { $0 }
+        #expect(log.contains { $0.contains("edge rejected: rising at \(t0), pulse 2.000 ms") })
+        #expect(log.contains { $0.contains("edge accepted: rising at \(t1)") && $0.contains("press #1") })
+    }
+
+    @Test("a lost release edge: the re-read at the long-press deadline releases, no long press")
+    func missedRelease() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let button = try start(line, inbox, longPress: 800)
+        let t0 = Sys.now()
+        line.push(true, at: t0)
+        #expect(inbox.next() == .press(id: 1, at: t0))
+        line.setLevelSilently(false)
+        guard case .release(1, _, _)? = inbox.next() else {
+            Issue.record("expected release #1, got \(inbox.pending)")
+            return
+        }
+        button.stop()
+        #expect(inbox.pending.isEmpty, "no long press after the release")
+        #expect(inbox.logLines.withLock { $0 }.contains { $0.contains("missed edge") })
+    }
+
+    @Test("stop from the handler does not deadlock; the line is released and events stop")
+    func stopFromHandler() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let holder = Mutex<GPIOButton?>(nil)
+        let config = GPIOButton.Configuration(address: resolved.address, timing: ButtonTiming(debounceMilliseconds: 10))
+        let button = try GPIOButton.start(line: line, configuration: config, resolved: resolved, log: { _, _ in },
+                                          handler: { event in
+                                              inbox.handle(event)
+                                              holder.withLock { $0 }?.stop()
+                                          })
+        holder.withLock { $0 = button }
+        line.push(true, at: Sys.now())
+        #expect(inbox.next() != nil)
+        button.stop()  // waits for the thread, which ended after the handler returned
+        #expect(line.released)
+        holder.withLock { $0 = nil }
+    }
+
+    @Test("a failing line is reported as .failed with the call, and the line is released")
+    func lineFailure() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let button = try start(line, inbox)
+        line.failReads(errno: ENODEV)
+        guard case .failed(let error)? = inbox.next() else {
+            Issue.record("expected .failed, got \(inbox.pending)")
+            return
+        }
+        #expect(error.kind == .lineFailed)
+        #expect(error.errno == ENODEV)
+        #expect(error.chip == "gpiochip0" && error.line == "17")
+        button.stop()
+        #expect(line.released)
+    }
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Proves the libgpiod shim (Sources/CGPIODShims) compiles from one source
+# against both libgpiod APIs:
+#   v1: the system's headers (Debian 12, libgpiod-dev 1.6.3);
+#   v2: Debian trixie's libgpiod-dev (2.2.x), fetched with `apt-get download`
+#       through a private sources list; the system's apt sources, lists and
+#       cache are not touched.
+# Each build passes -DPB_GPIO_EXPECT_API=N, which the shim turns into a
+# _Static_assert, so compiling the wrong branch fails. The v2 object is then
+# linked with a small program against trixie's libgpiod.so.3 (every symbol
+# resolves) and run, and must report API 2.
+#
+# Usage: hardware/gpiod-v2-check.sh
+# Environment:
+#   PHOTOBOOTH_CI_CACHE  cache directory (default /var/cache/photobooth-ci);
+#                        downloads live in $PHOTOBOOTH_CI_CACHE/gpiod-v2
+#   GPIOD_V2_SUITE       Debian suite to fetch from (default trixie)
+#   DEBIAN_MIRROR        mirror URL (default: the first Debian mirror in the
+#                        system's apt sources, else http://deb.debian.org/debian)
+# Exit status: 0 when both builds pass; non-zero with a message naming the step.
+set -euo pipefail
+
+fail() { echo "gpiod-v2-check: FAILED: $*" >&2; exit 1; }
+step() { echo "gpiod-v2-check: $*"; }
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+shim_dir="$root/Sources/CGPIODShims"
+shim="$shim_dir/cgpiodshims.c"
+[ -f "$shim" ] || fail "shim source not found at $shim"
+for tool in gcc apt-get dpkg-deb nm; do
+    command -v "$tool" >/dev/null || fail "'$tool' is not installed"
+done
+
+suite=${GPIOD_V2_SUITE:-trixie}
+cache=${PHOTOBOOTH_CI_CACHE:-/var/cache/photobooth-ci}/gpiod-v2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# --- 1. v1: the system's headers -------------------------------------------
+[ -f /usr/include/gpiod.h ] || fail "/usr/include/gpiod.h missing: apt-get install libgpiod-dev"
+step "compiling the shim against the system libgpiod (v1) headers"
+gcc -std=gnu11 -Wall -Wextra -Werror -DPB_GPIO_EXPECT_API=1 -I"$shim_dir/include" \
+    -c "$shim" -o "$work/shim-v1.o" || fail "shim does not compile against the v1 headers (/usr/include/gpiod.h)"
+nm -u "$work/shim-v1.o" | grep -w gpiod_line_request >/dev/null ||
+    fail "v1 object does not reference gpiod_line_request: the v1 branch was not compiled"
+
+# --- 2. v2: fetch trixie's libgpiod-dev (cached) ---------------------------
+mirror_from_system() {
+    # deb822 (*.sources: "URIs: …") and one-line (*.list: "deb URL suite …") forms.
+    local files=() f
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] && files+=("$f")
+    done
+    [ ${#files[@]} -gt 0 ] || return 0
+    {
+        awk 'tolower($1)=="uris:" { for (i = 2; i <= NF; i++) print $i }' "${files[@]}"
+        awk '$1=="deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "${files[@]}"
+    } | grep -E '/debian/?$' | grep -v -- '-security' | head -n1
+}
+mirror=${DEBIAN_MIRROR:-$(mirror_from_system)}
+mirror=${mirror:-http://deb.debian.org/debian}
+mirror=${mirror%/}
+
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -f "$keyring" ] || fail "$keyring missing: apt-get install debian-archive-keyring"
+
+mkdir -p "$cache" || fail "cannot create cache directory $cache (set PHOTOBOOTH_CI_CACHE)"
+debs="$cache/debs"
+have_debs() { compgen -G "$debs/libgpiod-dev_2.*.deb" >/dev/null && compgen -G "$debs/libgpiod3_2.*.deb" >/dev/null; }
+if have_debs; then
+    step "using cached $(basename "$(ls "$debs"/libgpiod-dev_2.*.deb | head -n1)")"
+else
+    step "fetching libgpiod-dev from $mirror $suite (private apt state in $cache/apt)"
+    apt_dir="$cache/apt"
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$debs"
+    echo "deb [signed-by=$keyring] $mirror $suite main" >"$apt_dir/sources.list"
+    apt_opts=(
+        -o "Dir::Etc::sourcelist=$apt_dir/sources.list"
+        -o "Dir::Etc::sourceparts=-"
+        -o "Dir::State::Lists=$apt_dir/lists"
+        -o "Dir::Cache=$apt_dir/cache"
+        -o "APT::Get::List-Cleanup=0"
+    )
+    # As root, apt downloads as the _apt user: let it write where the files go.
+    if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
+        chown -R _apt "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$debs" 2>/dev/null || true
+    fi
+    apt-get -q "${apt_opts[@]}" update >"$work/apt-update.log" 2>&1 ||
+        { cat "$work/apt-update.log" >&2; fail "apt-get update for suite '$suite' at $mirror"; }
+    (cd "$debs" && apt-get -q "${apt_opts[@]}" download libgpiod-dev libgpiod3) >"$work/apt-download.log" 2>&1 ||
+        { cat "$work/apt-download.log" >&2; fail "apt-get download libgpiod-dev libgpiod3 from $suite"; }
+    have_debs || fail "apt-get download did not leave libgpiod-dev_2.* and libgpiod3_2.* in $debs"
+fi
+
+v2root="$work/v2root"
+mkdir -p "$v2root"
+for deb in "$debs"/libgpiod-dev_2.*.deb "$debs"/libgpiod3_2.*.deb; do
+    dpkg-deb -x "$deb" "$v2root" || fail "dpkg-deb -x $deb"
+done
+v2inc="$v2root/usr/include"
+v2lib=$(dirname "$(find "$v2root/usr/lib" -name 'libgpiod.so' | head -n1)")
+[ -f "$v2inc/gpiod.h" ] || fail "no gpiod.h in the unpacked libgpiod-dev"
+[ -e "$v2lib/libgpiod.so" ] || fail "no libgpiod.so in the unpacked packages"
+grep -q GPIOD_LINE_BULK_MAX_LINES "$v2inc/gpiod.h" &&
+    fail "the downloaded gpiod.h defines GPIOD_LINE_BULK_MAX_LINES: it is not the v2 API"
+
+# --- 3. v2: compile, link against libgpiod.so.3, run --------------------------
+step "compiling the shim against libgpiod $(dpkg-deb -f "$(ls "$debs"/libgpiod-dev_2.*.deb | head -n1)" Version) (v2) headers"
+# -isystem puts the v2 headers before /usr/include, where the v1 gpiod.h is.
+gcc -std=gnu11 -Wall -Wextra -Werror -DPB_GPIO_EXPECT_API=2 -isystem "$v2inc" -I"$shim_dir/include" \
+    -c "$shim" -o "$work/shim-v2.o" || fail "shim does not compile against the v2 headers"
+nm -u "$work/shim-v2.o" | grep -w gpiod_chip_request_lines >/dev/null ||
+    fail "v2 object does not reference gpiod_chip_request_lines: the v2 branch was not compiled"
+
+cat >"$work/probe.c" <<'EOF'
+#include "cgpiodshims.h"
+#include <stdio.h>
+int main(void) {
+    pb_gpio_chip_list *list = pb_gpio_chip_list_new();
+    if (!list) { perror("pb_gpio_chip_list_new"); return 2; }
+    printf("api=%d chips=%zu\n", pb_gpio_api_version(), pb_gpio_chip_list_count(list));
+    pb_gpio_chip_list_free(list);
+    return pb_gpio_api_version() == 2 ? 0 : 1;
+}
+EOF
+gcc -std=gnu11 -Wall -Werror -I"$shim_dir/include" "$work/probe.c" "$work/shim-v2.o" \
+    -L"$v2lib" -lgpiod -o "$work/probe" || fail "linking the v2 shim against $v2lib/libgpiod.so"
+out=$(LD_LIBRARY_PATH="$v2lib" "$work/probe") || fail "the v2 probe did not report API 2 (output: ${out:-none})"
+step "v2 probe: $out"
+step "OK: the shim compiles against libgpiod v1 and v2"
