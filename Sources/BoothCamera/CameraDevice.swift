@@ -120,3 +120,11 @@ public struct CameraControlSettings: Sendable, Hashable {
         self.focus = focus
     }
 }
+
+extension StreamInfo: CustomStringConvertible {
+    /// `"/dev/video0 (vivid) YUYV 1280x720 at 30 fps"`.
+    public var description: String {
+        let rate = framesPerSecond.map { " at \(($0 * 100).rounded() / 100) fps" } ?? ""
+        return "\(devicePath) (\(card)) \(format.rawValue) \(size)\(rate)"
+    }
+}

@@ -1,19 +1,15 @@
+import BoothCore
 import CGPIODShims
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Pull resistor setting for an input line.
-public enum GPIOBias: String, Sendable, CaseIterable {
-    /// Leave the bias as the board or device tree set it.
-    case asIs = "as-is"
-    /// No pull resistor (an external one is fitted).
-    case disabled
-    /// Internal pull-up: a button wired to ground reads inactive when open (use active-low).
-    case pullUp = "pull-up"
-    /// Internal pull-down: a button wired to 3.3 V.
-    case pullDown = "pull-down"
+/// Pull resistor setting for an input line (`button.bias`, declared in the settings schema):
+/// as-is (as the board or device tree set it), disabled (an external resistor is fitted),
+/// pull-up (a button wired to ground; use active-low), pull-down (a button wired to 3.3 V).
+public typealias GPIOBias = LineBiasSetting
 
+extension LineBiasSetting {
     var shimValue: Int32 {
         switch self {
         case .asIs: Int32(PB_GPIO_BIAS_AS_IS.rawValue)

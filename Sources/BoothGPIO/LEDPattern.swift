@@ -1,12 +1,9 @@
-/// What the booth's LED shows: steady when the booth invites a press, blinking
-/// during the countdown, a double blink in fault, off otherwise.
-public enum LEDPattern: String, Sendable, CaseIterable, Hashable {
-    case off
-    case steady
-    /// On/off at `LEDTiming.blinkOn/OffMilliseconds` (countdown).
-    case blink
-    /// Two short flashes, then a pause (fault): distinct from `blink`.
-    case fault
+import BoothCore
+
+/// The LED patterns the core asks for (declared in BoothCore), as on/off timing:
+/// blink is on/off at `LEDTiming.blinkOn/OffMilliseconds` (countdown); fault is two short
+/// flashes, then a pause, distinct from blink.
+extension LEDPattern {
 
     /// The pattern as (on, milliseconds) segments repeated from elapsed 0; nil for a constant pattern.
     public func segments(_ timing: LEDTiming) -> [(on: Bool, milliseconds: Int64)]? {

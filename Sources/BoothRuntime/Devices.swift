@@ -10,6 +10,8 @@ public enum ButtonSignal: Sendable, Equatable {
     case stuck(String)
     /// A stuck button was released.
     case unstuck
+    /// The line failed while in use (the thread ended and released it); the message says why.
+    case failed(String)
 }
 
 /// A button: the GPIO line of the real booth, or the terminal under `--simulate`.
@@ -21,6 +23,8 @@ public protocol ButtonDevice: AnyObject, Sendable {
     func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws
     /// Stops delivering and releases the line. Safe to call twice.
     func stop()
+    /// False once the device stopped by itself (line failed) or was stopped.
+    var isRunning: Bool { get }
 }
 
 /// The LED by the button.

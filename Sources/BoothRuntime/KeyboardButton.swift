@@ -49,6 +49,7 @@ public final class KeyboardButton: ButtonDevice {
     }
 
     public func stop() { stopped.withLock { $0 = true } }
+    public var isRunning: Bool { !stopped.withLock { $0 } }
 }
 
 /// A button that never presses: `--simulate` with standard input not a terminal and no keyboard wanted.
@@ -57,4 +58,5 @@ public final class NoButton: ButtonDevice {
     public init() {}
     public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {}
     public func stop() {}
+    public var isRunning: Bool { true }
 }

@@ -277,10 +277,11 @@ public final class BoothRuntime: Sendable {
             storage.retry()
         case .button:
             let settings = state.withLock { $0.settings }
-            if state.withLock({ $0.buttonRunning }) {
+            if state.withLock({ $0.buttonRunning }), state.withLock({ $0.button })?.isRunning ?? false {
                 // The line is held; the fault is a stuck button, cleared by its release.
                 return
             }
+            state.withLock { $0.button }?.stop()
             if let message = startButton(settings) {
                 loop.post(.deviceFault(.button, message: message))
             } else {
@@ -300,6 +301,8 @@ public final class BoothRuntime: Sendable {
                 case let .longPress(id): loop.post(.longPress(id: id))
                 case let .stuck(message): loop.post(.deviceFault(.button, message: message))
                 case .unstuck: loop.post(.deviceRecovered(.button))
+                case let .failed(message):
+                    loop.post(.deviceFault(.button, message: message))
                 }
             }
             state.withLock { $0.button = button; $0.buttonRunning = true }

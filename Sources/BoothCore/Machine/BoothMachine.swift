@@ -77,7 +77,7 @@ public struct BoothMachine: Sendable {
             out.append(.log(.warning, "capture \(id) failed: \(message)"))
             captureAttemptFailed(attempt: attempt, at: at, into: &out)
         case let .saved(captureID, path):
-            out.append(.log(.info, "capture \(captureID) saved to \(path)"))
+            out.append(.log(.debug, "capture \(captureID) saved to \(path)"))
         case let .saveFailed(captureID, noSpace, message):
             let reason = noSpace ? "storage full while saving capture \(captureID): \(message)"
                                  : "saving capture \(captureID) failed: \(message)"
