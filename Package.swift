@@ -36,10 +36,10 @@ let package = Package(
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothRuntime"]),
 
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
-        .testTarget(name: "BoothJPEGTests", dependencies: ["BoothJPEG"]),
-        .testTarget(name: "BoothCameraTests", dependencies: ["BoothCamera"]),
-        .testTarget(name: "BoothGPIOTests", dependencies: ["BoothGPIO"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothRuntime"]),
+        .testTarget(name: "BoothJPEGTests", dependencies: ["BoothCore", "BoothJPEG"]),
+        .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
+        .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothRuntime"]),
     ],
     swiftLanguageModes: [.v6]
 )

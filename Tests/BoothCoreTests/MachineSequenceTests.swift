@@ -158,7 +158,7 @@ struct MachineSequenceTests {
         out = m.handle(.timer(token: retry.token, at: instant(15)))
         #expect(out.first == .retry([.storage]), "the retry saves the held bytes once space returns")
 
-        #expect(m.handle(.saved(captureID: 1, path: photoPath)) == [.log(.info, "capture 1 saved to \(photoPath)")])
+        #expect(m.handle(.saved(captureID: 1, path: photoPath)) == [.log(.debug, "capture 1 saved to \(photoPath)")])
         out = m.handle(.deviceRecovered(.storage))
         #expect(m.state == .idle)
         #expect(out.contains(.startStream))

@@ -1,3 +1,4 @@
+import BoothCore
 import Testing
 @testable import BoothGPIO
 

@@ -7,8 +7,9 @@ import Testing
 /// A fresh temp directory for one test, removed afterwards by the caller.
 func makeTempDir(_ name: String = #function) -> String {
     var template = Array("/tmp/photobooth-test-XXXXXX".utf8CString)
-    let path = template.withUnsafeMutableBufferPointer { buf in
-        mkdtemp(buf.baseAddress).map { String(cString: $0) }
+    let path = template.withUnsafeMutableBufferPointer { buf -> String? in
+        guard let base = buf.baseAddress else { return nil }
+        return mkdtemp(base).map { String(cString: $0) }
     }
     return path ?? "/tmp/photobooth-test-\(getpid())-\(name.count)"
 }
