@@ -35,6 +35,10 @@ let package = Package(
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothRuntime"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothRuntime"]),
 
+        // Benchmarks (bench/run), not part of the tests.
+        .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime"],
+                          path: "bench/BoothBench"),
+
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),

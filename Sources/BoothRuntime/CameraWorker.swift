@@ -111,6 +111,9 @@ public final class CameraWorker: Sendable {
         /// The capture waiting for its frame (the machine asks for one at a time).
         var pending: (id: UInt64, trigger: MonotonicInstant)?
         var selector = CaptureFrameSelector()
+        /// Changes whenever the stream restarts (start, stop, size switch): a frame dequeued
+        /// before the change belongs to the old stream.
+        var generation = 0
         var latest: Frame?
         var encoder: JPEGEncoder?
         var decoder: JPEGDecoder?
@@ -124,18 +127,22 @@ public final class CameraWorker: Sendable {
             done.lock(); done.broadcast(); done.unlock()
         }
         while true {
-            let batch: [Request] = requests.withLock { r in defer { r.removeAll() }; return r }
-            for request in batch {
-                if !handle(request, local) { return }
-            }
+            if !handleRequests(local) { return }
             if local.streaming {
-                pump(local)
+                if !pump(local) { return }
             } else {
                 wake.lock()
                 if requests.withLock({ $0.isEmpty }) { wake.wait() }
                 wake.unlock()
             }
         }
+    }
+
+    /// Handles the queued requests; false ends the thread.
+    private func handleRequests(_ local: Local) -> Bool {
+        let batch: [Request] = requests.withLock { r in defer { r.removeAll() }; return r }
+        for request in batch where !handle(request, local) { return false }
+        return true
     }
 
     /// Handles one request; false ends the thread.
@@ -194,6 +201,7 @@ public final class CameraWorker: Sendable {
         }
         local.device = nil
         local.latest = nil
+        local.generation += 1
         if local.streaming { log.info("camera: stream stopped") }
         local.streaming = false
         statusBox.withLock { $0.streaming = false }
@@ -229,6 +237,7 @@ public final class CameraWorker: Sendable {
             do {
                 let info = try device.reconfigure(size: captureSize)
                 local.selector.streamRestarted()
+                local.generation += 1
                 log.info("camera: switched to \(info.size) for the capture")
             } catch {
                 fail(local, error)
@@ -239,23 +248,29 @@ public final class CameraWorker: Sendable {
         local.selector.arm(at: trigger)
     }
 
-    /// Reads frames while streaming: preview, then pending captures.
-    private func pump(_ local: Local) {
-        guard let device = local.device else { local.streaming = false; return }
+    /// Reads the next frame; false ends the thread (shutdown requested meanwhile).
+    ///
+    /// Requests that arrived while waiting for the frame are handled before the frame is
+    /// judged: a capture armed at trigger T while the poll waited takes this frame when its
+    /// timestamp is at or after T, instead of letting it pass as preview.
+    private func pump(_ local: Local) -> Bool {
+        guard let device = local.device else { local.streaming = false; return true }
+        let generation = local.generation
         let frame: Frame?
         do {
             frame = try device.nextFrame(timeoutMilliseconds: 200)
         } catch {
             fail(local, error)
-            return
+            return true
         }
         statusBox.withLock { $0.statistics = device.statistics }
-        guard let frame else { return }
+        if !handleRequests(local) { return false }
+        guard let frame, local.streaming, local.generation == generation else { return true }
         let decision = local.selector.feed(frame)
         local.latest = frame
         guard let p = local.pending, case let .capture(latency) = decision else {
             onFrame(frame)
-            return
+            return true
         }
         do {
             let (bytes, passthrough) = try jpeg(for: frame, local)
@@ -272,15 +287,17 @@ public final class CameraWorker: Sendable {
             statusBox.withLock { $0.badFrames += 1 }
             log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next one")
             local.selector.arm(at: p.trigger)
-            return
+            return true
         }
         let (stream, captureSize, _) = settings.withLock { $0 }
         if captureSize != stream.size {
             do {
                 _ = try device.reconfigure(size: stream.size)
                 local.selector.streamRestarted()
+                local.generation += 1
             } catch { fail(local, error) }
         }
+        return true
     }
 
     private func fail(_ local: Local, _ error: any Error) {

@@ -1,0 +1,133 @@
+// BoothBench: figures for the README and the closing notes. Run through bench/run.
+//
+//   BoothBench capture [--runs N] [--dir DIR]
+//     On the simulated camera at 1280x720 YUYV:
+//     - capture-loop frames/s: the camera thread's loop (dequeue, trigger check, preview hand-off)
+//       paced at 30 fps, and unpaced (the test pattern generated as fast as it can be);
+//     - trigger-to-saved latency: trigger → first frame at/after it → JPEG (TurboJPEG q92 4:2:0)
+//       → written atomically (temp, fsync, rename, fsync dir), over N captures.
+import BoothCamera
+import BoothCore
+import BoothJPEG
+import BoothRuntime
+import Foundation
+import Synchronization
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.isEmpty ? 0 : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2)
+}
+func f1(_ x: Double) -> String { String(format: "%.1f", x) }
+
+/// Events from the workers, waited on by the benchmark's thread.
+final class EventInbox: Sendable {
+    private let events = Mutex<[BoothEvent]>([])
+    private let cond = NSCondition()
+    func post(_ e: BoothEvent) {
+        events.withLock { $0.append(e) }
+        cond.lock(); cond.broadcast(); cond.unlock()
+    }
+    func wait(timeoutSeconds: Double, _ match: (BoothEvent) -> Bool) -> BoothEvent? {
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        cond.lock(); defer { cond.unlock() }
+        while true {
+            if let e = events.withLock({ ev -> BoothEvent? in
+                guard let i = ev.firstIndex(where: match) else { return nil }
+                return ev.remove(at: i)
+            }) { return e }
+            if !cond.wait(until: deadline) { return nil }
+        }
+    }
+}
+
+/// Frames/s of the capture loop: nextFrame + trigger selection + preview hand-off.
+func loopRate(fps: Double, seconds: Double) throws -> (Double, Int) {
+    let camera = SimulatedCamera()
+    _ = try camera.start(StreamRequest(device: "sim", format: .yuyv, size: FrameSize(width: 1280, height: 720),
+                                       framesPerSecond: fps))
+    defer { camera.stop() }
+    var selector = CaptureFrameSelector()
+    let start = SystemClock.monotonicNow()
+    var frames = 0
+    var lastSeq: UInt32 = 0
+    while SystemClock.monotonicNow().milliseconds(since: start) < seconds * 1000 {
+        guard let frame = try camera.nextFrame(timeoutMilliseconds: 200) else { continue }
+        _ = selector.feed(frame)
+        lastSeq = frame.sequence
+        frames += 1
+    }
+    let elapsed = SystemClock.monotonicNow().milliseconds(since: start) / 1000
+    return (Double(frames) / elapsed, Int(lastSeq))
+}
+
+func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], toFrame: [Double], toSaved: [Double]) {
+    let inbox = EventInbox()
+    let clock = SystemClock()
+    let captures = CaptureBox()
+    let store = PhotoStore(directory: dir)
+    do { try store.prepare() } catch { print("bench: \(error)"); exit(1) }
+    let storage = StorageWorker(store: store, captures: captures, minFree: 0, clock: clock, log: log, post: inbox.post)
+    let settings = Settings.defaults
+    let size = FrameSize(width: 1280, height: 720)
+    var request = streamRequest(from: settings)
+    request.size = size
+    request.format = .yuyv
+    request.device = "sim"
+    let camera = CameraWorker(device: { SimulatedCamera() }, stream: request, captureSize: size, jpegQuality: 92,
+                              captures: captures, clock: clock, log: log, post: inbox.post, onFrame: { _ in })
+    storage.launch()
+    camera.launch()
+    camera.startStream()
+    Thread.sleep(forTimeInterval: 0.5)
+    var total: [Double] = [], toFrame: [Double] = [], toSaved: [Double] = []
+    for i in 1...runs {
+        let id = UInt64(i)
+        captures.assign(id: id, session: i, shot: 1)
+        // Triggers land at random phases of the 33 ms frame interval, as a countdown's would.
+        Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.12))
+        let trigger = clock.now()
+        camera.capture(id: id, trigger: trigger)
+        guard inbox.wait(timeoutSeconds: 5, { $0 == .captureSucceeded(id: id) }) != nil,
+              let record = captures.get(id) else { print("bench: capture \(id) timed out"); exit(1) }
+        storage.save(captureID: id)
+        guard case .saved? = inbox.wait(timeoutSeconds: 5, { if case .saved(id, _) = $0 { true } else { false } }) else {
+            print("bench: save \(id) failed"); exit(1)
+        }
+        let savedAt = clock.now()
+        total.append(savedAt.milliseconds(since: trigger))
+        toFrame.append(record.frameTimestamp.milliseconds(since: trigger))
+        toSaved.append(savedAt.milliseconds(since: record.frameTimestamp))
+    }
+    camera.shutdown()
+    storage.finish(timeoutSeconds: 2)
+    return (total, toFrame, toSaved)
+}
+
+var args = Array(CommandLine.arguments.dropFirst())
+guard args.first == "capture" else {
+    print("usage: BoothBench capture [--runs N] [--dir DIR]")
+    exit(64)
+}
+var runs = 30
+var dir = "/tmp/photobooth-bench-\(getpid())"
+var i = 1
+while i < args.count {
+    switch args[i] {
+    case "--runs": i += 1; runs = Int(args[i]) ?? runs
+    case "--dir": i += 1; dir = args[i]
+    default: print("unknown option \(args[i])"); exit(64)
+    }
+    i += 1
+}
+let log = Logger(threshold: .warning)
+print("simulated camera, 1280x720 YUYV, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+let (paced, _) = try loopRate(fps: 30, seconds: 3)
+let (unpaced, _) = try loopRate(fps: 1000, seconds: 3)
+print("capture loop: \(f1(paced)) frames/s paced at 30 fps; \(f1(unpaced)) frames/s unpaced (test pattern generation included)")
+let lat = captureLatency(runs: runs, dir: dir, log: log)
+try? FileManager.default.removeItem(atPath: dir)
+print("trigger-to-saved over \(runs) captures: median \(f1(median(lat.total))) ms, "
+      + "min \(f1(lat.total.min() ?? 0)) ms, max \(f1(lat.total.max() ?? 0)) ms")
+print("  trigger-to-frame: median \(f1(median(lat.toFrame))) ms (0 to one frame interval, 33 ms at 30 fps)")
+print("  frame-to-saved (JPEG q92 4:2:0 + atomic durable write): median \(f1(median(lat.toSaved))) ms")
+print("capture loop_fps_paced=\(f1(paced)) loop_fps_unpaced=\(f1(unpaced)) trigger_to_saved_ms=\(f1(median(lat.total)))")
