@@ -3,7 +3,7 @@
 # Scenarios run in the qemu guest (hardware/vm/run), as root, chrooted into the host's
 # root (read-only) with tmpfs on /tmp, /run, /root. Environment (from hardware/vm/guest.sh):
 #   REPO, RESULTS (writable, copied back to the host), BUILD_BIN (host Swift build products,
-#   e.g. "$BUILD_BIN/photoboothd"), TOOLS (gpio-pulse, loopback-writer; on PATH),
+#   e.g. "$BUILD_BIN/photoboothd"), TOOLS (gpio-pulse, loopback-writer, mono-now; on PATH),
 #   SHARED_IMAGES (real photos: $REPO/../shared/images unless the host run set it), SCENARIO, KVER.
 # Header lines a scenario may carry (read by the harness):
 #   # vm-timeout: SECONDS                 guest-side limit (default 300)
@@ -66,7 +66,13 @@ wait_for() {
 # uptime_s: seconds since the guest booted (float; the kernel's CLOCK_BOOTTIME)
 uptime_s() { awk '{print $1}' /proc/uptime; }
 # mono_s: CLOCK_MONOTONIC now, in seconds (the clock of gpiomon/gpio-pulse/loopback-writer lines)
-mono_s() { awk '/^now at/ {printf "%.9f\n", $3 / 1e9; exit}' /proc/timer_list; }
+mono_s() { "$TOOLS/mono-now"; }
+# wait_for_line FILE REGEX SECONDS: waits until a line of FILE matches the extended REGEX
+# (e.g. a daemon's log line); prints that first matching line.
+wait_for_line() {
+    wait_for "$3" "a line matching /$2/ in $1" grep -Eq -- "$2" "$1"
+    grep -Em1 -- "$2" "$1"
+}
 
 # --------------------------------------------------------------- background processes
 # bg LOGFILE CMD...: starts CMD in the background, output to LOGFILE; sets BG_PID.

@@ -47,6 +47,7 @@ assert_eq "$(gpioget "$CHIP" 0)" 1 "line 0 after pull-up (gpioget)"
 bg "$RESULTS/gpiomon.log" gpiomon --num-events=1 --falling-edge "$CHIP" 0
 MON=$BG_PID
 wait_for 10 "gpiomon holds $CHIP line 0" gpio_line_used "$CHIP" 0
+t_mark=$(mono_s)
 gpio-pulse "$PULL" low:100 high:0 > "$RESULTS/gpio-pulse.log" || fail "gpio-pulse $PULL failed: $(cat "$RESULTS/gpio-pulse.log")"
 cat "$RESULTS/gpio-pulse.log"
 wait_pid "$MON" 10 "gpiomon to report one falling edge"
@@ -59,6 +60,7 @@ ev_ts=$(sed -n 's/.*timestamp: \[ *\([0-9.]*\)\].*/\1/p' "$RESULTS/gpiomon.log" 
 low_line=$(grep '^step=0 ' "$RESULTS/gpio-pulse.log")
 t_before=$(sed 's/.*t_before=\([0-9.]*\).*/\1/' <<<"$low_line")
 t_after=$(sed 's/.*t_after=\([0-9.]*\).*/\1/' <<<"$low_line")
+assert_ge "$t_before" "$t_mark" "gpio-pulse's first write vs mono-now taken just before (one clock)"
 assert_ge "$ev_ts" "$t_before" "edge timestamp (CLOCK_MONOTONIC) vs gpio-pulse write start"
 assert_le "$ev_ts" "$t_after" "edge timestamp (CLOCK_MONOTONIC) vs gpio-pulse write end"
 up_line=$(grep '^step=1 ' "$RESULTS/gpio-pulse.log")
