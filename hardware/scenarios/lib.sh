@@ -1,0 +1,206 @@
+# hardware/scenarios/lib.sh: helpers for scenario scripts (bash), sourced as
+#   . "$REPO/hardware/scenarios/lib.sh"
+# Scenarios run in the qemu guest (hardware/vm/run), as root, chrooted into the host's
+# root (read-only) with tmpfs on /tmp, /run, /root. Environment (from hardware/vm/guest.sh):
+#   REPO, RESULTS (writable, copied back to the host), BUILD_BIN (host Swift build products,
+#   e.g. "$BUILD_BIN/photoboothd"), TOOLS (gpio-pulse, loopback-writer, mono-now; on PATH),
+#   SHARED_IMAGES (real photos: $REPO/../shared/images unless the host run set it), SCENARIO, KVER.
+# Header lines a scenario may carry (read by the harness):
+#   # vm-timeout: SECONDS                 guest-side limit (default 300)
+#   # vm-module: NAME [PARAM=VALUE...]    load a module, or reload a default with these params
+#   # vm-module: -NAME                    do not load a default (vivid, v4l2loopback, gpio-sim)
+# Every assert prints what it expected and what it got, then exits 1.
+
+set -u
+_T0=$(awk '{print $1}' /proc/uptime)
+_BG_PIDS=()
+
+# --------------------------------------------------------------- output and asserts
+log() { printf '[%s +%ss] %s\n' "${SCENARIO:-scenario}" "$(awk -v a="$_T0" '{printf "%.2f", $1 - a}' /proc/uptime)" "$*"; }
+fail() { printf '[%s] FAIL: %s\n' "${SCENARIO:-scenario}" "$*" >&2; exit 1; }
+pass() { log "PASS: $*"; }
+
+# assert_eq ACTUAL EXPECTED WHAT
+assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; pass "$3 = '$1'"; }
+# assert_ge ACTUAL MIN WHAT  (numbers; decimals allowed)
+assert_ge() {
+    awk -v a="$1" -v b="$2" 'BEGIN {exit !(a + 0 >= b + 0)}' || fail "$3: expected >= $2, got $1"
+    pass "$3 = $1 (>= $2)"
+}
+# assert_le ACTUAL MAX WHAT
+assert_le() {
+    awk -v a="$1" -v b="$2" 'BEGIN {exit !(a + 0 <= b + 0)}' || fail "$3: expected <= $2, got $1"
+    pass "$3 = $1 (<= $2)"
+}
+# assert_contains HAYSTACK NEEDLE WHAT
+assert_contains() {
+    case "$1" in *"$2"*) pass "$3 contains '$2'" ;; *) fail "$3: expected to contain '$2', got: $1" ;; esac
+}
+# assert_not_contains HAYSTACK NEEDLE WHAT
+assert_not_contains() {
+    case "$1" in *"$2"*) fail "$3: expected not to contain '$2', got: $1" ;; *) pass "$3 does not contain '$2'" ;; esac
+}
+# assert_file FILE WHAT: exists and is not empty
+assert_file() { [ -s "$1" ] || fail "$2: file $1 missing or empty"; pass "$2: $1 ($(stat -c %s "$1") bytes)"; }
+# assert_same_bytes A B WHAT
+assert_same_bytes() {
+    cmp -s "$1" "$2" || fail "$3: $1 ($(stat -c %s "$1" 2>/dev/null) bytes) and $2 ($(stat -c %s "$2" 2>/dev/null) bytes) differ: $(cmp "$1" "$2" 2>&1 | head -n1)"
+    pass "$3: $1 is byte-identical to $2"
+}
+# assert_cmd WHAT CMD...: the command must exit 0 (its output is shown when it does not)
+assert_cmd() {
+    local what=$1 out; shift
+    out=$("$@" 2>&1) || fail "$what: '$*' exited $?: $out"
+    pass "$what"
+}
+# wait_for SECONDS WHAT CMD...: polls CMD every 50 ms until it exits 0; fails after SECONDS.
+wait_for() {
+    local secs=$1 what=$2 end; shift 2
+    end=$(awk -v s="$secs" '{print $1 + s}' /proc/uptime)
+    until "$@" >/dev/null 2>&1; do
+        awk -v e="$end" '{exit !($1 > e)}' /proc/uptime && fail "timed out after ${secs}s waiting for: $what"
+        sleep 0.05
+    done
+    log "ok: $what"
+}
+# uptime_s: seconds since the guest booted (float; the kernel's CLOCK_BOOTTIME)
+uptime_s() { awk '{print $1}' /proc/uptime; }
+# mono_s: CLOCK_MONOTONIC now, in seconds (the clock of gpiomon/gpio-pulse/loopback-writer lines)
+mono_s() { "$TOOLS/mono-now"; }
+# wait_for_line FILE REGEX SECONDS: waits until a line of FILE matches the extended REGEX
+# (e.g. a daemon's log line); prints that first matching line.
+wait_for_line() {
+    wait_for "$3" "a line matching /$2/ in $1" grep -Eq -- "$2" "$1"
+    grep -Em1 -- "$2" "$1"
+}
+
+# --------------------------------------------------------------- background processes
+# bg LOGFILE CMD...: starts CMD in the background, output to LOGFILE; sets BG_PID.
+# Everything started with bg is killed when the scenario exits.
+bg() {
+    local logf=$1; shift
+    "$@" > "$logf" 2>&1 &
+    BG_PID=$!
+    _BG_PIDS+=("$BG_PID")
+}
+# stop_pid PID [SECONDS]: SIGTERM, wait up to SECONDS (default 5), then SIGKILL.
+stop_pid() {
+    local pid=$1 secs=${2:-5} i
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    kill -TERM "$pid" 2>/dev/null
+    for ((i = 0; i < secs * 20; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$pid" 2>/dev/null && { log "pid $pid ignored SIGTERM for ${secs}s: SIGKILL"; kill -KILL "$pid" 2>/dev/null; }
+    wait "$pid" 2>/dev/null
+    return 0
+}
+# wait_pid PID SECONDS WHAT: waits for PID to exit by itself; sets WAIT_RC; fails after SECONDS.
+wait_pid() {
+    local pid=$1 secs=$2 what=$3 i
+    for ((i = 0; i < secs * 20; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$pid" 2>/dev/null && fail "timed out after ${secs}s waiting for $what (pid $pid) to exit"
+    wait "$pid"; WAIT_RC=$?
+}
+_cleanup() {
+    local p
+    for p in "${_BG_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+}
+trap _cleanup EXIT
+
+# --------------------------------------------------------------- real photos
+# require_captures: sets CAPTURES to $SHARED_IMAGES/captures or fails naming what is missing.
+require_captures() {
+    CAPTURES=$SHARED_IMAGES/captures
+    [ -d "$CAPTURES" ] || fail "real photos missing: $CAPTURES does not exist (expected <repo>/../shared/images/captures)"
+    ls "$CAPTURES"/*.jpg >/dev/null 2>&1 || fail "real photos missing: no *.jpg in $CAPTURES"
+}
+# captures_of_size WxH: prints the capture photos of that size, one per line, sorted
+# (call require_captures first, in the scenario's own shell: a fail in $(...) does not end it).
+captures_of_size() { ls "${SHARED_IMAGES}/captures"/*_"$1".jpg 2>/dev/null | sort; }
+
+# --------------------------------------------------------------- V4L2 nodes
+# v4l2_node_by_name PATTERN: prints /dev/videoN of the first node whose sysfs name matches
+# the shell PATTERN (numbering differs between boots and after rebind: never hard-code it).
+v4l2_node_by_name() {
+    local d name
+    for d in /sys/class/video4linux/video*; do
+        [ -r "$d/name" ] || continue
+        name=$(cat "$d/name")
+        # shellcheck disable=SC2053 # pattern match on purpose
+        [[ $name == $1 ]] && { echo "/dev/$(basename "$d")"; return 0; }
+    done
+    return 1
+}
+vivid_node() { v4l2_node_by_name 'vivid-*-vid-cap'; }
+# The harness loads v4l2loopback with card_label=photobooth-loopback.
+loopback_node() { v4l2_node_by_name "${LOOPBACK_LABEL:-photobooth-loopback}"; }
+# vivid_platform_dev: prints vivid's platform device name (vivid.0)
+vivid_platform_dev() {
+    local d
+    for d in /sys/bus/platform/devices/vivid.*; do [ -e "$d" ] && { basename "$d"; return 0; }; done
+    return 1
+}
+# vivid_unbind / vivid_bind: detach / reattach the vivid driver (a real unplug: the node
+# disappears, open file descriptors get ENODEV/POLLERR; it may come back as another videoN).
+vivid_unbind() { echo "$(vivid_platform_dev)" > /sys/bus/platform/drivers/vivid/unbind; }
+vivid_bind() { echo "$(vivid_platform_dev)" > /sys/bus/platform/drivers/vivid/bind; }
+# v4l2_caps NODE: prints the node's device capabilities as v4l2-ctl --info shows them
+v4l2_caps() { v4l2-ctl -d "$1" --info 2>&1 | sed -n '/Device Caps/,$p'; }
+
+# --------------------------------------------------------------- v4l2loopback writer
+# loopback_start NODE FPS [--loop] [--count N] FILE...: starts tools/loopback-writer in the
+# background (log: $RESULTS/loopback-writer.log, or LOOPBACK_LOG) and waits for its first
+# frame, after which an exclusive_caps=1 loopback shows its capture side. Sets LOOPBACK_PID.
+loopback_start() {
+    local node=$1 fps=$2; shift 2
+    LOOPBACK_LOG=${LOOPBACK_LOG:-$RESULTS/loopback-writer.log}
+    bg "$LOOPBACK_LOG" "$TOOLS/loopback-writer" --device "$node" --fps "$fps" "$@"
+    LOOPBACK_PID=$BG_PID
+    wait_for 10 "loopback-writer's first frame on $node" grep -q '^frame=0 ' "$LOOPBACK_LOG"
+}
+# loopback_stop: SIGTERM to the writer started by loopback_start, waits for it.
+loopback_stop() { [ -n "${LOOPBACK_PID:-}" ] && stop_pid "$LOOPBACK_PID"; LOOPBACK_PID=; }
+
+# --------------------------------------------------------------- gpio-sim
+GPIOSIM_CONFIGFS=/sys/kernel/config/gpio-sim
+# gpiosim_create NAME NUM_LINES [LINE_NAME...]: a live gpio-sim chip with one bank of
+# NUM_LINES lines, line i named LINE_NAME[i] when given.
+gpiosim_create() {
+    local name=$1 n=$2 i=0 dir; shift 2
+    [ -d "$GPIOSIM_CONFIGFS" ] || fail "gpio-sim configfs missing at $GPIOSIM_CONFIGFS (gpio-sim module not loaded?)"
+    dir=$GPIOSIM_CONFIGFS/$name
+    mkdir "$dir" || fail "mkdir $dir"
+    mkdir "$dir/bank0" || fail "mkdir $dir/bank0"
+    echo "$n" > "$dir/bank0/num_lines" || fail "setting num_lines=$n on $dir/bank0"
+    for line_name in "$@"; do
+        mkdir "$dir/bank0/line$i" || fail "mkdir $dir/bank0/line$i"
+        echo "$line_name" > "$dir/bank0/line$i/name" || fail "naming line $i '$line_name'"
+        i=$((i + 1))
+    done
+    echo 1 > "$dir/live" || fail "gpio-sim chip $name did not go live"
+    log "gpio-sim chip $name live: $(gpiosim_chip "$name") ($(cat "$dir/dev_name")), $n lines"
+}
+# gpiosim_chip NAME: prints the chip's gpiochipN name (its /dev node is /dev/gpiochipN)
+gpiosim_chip() { cat "$GPIOSIM_CONFIGFS/$1/bank0/chip_name"; }
+# gpiosim_pull_path NAME OFFSET: prints the sim pull attribute of that line
+# (/sys/devices/platform/<dev_name>/<chip>/sim_gpio<OFFSET>/pull), the input to gpio-pulse.
+gpiosim_pull_path() {
+    echo "/sys/devices/platform/$(cat "$GPIOSIM_CONFIGFS/$1/dev_name")/$(gpiosim_chip "$1")/sim_gpio$2/pull"
+}
+# gpiosim_set NAME OFFSET pull-up|pull-down: sets a line's input level at once (no timing)
+gpiosim_set() { echo "$3" > "$(gpiosim_pull_path "$1" "$2")" || fail "setting $3 on $1 line $2"; }
+# gpiosim_remove NAME: takes the chip down and removes its configfs tree.
+gpiosim_remove() {
+    local dir=$GPIOSIM_CONFIGFS/$1 l
+    [ -d "$dir" ] || return 0
+    echo 0 > "$dir/live"
+    for l in "$dir"/bank0/line*; do [ -d "$l" ] && rmdir "$l"; done
+    rmdir "$dir/bank0" "$dir"
+}
+# gpio_line_used CHIP OFFSET: exit 0 when a process holds the line (gpioinfo says "used")
+gpio_line_used() { gpioinfo "$1" | awk -v o="line +$2:" '$0 ~ o {found = 1; exit !/\[used/} END {if (!found) exit 1}'; }
