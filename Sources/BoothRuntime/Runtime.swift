@@ -343,8 +343,9 @@ public final class BoothRuntime: Sendable {
 
     /// SIGTERM's end: saves in flight finish (≤ 2 s), the stream stops, the lines are released.
     private func shutdownDevices() -> Int32 {
-        if !storage.finish(timeoutSeconds: 2) {
-            log.warning("a save was still in flight after 2 s; the capture stays only in its temp file")
+        if !storage.finish(timeoutSeconds: 2) || !captures.heldIDs.isEmpty {
+            let held = captures.heldIDs.map(String.init).joined(separator: ", ")
+            log.error("captures not saved when stopping (disk full or too slow within 2 s): \(held)")
         }
         camera.shutdown()
         let (button, led) = state.withLock { ($0.button, $0.led) }
