@@ -139,24 +139,10 @@ do {
     log.error("control socket not available, photoboothctl cannot reach this daemon: \(error)")
 }
 
-// Signals arrive on a dispatch queue of their own and become events for the main loop.
-let signalQueue = DispatchQueue(label: "signals")
-var signalSources: [any DispatchSourceSignal] = []
-for (sig, action) in [(SIGTERM, "stop"), (SIGINT, "stop"), (SIGHUP, "reload")] {
-    signal(sig, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-    source.setEventHandler {
-        if action == "reload" {
-            log.notice("SIGHUP: reloading settings")
-            runtime.requestReload()
-        } else {
-            log.notice("signal \(sig): stopping")
-            runtime.requestShutdown()
-        }
-    }
-    source.resume()
-    signalSources.append(source)
-}
+// Signals arrive on a dispatch queue of their own and become events for the main loop. The handlers are
+// made in a nonisolated function: a closure written here in top-level code would be main-actor isolated,
+// and the runtime's isolation check kills the process when the signal queue runs it.
+let signalSources = installSignalHandlers(runtime: runtime, log: log)
 signal(SIGPIPE, SIG_IGN)
 
 let code = runtime.run()
