@@ -308,6 +308,12 @@ public final class ControlServer: Sendable {
         }
         if let refusal = policy.refusal(for: peer) {
             log.warning("control socket: refused pid \(peer.pid) uid \(peer.uid): not root and not in group \(policy.groupName)")
+            // Read (and drop) the request first: closing with unread input resets the connection,
+            // and the peer would see ECONNRESET or EPIPE instead of the reason.
+            var short = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &short, socklen_t(MemoryLayout<timeval>.size))
+            var reader = LineReader(fd: fd, limit: ControlProtocol.maxRequestBytes)
+            _ = reader.next()
             sendAll(fd, ControlReply<NoResult>(error: ControlFailure(code: "not-allowed", message: refusal)).line())
             return
         }
