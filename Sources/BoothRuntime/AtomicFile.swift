@@ -1,8 +1,8 @@
 import CSysShims
 import Glibc
 
-/// A failed file-system call: which call, its errno, and the path.
-public struct FileError: Error, CustomStringConvertible, Equatable {
+/// A failed file-system (or socket) call: which call, its errno, and the path.
+public struct FileError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The C call that failed, e.g. `"write"`, `"renameat2"`.
     public var call: String
     /// The errno it set.

@@ -3,19 +3,9 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A failed socket call: which call, errno, and the socket path.
-public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The C call, e.g. `"bind"`, `"connect"`.
-    public var call: String
-    public var errno: Int32
-    public var path: String
-    public init(call: String, errno: Int32, path: String) {
-        self.call = call
-        self.errno = errno
-        self.path = path
-    }
-    public var description: String { "\(path): \(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
-}
+/// A failed socket call (`socket`, `bind`, `connect`…): which call, errno, and the socket path.
+/// The same shape as a failed file call, and described the same way.
+public typealias SocketError = FileError
 
 /// Where the control socket lives.
 public enum ControlSocketPath {
