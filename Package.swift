@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothRuntime"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,8 +64,7 @@ public final class CameraWorker: Sendable {
 
     /// Starts the worker's thread.
     public func launch() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "camera"
+        let thread = Thread { [self] in nameCurrentThread("camera"); self.run() }
         thread.start()
     }
 

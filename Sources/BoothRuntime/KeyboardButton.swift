@@ -22,6 +22,7 @@ public final class KeyboardButton: ButtonDevice {
 
     public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
         let thread = Thread { [self] in
+            nameCurrentThread("keyboard")
             var line: [UInt8] = []
             var byte: UInt8 = 0
             while !stopped.withLock({ $0 }) {
@@ -44,7 +45,6 @@ public final class KeyboardButton: ButtonDevice {
                 }
             }
         }
-        thread.name = "keyboard"
         thread.start()
     }
 

@@ -31,8 +31,7 @@ public final class StorageWorker: Sendable {
     }
 
     public func launch() {
-        let t = Thread { [self] in run() }
-        t.name = "storage"
+        let t = Thread { [self] in nameCurrentThread("storage"); run() }
         t.start()
     }
 

@@ -1,13 +1,13 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include "csysshims.h"
 
 int pb_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
-
-#include <sys/socket.h>
 
 int pb_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid) {
     struct ucred cred;
@@ -17,4 +17,8 @@ int pb_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid) 
     *uid = cred.uid;
     *gid = cred.gid;
     return 0;
+}
+
+int pb_set_current_thread_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
 }

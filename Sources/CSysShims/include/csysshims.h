@@ -10,3 +10,7 @@ int pb_rename_noreplace(const char *from, const char *to);
 /// connected unix socket, as the kernel recorded them at connect(2). `struct ucred` needs _GNU_SOURCE.
 /// Returns 0, or -1 with errno set.
 int pb_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid);
+
+/// pthread_setname_np(pthread_self(), name): names the calling thread for `ps -L`, `top -H` and
+/// /proc/self/task/*/comm (the kernel keeps the first 15 bytes). Returns 0 or an errno value.
+int pb_set_current_thread_name(const char *name);
