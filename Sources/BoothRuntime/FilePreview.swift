@@ -36,11 +36,13 @@ public final class FilePreview: DisplaySink {
     public var written: Int { state.withLock { $0.written } }
 
     public func show(_ screen: Screen, capture: [UInt8]?) {
-        if case .review = screen, let capture {
-            state.withLock { $0.still = true }
-            write(capture)
-        } else {
-            state.withLock { $0.still = false }
+        state.withLock { s in
+            if case .review = screen, let capture {
+                s.still = true
+                write(capture, &s)
+            } else {
+                s.still = false
+            }
         }
     }
 
@@ -63,16 +65,22 @@ public final class FilePreview: DisplaySink {
                 return try? s.encoder?.encode(frame, quality: quality)
             }
         }
-        if let bytes { write(bytes) }
+        guard let bytes else { return }
+        // Written under the lock, and only while no capture is shown: a live frame encoded while
+        // review began must not replace the capture (the camera and main-loop threads both write here).
+        state.withLock { s in
+            if !s.still { write(bytes, &s) }
+        }
     }
 
-    private func write(_ bytes: [UInt8]) {
+    private func write(_ bytes: [UInt8], _ s: inout State) {
         do {
             try AtomicFile.write(bytes, to: path, durable: false, replace: true)
-            state.withLock { $0.written += 1; $0.failedOnce = false }
+            s.written += 1
+            s.failedOnce = false
         } catch {
-            let first = state.withLock { s in defer { s.failedOnce = true }; return !s.failedOnce }
-            if first { log.warning("preview: \(error)") }
+            if !s.failedOnce { log.warning("preview: \(error)") }
+            s.failedOnce = true
         }
     }
 }
