@@ -26,7 +26,7 @@ struct Status: Subcommand {
         func row(_ label: String, _ value: String) -> String { (label + ":").padding(toLength: 10, withPad: " ", startingAt: 0) + value }
         var out: [String] = []
         out.append("photoboothd \(s.version) (pid \(s.pid)), up \(formatDuration(seconds: s.uptimeSeconds)) since \(s.startedAt)")
-        out.append(row("config", s.configPath))
+        out.append(row("config", access(s.configPath, F_OK) == 0 ? s.configPath : "\(s.configPath) (not present: built-in defaults)"))
         out.append(row("state", s.state + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
         for kind in s.faults.keys.sorted() { out.append(row("", "fault \(kind): \(s.faults[kind] ?? "")")) }
         let c = s.camera
