@@ -153,10 +153,18 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
 
     // MARK: - Streaming
 
-    /// Dequeues until EAGAIN; returns the newest good frame (re-queued after copying) or nil.
+    /// Dequeues the buffers that are done; returns the newest good frame (re-queued after copying) or nil.
+    ///
+    /// The first `VIDIOC_DQBUF` follows the caller's poll; each further one only when a zero-timeout
+    /// poll says another buffer is done. Dequeuing until EAGAIN would work too, but libv4l2 prints
+    /// "libv4l2: error dequeuing buf: Resource temporarily unavailable" to stderr for every EAGAIN
+    /// (one line per frame in the daemon's log).
     private func drain(_ node: V4L2Node, stream: StreamInfo) throws(V4L2Error) -> Frame? {
         var newest: (buffer: V4L2DequeuedBuffer, dequeuedAt: MonotonicInstant)?
-        while let buffer = try node.dequeueBuffer() {
+        var first = true
+        while first || Sys.pollReadable(node.fd, timeoutMilliseconds: 0) == .readable,
+              let buffer = try node.dequeueBuffer() {
+            first = false
             let dequeuedAt = Sys.monotonicNow()
             noteTimestamp(buffer.monotonicTimestamp ?? dequeuedAt)
             if defect(of: buffer, format: stream.format) != nil {
