@@ -63,18 +63,20 @@ public final class BoothRuntime: Sendable {
     /// Where the loop's events come from; post to it from any thread.
     public let loop: EventLoop
     public let log: Logger
-    private let clock: any MonotonicClock
+    let clock: any MonotonicClock
     private let options: RuntimeOptions
     private let factory: DeviceFactory
     private let captures = CaptureBox()
-    private let store: PhotoStore
-    private let storage: StorageWorker
-    private let camera: CameraWorker
+    let store: PhotoStore
+    let storage: StorageWorker
+    let camera: CameraWorker
+    /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
+    let admin: RuntimeAdmin
     private let displays: [any DisplaySink]
     private let reloader: @Sendable () -> Result<Settings, SettingsError>
 
     /// State confined to the loop's thread (inside `run()`), kept in a Mutex only to be Sendable.
-    private struct LoopState {
+    struct LoopState {
         var machine: BoothMachine
         var settings: Settings
         var pendingSettings: Settings?
@@ -87,7 +89,7 @@ public final class BoothRuntime: Sendable {
         var nextAutoPressID: UInt64 = 1 << 62
         var exitCode: Int32 = 0
     }
-    private let state: Mutex<LoopState>
+    let state: Mutex<LoopState>
 
     /// - Parameters:
     ///   - settings: the validated settings.
@@ -103,6 +105,7 @@ public final class BoothRuntime: Sendable {
         let loop = EventLoop(clock: clock)
         self.loop = loop
         self.store = PhotoStore(directory: settings.storage.dir)
+        self.admin = RuntimeAdmin(clock: clock, photosDirectory: settings.storage.dir, log: log)
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
         self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
                                      clock: clock, log: log, post: post)
@@ -115,14 +118,24 @@ public final class BoothRuntime: Sendable {
         self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings)), settings: settings))
     }
 
-    /// Asks the booth to re-read its settings (SIGHUP); applied in idle or fault.
-    public func requestReload() {
+    /// Asks the booth to re-read its settings (SIGHUP, `photoboothctl reload`); applied in idle or fault,
+    /// else when the session under way ends. An invalid file keeps the running settings.
+    /// - Returns: accepted (and whether at once), or refused with every problem in the file.
+    @discardableResult
+    public func requestReload() -> ReloadOutcome {
         switch reloader() {
         case let .success(new):
-            state.withLock { $0.pendingSettings = new }
+            let now = state.withLock { s -> BoothState in s.pendingSettings = new; return s.machine.state }
             loop.post(.reload(coreConfig(from: new)))
+            let appliesNow: Bool
+            switch now {
+            case .idle, .fault: appliesNow = true
+            default: appliesNow = false
+            }
+            return .accepted(appliedNow: appliesNow, state: now.name)
         case let .failure(error):
             log.error("reload refused, keeping the running settings:\n\(error)")
+            return .refused(error)
         }
     }
 
@@ -142,6 +155,7 @@ public final class BoothRuntime: Sendable {
         do {
             try store.prepare()
             log.info("storage: \(store.directory), next session \(store.nextSession)")
+            admin.stats.open(scanning: store.directory)
         } catch {
             startFaults.append((.storage, "photos directory not writable: \(error)"))
         }
@@ -166,7 +180,9 @@ public final class BoothRuntime: Sendable {
             dispatch(.storageStatus(refusal: storage.refusal()))
         }
         if case .press = event { state.withLock { $0.autoPressScheduled = false } }
+        if case let .press(_, at) = event { admin.notePress(at: at) }
         dispatch(event)
+        admin.stats.record(counters, highestSession: store.nextSession - 1)
         afterEvent()
     }
 
@@ -343,10 +359,13 @@ public final class BoothRuntime: Sendable {
 
     /// SIGTERM's end: saves in flight finish (≤ 2 s), the stream stops, the lines are released.
     private func shutdownDevices() -> Int32 {
-        if !storage.finish(timeoutSeconds: 2) {
-            log.warning("a save was still in flight after 2 s; the capture stays only in its temp file")
+        if !storage.finish(timeoutSeconds: 2) || !captures.heldIDs.isEmpty {
+            let held = captures.heldIDs.map(String.init).joined(separator: ", ")
+            log.error("captures not saved when stopping (disk full or too slow within 2 s): \(held)")
         }
         camera.shutdown()
+        admin.stats.record(counters, highestSession: store.nextSession - 1)
+        admin.stats.finish()
         let (button, led) = state.withLock { ($0.button, $0.led) }
         button?.stop()
         led?.set(.off)

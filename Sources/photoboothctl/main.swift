@@ -1,29 +1,71 @@
 import BoothRuntime
 import Glibc
 
-// photoboothctl: the operator's admin CLI. Its subcommands arrive with the admin issue;
-// for now it answers --help and --version.
+// photoboothctl: the operator's admin CLI. Each subcommand is one type (ConfigCommands.swift,
+// DaemonCommands.swift); this file picks it from the words on the command line.
 
-let usage = """
-    Usage: photoboothctl [--help] [--version]
+let commands: [any Subcommand.Type] = [
+    ConfigShow.self, ConfigGet.self, ConfigSet.self, ConfigValidate.self, ConfigDescribe.self, ConfigInit.self,
+    Status.self, Devices.self, Press.self, Snapshot.self, Reload.self, Stats.self,
+]
 
-    The photobooth's admin tool. Subcommands (config, status, devices, press,
-    snapshot, reload, stats) come with the control socket; until then, configure
-    the booth in /etc/photobooth/photobooth.conf and check it with
-    `photoboothd --check`.
-    """
+let usage: String = {
+    var text = """
+        Usage: photoboothctl COMMAND [options]
 
-let argv = CommandLine.arguments.dropFirst()
+        The photobooth's admin tool: configure the booth, check it, drive it.
+
+        Commands:
+
+        """
+    for c in commands {
+        text += "  " + c.name.padding(toLength: 17, withPad: " ", startingAt: 0) + c.summary + "\n"
+    }
+    text += """
+
+        'photoboothctl COMMAND --help' explains each. Data commands take --json.
+        The daemon is reached on its control socket (\(ControlSocketPath.system) for the system booth,
+        \(ControlSocketPath.user()) for photoboothd --simulate; --socket PATH names another); it answers
+        root and members of group 'photobooth'.
+        Exit codes (sysexits): 0 ok; 64 usage; 65 bad value; 66 no input file; 69 daemon not running;
+        73 cannot create a file; 74 I/O error; 75 try again; 77 not allowed; 78 invalid config.
+        """
+    return text
+}()
+
+let argv = Array(CommandLine.arguments.dropFirst())
 switch argv.first {
-case "--help", "-h":
+case "--help", "-h", "help":
     print(usage)
+    exit(ExitCode.ok)
 case "--version":
     print("photoboothctl \(photoboothVersion)")
+    exit(ExitCode.ok)
 case nil:
     print(usage)
     exit(ExitCode.usage)
-case let other?:
-    var line = Array("photoboothctl: unknown command '\(other)'; see --help\n".utf8)
-    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+default:
+    break
+}
+
+// The longest match of words wins: "config set" before a lone "config".
+let match = commands
+    .filter { argv.starts(with: $0.words) }
+    .max { $0.words.count < $1.words.count }
+guard let command = match else {
+    if argv.first == "config" {
+        let known = commands.filter { $0.words.first == "config" }.map { $0.words.dropFirst().joined() }
+        warn(argv.count > 1 ? "unknown config command '\(argv[1])'; known: \(known.joined(separator: ", "))"
+                            : "config needs a command: \(known.joined(separator: ", "))")
+    } else {
+        warn("unknown command '\(argv[0])'; see photoboothctl --help")
+    }
+    exit(ExitCode.usage)
+}
+do {
+    let parsed = try command.parse(Array(argv.dropFirst(command.words.count)))
+    exit(command.init(parsed).run())
+} catch let UsageError.message(message) {
+    warn(message)
     exit(ExitCode.usage)
 }

@@ -19,6 +19,9 @@ let usage = """
       --camera PATH     with --simulate: use this real V4L2 camera (e.g. /dev/video0)
       --sessions N      exit 0 after N completed sessions
       --auto-press      press whenever the booth is idle
+      --socket PATH     control socket for photoboothctl (default /run/photobooth/control
+                        as root, else $XDG_RUNTIME_DIR/photobooth/control; --simulate
+                        always uses the latter)
       --check           check the settings and devices, print what is wrong, exit
                         (0 when all is well, 69 when a device is not available)
       --verbose         also log debug lines
@@ -38,6 +41,7 @@ struct Arguments {
     var autoPress = false
     var check = false
     var verbose = false
+    var socketPath: String?
 }
 
 func fail(_ message: String, _ code: Int32) -> Never {
@@ -72,6 +76,7 @@ func parseArguments(_ argv: [String]) -> Arguments {
             a.sessions = n
         case "--auto-press": a.autoPress = true
         case "--check": a.check = true
+        case "--socket": a.socketPath = value(arg)
         case "--verbose", "-v": a.verbose = true
         default: fail("unknown option '\(arg)'; see --help", ExitCode.usage)
         }
@@ -121,24 +126,25 @@ let runtime = BoothRuntime(
         }
     })
 
-// Signals arrive on a dispatch queue of their own and become events for the main loop.
-let signalQueue = DispatchQueue(label: "signals")
-var signalSources: [any DispatchSourceSignal] = []
-for (sig, action) in [(SIGTERM, "stop"), (SIGINT, "stop"), (SIGHUP, "reload")] {
-    signal(sig, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-    source.setEventHandler {
-        if action == "reload" {
-            log.notice("SIGHUP: reloading settings")
-            runtime.requestReload()
-        } else {
-            log.notice("signal \(sig): stopping")
-            runtime.requestShutdown()
-        }
-    }
-    source.resume()
-    signalSources.append(source)
+// The control socket for photoboothctl, served on a thread of its own. Without it the booth still runs.
+let socketPath = args.socketPath ?? ControlSocketPath.forDaemon(simulated: args.simulate)
+let controlServer = ControlServer(
+    path: socketPath, log: log,
+    handler: runtime.controlHandler(info: DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtocol.version,
+                                                     pid: getpid(), configPath: absolutePath(configPath),
+                                                     simulated: args.simulate)))
+do {
+    try controlServer.start()
+} catch {
+    log.error("control socket not available, photoboothctl cannot reach this daemon: \(error)")
 }
+
+// Signals arrive on a dispatch queue of their own and become events for the main loop. The handlers are
+// made in a nonisolated function: a closure written here in top-level code would be main-actor isolated,
+// and the runtime's isolation check kills the process when the signal queue runs it.
+let signalSources = installSignalHandlers(runtime: runtime, log: log)
 signal(SIGPIPE, SIG_IGN)
 
-exit(runtime.run())
+let code = runtime.run()
+controlServer.stop()
+exit(code)

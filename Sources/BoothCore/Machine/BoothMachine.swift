@@ -89,7 +89,10 @@ public struct BoothMachine: Sendable {
         case let .storageStatus(refusal):
             let changed = refusal != storageRefusal
             storageRefusal = refusal
-            if changed, case .idle = state { out.append(.show(.idle(notice: refusal))) }
+            if changed, case .idle = state {
+                // The LED invites a press only when a press would start a session.
+                out += [.show(.idle(notice: refusal)), .setLED(refusal == nil ? .steady : .off)]
+            }
         case let .reload(newConfig):
             switch state {
             case .idle, .fault:
@@ -237,7 +240,7 @@ public struct BoothMachine: Sendable {
             streaming = true
             out.append(.startStream)
         }
-        out += [.show(.idle(notice: notice ?? storageRefusal)), .setLED(.steady)]
+        out += [.show(.idle(notice: notice ?? storageRefusal)), .setLED(storageRefusal == nil ? .steady : .off)]
         startTimer(config.idleStopMilliseconds, into: &out)
     }
 

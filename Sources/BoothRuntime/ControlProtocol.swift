@@ -1,0 +1,160 @@
+import Foundation
+
+/// The control socket's wire format: one JSON object per line (`\n`-terminated, UTF-8) each way.
+///
+/// A request: `{"protocol":1,"command":"status"}` (plus `"reset":true` for `stats`).
+/// A reply: `{"protocol":1,"ok":true,"result":{…}}` or
+/// `{"protocol":1,"ok":false,"error":{"code":"bad-request","message":"…"}}`.
+/// Several requests may follow each other on one connection; each gets one reply line, in order.
+public enum ControlProtocol {
+    /// The protocol version this build speaks; a request with another version gets an `unsupported-protocol` error.
+    public static let version = 1
+    /// The longest request line accepted, in bytes (newline excluded). A longer one gets a `too-large` error
+    /// and the connection is closed.
+    public static let maxRequestBytes = 64 * 1024
+    /// The longest reply line a client accepts, in bytes (a snapshot's base64 JPEG fits).
+    public static let maxReplyBytes = 64 * 1024 * 1024
+
+    /// The commands the daemon answers.
+    public enum Command: String, Codable, Sendable, CaseIterable {
+        /// Who is there: ``DaemonInfo``.
+        case hello
+        /// ``StatusReport``.
+        case status
+        /// ``DeviceReport``, as the daemon sees the machine.
+        case devices
+        /// A button press, as if the button was pressed: ``PressReply``.
+        case press
+        /// The newest camera frame as JPEG: ``SnapshotReply``.
+        case snapshot
+        /// Re-read the config file: ``ReloadReply``.
+        case reload
+        /// ``BoothStats``; with `reset`, zeroed first.
+        case stats
+    }
+
+    /// `JSONEncoder` settings used on both ends (sorted keys: stable output for people and tests).
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }
+}
+
+/// One request line.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    /// ``ControlProtocol/version`` of the sender.
+    public var version: Int
+    /// The command, as its raw word (`"status"`); unknown words get an `unknown-command` error.
+    public var command: String
+    /// For `stats`: zero the counters (and restart `since`) before answering.
+    public var reset: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case version = "protocol", command, reset
+    }
+
+    public init(_ command: ControlProtocol.Command, reset: Bool? = nil) {
+        version = ControlProtocol.version
+        self.command = command.rawValue
+        self.reset = reset
+    }
+}
+
+/// What went wrong with a request, in a reply.
+public struct ControlFailure: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    /// A stable word for programs: `bad-request`, `too-large`, `unsupported-protocol`, `unknown-command`,
+    /// `not-allowed`, `busy`, `unavailable`, `reload-refused`, `internal`.
+    public var code: String
+    /// What to tell a person.
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// One reply line; `result` is present when `ok`, `error` when not.
+public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
+    public var version: Int
+    public var ok: Bool
+    public var result: Result?
+    public var error: ControlFailure?
+
+    enum CodingKeys: String, CodingKey {
+        case version = "protocol", ok, result, error
+    }
+
+    public init(result: Result) {
+        version = ControlProtocol.version
+        ok = true
+        self.result = result
+        error = nil
+    }
+
+    public init(error: ControlFailure) {
+        version = ControlProtocol.version
+        ok = false
+        result = nil
+        self.error = error
+    }
+}
+
+/// A reply with no result, for encoding errors.
+public struct NoResult: Codable, Sendable, Equatable {}
+
+extension ControlReply {
+    /// The reply as one line of JSON with its `\n`.
+    public func line() -> [UInt8] {
+        let data = (try? ControlProtocol.encoder().encode(self)) ?? Data(#"{"ok":false,"protocol":1,"error":{"code":"internal","message":"reply not encodable"}}"#.utf8)
+        return Array(data) + [0x0A]
+    }
+}
+
+/// `hello`: who answers on the socket.
+public struct DaemonInfo: Codable, Sendable, Equatable {
+    /// `photoboothVersion` of the daemon.
+    public var version: String
+    /// ``ControlProtocol/version`` of the daemon.
+    public var protocolVersion: Int
+    /// The daemon's process id.
+    public var pid: Int32
+    /// The config file the daemon reads (and re-reads on reload).
+    public var configPath: String
+    /// True under `--simulate`.
+    public var simulated: Bool
+
+    public init(version: String, protocolVersion: Int, pid: Int32, configPath: String, simulated: Bool) {
+        self.version = version
+        self.protocolVersion = protocolVersion
+        self.pid = pid
+        self.configPath = configPath
+        self.simulated = simulated
+    }
+}
+
+/// `press`.
+public struct PressReply: Codable, Sendable, Equatable {
+    /// The state when the press was handed to the main loop (`idle`, `preview`…); the loop handles it next.
+    public var stateBefore: String
+}
+
+/// `snapshot`.
+public struct SnapshotReply: Codable, Sendable, Equatable {
+    /// The JPEG, base64.
+    public var jpegBase64: String
+    /// Pixels.
+    public var width: Int
+    public var height: Int
+}
+
+/// `reload`.
+public struct ReloadReply: Codable, Sendable, Equatable {
+    /// True when the new settings are in force now (idle or fault); false when deferred until the session ends.
+    public var appliedNow: Bool
+    /// The state the booth was in.
+    public var state: String
+}

@@ -1,0 +1,198 @@
+import BoothCore
+import Foundation
+import Glibc
+import Synchronization
+
+/// The booth's running totals, kept across restarts (`photoboothctl stats`).
+public struct BoothStats: Codable, Sendable, Equatable {
+    /// Sessions begun (a press that left idle).
+    public var sessions = 0
+    /// Sessions that ended with a photo reviewed.
+    public var completed = 0
+    /// Sessions cancelled by a long press or a preview timeout.
+    public var cancelled = 0
+    /// Sessions whose capture failed twice or that a fault interrupted.
+    public var failed = 0
+    /// Captures handed to storage.
+    public var captures = 0
+    /// Times the booth entered (or changed) its fault screen.
+    public var faults = 0
+    /// When counting started (epoch seconds): the first start, or the last `stats --reset`.
+    public var since = 0
+    /// The highest session number these totals account for; photo files of later sessions found at start
+    /// were taken while the totals were not written (a crash) and are added then.
+    public var lastSession = 0
+
+    public init(since: Int) { self.since = since }
+}
+
+/// Keeps ``BoothStats`` in a JSON file, written atomically (temp file, fsync, rename) on a thread of its
+/// own so the main loop never waits for the disk. At start the totals are reconciled with the photo files:
+/// sessions whose photos are on disk but not in the totals are counted (as completed, with their captures);
+/// a missing or unreadable file is rebuilt from the photos.
+public final class StatsStore: Sendable {
+    /// The file: `<storage.dir>/.photobooth-stats.json`.
+    public let path: String
+    private let log: Logger
+    private let now: @Sendable () -> Int
+    private struct State {
+        var stats: BoothStats
+        var lastCounters = BoothCounters()
+        var dirty = false
+        var writing = false
+        var open = false
+        var stop = false
+    }
+    private let state: Mutex<State>
+    private let wake = NSCondition()
+
+    /// The stats file's name inside the photos directory.
+    public static let fileName = ".photobooth-stats.json"
+
+    /// - Parameters:
+    ///   - directory: `storage.dir`.
+    ///   - now: wall-clock epoch seconds (injected for tests).
+    public init(directory: String, log: Logger, now: @escaping @Sendable () -> Int = { Int(time(nil)) }) {
+        path = "\(directory)/\(StatsStore.fileName)"
+        self.log = log
+        self.now = now
+        state = Mutex(State(stats: BoothStats(since: now())))
+    }
+
+    /// Reads the file, adds sessions found in the photo files after `lastSession`, writes the result and starts
+    /// the writer thread. Call once, after the photos directory is prepared.
+    /// - Parameter directory: the photos directory to scan (date folders of `booth-NNNNNN-S.jpg`).
+    public func open(scanning directory: String) {
+        var stats: BoothStats
+        var note: String
+        if let bytes = try? AtomicFile.read(path), let saved = try? JSONDecoder().decode(BoothStats.self, from: Data(bytes)) {
+            stats = saved
+            note = "stats: \(stats.sessions) sessions since \(StatsStore.dateText(stats.since))"
+        } else {
+            stats = BoothStats(since: now())
+            note = access(path, F_OK) == 0 ? "stats: \(path) unreadable, rebuilt from the photos"
+                                           : "stats: no \(StatsStore.fileName) yet, counted from the photos"
+            stats.lastSession = 0
+        }
+        let found = StatsStore.reconcile(&stats, photos: StatsStore.captureFiles(in: directory))
+        if found > 0 { note += "; \(found) session(s) found in the photos that the totals missed were added" }
+        log.info(note)
+        state.withLock { $0.stats = stats; $0.open = true; $0.dirty = true }
+        let t = Thread { [self] in writerLoop() }
+        t.name = "stats"
+        t.start()
+        wake.lock(); wake.signal(); wake.unlock()
+    }
+
+    /// Adds the change since the previous call (`counters` are the runtime's counts since start) and
+    /// marks the totals for writing. `highestSession`: the highest session number allocated so far.
+    public func record(_ counters: BoothCounters, highestSession: Int) {
+        let changed = state.withLock { s -> Bool in
+            let old = s.lastCounters
+            guard counters != old || highestSession > s.stats.lastSession else { return false }
+            s.stats.sessions += counters.sessions - old.sessions
+            s.stats.completed += counters.completed - old.completed
+            s.stats.cancelled += counters.cancelled - old.cancelled
+            s.stats.failed += counters.failed - old.failed
+            s.stats.captures += counters.captures - old.captures
+            s.stats.faults += counters.faults - old.faults
+            s.stats.lastSession = max(s.stats.lastSession, highestSession)
+            s.lastCounters = counters
+            s.dirty = true
+            return true
+        }
+        if changed { wake.lock(); wake.signal(); wake.unlock() }
+    }
+
+    /// Zeroes the totals and restarts `since`; returns the totals as they were.
+    @discardableResult
+    public func reset() -> BoothStats {
+        let old = state.withLock { s -> BoothStats in
+            let old = s.stats
+            var fresh = BoothStats(since: now())
+            fresh.lastSession = old.lastSession
+            s.stats = fresh
+            s.dirty = true
+            return old
+        }
+        wake.lock(); wake.signal(); wake.unlock()
+        log.notice("stats reset (were \(old.sessions) sessions since \(StatsStore.dateText(old.since)))")
+        return old
+    }
+
+    /// The totals now.
+    public var current: BoothStats { state.withLock { $0.stats } }
+
+    /// Writes what is pending and stops the writer; waits up to `timeoutSeconds`.
+    public func finish(timeoutSeconds: Double = 2) {
+        state.withLock { $0.stop = true }
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        wake.lock()
+        wake.broadcast()
+        while state.withLock({ $0.open && ($0.dirty || $0.writing) }) {
+            if !wake.wait(until: deadline) { break }
+        }
+        wake.unlock()
+    }
+
+    private func writerLoop() {
+        while true {
+            wake.lock()
+            while state.withLock({ !$0.dirty && !$0.stop }) { wake.wait() }
+            let (snapshot, stop) = state.withLock { s -> (BoothStats?, Bool) in
+                defer { s.dirty = false }
+                s.writing = s.dirty
+                return (s.dirty ? s.stats : nil, s.stop)
+            }
+            wake.unlock()
+            if let snapshot {
+                do {
+                    let data = try ControlProtocol.encoder(pretty: true).encode(snapshot)
+                    try AtomicFile.write(Array(data) + [0x0A], to: path, durable: true, replace: true)
+                } catch {
+                    log.warning("stats not saved: \(error)")
+                }
+            }
+            wake.lock()
+            state.withLock { $0.writing = false }
+            wake.broadcast()
+            wake.unlock()
+            if stop && !state.withLock({ $0.dirty }) { return }
+        }
+    }
+
+    // MARK: Reconciling with the files
+
+    /// Session number and shot of every capture file in the date folders of `directory`.
+    static func captureFiles(in directory: String) -> [(session: Int, name: String)] {
+        var out: [(Int, String)] = []
+        for folder in listDirectory(directory) where PhotoStore.isDateFolder(folder) {
+            for name in listDirectory("\(directory)/\(folder)") {
+                if let n = PhotoStore.sessionNumber(inFileName: name) { out.append((n, name)) }
+            }
+        }
+        return out
+    }
+
+    /// Adds to `stats` the sessions of `photos` numbered above `stats.lastSession` (each a completed session,
+    /// each file a capture) and moves `lastSession` to the highest number found. Returns the sessions added.
+    static func reconcile(_ stats: inout BoothStats, photos: [(session: Int, name: String)]) -> Int {
+        let newer = photos.filter { $0.session > stats.lastSession }
+        let sessions = Set(newer.map(\.session))
+        stats.sessions += sessions.count
+        stats.completed += sessions.count
+        stats.captures += newer.count
+        stats.lastSession = max(stats.lastSession, photos.map(\.session).max() ?? 0)
+        return sessions.count
+    }
+
+    /// Epoch seconds as local `YYYY-MM-DD HH:MM:SS`.
+    public static func dateText(_ epoch: Int) -> String {
+        var t = time_t(epoch)
+        var tmv = tm()
+        localtime_r(&t, &tmv)
+        var buf = [CChar](repeating: 0, count: 32)
+        let n = strftime(&buf, buf.count, "%Y-%m-%d %H:%M:%S", &tmv)
+        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,415 @@
+import BoothCamera
+import BoothCore
+import BoothGPIO
+import BoothJPEG
+import Foundation
+import Glibc
+import Synchronization
+
+/// `status`: what the booth is doing and how its devices are, as figures.
+public struct StatusReport: Codable, Sendable, Equatable {
+    /// `idle`, `preview`, `countdown`, `capture`, `review`, `fault` or `stopped`.
+    public var state: String
+    /// In fault: the reasons by kind (`camera`, `button`, `storage`), each the operator-facing message.
+    public var faults: [String: String]
+    /// Why sessions are refused in idle (low free space), nil when they are not.
+    public var refusal: String?
+    /// Seconds since the daemon started.
+    public var uptimeSeconds: Int
+    /// When the daemon started, local `YYYY-MM-DD HH:MM:SS`.
+    public var startedAt: String
+    public var pid: Int32
+    public var version: String
+    /// The config file the daemon reads.
+    public var configPath: String
+    public var camera: CameraStatus
+    public var button: ButtonStatus
+    public var storage: StorageStatus
+    /// Counts since this start.
+    public var counters: CounterStatus
+    /// Totals across restarts (`stats`).
+    public var stats: BoothStats
+
+    /// The camera worker's figures.
+    public struct CameraStatus: Codable, Sendable, Equatable {
+        /// The `camera.device` setting (`auto` when empty).
+        public var configured: String
+        /// The node streaming (or last streamed), e.g. `/dev/video0`; nil before the first start.
+        public var device: String?
+        /// `VIDIOC_QUERYCAP` card name, e.g. `HD Pro Webcam C920`.
+        public var card: String?
+        public var streaming: Bool
+        /// Fourcc, e.g. `MJPG`.
+        public var format: String?
+        /// Pixels.
+        public var width: Int?
+        public var height: Int?
+        /// The frame rate set with `VIDIOC_S_PARM` (frames per second).
+        public var framesPerSecond: Double?
+        /// Frames per second measured over the stream.
+        public var measuredFramesPerSecond: Double?
+        public var framesDelivered: Int
+        /// Frames the driver dropped (gaps in the sequence numbers).
+        public var framesDropped: Int
+        /// Captured frames rejected (MJPEG that does not decode).
+        public var badFrames: Int
+        /// The last camera error, nil when the last start worked.
+        public var lastError: String?
+    }
+
+    /// The button's figures.
+    public struct ButtonStatus: Codable, Sendable, Equatable {
+        /// The device, e.g. `gpiochip0 line 17 (GPIO17) (bias pull-up, active-low true)` or `keyboard …`.
+        public var device: String
+        /// `button.chip` and `button.line` as configured.
+        public var chip: String
+        public var line: String
+        /// False when the line could not be requested or failed.
+        public var running: Bool
+        /// The last press (from the button or `photoboothctl press`), local time; nil when none since start.
+        public var lastPress: String?
+        /// Seconds since the last press.
+        public var secondsSinceLastPress: Double?
+    }
+
+    /// The photos directory.
+    public struct StorageStatus: Codable, Sendable, Equatable {
+        public var dir: String
+        /// Bytes available to the daemon (`statvfs`: `f_bavail * f_frsize`); nil when it cannot be read.
+        public var freeBytes: UInt64?
+        /// `storage.min_free`, bytes.
+        public var minFreeBytes: Int
+        /// The number the next session gets.
+        public var nextSession: Int
+        /// Captures saved since start.
+        public var savedSinceStart: Int
+    }
+
+    /// Counts since this start.
+    public struct CounterStatus: Codable, Sendable, Equatable {
+        public var sessions: Int
+        public var completed: Int
+        public var cancelled: Int
+        public var failed: Int
+        public var captures: Int
+        public var faults: Int
+        init(_ c: BoothCounters) {
+            sessions = c.sessions
+            completed = c.completed
+            cancelled = c.cancelled
+            failed = c.failed
+            captures = c.captures
+            faults = c.faults
+        }
+    }
+}
+
+/// What the runtime keeps for the admin tool: start time, last press, the persisted totals.
+public final class RuntimeAdmin: Sendable {
+    /// Monotonic and wall-clock time at start.
+    let startedMonotonic: MonotonicInstant
+    let startedEpoch: Int
+    private let lastPress = Mutex<MonotonicInstant?>(nil)
+    private let nextPressID = Mutex<UInt64>(1 << 61)
+    /// The totals across restarts, in `<storage.dir>/.photobooth-stats.json`.
+    public let stats: StatsStore
+    private let clock: any MonotonicClock
+
+    init(clock: any MonotonicClock, photosDirectory: String, log: Logger) {
+        self.clock = clock
+        startedMonotonic = clock.now()
+        startedEpoch = Int(time(nil))
+        stats = StatsStore(directory: photosDirectory, log: log)
+    }
+
+    func notePress(at: MonotonicInstant) { lastPress.withLock { $0 = at } }
+    var lastPressAt: MonotonicInstant? { lastPress.withLock { $0 } }
+    /// Ids for presses from the control socket, apart from the button's and auto-press's.
+    func takePressID() -> UInt64 { nextPressID.withLock { n in defer { n += 1 }; return n } }
+}
+
+/// How a reload request went.
+public enum ReloadOutcome: Sendable, Equatable {
+    /// Accepted: in force at once (idle or fault), or when the session under way ends.
+    case accepted(appliedNow: Bool, state: String)
+    /// The file (or an override) is invalid; the running settings stay. Every problem is listed.
+    case refused(SettingsError)
+}
+
+extension BoothRuntime {
+    /// The `status` figures now. Thread-safe (reads the loop's state under its lock).
+    /// - Parameter configPath: the config file the daemon reads.
+    public func statusReport(configPath: String) -> StatusReport {
+        let (machineState, refusal, counters, settings, button, buttonRunning) = state.withLock { s in
+            (s.machine.state, s.machine.storageRefusal, s.counters, s.settings, s.button, s.buttonRunning)
+        }
+        var faults: [String: String] = [:]
+        if case let .fault(reasons) = machineState {
+            for (kind, message) in reasons { faults[kind.rawValue] = message }
+        }
+        let now = clock.now()
+        let uptime = now.milliseconds(since: admin.startedMonotonic) / 1000
+        let cam = camera.status
+        let pressAge = admin.lastPressAt.map { now.milliseconds(since: $0) / 1000 }
+        return StatusReport(
+            state: machineState.name, faults: faults, refusal: refusal,
+            uptimeSeconds: Int(uptime), startedAt: StatsStore.dateText(admin.startedEpoch),
+            pid: getpid(), version: photoboothVersion, configPath: configPath,
+            camera: .init(configured: settings.camera.device.isEmpty ? "auto" : settings.camera.device,
+                          device: cam.info?.devicePath, card: cam.info?.card, streaming: cam.streaming,
+                          format: cam.info?.format.rawValue, width: cam.info?.size.width, height: cam.info?.size.height,
+                          framesPerSecond: cam.info?.framesPerSecond,
+                          measuredFramesPerSecond: cam.statistics.map { $0.measuredFramesPerSecond },
+                          framesDelivered: cam.statistics?.framesDelivered ?? 0,
+                          framesDropped: cam.statistics?.framesDropped ?? 0,
+                          badFrames: cam.badFrames, lastError: cam.lastError),
+            button: .init(device: button?.identity ?? "none", chip: settings.button.chip, line: settings.button.line,
+                          running: buttonRunning && (button?.isRunning ?? false),
+                          lastPress: pressAge.map { StatsStore.dateText(Int(time(nil)) - Int($0.rounded())) },
+                          secondsSinceLastPress: pressAge.map { ($0 * 10).rounded() / 10 }),
+            storage: .init(dir: store.directory, freeBytes: try? store.freeBytes(),
+                           minFreeBytes: settings.storage.minFreeBytes, nextSession: store.nextSession,
+                           savedSinceStart: storage.saved),
+            counters: .init(counters), stats: admin.stats.current)
+    }
+
+    /// Presses the button, as the control socket does: a `.press` event for the main loop, stamped now.
+    /// - Returns: the state when the press was posted.
+    @discardableResult
+    public func press() -> String {
+        let before = currentState.name
+        loop.post(.press(id: admin.takePressID(), at: clock.now()))
+        return before
+    }
+
+    /// The newest camera frame as JPEG, waiting up to `timeoutSeconds` for the camera thread; nil when the
+    /// camera is not streaming.
+    public func snapshotJPEG(timeoutSeconds: Double = 5) -> [UInt8]? {
+        let box = Mutex<[UInt8]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        camera.snapshot { bytes in
+            box.withLock { $0 = bytes }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
+        return box.withLock { $0 }
+    }
+
+    /// The control socket's handler: answers each command, posting to the main loop what needs it
+    /// (press, reload) and reading thread-safe snapshots for the rest.
+    public func controlHandler(info: DaemonInfo) -> @Sendable (ControlRequest, PeerCredentials) -> [UInt8] {
+        { [self] request, peer in
+            func fail(_ code: String, _ message: String) -> [UInt8] {
+                ControlReply<NoResult>(error: ControlFailure(code: code, message: message)).line()
+            }
+            guard let command = ControlProtocol.Command(rawValue: request.command) else {
+                return fail("unknown-command", "unknown command '\(request.command)'")
+            }
+            switch command {
+            case .hello:
+                return ControlReply(result: info).line()
+            case .status:
+                return ControlReply(result: statusReport(configPath: info.configPath)).line()
+            case .devices:
+                let status = camera.status
+                let inUse = DeviceReport.InUse(camera: status.info.map { "\($0.devicePath) (\($0.card))" },
+                                               button: state.withLock { $0.button?.identity })
+                return ControlReply(result: DeviceReport.gather(source: "photoboothd (pid \(getpid()))", inUse: inUse)).line()
+            case .press:
+                log.notice("control: press from uid \(peer.uid) (pid \(peer.pid))")
+                return ControlReply(result: PressReply(stateBefore: press())).line()
+            case .snapshot:
+                guard let jpeg = snapshotJPEG() else {
+                    return fail("unavailable", "the camera is not streaming (state \(currentState.name)); "
+                                + "the stream stops after camera.idle_stop in idle and starts again on a press")
+                }
+                let size = (try? JPEGDecoder().header(jpeg).size) ?? FrameSize(width: 0, height: 0)
+                return ControlReply(result: SnapshotReply(jpegBase64: Data(jpeg).base64EncodedString(),
+                                                          width: size.width, height: size.height)).line()
+            case .reload:
+                log.notice("control: reload from uid \(peer.uid) (pid \(peer.pid))")
+                switch requestReload() {
+                case let .accepted(now, state):
+                    return ControlReply(result: ReloadReply(appliedNow: now, state: state)).line()
+                case let .refused(error):
+                    return fail("reload-refused", "reload refused, the running settings stay:\n\(error)")
+                }
+            case .stats:
+                if request.reset == true {
+                    log.notice("control: stats reset by uid \(peer.uid)")
+                    admin.stats.reset()
+                }
+                return ControlReply(result: admin.stats.current).line()
+            }
+        }
+    }
+}
+
+/// `devices`: the cameras and GPIO chips of the machine.
+public struct DeviceReport: Codable, Sendable, Equatable {
+    /// Who listed them: `photoboothd (pid N)` or `photoboothctl`.
+    public var source: String
+    public var cameras: [Camera]
+    public var gpioChips: [GPIOChip]
+    /// Why the GPIO chips could not be listed at all (e.g. /dev unreadable).
+    public var gpioError: String?
+    /// What the daemon uses, when the daemon listed them.
+    public var inUse: InUse?
+
+    /// The daemon's devices.
+    public struct InUse: Codable, Sendable, Equatable {
+        public var camera: String?
+        public var button: String?
+    }
+
+    /// A video node.
+    public struct Camera: Codable, Sendable, Equatable {
+        public var path: String
+        /// Names under /dev/v4l/by-id linking to it.
+        public var byId: [String]
+        public var card: String
+        public var driver: String
+        public var busInfo: String
+        /// Captures video and streams (a camera the booth can use).
+        public var usable: Bool
+        /// Why it could not be queried.
+        public var problem: String?
+        public var formats: [Format]
+        public var controls: [Control]
+    }
+
+    /// A pixel format and its sizes.
+    public struct Format: Codable, Sendable, Equatable {
+        /// Fourcc, e.g. `MJPG`.
+        public var fourcc: String
+        public var description: String
+        /// Converted by libv4l2 in software.
+        public var emulated: Bool
+        /// Discrete sizes with their frame rates; empty for a range.
+        public var sizes: [Size]
+        /// A stepwise or continuous range, e.g. `48x32 to 1920x1080 step 2x2`; nil for discrete sizes.
+        public var sizeRange: String?
+    }
+
+    /// One size and its frame rates (frames per second; for a range of intervals, its ends).
+    public struct Size: Codable, Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var framesPerSecond: [Double]
+    }
+
+    /// A V4L2 control.
+    public struct Control: Codable, Sendable, Equatable {
+        public var name: String
+        public var kind: String
+        public var minimum: Int32
+        public var maximum: Int32
+        public var step: Int32
+        public var defaultValue: Int32
+        public var current: Int32?
+        /// Menu items by value.
+        public var menu: [String: String]?
+    }
+
+    /// A GPIO chip.
+    public struct GPIOChip: Codable, Sendable, Equatable {
+        public var path: String
+        public var name: String
+        public var label: String
+        public var lines: [GPIOLine]
+        public var error: String?
+    }
+
+    /// A GPIO line.
+    public struct GPIOLine: Codable, Sendable, Equatable {
+        public var offset: UInt32
+        public var name: String
+        public var consumer: String
+        public var used: Bool
+        /// `input` or `output`.
+        public var direction: String
+        public var activeLow: Bool
+    }
+
+    /// Lists the machine's devices: every video node under `devRoot` with formats, sizes, frame intervals
+    /// and controls (`VIDIOC_QUERYCAP`, `ENUM_FMT`, `ENUM_FRAMESIZES`, `ENUM_FRAMEINTERVALS`, `QUERYCTRL`), and
+    /// every GPIO chip with its lines (libgpiod). Opens each node briefly; a node in use by the daemon
+    /// still answers these queries.
+    public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev") -> DeviceReport {
+        let cameras = CameraDiscovery(devRoot: devRoot).cameras(detail: .full).map(Camera.init)
+        var chips: [GPIOChip] = []
+        var gpioError: String?
+        do {
+            chips = try GPIOChipInfo.list().map(GPIOChip.init)
+        } catch {
+            gpioError = "\(error)"
+        }
+        return DeviceReport(source: source, cameras: cameras, gpioChips: chips, gpioError: gpioError, inUse: inUse)
+    }
+}
+
+extension DeviceReport.Camera {
+    init(_ c: CameraInfo) {
+        self.init(path: c.path, byId: c.byIdNames, card: c.card, driver: c.driver, busInfo: c.busInfo,
+                  usable: c.isUsableCapture, problem: c.problem, formats: c.formats.map(DeviceReport.Format.init),
+                  controls: c.controls.map(DeviceReport.Control.init))
+    }
+}
+
+extension DeviceReport.Format {
+    init(_ f: FormatOffer) {
+        func rates(_ size: FrameSize) -> [Double] {
+            switch f.intervals[size] {
+            case nil: return []
+            case let .discrete(list)?: return list.map { ($0.framesPerSecond * 100).rounded() / 100 }
+            case let .stepwise(lo, hi, _)?, let .continuous(lo, hi)?:
+                return [(hi.framesPerSecond * 100).rounded() / 100, (lo.framesPerSecond * 100).rounded() / 100]
+            }
+        }
+        var sizes: [DeviceReport.Size] = []
+        var range: String?
+        switch f.sizes {
+        case let .discrete(list):
+            sizes = list.map { DeviceReport.Size(width: $0.width, height: $0.height, framesPerSecond: rates($0)) }
+        case let .stepwise(lo, hi, sw, sh):
+            range = "\(lo) to \(hi) step \(sw)x\(sh)"
+            sizes = [DeviceReport.Size(width: hi.width, height: hi.height, framesPerSecond: rates(hi))]
+        case let .continuous(lo, hi):
+            range = "\(lo) to \(hi)"
+            sizes = [DeviceReport.Size(width: hi.width, height: hi.height, framesPerSecond: rates(hi))]
+        }
+        self.init(fourcc: DeviceReport.fourccText(f.fourcc), description: f.description, emulated: f.isEmulated,
+                  sizes: sizes, sizeRange: range)
+    }
+}
+
+extension DeviceReport.Control {
+    init(_ c: ControlInfo) {
+        var menu: [String: String]?
+        if !c.menu.isEmpty {
+            menu = [:]
+            for (k, v) in c.menu { menu?[String(k)] = v }
+        }
+        self.init(name: c.name, kind: c.kind.rawValue, minimum: c.minimum, maximum: c.maximum, step: c.step,
+                  defaultValue: c.defaultValue, current: c.current, menu: menu)
+    }
+}
+
+extension DeviceReport.GPIOChip {
+    init(_ c: GPIOChipInfo) {
+        self.init(path: c.path, name: c.name, label: c.label,
+                  lines: c.lines.map { DeviceReport.GPIOLine(offset: $0.offset, name: $0.name, consumer: $0.consumer, used: $0.used,
+                                                             direction: $0.isOutput ? "output" : "input", activeLow: $0.activeLow) },
+                  error: c.error.map { "\($0)" })
+    }
+}
+
+extension DeviceReport {
+    /// A fourcc code as its four characters (`MJPG`); unprintable bytes as `?`.
+    public static func fourccText(_ code: UInt32) -> String {
+        String((0..<4).map { i -> Character in
+            let b = UInt8((code >> (8 * UInt32(i))) & 0xFF)
+            return b >= 0x20 && b < 0x7F ? Character(Unicode.Scalar(b)) : "?"
+        })
+    }
+}

@@ -1,0 +1,159 @@
+import BoothCore
+import BoothRuntime
+import Foundation
+import Glibc
+
+/// One `photoboothctl` subcommand: its words, help, options and what it does. One type per subcommand.
+protocol Subcommand {
+    /// The words that select it: `["config", "set"]`, `["status"]`.
+    static var words: [String] { get }
+    /// The usage line after `photoboothctl`, e.g. `config set KEY VALUE [--file F] [--socket PATH]`.
+    static var synopsis: String { get }
+    /// One line for the command list.
+    static var summary: String { get }
+    /// More lines for `--help`: what it does, its exit codes.
+    static var details: String { get }
+    /// Options it takes besides `--help`.
+    static var options: [Option] { get }
+    /// How many positional arguments: a range.
+    static var positionals: ClosedRange<Int> { get }
+    init(_ args: ParsedArguments)
+    /// Runs it; returns the exit code (sysexits).
+    func run() -> Int32
+}
+
+/// A command-line option.
+struct Option: Hashable {
+    var name: String
+    /// Takes a value (`--file F`).
+    var takesValue: Bool
+    var help: String
+
+    static let json = Option(name: "--json", takesValue: false, help: "print the data as JSON")
+    static let file = Option(name: "--file", takesValue: true, help: "work on this config file, without asking the daemon")
+    static let socket = Option(name: "--socket", takesValue: true,
+                               help: "the daemon's control socket (default \(ControlSocketPath.system), else \(ControlSocketPath.user()))")
+}
+
+/// Options and positional arguments after the subcommand's words.
+struct ParsedArguments {
+    var positional: [String] = []
+    var flags: Set<String> = []
+    var values: [String: String] = [:]
+
+    func has(_ o: Option) -> Bool { flags.contains(o.name) }
+    func value(_ o: Option) -> String? { values[o.name] }
+    var json: Bool { has(.json) }
+    var socket: String? { value(.socket) }
+}
+
+enum UsageError: Error { case message(String) }
+
+extension Subcommand {
+    static var name: String { words.joined(separator: " ") }
+
+    static var help: String {
+        var text = "Usage: photoboothctl \(synopsis)\n\n\(summary)\n"
+        if !details.isEmpty { text += "\n\(details)\n" }
+        let all = options + [Option(name: "--help", takesValue: false, help: "show this help")]
+        text += "\nOptions:\n"
+        for o in all {
+            let left = o.takesValue ? "\(o.name) \(o.name == "--file" ? "F" : o.name == "--socket" ? "PATH" : "VALUE")" : o.name
+            text += "  " + left.padding(toLength: max(18, left.count + 2), withPad: " ", startingAt: 0) + o.help + "\n"
+        }
+        return text
+    }
+
+    /// Parses `argv` (after the words). `--help` prints help and exits 0.
+    static func parse(_ argv: [String]) throws(UsageError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var i = 0
+        var onlyPositional = false
+        while i < argv.count {
+            let a = argv[i]
+            if !onlyPositional, a == "--" { onlyPositional = true; i += 1; continue }
+            if !onlyPositional, a == "--help" || a == "-h" {
+                print(help, terminator: "")
+                exit(ExitCode.ok)
+            }
+            if !onlyPositional, a.hasPrefix("--"), a.count > 2 {
+                var name = a, inline: String?
+                if let eq = a.firstIndex(of: "=") { name = String(a[..<eq]); inline = String(a[a.index(after: eq)...]) }
+                guard let option = options.first(where: { $0.name == name }) else {
+                    throw .message("\(Self.name): unknown option '\(name)'; see photoboothctl \(Self.name) --help")
+                }
+                if option.takesValue {
+                    if let inline {
+                        parsed.values[name] = inline
+                    } else {
+                        i += 1
+                        guard i < argv.count else { throw .message("\(name) needs a value; see photoboothctl \(Self.name) --help") }
+                        parsed.values[name] = argv[i]
+                    }
+                } else {
+                    guard inline == nil else { throw .message("\(name) takes no value") }
+                    parsed.flags.insert(name)
+                }
+            } else {
+                parsed.positional.append(a)
+            }
+            i += 1
+        }
+        guard positionals.contains(parsed.positional.count) else {
+            throw .message("usage: photoboothctl \(synopsis)")
+        }
+        return parsed
+    }
+}
+
+// MARK: Output
+
+/// Writes a line to stderr, prefixed `photoboothctl: `.
+func warn(_ message: String) {
+    var bytes = Array("photoboothctl: \(message)\n".utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// Prints `value` as pretty JSON with sorted keys.
+func printJSON<T: Encodable>(_ value: T) {
+    guard let data = try? ControlProtocol.encoder(pretty: true).encode(value) else { return }
+    print(String(decoding: data, as: UTF8.self))
+}
+
+/// The exit code for a failed daemon request, after printing why.
+func report(_ error: ControlClientError) -> Int32 {
+    warn(error.description)
+    switch error {
+    case .notRunning: return ExitCode.unavailable
+    case .notAllowed: return ExitCode.noPermission
+    case let .failed(failure):
+        switch failure.code {
+        case "reload-refused": return ExitCode.config
+        case "unavailable", "busy": return ExitCode.tempFail
+        default: return ExitCode.software
+        }
+    case .broken: return ExitCode.ioError
+    }
+}
+
+/// Sends one request to the daemon.
+func ask<R: Codable & Sendable>(_ command: ControlProtocol.Command, socket: String?, reset: Bool? = nil,
+                                 as type: R.Type, timeoutSeconds: Int = 10) throws(ControlClientError) -> R {
+    let client = try ControlClient(socket: socket)
+    return try client.send(ControlRequest(command, reset: reset), expecting: type, timeoutSeconds: timeoutSeconds)
+}
+
+/// `1h 2m 3s`.
+func formatDuration(seconds: Int) -> String {
+    let d = seconds / 86400, h = seconds / 3600 % 24, m = seconds / 60 % 60, s = seconds % 60
+    if d > 0 { return "\(d)d \(h)h \(m)m" }
+    if h > 0 { return "\(h)h \(m)m \(s)s" }
+    if m > 0 { return "\(m)m \(s)s" }
+    return "\(s)s"
+}
+
+/// A number of frames per second without needless decimals: `30`, `29.97`.
+func formatRate(_ fps: Double) -> String {
+    let r = (fps * 100).rounded() / 100
+    return r == r.rounded() ? String(Int(r)) : String(r)
+}

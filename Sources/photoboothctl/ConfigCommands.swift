@@ -1,0 +1,362 @@
+import BoothCore
+import BoothRuntime
+import Foundation
+import Glibc
+
+/// The config file a config command works on: `--file F`, else the daemon's (asked over the socket), else
+/// the default path. `daemonFile` is true when it is the file a running daemon reads.
+func configTarget(_ args: ParsedArguments) -> (path: String, daemonFile: Bool) {
+    if let file = args.value(.file) { return (file, daemonUses(file, socket: args.socket)) }
+    if let info = try? ask(.hello, socket: args.socket, as: DaemonInfo.self, timeoutSeconds: 3) {
+        return (info.configPath, true)
+    }
+    return (Schema.defaultConfigPath, false)
+}
+
+/// True when a daemon answers on the socket and reads `file`.
+func daemonUses(_ file: String, socket: String?) -> Bool {
+    guard let info = try? ask(.hello, socket: socket, as: DaemonInfo.self, timeoutSeconds: 3) else { return false }
+    return sameFile(info.configPath, file)
+}
+
+func sameFile(_ a: String, _ b: String) -> Bool {
+    var sa = stat(), sb = stat()
+    if stat(a, &sa) == 0, stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
+    return absolutePath(a) == absolutePath(b)
+}
+
+/// Reads a config file: its text, or nil when it does not exist. Prints why and returns the exit code on failure.
+func readConfig(_ path: String) -> Result<String?, ExitFailure> {
+    if access(path, F_OK) != 0 { return .success(nil) }
+    do {
+        return .success(String(decoding: try AtomicFile.read(path), as: UTF8.self))
+    } catch {
+        warn("cannot read \(path): \(error)")
+        return .failure(ExitFailure(code: ExitCode.noInput))
+    }
+}
+
+struct ExitFailure: Error { var code: Int32 }
+
+/// The settings a file gives, or the exit code (78) after printing every diagnostic.
+func checkedSettings(_ path: String) -> Result<(settings: Settings, text: String?, diagnostics: [Diagnostic]), ExitFailure> {
+    switch readConfig(path) {
+    case let .failure(f): return .failure(f)
+    case .success(nil): return .success((Settings.defaults, nil, []))
+    case let .success(text?):
+        let check = Settings.check(text: text, file: path)
+        guard let settings = check.settings else {
+            for d in check.diagnostics { FileHandleOutput.stderr(d.description) }
+            warn("\(path) is not valid (\(check.diagnostics.filter { $0.severity == .error }.count) errors)")
+            return .failure(ExitFailure(code: ExitCode.config))
+        }
+        return .success((settings, text, check.diagnostics))
+    }
+}
+
+enum FileHandleOutput {
+    static func stderr(_ line: String) {
+        var bytes = Array("\(line)\n".utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// `config show`: every setting with the value the file gives it.
+struct ConfigShow: Subcommand {
+    static let words = ["config", "show"]
+    static let synopsis = "config show [--json] [--file F] [--socket PATH]"
+    static let summary = "Show every setting with its value from the config file, and where it comes from."
+    static let details = """
+        The file is the running daemon's (asked over the socket), else \(Schema.defaultConfigPath); --file names another.
+        Exit codes: 0; 66 file unreadable; 78 file invalid (every problem is listed).
+        """
+    static let options: [Option] = [.json, .file, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    struct Output: Codable {
+        var file: String
+        var exists: Bool
+        var settings: [String: String]
+        /// Keys set in the file, with their line.
+        var lines: [String: Int]
+    }
+
+    func run() -> Int32 {
+        let path = configTarget(args).path
+        switch checkedSettings(path) {
+        case let .failure(f): return f.code
+        case let .success((settings, text, diagnostics)):
+            let lines = text.map(Settings.keysSet(inText:)) ?? [:]
+            var values: [String: String] = [:]
+            for spec in Schema.settings { values[spec.key] = spec.text(in: settings) }
+            if args.json {
+                printJSON(Output(file: path, exists: text != nil, settings: values, lines: lines))
+                return ExitCode.ok
+            }
+            print("# \(path)" + (text == nil ? " (does not exist: every setting at its default)" : ""))
+            for d in diagnostics { print("# \(d)") }
+            var section = ""
+            for spec in Schema.settings {
+                if spec.section != section {
+                    section = spec.section
+                    print("\n[\(section)]")
+                }
+                let entry = "\(spec.name) = \(values[spec.key] ?? "")"
+                let origin = lines[spec.key].map { "line \($0)" } ?? "default"
+                print(entry.padding(toLength: max(40, entry.count + 2), withPad: " ", startingAt: 0) + "# " + origin)
+            }
+            return ExitCode.ok
+        }
+    }
+}
+
+/// `config get KEY`.
+struct ConfigGet: Subcommand {
+    static let words = ["config", "get"]
+    static let synopsis = "config get KEY [--json] [--file F] [--socket PATH]"
+    static let summary = "Print one setting's value (section.key, e.g. session.countdown) from the config file."
+    static let details = "Exit codes: 0; 64 unknown key; 66 file unreadable; 78 file invalid."
+    static let options: [Option] = [.json, .file, .socket]
+    static let positionals = 1...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    struct Output: Codable {
+        var key: String
+        var value: String
+        var defaultValue: String
+        var file: String
+        var line: Int?
+    }
+
+    func run() -> Int32 {
+        let key = args.positional[0]
+        guard let spec = Schema.spec(for: key) else {
+            warn(ConfigEditError.unknownKey(key, suggestion: Schema.closestKey(to: key)).description)
+            return ExitCode.usage
+        }
+        let path = configTarget(args).path
+        switch checkedSettings(path) {
+        case let .failure(f): return f.code
+        case let .success((settings, text, _)):
+            let value = spec.text(in: settings)
+            if args.json {
+                printJSON(Output(key: key, value: value, defaultValue: spec.defaultText, file: path,
+                                 line: text.flatMap { Settings.keysSet(inText: $0)[key] }))
+            } else {
+                print(value)
+            }
+            return ExitCode.ok
+        }
+    }
+}
+
+/// `config set KEY VALUE`.
+struct ConfigSet: Subcommand {
+    static let words = ["config", "set"]
+    static let synopsis = "config set KEY VALUE [--file F] [--socket PATH]"
+    static let summary = "Change one setting in the config file, in place, then ask the daemon to reload."
+    static let details = """
+        The value is checked first, then the whole file: nothing is written when the result would be invalid.
+        Only the key's line changes (comments, order and every other line stay byte for byte); a key not yet in
+        the file is added at the end of its section. The file is replaced atomically, keeping its mode and owner.
+        A file that does not exist is created from the commented default ('config init').
+        When the daemon reads this file it reloads: at once in idle or fault, else when the session ends.
+        Exit codes: 0; 64 unknown key; 65 invalid value; 66 file unreadable; 73 file not writable;
+        78 file invalid (or the daemon refused the reload).
+        """
+    static let options: [Option] = [.file, .socket]
+    static let positionals = 2...2
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        let key = args.positional[0], value = args.positional[1]
+        let (path, daemonFile) = configTarget(args)
+        let existing: String?
+        switch readConfig(path) {
+        case let .failure(f): return f.code
+        case let .success(t): existing = t
+        }
+        let edit: ConfigEdit
+        switch Settings.edit(text: existing ?? Schema.defaultConfigText(), file: path, key: key, value: value) {
+        case let .success(e): edit = e
+        case let .failure(error):
+            warn(error.description)
+            switch error {
+            case .unknownKey: return ExitCode.usage
+            case .invalidValue: return ExitCode.dataError
+            case .invalidFile: return ExitCode.config
+            }
+        }
+        if edit.text == existing {
+            print("\(key) = \(edit.value) (unchanged, \(path) line \(edit.line))")
+            return ExitCode.ok
+        }
+        var st = stat()
+        let hadFile = stat(path, &st) == 0
+        do {
+            try AtomicFile.write(Array(edit.text.utf8), to: path, durable: true, replace: true)
+        } catch {
+            warn("cannot write \(path): \(error)")
+            return ExitCode.cantCreate
+        }
+        if hadFile {
+            _ = chmod(path, st.st_mode & 0o7777)
+            _ = chown(path, st.st_uid, st.st_gid)
+        }
+        for w in edit.warnings { FileHandleOutput.stderr(w.description) }
+        let was = edit.previous.map { "was \($0)" } ?? "added"
+        print("\(key) = \(edit.value) (\(path) line \(edit.line), \(was)\(existing == nil ? "; file created from the commented default" : ""))")
+        guard daemonFile else {
+            print("not reloading: no running photoboothd reads \(path)")
+            return ExitCode.ok
+        }
+        do {
+            let reply = try ask(.reload, socket: args.socket, as: ReloadReply.self)
+            print(reply.appliedNow ? "photoboothd reloaded: in force now"
+                                   : "photoboothd reloaded: in force when the session under way ends (state \(reply.state))")
+            return ExitCode.ok
+        } catch {
+            return report(error)
+        }
+    }
+}
+
+/// `config validate [FILE]`.
+struct ConfigValidate: Subcommand {
+    static let words = ["config", "validate"]
+    static let synopsis = "config validate [FILE] [--json] [--socket PATH]"
+    static let summary = "Check a config file and list every problem as file:line: message."
+    static let details = """
+        Without FILE: the running daemon's file, else \(Schema.defaultConfigPath).
+        Exit codes: 0 valid (warnings may be printed); 66 unreadable or missing; 78 invalid.
+        """
+    static let options: [Option] = [.json, .file, .socket]
+    static let positionals = 0...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    struct Output: Codable {
+        struct Problem: Codable {
+            var line: Int?
+            var key: String?
+            var severity: String
+            var message: String
+        }
+        var file: String
+        var valid: Bool
+        var problems: [Problem]
+    }
+
+    func run() -> Int32 {
+        let path = args.positional.first ?? configTarget(args).path
+        let text: String
+        switch readConfig(path) {
+        case let .failure(f): return f.code
+        case .success(nil):
+            warn("\(path) does not exist (the daemon would use the defaults; create it with 'photoboothctl config init \(path)')")
+            return ExitCode.noInput
+        case let .success(t?): text = t
+        }
+        let check = Settings.check(text: text, file: path)
+        if args.json {
+            printJSON(Output(file: path, valid: check.isValid,
+                             problems: check.diagnostics.map { .init(line: $0.line, key: $0.key, severity: $0.severity.rawValue, message: $0.message) }))
+        } else {
+            for d in check.diagnostics { print(d.description) }
+            let errors = check.diagnostics.filter { $0.severity == .error }.count
+            let warnings = check.diagnostics.count - errors
+            print(check.isValid ? "\(path): valid" + (warnings > 0 ? " (\(warnings) warnings)" : "")
+                                : "\(path): \(errors) errors" + (warnings > 0 ? ", \(warnings) warnings" : ""))
+        }
+        return check.isValid ? ExitCode.ok : ExitCode.config
+    }
+}
+
+/// `config describe [KEY]`.
+struct ConfigDescribe: Subcommand {
+    static let words = ["config", "describe"]
+    static let synopsis = "config describe [KEY|SECTION] [--json | --markdown]"
+    static let summary = "Describe the settings: type, default, what is allowed, what each does."
+    static let details = """
+        KEY is section.key (session.countdown); SECTION lists a section's keys. --markdown prints the README's
+        settings table (the text between <!-- settings-table:begin --> and <!-- settings-table:end -->).
+        Exit codes: 0; 64 unknown key.
+        """
+    static let options: [Option] = [.json, Option(name: "--markdown", takesValue: false, help: "print all settings as the README's Markdown table")]
+    static let positionals = 0...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    struct Output: Codable {
+        var key: String
+        var section: String
+        var type: String
+        var defaultValue: String
+        var allowed: String
+        var description: String
+    }
+
+    func run() -> Int32 {
+        if args.has(Option(name: "--markdown", takesValue: false, help: "")) {
+            print(Schema.markdownTable(), terminator: "")
+            return ExitCode.ok
+        }
+        var specs = Schema.settings
+        if let key = args.positional.first {
+            if let spec = Schema.spec(for: key) {
+                specs = [spec]
+            } else if Schema.sections.contains(where: { $0.name == key }) {
+                specs = Schema.settings(inSection: key)
+            } else {
+                warn(ConfigEditError.unknownKey(key, suggestion: Schema.closestKey(to: key)).description)
+                return ExitCode.usage
+            }
+        }
+        if args.json {
+            printJSON(specs.map { Output(key: $0.key, section: $0.section, type: $0.type.name, defaultValue: $0.defaultText,
+                                         allowed: $0.allowed, description: $0.description) })
+        } else {
+            print(specs.map(Schema.describe).joined(separator: "\n\n"))
+        }
+        return ExitCode.ok
+    }
+}
+
+/// `config init [FILE]`.
+struct ConfigInit: Subcommand {
+    static let words = ["config", "init"]
+    static let synopsis = "config init [FILE] [--force]"
+    static let summary = "Write the commented default config (every key at its default), to stdout without FILE."
+    static let details = """
+        An existing FILE is kept unless --force. The file is written atomically.
+        Exit codes: 0; 73 FILE exists (without --force) or cannot be written.
+        """
+    static let options: [Option] = [Option(name: "--force", takesValue: false, help: "replace an existing FILE")]
+    static let positionals = 0...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        let text = Schema.defaultConfigText()
+        guard let path = args.positional.first, path != "-" else {
+            print(text, terminator: "")
+            return ExitCode.ok
+        }
+        if access(path, F_OK) == 0, !args.flags.contains("--force") {
+            warn("\(path) exists; not replacing it (use --force, or 'photoboothctl config set' to change one key)")
+            return ExitCode.cantCreate
+        }
+        do {
+            try AtomicFile.write(Array(text.utf8), to: path, durable: true, replace: true)
+        } catch {
+            warn("cannot write \(path): \(error)")
+            return ExitCode.cantCreate
+        }
+        print("wrote \(path) (\(Schema.settings.count) settings at their defaults)")
+        return ExitCode.ok
+    }
+}

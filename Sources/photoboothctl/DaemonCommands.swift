@@ -1,0 +1,259 @@
+import BoothCore
+import BoothRuntime
+import Foundation
+import Glibc
+
+/// `status`.
+struct Status: Subcommand {
+    static let words = ["status"]
+    static let synopsis = "status [--json] [--socket PATH]"
+    static let summary = "What the booth is doing: state and fault reasons, uptime, camera, button, disk, counters."
+    static let details = "Exit codes: 0 (also in fault: the state says so); 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        let s: StatusReport
+        do { s = try ask(.status, socket: args.socket, as: StatusReport.self) } catch { return report(error) }
+        if args.json { printJSON(s); return ExitCode.ok }
+        print(Status.text(s))
+        return ExitCode.ok
+    }
+
+    static func text(_ s: StatusReport) -> String {
+        func row(_ label: String, _ value: String) -> String { (label + ":").padding(toLength: 10, withPad: " ", startingAt: 0) + value }
+        var out: [String] = []
+        out.append("photoboothd \(s.version) (pid \(s.pid)), up \(formatDuration(seconds: s.uptimeSeconds)) since \(s.startedAt)")
+        out.append(row("config", s.configPath))
+        out.append(row("state", s.state + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
+        for kind in s.faults.keys.sorted() { out.append(row("", "fault \(kind): \(s.faults[kind] ?? "")")) }
+        let c = s.camera
+        var cam = c.device.map { "\($0)" + (c.card.map { " (\($0))" } ?? "") } ?? "not opened yet (camera.device = \(c.configured))"
+        if c.streaming, let f = c.format, let w = c.width, let h = c.height {
+            cam += ", streaming \(f) \(w)x\(h)"
+            if let fps = c.framesPerSecond { cam += " at \(formatRate(fps)) fps" }
+            if let m = c.measuredFramesPerSecond, m > 0 { cam += " (measured \(formatRate(m)))" }
+        } else {
+            cam += ", not streaming"
+        }
+        cam += "; \(c.framesDelivered) frames, \(c.framesDropped) dropped, \(c.badFrames) bad"
+        out.append(row("camera", cam))
+        if let e = c.lastError { out.append(row("", "last camera error: \(e)")) }
+        let b = s.button
+        var button = b.device + (b.running ? "" : " (NOT RUNNING)")
+        if let last = b.lastPress, let ago = b.secondsSinceLastPress {
+            button += "; last press \(last) (\(formatDuration(seconds: Int(ago))) ago)"
+        } else {
+            button += "; no press since start"
+        }
+        out.append(row("button", button))
+        let st = s.storage
+        let free = st.freeBytes.map { formatBytes($0) + " free" } ?? "free space unknown"
+        out.append(row("storage", "\(st.dir): \(free) (keeps \(formatBytes(UInt64(max(0, st.minFreeBytes))))), next session \(st.nextSession), \(st.savedSinceStart) saved since start"))
+        let n = s.counters
+        out.append(row("sessions", "\(n.sessions) since start (\(n.completed) completed, \(n.cancelled) cancelled, \(n.failed) failed), "
+                       + "\(n.captures) captures, \(n.faults) faults"))
+        out.append(row("totals", "\(s.stats.sessions) sessions, \(s.stats.captures) captures since \(StatsStore.dateText(s.stats.since)) (photoboothctl stats)"))
+        return out.joined(separator: "\n")
+    }
+}
+
+/// `devices`.
+struct Devices: Subcommand {
+    static let words = ["devices"]
+    static let synopsis = "devices [--json] [--local] [--socket PATH]"
+    static let summary = "List cameras (formats, sizes, frame rates, controls) and GPIO chips (lines, names, consumers)."
+    static let details = """
+        Asks the running daemon (which has access to the devices and says which ones it uses); when no daemon
+        answers, or with --local, photoboothctl lists them itself.
+        Exit codes: 0; 77 not allowed.
+        """
+    static let options: [Option] = [.json, .socket, Option(name: "--local", takesValue: false, help: "list the devices without asking the daemon")]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        var devices: DeviceReport
+        if args.flags.contains("--local") {
+            devices = DeviceReport.gather(source: "photoboothctl")
+        } else {
+            do {
+                devices = try ask(.devices, socket: args.socket, as: DeviceReport.self, timeoutSeconds: 30)
+            } catch ControlClientError.notRunning {
+                devices = DeviceReport.gather(source: "photoboothctl (photoboothd not running)")
+            } catch {
+                return report(error)
+            }
+        }
+        if args.json { printJSON(devices); return ExitCode.ok }
+        print(Devices.text(devices))
+        return ExitCode.ok
+    }
+
+    static func text(_ d: DeviceReport) -> String {
+        var out = ["listed by \(d.source)"]
+        if let use = d.inUse {
+            out.append("in use: camera \(use.camera ?? "none streaming"), button \(use.button ?? "none")")
+        }
+        out.append("")
+        out.append(d.cameras.isEmpty ? "cameras: none (no /dev/video* node)" : "cameras:")
+        for c in d.cameras {
+            var head = "  \(c.path)"
+            if let p = c.problem { out.append(head + ": \(p)"); continue }
+            head += " \(c.card) (\(c.driver), \(c.busInfo))" + (c.usable ? "" : " not a capture device")
+            out.append(head)
+            for id in c.byId { out.append("    by-id: \(id)") }
+            for f in c.formats {
+                out.append("    \(f.fourcc) \(f.description)\(f.emulated ? " (converted by libv4l2)" : "")"
+                           + (f.sizeRange.map { ": \($0)" } ?? ""))
+                for s in f.sizes {
+                    let rates = s.framesPerSecond.map(formatRate).joined(separator: f.sizeRange == nil ? ", " : " to ")
+                    out.append("      \(s.width)x\(s.height)" + (rates.isEmpty ? "" : " @ \(rates) fps"))
+                }
+            }
+            for ctl in c.controls {
+                var line = "    control \"\(ctl.name)\" \(ctl.kind) \(ctl.minimum)..\(ctl.maximum) default \(ctl.defaultValue)"
+                if let cur = ctl.current {
+                    line += " current \(cur)"
+                    if let label = ctl.menu?[String(cur)] { line += " (\(label))" }
+                }
+                out.append(line)
+            }
+        }
+        out.append("")
+        if let e = d.gpioError { out.append("gpio chips: cannot list: \(e)") }
+        out.append(d.gpioChips.isEmpty ? "gpio chips: none (no /dev/gpiochip* node)" : "gpio chips:")
+        for chip in d.gpioChips {
+            if let e = chip.error { out.append("  \(chip.name) \(chip.path): \(e)"); continue }
+            out.append("  \(chip.name) [\(chip.label)] \(chip.path), \(chip.lines.count) lines")
+            for l in chip.lines {
+                var row = "    \(l.offset) " + (l.name.isEmpty ? "unnamed" : "\"\(l.name)\"") + " \(l.direction)"
+                if l.used { row += l.consumer.isEmpty ? " used" : " used by \"\(l.consumer)\"" }
+                if l.activeLow { row += " active-low" }
+                out.append(row)
+            }
+        }
+        return out.joined(separator: "\n")
+    }
+}
+
+/// `press`.
+struct Press: Subcommand {
+    static let words = ["press"]
+    static let synopsis = "press [--json] [--socket PATH]"
+    static let summary = "Press the button, as a guest would (starts a session from idle)."
+    static let details = "Exit codes: 0; 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        do {
+            let r = try ask(.press, socket: args.socket, as: PressReply.self)
+            if args.json { printJSON(r) } else { print("pressed (the booth was \(r.stateBefore))") }
+            return ExitCode.ok
+        } catch { return report(error) }
+    }
+}
+
+/// `snapshot FILE`.
+struct Snapshot: Subcommand {
+    static let words = ["snapshot"]
+    static let synopsis = "snapshot FILE [--socket PATH]"
+    static let summary = "Save the camera's current frame as a JPEG file, to check the framing ('-' writes to stdout)."
+    static let details = """
+        The daemon must be streaming (it is from a press until camera.idle_stop in idle).
+        Exit codes: 0; 69 daemon not running; 73 FILE cannot be written; 75 no frame now; 77 not allowed.
+        """
+    static let options: [Option] = [.socket]
+    static let positionals = 1...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        let r: SnapshotReply
+        do { r = try ask(.snapshot, socket: args.socket, as: SnapshotReply.self) } catch { return report(error) }
+        guard let data = Data(base64Encoded: r.jpegBase64) else {
+            warn("the daemon's snapshot is not valid base64")
+            return ExitCode.ioError
+        }
+        let path = args.positional[0]
+        if path == "-" {
+            FileHandle.standardOutput.write(data)
+            return ExitCode.ok
+        }
+        do {
+            try AtomicFile.write(Array(data), to: path, durable: false, replace: true)
+        } catch {
+            warn("cannot write \(path): \(error)")
+            return ExitCode.cantCreate
+        }
+        print("\(path): \(r.width)x\(r.height) JPEG, \(data.count) bytes")
+        return ExitCode.ok
+    }
+}
+
+/// `reload`.
+struct Reload: Subcommand {
+    static let words = ["reload"]
+    static let synopsis = "reload [--json] [--socket PATH]"
+    static let summary = "Ask the daemon to re-read its config file (as SIGHUP does)."
+    static let details = """
+        Applied at once in idle or fault, else when the session under way ends; camera or button changes restart
+        those devices. An invalid file keeps the running settings, and every problem is printed.
+        Exit codes: 0; 69 daemon not running; 77 not allowed; 78 file invalid (reload refused).
+        """
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        do {
+            let r = try ask(.reload, socket: args.socket, as: ReloadReply.self)
+            if args.json { printJSON(r) } else {
+                print(r.appliedNow ? "reloaded: in force now" : "reloaded: in force when the session under way ends (state \(r.state))")
+            }
+            return ExitCode.ok
+        } catch { return report(error) }
+    }
+}
+
+/// `stats [--reset]`.
+struct Stats: Subcommand {
+    static let words = ["stats"]
+    static let synopsis = "stats [--reset] [--json] [--socket PATH]"
+    static let summary = "Sessions, captures, cancels, failures and faults since counting started; --reset starts again."
+    static let details = """
+        The totals survive restarts (kept next to the photos, in storage.dir/\(StatsStore.fileName)).
+        Exit codes: 0; 69 daemon not running; 77 not allowed.
+        """
+    static let options: [Option] = [.json, .socket, Option(name: "--reset", takesValue: false, help: "zero the totals (prints them first)")]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        let reset = args.flags.contains("--reset")
+        do {
+            let before = reset ? try ask(.stats, socket: args.socket, as: BoothStats.self) : nil
+            let s = try ask(.stats, socket: args.socket, reset: reset ? true : nil, as: BoothStats.self)
+            if args.json { printJSON(s); return ExitCode.ok }
+            if let before { print("before the reset:\n" + Stats.text(before) + "\nreset; counting from now.") } else { print(Stats.text(s)) }
+            return ExitCode.ok
+        } catch { return report(error) }
+    }
+
+    static func text(_ s: BoothStats) -> String {
+        """
+        since:     \(StatsStore.dateText(s.since))
+        sessions:  \(s.sessions) (\(s.completed) completed, \(s.cancelled) cancelled, \(s.failed) failed)
+        captures:  \(s.captures)
+        faults:    \(s.faults)
+        """
+    }
+}

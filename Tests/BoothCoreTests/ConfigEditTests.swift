@@ -1,0 +1,140 @@
+import Testing
+@testable import BoothCore
+
+@Suite struct ConfigEditTests {
+    /// A hand-written file: odd spacing, comments of both kinds, CR-free, a key set twice in different sections.
+    let original = """
+        ; my booth
+        [camera]
+        # the webcam by the door
+        device   =   /dev/video2
+        frame_rate=25
+
+        [session]
+        countdown = 5s   
+        ; review stays default
+
+        [storage]
+        dir = /srv/photos
+
+        """
+
+    func lines(_ s: String) -> [Substring] { s.split(separator: "\n", omittingEmptySubsequences: false) }
+
+    @Test func replacingAValueLeavesEveryOtherByteIdentical() throws {
+        let edit = try Settings.edit(text: original, file: "f.conf", key: "camera.frame_rate", value: " 30 ").get()
+        let before = lines(original), after = lines(edit.text)
+        #expect(after.count == before.count)
+        for i in before.indices where i != 4 { #expect(after[i] == before[i], "line \(i + 1) changed") }
+        #expect(after[4] == "frame_rate=30")
+        #expect(edit.line == 5)
+        #expect(edit.previous == "25")
+        #expect(Settings.parse(text: edit.text, file: "f.conf").map(\.camera.frameRate) == .success(30))
+    }
+
+    @Test func spacingAroundTheValueIsKept() throws {
+        let edit = try Settings.edit(text: original, file: "f.conf", key: "camera.device", value: "/dev/video0").get()
+        #expect(lines(edit.text)[3] == "device   =   /dev/video0")
+        // The trailing blanks after 5s are not part of the value and stay.
+        let edit2 = try Settings.edit(text: original, file: "f.conf", key: "session.countdown", value: "3s").get()
+        #expect(lines(edit2.text)[7] == "countdown = 3s   ")
+    }
+
+    @Test func aMissingKeyIsAddedAtTheEndOfItsSection() throws {
+        let edit = try Settings.edit(text: original, file: "f.conf", key: "session.review", value: "8s").get()
+        let after = lines(edit.text)
+        #expect(after[8] == "review = 8s", "right after the section's last entry, before its trailing comment")
+        #expect(edit.previous == nil)
+        var expected = lines(original)
+        expected.insert("review = 8s", at: 8)
+        #expect(after == expected)
+    }
+
+    @Test func aMissingSectionIsAppended() throws {
+        let edit = try Settings.edit(text: original, file: "f.conf", key: "button.line", value: "27").get()
+        #expect(edit.text == original + "\n[button]\nline = 27\n")
+    }
+
+    @Test func crlfFilesStayCRLF() throws {
+        let text = "[camera]\r\nframe_rate = 25\r\n"
+        let edit = try Settings.edit(text: text, file: "f.conf", key: "camera.frame_rate", value: "30").get()
+        #expect(edit.text == "[camera]\r\nframe_rate = 30\r\n")
+        let added = try Settings.edit(text: text, file: "f.conf", key: "camera.format", value: "yuyv").get()
+        #expect(added.text == "[camera]\r\nframe_rate = 25\r\nformat = yuyv\r\n")
+    }
+
+    @Test func aBadValueIsRefusedNamingTheKeyAndWhatIsAllowed() {
+        guard case let .failure(.invalidValue(message)) = Settings.edit(text: original, file: "f.conf", key: "camera.frame_rate", value: "500") else {
+            Issue.record("expected invalidValue"); return
+        }
+        #expect(message.hasPrefix("camera.frame_rate: '500' is out of range"))
+        #expect(message.contains("1 to 120"))
+        guard case .failure(.invalidValue) = Settings.edit(text: original, file: "f.conf", key: "button.active_low", value: "ture") else {
+            Issue.record("expected invalidValue for a misspelt boolean"); return
+        }
+        guard case .failure(.invalidValue) = Settings.edit(text: original, file: "f.conf", key: "camera.device", value: "a\nb") else {
+            Issue.record("a line break cannot go into a value"); return
+        }
+    }
+
+    @Test func anUnknownKeyGetsTheClosestName() {
+        let result = Settings.edit(text: original, file: "f.conf", key: "button.debunce", value: "20ms")
+        #expect(result == .failure(.unknownKey("button.debunce", suggestion: "button.debounce")))
+    }
+
+    @Test func anEditThatLeavesTheFileInvalidWritesNothingAndListsEveryError() {
+        let broken = original + "[sesion]\nreview = 5s\n[camera]\nfps = 3\n"
+        guard case let .failure(.invalidFile(error)) = Settings.edit(text: broken, file: "f.conf", key: "camera.frame_rate", value: "30") else {
+            Issue.record("expected invalidFile"); return
+        }
+        #expect(error.diagnostics.map(\.line) == [13, 16])
+        #expect(error.description.contains("f.conf:13: unknown section '[sesion]'"))
+    }
+
+    @Test func settingTheBrokenLineFixesTheFile() throws {
+        let broken = "[session]\ncountdown = 3 s ; five\n"
+        #expect(Settings.check(text: broken, file: "f").isValid == false)
+        let edit = try Settings.edit(text: broken, file: "f", key: "session.countdown", value: "5s").get()
+        #expect(edit.text == "[session]\ncountdown = 5s\n")
+    }
+
+    @Test func keysSetReportsFirstLines() {
+        #expect(Settings.keysSet(inText: original) == ["camera.device": 4, "camera.frame_rate": 5,
+                                                         "session.countdown": 8, "storage.dir": 12])
+    }
+}
+
+@Suite struct SettingsDocsTests {
+    @Test func markdownTableHasOneRowPerSettingInFileOrder() {
+        let rows = Schema.markdownTable().split(separator: "\n").map(String.init)
+        #expect(rows.count == Schema.settings.count + 2)
+        #expect(rows[0] == "| Key | Type | Default | Allowed | Description |")
+        for (row, spec) in zip(rows.dropFirst(2), Schema.settings) {
+            #expect(row.hasPrefix("| `\(spec.key)` | \(spec.type.name) | "))
+            // Five cells: pipes inside cells are escaped, so only the six separators are bare.
+            #expect(row.filter { $0 == "|" }.count - row.components("\\|") == 6)
+        }
+    }
+
+    @Test func anEmptyDefaultIsShownAsEmpty() {
+        #expect(Schema.markdownTable().contains("| `camera.device` | text | *(empty)* | any text, or empty |"))
+    }
+
+    @Test func describeNamesDefaultTypeAndAllowed() throws {
+        let spec = try #require(Schema.spec(for: "button.debounce"))
+        #expect(Schema.describe(spec) == """
+            button.debounce (default: 30ms)
+                A press counts once the line has been stable this long.
+                Type: duration. Allowed: 1ms to 1s.
+            """)
+    }
+}
+
+extension String {
+    /// How many times `needle` occurs.
+    func components(_ needle: String) -> Int {
+        var count = 0, rest = Substring(self)
+        while let r = rest.firstRange(of: needle) { count += 1; rest = rest[r.upperBound...] }
+        return count
+    }
+}

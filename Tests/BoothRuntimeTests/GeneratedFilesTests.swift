@@ -1,0 +1,43 @@
+import BoothCore
+import Foundation
+import Testing
+@testable import BoothRuntime
+
+/// The package root, from this file's path (Tests/BoothRuntimeTests/…).
+func packageRoot(_ file: String = #filePath) -> String {
+    var parts = file.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}
+
+@Suite struct GeneratedFilesTests {
+    @Test func committedDefaultConfigIsWhatTheSchemaGenerates() throws {
+        let path = "\(packageRoot())/etc/photobooth/photobooth.conf"
+        let committed = String(decoding: try AtomicFile.read(path), as: UTF8.self)
+        #expect(committed == Schema.defaultConfigText(),
+                "etc/photobooth/photobooth.conf differs from the schema; regenerate: swift run photoboothctl config init --force etc/photobooth/photobooth.conf")
+        let check = Settings.check(text: committed, file: path)
+        #expect(check.diagnostics.isEmpty)
+        #expect(check.settings == Settings.defaults)
+    }
+
+    static let begin = "<!-- settings-table:begin -->"
+    static let end = "<!-- settings-table:end -->"
+
+    @Test func readmeSettingsTableIsWhatTheSchemaGenerates() throws {
+        let path = "\(packageRoot())/README.md"
+        guard let bytes = try? AtomicFile.read(path) else {
+            print("skipped: no README.md at \(path)")
+            return
+        }
+        let readme = String(decoding: bytes, as: UTF8.self)
+        guard let b = readme.firstRange(of: Self.begin), let e = readme.firstRange(of: Self.end), b.upperBound <= e.lowerBound else {
+            print("skipped: README.md has no \(Self.begin) … \(Self.end) markers yet; put the output of "
+                  + "'swift run photoboothctl config describe --markdown' between them")
+            return
+        }
+        let table = readme[b.upperBound..<e.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(table == Schema.markdownTable().trimmingCharacters(in: .whitespacesAndNewlines),
+                "README's settings table differs from the schema; regenerate it with 'swift run photoboothctl config describe --markdown' and paste it between the markers")
+    }
+}
