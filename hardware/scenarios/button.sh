@@ -1,7 +1,8 @@
 #!/bin/bash
 # button: the booth's debounce, long press and state rules on a real libgpiod line (gpio-sim),
 # driven by gpio-pulse on absolute CLOCK_MONOTONIC deadlines. Camera: vivid (640x480 YUYV).
-# Settings: debounce 30 ms, long press 1500 ms, preview 3 s, countdown 3 s, review 3 s.
+# Settings: debounce 30 ms, long press 1500 ms, preview off (a press in preview starts the
+# countdown; no timer races the slow guest), countdown 5 s, review 5 s.
 # Asserts, in order:
 #  1. a burst of 8 glitches of 3 ms (all shorter than the debounce) -> no press accepted, no
 #     session; the booth logs the rejected edges (libgpiod 1.6 under TCG may report a glitch's
@@ -10,6 +11,7 @@
 #  3. a 2 s hold in preview -> the press starts the countdown, the long press (>= 1500 ms)
 #     cancels: back to idle, session cancelled, nothing saved;
 #  4. a 2 s hold in idle -> exactly one session starts and its own long press does not cancel it;
+#     then a clean tap in its preview starts the countdown;
 #  5. a tap during its countdown and a tap during its review -> accepted edges, ignored by the
 #     booth (no new session, one capture);
 #  6. totals: 2 sessions (1 cancelled, 1 completed), 1 capture saved, the daemon still up.
@@ -26,18 +28,32 @@ booth_config "$CONF" \
     camera.device=vivid camera.format=yuyv camera.preview_size=640x480 camera.capture_size=640x480 \
     camera.frame_rate=25 \
     button.chip="$CHIP" button.line=button button.debounce=${BUTTON_DEBOUNCE:-30ms} button.long_press=1500ms \
-    session.preview=3s session.countdown=3s session.review=3s \
+    session.preview=off session.preview_timeout=60s session.countdown=5s session.review=5s \
     storage.dir="$PHOTODIR" storage.min_free=0B preview.file=/tmp/preview.jpg
 cp "$CONF" "$RESULTS/photobooth.conf"
-booth_start "$CONF" --verbose
-wait_for_line "$BOOTH_LOG" 'camera: streaming' 30 >/dev/null
-wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
 sessions() { log_count 'session [0-9]+ begins'; }
 presses() { log_count 'edge accepted: rising'; }
 
-# 1. glitch burst
-pulse booth 0 '(low:3,high:3)*8'
-log "burst: $(tail -n1 <<<"$PULSE_OUT")"
+# 1. glitch burst. gpio-pulse itself can be held up under TCG (tens of ms): a burst whose
+# writes show a low longer than 20 ms (upper bound: from before the pull-down write to after
+# the pull-up write) was not a burst of glitches, so the daemon is restarted and the burst
+# made again (up to 3 times); only a burst proven short is judged.
+for attempt in 1 2 3; do
+    BOOTH_LOG=$RESULTS/photoboothd-$attempt.log
+    booth_start "$CONF" --verbose
+    wait_for_line "$BOOTH_LOG" 'camera: streaming' 30 >/dev/null
+    wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
+    pulse booth 0 '(low:3,high:3)*8'
+    longest=$(awk '/^step=/ { split($0, f, " "); for (i in f) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
+        if (v["pull"] == "pull-down") { t0 = v["t_before"] } else if (t0 != "") { d = (v["t_after"] - t0) * 1000; if (d > m) m = d; t0 = "" } }
+        END { printf "%.1f", m }' <<<"$PULSE_OUT")
+    log "burst attempt $attempt: $(tail -n1 <<<"$PULSE_OUT"); longest low at most $longest ms"
+    awk -v m="$longest" 'BEGIN {exit !(m < 20)}' && break
+    log "burst attempt $attempt was spoiled by the host (a low of up to $longest ms is not a glitch): restarting"
+    booth_stop
+    [ "$attempt" = 3 ] && fail "three glitch bursts in a row were held up by the host (last: longest low $longest ms)"
+done
+assert_le "$longest" 20 "longest low of the burst, ms (the debounce is 30)"
 sleep 1   # no pulse timing: lets the debouncer's 30 ms windows and any late edges pass
 rejected=$(log_count 'edge rejected')
 log "booth rejected $rejected edges from the burst; edges it saw: $(log_count 'button: edge (rising|falling|active|inactive)')"
@@ -69,17 +85,21 @@ assert_eq "$(sessions)" 2 "sessions after a long press from idle"
 assert_eq "$(log_count 'long press of the press that started this session ignored')" 1 "the session's own long press, ignored"
 assert_eq "$(log_count 'session [0-9]+ cancelled')" 1 "sessions cancelled (still only the first)"
 
-# 5. taps during the countdown and the review are ignored
-booth_wait_state countdown 2 10
+assert_eq "$(booth_current_state)" preview "state after the long press from idle"
 pulse booth 0 low:100 high:0
-wait_for_count 'press ignored in countdown' 1 5
+booth_wait_state countdown 2 10
+
+# 5. taps during the countdown and the review are ignored
+n=$(log_count 'press ignored in countdown')
+pulse booth 0 low:100 high:0
+wait_for_count 'press ignored in countdown' $((n + 1)) 5
 booth_wait_state review 1 15
 pulse booth 0 low:100 high:0
 wait_for_count 'press ignored in review' 1 5
 booth_wait_state idle 2 15
 
 # 6. totals
-assert_eq "$(presses)" 5 "presses accepted (tap, hold, hold, tap in countdown, tap in review)"
+assert_eq "$(presses)" 6 "presses accepted (tap, hold, hold, tap, tap in countdown, tap in review)"
 assert_eq "$(sessions)" 2 "sessions begun"
 assert_eq "$(log_count 'session [0-9]+ completed')" 1 "sessions completed"
 assert_eq "$(log_count 'capture [0-9]+ saved:')" 1 "captures saved"
