@@ -119,6 +119,8 @@ public final class CameraWorker: Sendable {
         /// a press is known only after its debounce, so the first frame at or after its edge
         /// has often been dequeued (as preview) before the capture is asked for.
         var recent: [Frame] = []
+        /// When the stream started or last delivered a frame (the worker's clock).
+        var lastFrameAt: MonotonicInstant?
         var encoder: JPEGEncoder?
         var decoder: JPEGDecoder?
     }
@@ -181,6 +183,7 @@ public final class CameraWorker: Sendable {
         do {
             let info = try device.start(request)
             local.streaming = true
+            local.lastFrameAt = clock.now()
             statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil }
             log.info("camera: streaming \(info)")
             for w in info.warnings { log.warning("camera: \(w)") }
@@ -255,6 +258,9 @@ public final class CameraWorker: Sendable {
         takeFromRecent(local)
     }
 
+    /// A streaming camera that delivers no frame for this long (ms) is a camera fault.
+    static let stallMilliseconds = 3000
+
     /// How many of the newest frames are kept for a capture asked for after its trigger.
     static let recentFrameLimit = 4
 
@@ -314,7 +320,16 @@ public final class CameraWorker: Sendable {
         }
         statusBox.withLock { $0.statistics = device.statistics }
         if !handleRequests(local) { return false }
-        guard let frame, local.streaming, local.generation == generation else { return true }
+        guard local.streaming, local.generation == generation else { return true }
+        guard let frame else {
+            // A stream that delivers nothing is a lost camera too (a v4l2loopback whose writer
+            // stopped keeps its node and returns no error: it just never has a frame).
+            if let since = local.lastFrameAt, clock.now().milliseconds(since: since) >= Double(CameraWorker.stallMilliseconds) {
+                fail(local, CameraWorkerError.stalled(milliseconds: CameraWorker.stallMilliseconds))
+            }
+            return true
+        }
+        local.lastFrameAt = clock.now()
         let decision = local.selector.feed(frame)
         local.latest = frame
         local.recent.append(frame)
@@ -366,10 +381,12 @@ public final class CameraWorker: Sendable {
 
 enum CameraWorkerError: Error, CustomStringConvertible {
     case noFrames, corruptFrame
+    case stalled(milliseconds: Int)
     var description: String {
         switch self {
         case .noFrames: "no frames within 5 s"
         case .corruptFrame: "MJPEG frame does not decode"
+        case let .stalled(ms): "stream stalled: no frame for \(ms / 1000) s"
         }
     }
 }

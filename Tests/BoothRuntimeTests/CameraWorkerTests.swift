@@ -63,10 +63,11 @@ private func frame(atMilliseconds ms: UInt64, sequence: UInt32, monotonic: Bool 
 }
 
 @Suite struct CameraWorkerTests {
-    private func makeWorker(_ camera: ScriptedCamera, _ reports: Reports, _ captures: CaptureBox) -> CameraWorker {
+    private func makeWorker(_ camera: ScriptedCamera, _ reports: Reports, _ captures: CaptureBox,
+                            clock: ManualClock = ManualClock()) -> CameraWorker {
         let size = FrameSize(width: 16, height: 16)
         return CameraWorker(device: { camera }, stream: StreamRequest(format: .yuyv, size: size),
-                            captureSize: size, jpegQuality: 90, captures: captures, clock: ManualClock(),
+                            captureSize: size, jpegQuality: 90, captures: captures, clock: clock,
                             log: Logger(threshold: .error) { _ in }, post: { reports.post($0) },
                             onFrame: { _ in reports.frame() })
     }
@@ -115,5 +116,24 @@ private func frame(atMilliseconds ms: UInt64, sequence: UInt32, monotonic: Bool 
         camera.push(frame(atMilliseconds: 140, sequence: 2, monotonic: false))
         #expect(reports.wait { _, events in succeeded(events) })
         #expect(captures.get(1)?.frameTimestamp == MonotonicInstant(nanoseconds: 140_000_000))
+    }
+
+    /// A stream that goes quiet (a v4l2loopback whose writer stopped) is a camera fault.
+    @Test func aStreamWithoutFramesForThreeSecondsIsAFault() {
+        let camera = ScriptedCamera(), reports = Reports(), clock = ManualClock()
+        let worker = makeWorker(camera, reports, CaptureBox(), clock: clock)
+        worker.launch(); defer { worker.shutdown() }
+        worker.startStream()
+        camera.push(frame(atMilliseconds: 100, sequence: 1))
+        #expect(reports.wait { frames, _ in frames == 1 })
+        clock.advance(milliseconds: 2900)
+        camera.push(frame(atMilliseconds: 200, sequence: 2))   // still in time: no fault
+        #expect(reports.wait { frames, _ in frames == 2 })
+        clock.advance(milliseconds: 3000)
+        let faulted = reports.wait { _, events in
+            events.contains { if case let .deviceFault(.camera, message) = $0 { message.contains("stalled") } else { false } }
+        }
+        #expect(faulted)
+        #expect(reports.wait(seconds: 0) { frames, _ in frames == 2 })
     }
 }

@@ -255,9 +255,9 @@ _count_ge() {
     return 1
 }
 # booth_state_count STATE: how many times the booth entered STATE ("state: x -> STATE")
-booth_state_count() { log_count "state: [^ ]+ -> $1\$"; }
+booth_state_count() { log_count "state: .* -> $1\$"; }
 # booth_wait_state STATE N SECONDS: waits until the booth has entered STATE at least N times
-booth_wait_state() { wait_for_count "state: [^ ]+ -> $1\$" "$2" "$3"; }
+booth_wait_state() { wait_for_count "state: .* -> $1\$" "$2" "$3"; }
 # booth_current_state: the state the last "state:" line went to
 booth_current_state() { sed -n 's/^<[0-9]>state: .* -> //p' "$BOOTH_LOG" | tail -n1; }
 # pulse NAME OFFSET STEP...: gpio-pulse on a gpio-sim line, log appended to $RESULTS/gpio-pulse.log;
