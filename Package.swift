@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
-                    resources: [.copy("cups-stack.sh"), .copy("printer.conf")]),
+                    exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,8 +9,11 @@
 #   cups-stack.sh stop DIR          stop everything
 #
 # The printer runs `job.sh` (in DIR) for each job: it copies the document and the IPP_* job options
-# into DIR/jobs, then ends as DIR/job-mode says (ok: exit 0; fail: exit 1; hold: wait for DIR/release).
+# into DIR/jobs; while DIR/empty exists it reports media-empty,media-needed and waits (refill: remove it);
+# then it ends as DIR/job-mode says (ok: exit 0; fail: exit 1; hold: wait for DIR/release).
 set -euo pipefail
+# Daemons started below must not inherit the caller's descriptors.
+for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] 2>/dev/null && eval "exec $n>&-" 2>/dev/null || true; done
 cmd=$1; dir=$2
 pidof_file() { [ -f "$dir/$1.pid" ] && cat "$dir/$1.pid" || true; }
 port_of() { cat "$dir/$1.port"; }
@@ -43,6 +46,11 @@ d="$dir"
 n=\$(date +%s%N)
 cp "\$1" "\$d/jobs/\$n.doc" 2>/dev/null || cat >"\$d/jobs/\$n.doc"
 env | grep '^IPP_' | sort >"\$d/jobs/\$n.env"
+if [ -e "\$d/empty" ]; then
+  echo "STATE: +media-empty,media-needed" >&2
+  while [ -e "\$d/empty" ]; do sleep 0.05; done
+  echo "STATE: -media-empty,media-needed" >&2
+fi
 mode=\$(cat "\$d/job-mode")
 case "\$mode" in
   fail) echo "STATE: +other" >&2; exit 1 ;;
@@ -96,10 +104,17 @@ CONF
   printer) start_printer ;;
   kill-printer) p=$(pidof_file printer); [ -n "$p" ] && kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null || true ;;
   stop)
+    pids=""
     for n in cupsd printer dbus; do
       p=$(pidof_file $n)
-      [ -n "$p" ] && kill "$p" 2>/dev/null || true
+      [ -n "$p" ] && kill "$p" 2>/dev/null && pids="$pids $p"
     done
+    for _ in $(seq 1 40); do
+      alive=""; for p in $pids; do [ -d "/proc/$p" ] && alive="$alive $p"; done
+      [ -z "$alive" ] && break; sleep 0.05
+    done
+    for p in $pids; do [ -d "/proc/$p" ] && kill -9 "$p" 2>/dev/null; done
+    true
     ;;
   *) echo "usage: cups-stack.sh start|printer|kill-printer|stop DIR [QUEUE]" >&2; exit 64 ;;
 esac
