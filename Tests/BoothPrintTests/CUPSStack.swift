@@ -19,14 +19,31 @@ func packageRoot(_ file: String = #filePath) -> String {
 func run(_ path: String, _ args: [String], env: [String: String] = [:]) -> (Int32, String) {
     let outPath = NSTemporaryDirectory() + "run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
     defer { unlink(outPath) }
+    let pid = spawn(path, args, env: env, output: outPath)
+    guard pid > 0 else { return (-1, "posix_spawn \(path) failed") }
+    let status = waitFor(pid)
+    let out = FileManager.default.contents(atPath: outPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    return (status, out)
+}
+
+/// Waits for `pid`; its exit status, or 128 + the signal that ended it.
+func waitFor(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}
+
+/// Starts `path` with stdout and stderr to `output`, stdin from /dev/null, an empty signal mask and
+/// default signal actions; returns its pid (≤ 0 on failure).
+func spawn(_ path: String, _ args: [String], env: [String: String] = [:], output: String) -> pid_t {
     var environment = ProcessInfo.processInfo.environment
     for (k, v) in env { environment[k] = v }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
     var attr = posix_spawnattr_t()
     posix_spawnattr_init(&attr)
     defer { posix_spawnattr_destroy(&attr) }
@@ -42,13 +59,8 @@ func run(_ path: String, _ args: [String], env: [String: String] = [:]) -> (Int3
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for p in argv + envp { free(p) } }
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, &attr, argv, envp)
-    guard rc == 0 else { return (-1, "posix_spawn \(path): \(String(cString: strerror(rc)))") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let out = FileManager.default.contents(atPath: outPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    let exited = (status & 0x7f) == 0
-    return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), out)
+    guard posix_spawn(&pid, path, &actions, &attr, argv, envp) == 0 else { return -1 }
+    return pid
 }
 
 /// What the print tests need installed (cups, cups-ipp-utils, cups-client, dbus), or nil when all is there.
