@@ -30,6 +30,12 @@ public struct CUPSJob: Sendable, Equatable {
     public var state: JobState
     /// `job-name`, as submitted.
     public var title: String
+
+    public init(id: Int, state: JobState, title: String) {
+        self.id = id
+        self.state = state
+        self.title = title
+    }
 }
 
 /// A printer's state as IPP Get-Printer-Attributes reports it.
@@ -46,6 +52,16 @@ public struct PrinterAttributes: Sendable, Equatable {
     public var deviceURI: String?
     /// `media-supported`, when listed.
     public var mediaSupported: [String]
+
+    public init(state: Int, reasons: [String], acceptingJobs: Bool, message: String, deviceURI: String?,
+                mediaSupported: [String]) {
+        self.state = state
+        self.reasons = reasons
+        self.acceptingJobs = acceptingJobs
+        self.message = message
+        self.deviceURI = deviceURI
+        self.mediaSupported = mediaSupported
+    }
 }
 
 /// The one door to libcups: a connection to the CUPS server (`cupsServer()`, i.e. `CUPS_SERVER`,

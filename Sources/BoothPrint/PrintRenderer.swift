@@ -34,10 +34,10 @@ public final class PrintRenderer {
     /// `image` filled into `size`: rotated a quarter turn (clockwise) when one is landscape and the
     /// other portrait, centre-cropped to the aspect of `size`, bilinearly resampled. RGB24 bytes, rows packed.
     public static func fill(_ image: RGBImage, to size: FrameSize) -> [UInt8] {
-        let sw = image.size.width, sh = image.size.height
-        let rotate = (sw > sh) != (size.width > size.height) && sw != sh && size.width != size.height
+        let sw = image.size.width, sourceHeight = image.size.height
+        let rotate = (sw > sourceHeight) != (size.width > size.height) && sw != sourceHeight && size.width != size.height
         // The source as seen after the rotation.
-        let vw = rotate ? sh : sw, vh = rotate ? sw : sh
+        let vw = rotate ? sourceHeight : sw, vh = rotate ? sw : sourceHeight
         // Crop rectangle in the rotated view, centred, with the target's aspect.
         let targetAspect = Double(size.width) / Double(size.height)
         var cw = Double(vw), ch = Double(vh)
@@ -45,7 +45,7 @@ public final class PrintRenderer {
         let cx = (Double(vw) - cw) / 2, cy = (Double(vh) - ch) / 2
         let sx = cw / Double(size.width), sy = ch / Double(size.height)
         var out = [UInt8](repeating: 0, count: size.width * size.height * 3)
-        let src = image.bytes, stride = sw * 3
+        let src = image.bytes, stride = sw * 3, sh = image.size.height
         out.withUnsafeMutableBufferPointer { dst in
             src.withUnsafeBufferPointer { s in
                 for y in 0..<size.height {
@@ -54,10 +54,10 @@ public final class PrintRenderer {
                     for x in 0..<size.width {
                         let fx = max(0, min(Double(vw) - 1, cx + (Double(x) + 0.5) * sx - 0.5))
                         let x0 = Int(fx), x1 = min(x0 + 1, vw - 1), wx = fx - Double(x0)
-                        // (vx, vy) in the rotated view → (sx, sy) in the source: clockwise quarter turn
-                        // means view (vx, vy) = source (vy, sh - 1 - vx).
+                        // (vx, vy) in the rotated view → the source: a clockwise quarter turn means
+                        // view (vx, vy) = source column vy, row sh - 1 - vx (the left edge becomes the top).
                         @inline(__always) func at(_ vx: Int, _ vy: Int) -> Int {
-                            rotate ? vx * stride + (sw - 1 - vy) * 3 : vy * stride + vx * 3
+                            rotate ? (sh - 1 - vx) * stride + vy * 3 : vy * stride + vx * 3
                         }
                         let a = at(x0, y0), b = at(x1, y0), c = at(x0, y1), d = at(x1, y1)
                         let o = (y * size.width + x) * 3
