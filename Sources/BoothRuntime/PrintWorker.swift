@@ -46,7 +46,7 @@ public final class PrintWorker: Sendable {
         self.log = log
         self.now = now
         var journal = PrintWorker.loadJournal(settings.journal, log: log)
-        if journal.sheetsRemaining == nil { journal.sheetsRemaining = settings.sheets }
+        if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
         shared = Mutex(Shared(settings: settings, journal: journal))
     }
 

@@ -110,6 +110,20 @@ struct PrintsList: Subcommand {
     }
 }
 
+/// `prints` alone: the same as `prints list`.
+struct Prints: Subcommand {
+    static let words = ["prints"]
+    static let synopsis = "prints [list|reprint ID|cancel ID|purge] [--json] [--socket PATH]"
+    static let summary = "The print journal (prints list); reprint, cancel or purge requests."
+    static let details = "Without a word: prints list. Exit codes: 0; 64 unknown word; 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 { PrintsList(args).run() }
+}
+
 /// `prints reprint ID`.
 struct PrintsReprint: Subcommand {
     static let words = ["prints", "reprint"]
