@@ -64,4 +64,56 @@ extension PrintWorkerCUPSTests {
         #expect(after.sheetsRemaining == 19)
         #expect(stack.printed().count == 1, "printed twice")
     }
+
+    @Test("out of paper at the booth: sessions still save, one job out; stopped and started again, refilled: every picture prints once, oldest first")
+    func outOfPaperAtTheBooth() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let daemon = "\(packageRoot())/.build/debug/photoboothd"
+        guard FileManager.default.isExecutableFile(atPath: daemon) else {
+            print("skipped: \(daemon) not built (swift build first)")
+            return
+        }
+        let stack = try CUPSStack()
+        defer { stack.stop() }
+        stack.setEmpty(true)
+        let dir = stack.dir
+        let journalPath = "\(dir)/print-journal.json"
+        _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
+        let common = ["--simulate", "--config", "\(dir)/empty.conf", "--socket", "\(dir)/control",
+                      "--set", "storage.dir=\(dir)/photos", "--set", "storage.min_free=0B",
+                      "--set", "preview.file=", "--set", "session.preview=0s", "--set", "session.countdown=0s",
+                      "--set", "session.review=1s", "--set", "print.mode=auto", "--set", "print.destination=\(stack.queue)",
+                      "--set", "print.journal=\(journalPath)", "--set", "print.spool=\(dir)/prints",
+                      "--set", "print.poll_interval=200ms", "--set", "print.dpi=100"]
+        let env = ["CUPS_SERVER": stack.server]
+        func journal() -> PrintJournal? {
+            FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(PrintJournal.self, from: $0) }
+        }
+        // Three sessions while the printer is out of paper: all saved, the daemon exits (--sessions 3).
+        let first = spawn(daemon, common + ["--auto-press", "--sessions", "3"], env: env, output: "\(dir)/daemon1.log")
+        try #require(first > 0)
+        let status = waitFor(first)
+        let log1 = (try? String(contentsOfFile: "\(dir)/daemon1.log", encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(log1)")
+        let photos = (FileManager.default.enumerator(atPath: "\(dir)/photos")?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".jpg") }
+        #expect(photos.count == 3, "\(log1)")
+        let held = try #require(journal())
+        #expect(held.requests.count == 3)
+        #expect(held.outstanding <= 1, "the pending limit: \(held.requests.map(\.state))")
+        #expect(stack.printed().count <= 1)
+
+        // Started again and refilled: the held pictures print, each once, oldest first.
+        let second = spawn(daemon, common, env: env, output: "\(dir)/daemon2.log")
+        try #require(second > 0)
+        defer { kill(second, SIGTERM); _ = waitFor(second) }
+        stack.setEmpty(false)
+        let log2 = { (try? String(contentsOfFile: "\(dir)/daemon2.log", encoding: .utf8)) ?? "" }
+        #expect(await eventually(timeoutSeconds: 30) {
+            journal()?.requests.map(\.state) == [.completed, .completed, .completed]
+        }, "\(log2())")
+        let printed = stack.printed()
+        #expect(printed.count == 3)
+        #expect(printed.map { $0.options["IPP_JOB_NAME"] ?? "" } == (journal()?.requests.map(\.title) ?? []))
+    }
 }
