@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 import Testing
 
-// photoboothd itself, SIGKILLed while its auto print is at the printer, then started again: the
-// journal reconciles with CUPS's job list and nothing is printed twice.
+// photoboothd itself against the private CUPS stack: SIGKILLed while its auto print is at the
+// printer and started again (the journal reconciles with CUPS's job list, nothing printed twice);
+// sessions while the printer is out of paper, then a restart and a refill.
 
 // Part of the serialized print suite: CUPS_SERVER is process-wide.
 extension PrintWorkerCUPSTests {
