@@ -10,7 +10,7 @@
 /// | idle | storage OK → preview; else stay, screen says why | ignore | stop the stream | – | fault |
 /// | preview | → countdown | cancel → idle | preview elapsed → countdown (preview off: timeout → idle) | – | fault |
 /// | countdown | ignore | cancel → idle | tick; at 0 → capture | – | fault |
-/// | capture | ignore | ignore | deadline → failed | ok → save, review; failed → retry once, then idle "Sorry, try again" | fault |
+/// | capture | ignore | ignore | deadline → failed | ok → (print, mode auto) save, review; failed → retry once, then idle "Sorry, try again" | fault |
 /// | review | print (mode press, once) | skip printing (mode auto/press; not the session's own press) | → idle (or the deferred fault) | – | deferred to review's end |
 /// | fault | ignore, logged | ignore | retry with backoff 1 s → 30 s | – | add reason; all cleared → idle |
 ///
