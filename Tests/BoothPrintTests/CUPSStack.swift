@@ -146,7 +146,7 @@ final class ManualWallClock: Sendable {
 }
 
 /// Polls `condition` every 20 ms until true or `timeoutSeconds` pass.
-func eventually(timeoutSeconds: Double = 15, _ condition: () -> Bool) async -> Bool {
+func eventually(timeoutSeconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
     while Date() < deadline {
         if condition() { return true }
