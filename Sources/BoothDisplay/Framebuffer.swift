@@ -23,8 +23,13 @@ public protocol Framebuffer: AnyObject, Sendable {
     /// The layout frames must be in.
     var format: FramebufferFormat { get }
     /// Copies a packed frame (`format.rowBytes` per row, `format.size.height` rows) into the visible
-    /// area line by line, honouring `format.lineLength`.
-    func present(_ packed: [UInt8])
+    /// area line by line, honouring `format.lineLength`. Ignored when `packed` is shorter than that.
+    func present(_ packed: UnsafeRawBufferPointer)
+}
+
+extension Framebuffer {
+    /// ``present(_:)`` from an array.
+    public func present(_ packed: [UInt8]) { packed.withUnsafeBytes { present($0) } }
 }
 
 /// A framebuffer in memory, `lineLength * height` bytes: for tests and for rendering to files.
@@ -44,14 +49,12 @@ public final class MemoryFramebuffer: Framebuffer {
     /// Frames presented so far.
     public var presented: Int { frames.withLock { $0 } }
 
-    public func present(_ packed: [UInt8]) {
+    public func present(_ packed: UnsafeRawBufferPointer) {
         let f = format
         guard packed.count >= f.rowBytes * f.size.height else { return }
         memory.withLock { m in
             m.withUnsafeMutableBytes { dst in
-                packed.withUnsafeBytes { src in
-                    cfb_copy_rows(dst.baseAddress, f.lineLength, src.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
-                }
+                cfb_copy_rows(dst.baseAddress, f.lineLength, packed.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
             }
         }
         frames.withLock { $0 += 1 }
@@ -129,11 +132,9 @@ public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
         close(fd)
     }
 
-    public func present(_ packed: [UInt8]) {
+    public func present(_ packed: UnsafeRawBufferPointer) {
         let f = format
         guard packed.count >= f.rowBytes * f.size.height else { return }
-        packed.withUnsafeBytes { src in
-            cfb_copy_rows(map + visibleOffset, f.lineLength, src.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
-        }
+        cfb_copy_rows(map + visibleOffset, f.lineLength, packed.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
     }
 }

@@ -22,9 +22,7 @@ public final class ScreenCompositor {
     public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, options: LiveViewOptions, displayRotation: Rotation) {
         canvas.resize(converter.canvasSize(for: displayRotation))
         renderer.render(screen, live: live, capture: capture, options: options, into: &canvas)
-        if converter.convert(canvas, rotation: displayRotation) {
-            framebuffer.present(converter.packed)
-        }
+        converter.present(canvas, rotation: displayRotation, on: framebuffer)
     }
 }
 

@@ -108,6 +108,20 @@ public final class FramebufferConverter {
     /// The canvas size to draw for this framebuffer under `rotation` (width and height swap for 90/270).
     public func canvasSize(for rotation: Rotation) -> FrameSize { rotation.rotated(format.size) }
 
+    /// Converts `canvas` turned by `rotation` and presents it on `framebuffer` (whose format must be
+    /// this converter's). An XRGB8888 framebuffer without a turn is copied straight from the canvas.
+    /// Returns false (nothing presented) when the canvas is not `canvasSize(for: rotation)`.
+    @discardableResult
+    public func present(_ canvas: Canvas, rotation: Rotation, on framebuffer: any Framebuffer) -> Bool {
+        if rotation == .r0 && format.isXRGB8888 && canvas.size == format.size {
+            canvas.pixels.withUnsafeBytes { framebuffer.present($0) }
+            return true
+        }
+        guard convert(canvas, rotation: rotation) else { return false }
+        framebuffer.present(packed)
+        return true
+    }
+
     /// Converts `canvas` (which must be `canvasSize(for: rotation)`) turned clockwise by `rotation`.
     /// Returns false (nothing converted) when the canvas has another size.
     @discardableResult

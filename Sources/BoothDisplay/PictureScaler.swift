@@ -25,6 +25,7 @@ public final class PictureScaler {
     private var sourceSize = FrameSize(width: 0, height: 0)
     private var turned: [UInt32] = []
     private var scaled: [UInt32] = []
+    private var mirrored: [UInt32] = []
     /// The TurboJPEG scale of the last JPEG decode (for tests and the bench).
     public private(set) var lastScale: JPEGScale = .full
 
@@ -107,19 +108,45 @@ public final class PictureScaler {
                 }
             }
         }
-        let (dest, crop) = scaling.placement(of: picture, in: area.size)
-        if scaling == .fit { canvas.fill(area, 0) }
+        let (dest, shown) = scaling.placement(of: picture, in: area.size)
+        if scaling == .fit {
+            // The bars only: the picture covers the rest.
+            let top = PixelRect(x: area.x, y: area.y, width: area.width, height: dest.y)
+            let bottom = PixelRect(x: area.x, y: area.y + dest.y + dest.height, width: area.width,
+                                   height: area.height - dest.y - dest.height)
+            let left = PixelRect(x: area.x, y: area.y + dest.y, width: dest.x, height: dest.height)
+            let right = PixelRect(x: area.x + dest.x + dest.width, y: area.y + dest.y,
+                                  width: area.width - dest.x - dest.width, height: dest.height)
+            for bar in [top, bottom, left, right] { canvas.fill(bar, 0) }
+        }
         let stride = canvas.width * 4
         let destOffset = ((area.y + dest.y) * canvas.width + area.x + dest.x) * 4
+        var crop = shown
+        var pictureIsMirrored = false
+        if mirror && crop.size.area <= dest.size.area {
+            // Upscaling: mirror the smaller source, then scale straight into the canvas.
+            let from = rotation == .r0 ? source : turned
+            if mirrored.count != picture.area { mirrored = [UInt32](repeating: 0, count: picture.area) }
+            from.withUnsafeBytes { s in
+                mirrored.withUnsafeMutableBytes { d in
+                    _ = ARGBMirror(s.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(picture.width * 4),
+                                   d.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(picture.width * 4),
+                                   Int32(picture.width), Int32(picture.height))
+                }
+            }
+            crop.x = picture.width - crop.x - crop.width
+            pictureIsMirrored = true
+        }
         func scale(into out: UnsafeMutablePointer<UInt8>?, stride outStride: Int) {
-            let pixels = rotation == .r0 ? source : turned
+            let pixels = pictureIsMirrored ? mirrored : rotation == .r0 ? source : turned
             pixels.withUnsafeBytes { s in
                 let from = (s.baseAddress?.assumingMemoryBound(to: UInt8.self)).map { $0 + (crop.y * picture.width + crop.x) * 4 }
                 _ = ARGBScale(from, Int32(picture.width * 4), Int32(crop.width), Int32(crop.height),
                               out, Int32(outStride), Int32(dest.width), Int32(dest.height), kFilterBilinear)
             }
         }
-        if mirror {
+        if mirror && !pictureIsMirrored {
+            // Downscaling: scale first, then mirror the smaller result into the canvas.
             if scaled.count != dest.size.area { scaled = [UInt32](repeating: 0, count: dest.size.area) }
             scaled.withUnsafeMutableBytes { t in scale(into: t.baseAddress?.assumingMemoryBound(to: UInt8.self), stride: dest.width * 4) }
             scaled.withUnsafeBytes { t in
