@@ -28,13 +28,16 @@ mkdir -p "$RESULTS/screens" "$PHOTOS"
 screendump() {
     mkdir -p "$RESULTS/.screendump"
     rm -f "$RESULTS/.screendump/$1.done"
-    : > "$RESULTS/.screendump/$1.req"
+    : > "$RESULTS/.screendump/$1.req" 2>/dev/null || touch "$RESULTS/.screendump/$1.req" 2>/dev/null || true
     wait_for 60 "screendump $1 from the host" test -e "$RESULTS/.screendump/$1.done"
     [ "$(cat "$RESULTS/.screendump/$1.done")" = ok ] || fail "screendump $1: $(cat "$RESULTS/.screendump/$1.done")"
     SHOT=$RESULTS/screens/$1.ppm
 }
-state() { "$BUILD_BIN/photoboothctl" status --json --socket "$SOCK" 2>/dev/null | sed -n 's/.*"state" *: *"\([a-z]*\)".*/\1/p'; }
-in_state() { [ "$(state)" = "$1" ]; }
+# State changes from the daemon's log ("state: idle -> preview"): polling photoboothctl is too slow
+# under TCG to catch a 5 s countdown reliably.
+BOOTH_LOG=
+entered() { grep -q -- "-> $1\$" "$BOOTH_LOG"; }
+entered_count() { grep -c -- "-> $1\$" "$BOOTH_LOG"; }
 check() { "${CHECK[@]}" "$@"; }
 
 [ -x "$BUILD_BIN/photoboothd" ] || fail "no photoboothd in $BUILD_BIN (swift build first)"
@@ -44,12 +47,12 @@ assert_contains "$(cat /sys/class/graphics/fb0/name)" "bochs" "fb0 driver"
 log "fb0: $(cat /sys/class/graphics/fb0/name) $(cat /sys/class/graphics/fb0/virtual_size) $(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
 
 # ---------------------------------------------------------------- 1. the text console
-printf '\nphotobooth display scenario: this text is on tty1\n' > /dev/tty1
+for i in $(seq 12); do printf 'photobooth display scenario: console line %d on tty1\n' "$i"; done > /dev/tty1
 sleep 0.5
 screendump console
 lit=$(check fraction "$SHOT" 0 0 1280 800 000000 30)
 log "console screen: $(awk -v f="$lit" 'BEGIN {printf "%.2f%%", (1 - f) * 100}') of pixels not black"
-assert_ge "$(awk -v f="$lit" 'BEGIN {print 1 - f}')" 0.001 "console text visible before the booth runs (fraction not black)"
+assert_ge "$(awk -v f="$lit" 'BEGIN {print 1 - f}')" 0.003 "console text visible before the booth runs (fraction not black)"
 assert_eq "$(check kdmode /dev/tty1)" 0 "tty1 mode before the booth (KD_TEXT)"
 
 # ---------------------------------------------------------------- 2. the booth on fb0
@@ -58,17 +61,19 @@ gpiosim_create booth 2 button led
 CHIP=$(gpiosim_chip booth)
 gpiosim_set booth 0 pull-up
 booth_args() {
-    echo --config /nonexistent.conf --socket "$SOCK"
+    : > /tmp/pb-booth.conf   # empty: every setting at its default, then the --set overrides
+    echo --config /tmp/pb-booth.conf --socket "$SOCK"
     for kv in "camera.device=$VIVID" camera.format=yuyv camera.preview_size=640x480 camera.capture_size=640x480 \
-              camera.frame_rate=10 "button.chip=$CHIP" button.line=0 session.preview=1s session.countdown=4s \
-              session.review=15s "storage.dir=$PHOTOS" storage.min_free=0 preview.file= display.frame_rate=10 "$@"; do
+              camera.frame_rate=10 "button.chip=$CHIP" button.line=0 session.preview=1s session.countdown=9s \
+              session.review=15s "storage.dir=$PHOTOS" storage.min_free=0B preview.file= display.frame_rate=10 "$@"; do
         echo --set "$kv"
     done
 }
-bg "$RESULTS/photoboothd.log" "$BUILD_BIN/photoboothd" $(booth_args display.device=$FB0 display.console=/dev/tty1)
+BOOTH_LOG=$RESULTS/photoboothd.log
+bg "$BOOTH_LOG" "$BUILD_BIN/photoboothd" $(booth_args display.device=$FB0 display.console=/dev/tty1)
 BOOTH=$BG_PID
-wait_for_line "$RESULTS/photoboothd.log" "display: /dev/fb0" 60
-wait_for 60 "the booth in idle" in_state idle
+wait_for_line "$BOOTH_LOG" "display: /dev/fb0" 60
+wait_for_line "$BOOTH_LOG" "camera: streaming" 60
 assert_eq "$(check kdmode /dev/tty1)" 1 "tty1 mode while the booth runs (KD_GRAPHICS)"
 sleep 2
 screendump idle
@@ -79,14 +84,13 @@ assert_ge "$(check fraction "$SHOT" 0 300 100 200 000000 4)" 0.9 "letterbox bar 
 
 # ---------------------------------------------------------------- 3. countdown
 "$BUILD_BIN/photoboothctl" press --socket "$SOCK" > /dev/null || fail "photoboothctl press"
-wait_for 30 "countdown" in_state countdown
+wait_for 30 "countdown" entered countdown
 shots=()
 for i in 1 2 3; do
-    sleep 0.3
-    in_state countdown || break
+    entered capture && break
     screendump "countdown-$i"
     shots+=("$SHOT")
-    sleep 0.5
+    sleep 1
 done
 [ ${#shots[@]} -ge 2 ] || fail "only ${#shots[@]} screendumps during the countdown"
 for s in "${shots[@]}"; do
@@ -103,7 +107,7 @@ done
 assert_eq "$changed" 1 "the digit changed during the countdown"
 
 # ---------------------------------------------------------------- 4. review
-wait_for 60 "review" in_state review
+wait_for 60 "review" entered review
 sleep 1
 screendump review
 photo=$(find "$PHOTOS" -name '*.jpg' -printf '%T@ %p\n' | sort -n | tail -n1 | cut -d' ' -f2)
@@ -117,9 +121,9 @@ assert_le "$cap" 20 "mean difference between the review screen and the saved cap
 [ "$other" = "$photo" ] || assert_ge "$oth" $(awk -v c="$cap" 'BEGIN {print c * 2 + 10}') "a different photo differs more"
 
 # ---------------------------------------------------------------- 5. fault
-wait_for 60 "idle after review" in_state idle
+wait_for 60 "idle after review" grep -q "review -> idle" "$BOOTH_LOG"
 vivid_unbind
-wait_for 60 "fault after vivid unbind" in_state fault
+wait_for 60 "fault after vivid unbind" entered fault
 sleep 1.5
 screendump fault
 bgf=$(check fraction "$SHOT" 0 0 1280 800 3a1010 6)
@@ -146,16 +150,17 @@ for d in /sys/class/graphics/fb*; do grep -qi "virtual" "$d/name" 2>/dev/null &&
 [ -n "$FB1" ] || fail "no vfb framebuffer ($(cat /sys/class/graphics/fb*/name | tr '\n' ' '))"
 mode=$(check setmode "$FB1" 800 480 16)
 assert_eq "$mode" "800x480 16bpp" "vfb mode"
-bg "$RESULTS/photoboothd-vfb.log" "$BUILD_BIN/photoboothd" $(booth_args display.device=$FB1 display.console=)
+BOOTH_LOG=$RESULTS/photoboothd-vfb.log
+bg "$BOOTH_LOG" "$BUILD_BIN/photoboothd" $(booth_args display.device=$FB1 display.console=)
 BOOTH=$BG_PID
-wait_for_line "$RESULTS/photoboothd-vfb.log" "display: $FB1" 60
-wait_for 60 "the booth in idle (vfb)" in_state idle
+wait_for_line "$BOOTH_LOG" "display: $FB1" 60
+wait_for_line "$BOOTH_LOG" "camera: streaming" 60
 sleep 2
 check fbdump "$FB1" "$RESULTS/screens/vfb-idle.ppm" > /dev/null
 band=$(check white "$RESULTS/screens/vfb-idle.ppm" 0 404 800 76)
 assert_ge "$band" 0.01 "RGB565: the idle invitation in the band"
 "$BUILD_BIN/photoboothctl" press --socket "$SOCK" > /dev/null || fail "photoboothctl press"
-wait_for 30 "countdown (vfb)" in_state countdown
+wait_for 30 "countdown (vfb)" entered countdown
 sleep 0.5
 check fbdump "$FB1" "$RESULTS/screens/vfb-countdown.ppm" > /dev/null
 w=$(check white "$RESULTS/screens/vfb-countdown.ppm" 256 96 288 288)
