@@ -173,6 +173,6 @@ sleep 0.5
 check fbdump "$FB1" "$RESULTS/screens/vfb-countdown.ppm" > /dev/null
 w=$(check white "$RESULTS/screens/vfb-countdown.ppm" 256 96 288 288)
 assert_ge "$w" 0.03 "RGB565: countdown digit in the digit region"
-check fbdump "$FB1" "$RESULTS/screens/vfb-countdown.png" > /dev/null
+check fbdump "$FB1" "$RESULTS/screens/vfb-after-countdown.png" > /dev/null   # for people
 stop_pid "$BOOTH" 10
 pass "display scenario done"
