@@ -18,11 +18,15 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", path: "Sources/CGPIOD"),
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG"),
         .systemLibrary(name: "CCUPS", path: "Sources/CCUPS"),
+        .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2"),
+        .systemLibrary(name: "CYUV", path: "Sources/CYUV"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
         // renameat2(RENAME_NOREPLACE) and other calls Glibc hides behind _GNU_SOURCE.
         .target(name: "CSysShims"),
+        // fbdev and VT ioctls (FBIOGET_*SCREENINFO, KDSETMODE).
+        .target(name: "CFramebufferShims"),
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
@@ -31,20 +35,25 @@ let package = Package(
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "CGPIODShims"]),
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
+        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
+                                                     "CFramebufferShims"]),
         // Runs the core's commands against the devices.
-        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint", "CSysShims"]),
+        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
+                                                     "BoothDisplay", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothRuntime"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothRuntime"]),
 
         // Benchmarks (bench/run), not part of the tests.
-        .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime"],
+        .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime",
+                                                                    "BoothDisplay"],
                           path: "bench/BoothBench"),
 
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
+        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
                     exclude: ["cups-stack.sh", "printer.conf"]),

@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev
   libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libncurses6 libz3-dev pkg-config tzdata zlib1g-dev)
 # The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), TurboJPEG.
-BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev)
+BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev libfreetype-dev libyuv-dev fonts-dejavu-core)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators).
 TEST_DEPS=(v4l-utils gpiod ca-certificates)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),

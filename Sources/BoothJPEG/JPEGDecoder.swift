@@ -86,7 +86,7 @@ public struct RGBImage: Sendable, Equatable {
 /// scratch buffer for `validate`, reused across calls. Not thread-safe, like the handle: use one
 /// decoder per thread (create it on the thread that uses it).
 public final class JPEGDecoder {
-    private var handle: TurboJPEGHandle
+    var handle: TurboJPEGHandle
     private var scratch: [UInt8] = []
     /// Images with more pixels than this are refused before decoding (a hostile header can claim
     /// 65500x65500, 12 GB of RGB).
@@ -170,7 +170,7 @@ public final class JPEGDecoder {
         }
     }
 
-    private func checkedHeader(_ jpeg: [UInt8]) throws(TurboJPEGError) -> JPEGHeader {
+    func checkedHeader(_ jpeg: [UInt8]) throws(TurboJPEGError) -> JPEGHeader {
         let header = try header(jpeg)
         guard header.size.width > 0, header.size.height > 0, header.size.area <= maxPixels else {
             throw TurboJPEGError(call: "tjDecompress2",

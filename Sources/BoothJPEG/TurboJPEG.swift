@@ -65,6 +65,9 @@ final class TurboJPEGHandle {
         raw = handle
     }
 
+    /// Adopts a handle from `tjInitTransform`.
+    init(raw: tjhandle) { self.raw = raw }
+
     deinit { tjDestroy(raw) }
 
     /// The error of the last failed call on this handle, naming `call`.

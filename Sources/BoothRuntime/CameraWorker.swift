@@ -39,6 +39,7 @@ public final class CameraWorker: Sendable {
     private let clock: any MonotonicClock
     private let log: Logger
     private let onFrame: @Sendable (Frame) -> Void
+    private let rotation: @Sendable () -> Rotation
     private let finished = Mutex(false)
     private let done = NSCondition()
 
@@ -50,7 +51,8 @@ public final class CameraWorker: Sendable {
     ///   - jpegQuality: TurboJPEG quality for YUYV/RGB captures (1–100).
     ///   - post: delivers events to the main loop.
     ///   - onFrame: sees every good preview frame, on the worker's thread (the preview sink).
-    public init(device: @escaping @Sendable () -> any CameraDevice, stream: StreamRequest, captureSize: FrameSize,
+    ///   - rotation: the clockwise turn for captures (`camera.rotation`), asked once per capture.
+    public init(rotation: @escaping @Sendable () -> Rotation = { .r0 }, device: @escaping @Sendable () -> any CameraDevice, stream: StreamRequest, captureSize: FrameSize,
                 jpegQuality: Int, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
                 post: @escaping @Sendable (BoothEvent) -> Void, onFrame: @escaping @Sendable (Frame) -> Void) {
         self.deviceFactory = device
@@ -60,6 +62,7 @@ public final class CameraWorker: Sendable {
         self.clock = clock
         self.log = log
         self.onFrame = onFrame
+        self.rotation = rotation
     }
 
     /// Starts the worker's thread.
@@ -122,6 +125,7 @@ public final class CameraWorker: Sendable {
         var lastFrameAt: MonotonicInstant?
         var encoder: JPEGEncoder?
         var decoder: JPEGDecoder?
+        var rotator: JPEGRotator?
     }
 
     private func run() {
@@ -284,14 +288,15 @@ public final class CameraWorker: Sendable {
     private func take(_ frame: Frame, latency: Double, for p: (id: UInt64, trigger: MonotonicInstant),
                       _ local: Local) -> Bool {
         do {
-            let (bytes, passthrough) = try jpeg(for: frame, local)
+            let (bytes, passthrough, turn) = try jpeg(for: frame, local)
             let slot = captures.slot(of: p.id)
             captures.put(CaptureRecord(id: p.id, session: slot.session, shot: slot.shot, jpeg: bytes,
                                        trigger: p.trigger, frameTimestamp: frame.timestamp,
-                                       readyAt: clock.now(), size: frame.size, format: frame.format,
+                                       readyAt: clock.now(), size: turn.rotated(frame.size), format: frame.format,
                                        passedThrough: passthrough))
             local.pending = nil
-            log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size), "
+            log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size)"
+                     + (turn == .r0 ? ", " : " turned \(turn), ")
                      + "trigger-to-frame \(format(latency)) ms")
             post(.captureSucceeded(id: p.id))
             return true
@@ -360,8 +365,20 @@ public final class CameraWorker: Sendable {
     }
 
     /// The JPEG for a frame: an MJPEG frame as it came (validated; standard Huffman tables
-    /// inserted when missing), a YUYV/RGB24 frame encoded at `storage.jpeg_quality`, 4:2:0.
-    private func jpeg(for frame: Frame, _ local: Local) throws -> (bytes: [UInt8], passthrough: Bool) {
+    /// inserted when missing), a YUYV/RGB24 frame encoded at `storage.jpeg_quality`, 4:2:0; then
+    /// turned upright in its pixels by `camera.rotation` (``JPEGRotator``: lossless when whole MCUs,
+    /// else re-encoded at `storage.jpeg_quality`; no EXIF orientation left).
+    private func jpeg(for frame: Frame, _ local: Local) throws -> (bytes: [UInt8], passthrough: Bool, rotation: Rotation) {
+        let (bytes, passthrough) = try upright(frame, local)
+        let turn = rotation()
+        guard turn != .r0 else { return (bytes, passthrough, turn) }
+        let rotator = try local.rotator ?? JPEGRotator()
+        local.rotator = rotator
+        let (turned, _) = try rotator.rotate(bytes, by: turn, quality: settings.withLock { $0.jpegQuality })
+        return (turned, false, turn)
+    }
+
+    private func upright(_ frame: Frame, _ local: Local) throws -> (bytes: [UInt8], passthrough: Bool) {
         switch frame.format {
         case .mjpeg:
             let bytes = try JPEGMarkers.insertingStandardHuffmanTables(frame.bytes)

@@ -1,5 +1,7 @@
 import BoothCamera
 import BoothCore
+import BoothDisplay
+import Glibc
 import BoothGPIO
 import Synchronization
 
@@ -19,6 +21,35 @@ func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logg
     return [FilePreview(path: s.preview.file, framesPerSecond: s.preview.frameRate, clock: clock, log: log)]
 }
 
+/// The framebuffer screen, when `display.device` is set and opens; a screen that cannot be opened
+/// is logged and the booth runs without it (the file preview still works).
+func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger) -> [any DisplaySink] {
+    guard !s.display.device.isEmpty else { return [] }
+    do {
+        let fb = try FramebufferDevice(path: s.display.device)
+        let display = try FramebufferDisplay(
+            framebuffer: fb, fontPath: s.display.font, texts: ScreenTexts(s.text),
+            options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
+            orientation: OrientationTracker(settings: s), framesPerSecond: s.display.frameRate,
+            console: s.display.console.isEmpty ? nil : s.display.console, log: { log.warning($0) })
+        display.start()
+        log.info("display: \(fb.path) (\(fb.driver)) \(fb.format)")
+        return [FramebufferSink(display)]
+    } catch {
+        log.warning("display: no screen, running without it: \(error)")
+        return []
+    }
+}
+
+/// ``FramebufferDisplay`` as a ``DisplaySink``.
+final class FramebufferSink: DisplaySink {
+    let display: FramebufferDisplay
+    init(_ display: FramebufferDisplay) { self.display = display }
+    func show(_ screen: Screen, capture: [UInt8]?) { display.show(screen, capture: capture) }
+    func frame(_ frame: Frame) { display.frame(frame) }
+    func close() { display.close() }
+}
+
 /// `--simulate`: the built-in test-pattern camera (or a real V4L2 camera with `--camera`),
 /// the terminal as the button, no LED, the file preview.
 public func simulatedDevices(realCamera: Bool, log: Logger) -> DeviceFactory {
@@ -26,10 +57,18 @@ public func simulatedDevices(realCamera: Bool, log: Logger) -> DeviceFactory {
         camera: { _ -> any CameraDevice in realCamera ? V4L2Camera() : SimulatedCamera() },
         button: { _ in KeyboardButton(clock: SystemClock(), log: log) },
         led: { _ in nil },
-        displays: filePreviewDisplays)
+        displays: { s, clock, log in filePreviewDisplays(s, clock, log) + simulatedScreen(s, clock, log) })
 }
 
-/// The real booth: the V4L2 camera, the button and LED on GPIO lines through libgpiod, the file preview.
+/// `--simulate` draws on the framebuffer only when `display.device` exists (a desktop has none,
+/// and opening its console would not be welcome).
+func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger) -> [any DisplaySink] {
+    guard !s.display.device.isEmpty, access(s.display.device, W_OK) == 0 else { return [] }
+    return framebufferDisplays(s, clock, log)
+}
+
+/// The real booth: the V4L2 camera, the button and LED on GPIO lines through libgpiod, the framebuffer
+/// screen and the file preview.
 public func realDevices(log: Logger) -> DeviceFactory {
     DeviceFactory(
         camera: { _ in V4L2Camera() },
@@ -46,7 +85,7 @@ public func realDevices(log: Logger) -> DeviceFactory {
                 return nil
             }
         },
-        displays: filePreviewDisplays)
+        displays: { s, clock, log in framebufferDisplays(s, clock, log) + filePreviewDisplays(s, clock, log) })
 }
 
 /// The button on a GPIO line (libgpiod, both edges, debounced), as a ``ButtonDevice``.

@@ -40,4 +40,10 @@ public protocol DisplaySink: AnyObject, Sendable {
     func show(_ screen: Screen, capture: [UInt8]?)
     /// A live frame from the camera thread (the sink keeps its own rate).
     func frame(_ frame: Frame)
+    /// The daemon stops: release the device (the framebuffer display gives the console back).
+    func close()
+}
+
+extension DisplaySink {
+    public func close() {}
 }

@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothDisplay
 import Foundation
 import Synchronization
 
@@ -81,6 +82,8 @@ public final class BoothRuntime: Sendable {
     /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
     let admin: RuntimeAdmin
     private let displays: [any DisplaySink]
+    /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
+    let orientation: OrientationTracker
     private let reloader: @Sendable () -> Result<Settings, SettingsError>
 
     /// State confined to the loop's thread (inside `run()`), kept in a Mutex only to be Sendable.
@@ -119,7 +122,9 @@ public final class BoothRuntime: Sendable {
                                      clock: clock, log: log, post: post)
         let displays = factory.displays(settings, clock, log)
         self.displays = displays
-        self.camera = CameraWorker(device: { factory.camera(settings) }, stream: streamRequest(from: settings),
+        let orientation = OrientationTracker(settings: settings)
+        self.orientation = orientation
+        self.camera = CameraWorker(rotation: { orientation.camera }, device: { factory.camera(settings) }, stream: streamRequest(from: settings),
                                    captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
                                    captures: captures, clock: clock, log: log, post: post,
                                    onFrame: { frame in for d in displays { d.frame(frame) } })
@@ -385,6 +390,7 @@ public final class BoothRuntime: Sendable {
         }
         camera.shutdown()
         printer.stop()
+        for d in displays { d.close() }
         admin.stats.record(counters, highestSession: store.nextSession - 1)
         admin.stats.finish()
         let (button, led) = state.withLock { ($0.button, $0.led) }

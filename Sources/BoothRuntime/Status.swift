@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothCore
 import BoothPrint
+import BoothDisplay
 import BoothGPIO
 import BoothJPEG
 import Foundation
@@ -32,6 +33,29 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var printer: PrinterStatus?
     /// Totals across restarts (`stats`).
     public var stats: BoothStats
+    /// The rotations in use and where they come from (nil from a daemon without them).
+    public var orientation: OrientationReport?
+
+    /// `camera.rotation` and `display.rotation` as resolved.
+    public struct OrientationReport: Codable, Sendable, Equatable {
+        /// Degrees clockwise: 0, 90, 180 or 270.
+        public var camera: Int
+        public var display: Int
+        /// `fixed`, `accelerometer`, or `fallback: …` (why).
+        public var source: String
+        /// The IIO accelerometer in use (`name (sysfs dir)`), nil without one.
+        public var accelerometer: String?
+        /// The last sample in m/s², x y z after the mount matrix.
+        public var gravity: [Double]?
+
+        init(_ s: OrientationTracker.Status) {
+            camera = s.camera.rawValue
+            display = s.display.rawValue
+            source = s.source
+            accelerometer = s.accelerometer
+            gravity = s.lastSample.map { [$0.x, $0.y, $0.z].map { ($0 * 100).rounded() / 100 } }
+        }
+    }
 
     /// The camera worker's figures.
     public struct CameraStatus: Codable, Sendable, Equatable {
@@ -173,7 +197,8 @@ extension BoothRuntime {
             storage: .init(dir: store.directory, freeBytes: try? store.freeBytes(),
                            minFreeBytes: settings.storage.minFreeBytes, nextSession: store.nextSession,
                            savedSinceStart: storage.saved),
-            counters: .init(counters), printer: printer.status(), stats: admin.stats.current)
+            counters: .init(counters), printer: printer.status(), stats: admin.stats.current,
+            orientation: .init(orientation.status))
     }
 
     /// Presses the button, as the control socket does: a `.press` event for the main loop, stamped now.
@@ -215,8 +240,11 @@ extension BoothRuntime {
                 return ControlReply(result: statusReport(configPath: info.configPath)).line()
             case .devices:
                 let status = camera.status
+                let o = orientation.status
                 let inUse = DeviceReport.InUse(camera: status.info.map { "\($0.devicePath) (\($0.card))" },
-                                               button: state.withLock { $0.button?.identity })
+                                               button: state.withLock { $0.button?.identity },
+                                               accelerometer: o.accelerometer,
+                                               rotation: "camera \(o.camera.rawValue), display \(o.display.rawValue) (\(o.source))")
                 return ControlReply(result: DeviceReport.gather(source: "photoboothd (pid \(getpid()))", inUse: inUse)).line()
             case .press:
                 log.notice("control: press from uid \(peer.uid) (pid \(peer.pid))")
@@ -279,6 +307,10 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public struct InUse: Codable, Sendable, Equatable {
         public var camera: String?
         public var button: String?
+        /// The IIO accelerometer for auto rotation, nil without one.
+        public var accelerometer: String? = nil
+        /// `"camera 90, display 0 (accelerometer)"`.
+        public var rotation: String? = nil
     }
 
     /// A video node.

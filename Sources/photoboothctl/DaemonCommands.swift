@@ -49,6 +49,10 @@ struct Status: Subcommand {
             button += "; no press since start"
         }
         out.append(row("button", button))
+        if let o = s.orientation {
+            out.append(row("rotation", "camera \(o.camera)°, display \(o.display)° (\(o.source)"
+                           + (o.accelerometer.map { ", \($0)" } ?? "") + ")"))
+        }
         let st = s.storage
         let free = st.freeBytes.map { formatBytes($0) + " free" } ?? "free space unknown"
         out.append(row("storage", "\(st.dir): \(free) (keeps \(formatBytes(UInt64(max(0, st.minFreeBytes))))), next session \(st.nextSession), \(st.savedSinceStart) saved since start"))

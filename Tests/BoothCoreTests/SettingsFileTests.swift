@@ -91,10 +91,10 @@ struct SettingsFileTests {
         #expect(message("[button]\nactive-low = true") == "unknown key 'button.active-low'; did you mean 'button.active_low'?")
         #expect(message("[camera]\ndebounce = 30ms") == "unknown key 'camera.debounce'; did you mean 'button.debounce' (under [button])?")
         #expect(message("[button]\nbutton.debounce = 30ms") == "unknown key 'button.button.debounce'; 'button.debounce' belongs under [button] as 'debounce = …'")
-        #expect(message("[camera]\nzoom = 2") == "unknown key 'camera.zoom'; [camera] has device, format, preview_size, capture_size, frame_rate, settle_frames, power_line_frequency, exposure, white_balance, focus, capture_timeout or idle_stop")
+        #expect(message("[camera]\nzoom = 2") == "unknown key 'camera.zoom'; [camera] has device, format, preview_size, capture_size, frame_rate, settle_frames, power_line_frequency, exposure, white_balance, focus, capture_timeout, idle_stop or rotation")
         #expect(message("[Camera]") == "unknown section '[Camera]'; did you mean '[camera]'?")
         #expect(message("[printer]\nmodel = x") == "unknown section '[printer]'; did you mean '[print]'?")
-        #expect(message("[projector]\nmodel = x") == "unknown section '[projector]'; sections are [camera], [button], [led], [session], [storage], [preview] or [print]")
+        #expect(message("[projector]\nmodel = x") == "unknown section '[projector]'; sections are [camera], [button], [led], [session], [storage], [preview], [print], [display] or [text]")
         #expect(message("debounce = 30ms") == "'debounce' is outside any section; put it under [button] ('button.debounce')")
         #expect(message("storage.dir = /x") == "'storage.dir' is outside any section; write 'dir = …' under [storage]")
     }

@@ -104,8 +104,12 @@ func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], to
 }
 
 var args = Array(CommandLine.arguments.dropFirst())
+if args.first == "display" {
+    try displayBench(seconds: 3)
+    exit(0)
+}
 guard args.first == "capture" else {
-    print("usage: BoothBench capture [--runs N] [--dir DIR]")
+    print("usage: BoothBench capture [--runs N] [--dir DIR] | display")
     exit(64)
 }
 var runs = 30

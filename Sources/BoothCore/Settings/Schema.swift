@@ -116,6 +116,8 @@ public enum Schema {
         SectionSpec(name: "storage", description: "Where and how photos are saved."),
         SectionSpec(name: "preview", description: "The live view for a screen or a browser, as a JPEG file."),
         SectionSpec(name: "print", description: "Printing through CUPS: when, where, on what media, and what happens to prints while the printer is unavailable."),
+        SectionSpec(name: "display", description: "The screen: a Linux framebuffer, its console, rotation and scaling."),
+        SectionSpec(name: "text", description: "What the screens say to guests, in the event's language."),
     ]
 
     /// Every setting, in file order (grouped by section, in `sections` order).
@@ -144,6 +146,8 @@ public enum Schema {
                   "Deadline for a capture after the trigger; a capture not done by then fails (and is retried once)."),
         .duration("camera.idle_stop", \.camera.idleStopMilliseconds, 1000...86_400_000, "5min",
                   "Stop the camera stream after this long in idle; it starts again on the next press."),
+        .choice("camera.rotation", \.camera.rotation, "0",
+                "Clockwise turn of the captures' pixels and the live view, in degrees; auto follows the accelerometer (see display.accelerometer). Saved photos are upright, EXIF orientation 1 or none."),
 
         .string("button.chip", \.button.chip, allowsEmpty: false, "gpiochip0",
                 "GPIO chip of the button: its label, name (gpiochip0) or /dev path."),
@@ -221,7 +225,37 @@ public enum Schema {
         .path("print.journal", \.print.journal, allowsEmpty: false, "/var/lib/photobooth/print-journal.json",
               "The print journal: every request with its job id and final state, rewritten atomically, so a restart prints nothing twice and forgets nothing."),
         .path("print.spool", \.print.spool, allowsEmpty: false, "/var/lib/photobooth/prints",
-              "Directory of the rendered pictures waiting to print; each is removed once its request ends."),
+              "Directory of the rendered pictures; they stay there for reprints until photoboothctl prints purge."),
+
+        .path("display.device", \.display.device, allowsEmpty: true, "/dev/fb0",
+              "The framebuffer the guest's screen is drawn on, in the mode the driver gives (choose it at boot, e.g. video=1280x800). Empty: no screen."),
+        .path("display.console", \.display.console, allowsEmpty: true, "/dev/tty1",
+              "The kiosk's virtual terminal, switched to graphics mode (no text, no cursor, no blanking) while the booth runs. Empty: leave it."),
+        .choice("display.rotation", \.display.rotation, "0",
+                "Clockwise turn of the whole drawing, in degrees, for a screen mounted sideways; auto follows the accelerometer."),
+        .choice("display.fallback_rotation", \.display.fallbackRotation, "0",
+                "The turn auto uses when no accelerometer answers."),
+        .string("display.accelerometer", \.display.accelerometer, allowsEmpty: true, "",
+                "The IIO accelerometer for auto rotation, by its name in sysfs. Empty: the first one found."),
+        .choice("display.scaling", \.display.scaling, "fit",
+                "fit: the whole picture with black bars (letterbox); fill: the screen filled, edges cropped."),
+        .bool("display.mirror", \.display.mirror, "true",
+              "Mirror the live view, as guests expect; captures and prints are never mirrored."),
+        .int("display.frame_rate", \.display.frameRate, 1...60, unit: "frames per second", "30",
+             "Screen redraws per second at most."),
+        .path("display.font", \.display.font, allowsEmpty: false, "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+              "TrueType or OpenType font for the screens' text (Debian: fonts-dejavu-core)."),
+
+        .string("text.idle", \.text.idle, allowsEmpty: false, "Press the button",
+                "The invitation on the idle screen."),
+        .string("text.preview", \.text.preview, allowsEmpty: false, "Get ready!",
+                "The prompt shown before the countdown."),
+        .string("text.fault_camera", \.text.faultCamera, allowsEmpty: false, "Camera disconnected — back soon",
+                "Shown while the camera is missing or failing."),
+        .string("text.fault_button", \.text.faultButton, allowsEmpty: false, "Button out of order — back soon",
+                "Shown while the button line fails or is stuck."),
+        .string("text.fault_storage", \.text.faultStorage, allowsEmpty: false, "Photo storage full or missing — back soon",
+                "Shown while photos cannot be saved."),
     ]
 
     /// The setting with this `section.key`, if there is one.

@@ -18,6 +18,10 @@ public struct Settings: Sendable, Hashable {
     public var preview = Preview()
     /// `[print]`: see PrintSettings.swift.
     public var print = Print()
+    /// `[display]`: the framebuffer screen, its rotation and scaling.
+    public var display = Display()
+    /// `[text]`: what the screens say.
+    public var text = Texts()
 
     /// Zero values, overwritten from the schema's defaults in `Settings.defaults`.
     init() {}
@@ -49,6 +53,8 @@ public struct Settings: Sendable, Hashable {
         public var captureTimeoutMilliseconds = 0
         /// `camera.idle_stop`: ms in idle after which the stream is stopped.
         public var idleStopMilliseconds = 0
+        /// `camera.rotation`: the turn applied to captures (their pixels) and the live view, or auto.
+        public var rotation = RotationSetting.r0
     }
 
     /// `[button]` settings.

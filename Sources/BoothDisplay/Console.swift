@@ -1,0 +1,46 @@
+import CFramebufferShims
+import Glibc
+
+/// The kiosk's virtual terminal, owned while the booth draws: switched to graphics mode
+/// (`KDSETMODE KD_GRAPHICS`) so the text console and its cursor never draw over the framebuffer,
+/// its blanking timer turned off (`ESC [9;0]`, `setterm -blank 0`) and the screen unblanked
+/// (`ESC [13]`), and put back in the mode it had on ``restore()`` (also on deinit).
+public final class ConsoleOwner {
+    public let path: String
+    private let fd: Int32
+    private let previousMode: Int32
+    private var restored = false
+
+    /// Opens `path` (e.g. `/dev/tty1`) and switches it to graphics mode.
+    /// - Throws: ``FramebufferError/call(_:errno:device:)`` for `open`, `KDGETMODE` or `KDSETMODE`
+    ///   (ENOTTY: not a VT; EPERM: not allowed to change it).
+    public init(path: String) throws(FramebufferError) {
+        self.path = path
+        let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw .call("open", errno: errno, device: path) }
+        var mode: Int32 = 0
+        guard cfb_kd_get_mode(fd, &mode) == 0 else { let e = errno; close(fd); throw .call("KDGETMODE", errno: e, device: path) }
+        // While the VT is still in text mode: no blanking timer, unblank now, hide the cursor.
+        let escapes = Array("\u{1B}[9;0]\u{1B}[13]\u{1B}[?25l".utf8)
+        _ = escapes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard cfb_kd_set_mode(fd, cfb_kd_graphics()) == 0 else {
+            let e = errno; close(fd); throw .call("KDSETMODE", errno: e, device: path)
+        }
+        self.fd = fd
+        previousMode = mode
+    }
+
+    /// Puts the VT back in the mode it had (text, normally) and shows the cursor. Safe to call twice.
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        _ = cfb_kd_set_mode(fd, previousMode)
+        if previousMode == cfb_kd_text() {
+            let escapes = Array("\u{1B}[?25h".utf8)
+            _ = escapes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        }
+        close(fd)
+    }
+
+    deinit { restore() }
+}

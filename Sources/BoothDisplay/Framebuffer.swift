@@ -1,0 +1,140 @@
+import BoothCore
+import CFramebufferShims
+import Glibc
+import Synchronization
+
+/// A failed framebuffer or console call: which call, `errno`, and the device.
+public enum FramebufferError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A system call failed, e.g. `FramebufferError.call("FBIOGET_VSCREENINFO", errno: ENOTTY, device: "/dev/fb0")`.
+    case call(String, errno: Int32, device: String)
+    /// The driver's pixel layout is one the booth cannot draw (not 16/32 bpp, or odd bitfields).
+    case unsupportedFormat(String)
+
+    public var description: String {
+        switch self {
+        case let .call(call, errno, device): "\(call) on \(device): \(String(cString: strerror(errno))) (errno \(errno))"
+        case let .unsupportedFormat(format): "framebuffer format not supported: \(format)"
+        }
+    }
+}
+
+/// Where converted frames land: a real fbdev (``FramebufferDevice``) or memory (``MemoryFramebuffer``).
+public protocol Framebuffer: AnyObject, Sendable {
+    /// The layout frames must be in.
+    var format: FramebufferFormat { get }
+    /// Copies a packed frame (`format.rowBytes` per row, `format.size.height` rows) into the visible
+    /// area line by line, honouring `format.lineLength`. Ignored when `packed` is shorter than that.
+    func present(_ packed: UnsafeRawBufferPointer)
+}
+
+extension Framebuffer {
+    /// ``present(_:)`` from an array.
+    public func present(_ packed: [UInt8]) { packed.withUnsafeBytes { present($0) } }
+}
+
+/// A framebuffer in memory, `lineLength * height` bytes: for tests and for rendering to files.
+public final class MemoryFramebuffer: Framebuffer {
+    public let format: FramebufferFormat
+    private let memory: Mutex<[UInt8]>
+    private let frames = Mutex(0)
+
+    /// Memory filled with `fill` bytes (so padding past each row stays recognisable).
+    public init(format: FramebufferFormat, fill: UInt8 = 0) {
+        self.format = format
+        memory = Mutex([UInt8](repeating: fill, count: format.lineLength * format.size.height))
+    }
+
+    /// The raw memory, `lineLength` bytes per line.
+    public var bytes: [UInt8] { memory.withLock { $0 } }
+    /// Frames presented so far.
+    public var presented: Int { frames.withLock { $0 } }
+
+    public func present(_ packed: UnsafeRawBufferPointer) {
+        let f = format
+        guard packed.count >= f.rowBytes * f.size.height else { return }
+        memory.withLock { m in
+            m.withUnsafeMutableBytes { dst in
+                cfb_copy_rows(dst.baseAddress, f.lineLength, packed.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
+            }
+        }
+        frames.withLock { $0 += 1 }
+    }
+
+    /// The pixel at (`x`, `y`) as `0xRRGGBB`.
+    public func rgb(x: Int, y: Int) -> UInt32 {
+        let f = format
+        guard x >= 0, y >= 0, x < f.size.width, y < f.size.height else { return 0 }
+        return memory.withLock { m in
+            let at = y * f.lineLength + x * f.bytesPerPixel
+            var v: UInt32 = 0
+            for i in 0..<f.bytesPerPixel { v |= UInt32(m[at + i]) << UInt32(8 * i) }
+            return f.rgb(pixel: v)
+        }
+    }
+}
+
+/// A Linux framebuffer device (`/dev/fbN`) in the mode the driver gives: opened read-write, its
+/// layout read with `FBIOGET_VSCREENINFO` and `FBIOGET_FSCREENINFO`, its memory mapped
+/// (`mmap` of `smem_len` bytes, shared). Frames are converted off-screen and copied into the
+/// visible area (at `xoffset`/`yoffset`), so nothing tears for long even without panning.
+/// `present` may be called from one thread at a time (the display thread).
+// @unchecked: the mapping is written only by `present`, which the display thread alone calls; the
+// other fields are immutable.
+public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
+    public let path: String
+    public let format: FramebufferFormat
+    /// The driver's name (`fb_fix_screeninfo.id`), e.g. `"bochs-drmdrmfb"`.
+    public let driver: String
+    private let fd: Int32
+    private let map: UnsafeMutableRawPointer
+    private let mapLength: Int
+    private let visibleOffset: Int
+
+    /// Opens and maps `path`.
+    /// - Throws: ``FramebufferError/call(_:errno:device:)`` for `open`, `FBIOGET_VSCREENINFO`,
+    ///   `FBIOGET_FSCREENINFO` or `mmap`; ``FramebufferError/unsupportedFormat(_:)`` for a layout
+    ///   that is not 16/32 bpp packed RGB or memory too small for it.
+    public init(path: String) throws(FramebufferError) {
+        self.path = path
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw .call("open", errno: errno, device: path) }
+        var v = fb_var_screeninfo(), f = fb_fix_screeninfo()
+        guard cfb_get_vscreeninfo(fd, &v) == 0 else { let e = errno; close(fd); throw .call("FBIOGET_VSCREENINFO", errno: e, device: path) }
+        guard cfb_get_fscreeninfo(fd, &f) == 0 else { let e = errno; close(fd); throw .call("FBIOGET_FSCREENINFO", errno: e, device: path) }
+        let format = FramebufferFormat(size: FrameSize(width: Int(v.xres), height: Int(v.yres)),
+                                       bitsPerPixel: Int(v.bits_per_pixel), lineLength: Int(f.line_length),
+                                       red: Bitfield(offset: Int(v.red.offset), length: Int(v.red.length)),
+                                       green: Bitfield(offset: Int(v.green.offset), length: Int(v.green.length)),
+                                       blue: Bitfield(offset: Int(v.blue.offset), length: Int(v.blue.length)))
+        do { try format.validate() } catch { close(fd); throw error }
+        let offset = Int(v.yoffset) * format.lineLength + Int(v.xoffset) * format.bytesPerPixel
+        let length = Int(f.smem_len)
+        guard length >= offset + format.lineLength * (format.size.height - 1) + format.rowBytes else {
+            close(fd)
+            throw .unsupportedFormat("\(format) needs more than the \(length) bytes of video memory")
+        }
+        guard let m = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), m != MAP_FAILED else {
+            let e = errno; close(fd); throw .call("mmap", errno: e, device: path)
+        }
+        _ = cfb_unblank(fd)  // best effort: a driver without FBIOBLANK is already on
+        self.fd = fd
+        self.map = m
+        self.mapLength = length
+        self.visibleOffset = offset
+        self.format = format
+        self.driver = withUnsafeBytes(of: f.id) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    deinit {
+        munmap(map, mapLength)
+        close(fd)
+    }
+
+    public func present(_ packed: UnsafeRawBufferPointer) {
+        let f = format
+        guard packed.count >= f.rowBytes * f.size.height else { return }
+        cfb_copy_rows(map + visibleOffset, f.lineLength, packed.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
+    }
+}

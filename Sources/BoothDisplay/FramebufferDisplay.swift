@@ -1,0 +1,167 @@
+import BoothCore
+import Foundation
+import Synchronization
+
+/// Draws screens into a framebuffer, synchronously: renders onto a canvas the size of the
+/// framebuffer turned by the display rotation, converts (turn + pixel format) off-screen and copies
+/// the frame in. For tests, the bench and ``FramebufferDisplay``'s thread. Not thread-safe.
+public final class ScreenCompositor {
+    public let framebuffer: any Framebuffer
+    public let renderer: ScreenRenderer
+    private let converter: FramebufferConverter
+    /// The last canvas drawn (logical orientation, before the display rotation).
+    public private(set) var canvas = Canvas(size: FrameSize(width: 0, height: 0))
+
+    public init(framebuffer: any Framebuffer, renderer: ScreenRenderer) {
+        self.framebuffer = framebuffer
+        self.renderer = renderer
+        converter = FramebufferConverter(format: framebuffer.format)
+    }
+
+    /// Draws one frame of `screen` and presents it.
+    public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, options: LiveViewOptions, displayRotation: Rotation) {
+        canvas.resize(converter.canvasSize(for: displayRotation))
+        renderer.render(screen, live: live, capture: capture, options: options, into: &canvas)
+        converter.present(canvas, rotation: displayRotation, on: framebuffer)
+    }
+}
+
+/// The guest's screen on a Linux framebuffer, drawn on a thread of its own at up to `framesPerSecond`:
+/// the live view under the idle, preview and countdown screens, the flash, the capture in review,
+/// the fault screen. ``show(_:capture:)`` and ``frame(_:)`` only hand over data and wake the thread,
+/// so neither the main loop nor the camera thread waits for drawing. Optionally owns the kiosk VT
+/// (``ConsoleOwner``) until ``close()``.
+public final class FramebufferDisplay: Sendable {
+    public let format: FramebufferFormat
+    private let orientation: OrientationTracker
+    private let optionsBase: LiveViewOptions
+    private let minIntervalSeconds: Double
+    private let log: @Sendable (String) -> Void
+    private struct Shared {
+        var screen: Screen = .idle(notice: nil)
+        var capture: [UInt8]?
+        var live: Frame?
+        var dirty = true
+        var stop = false
+        var frames = 0
+    }
+    private let shared = Mutex(Shared())
+    private let wake = NSCondition()
+    private let finished = Mutex(false)
+    private let console: Mutex<ConsoleOwner?>
+    // Confined to the display thread after `start`; `@unchecked` because the compositor holds
+    // FreeType and TurboJPEG handles, which are used by that one thread only.
+    private final class Confined: @unchecked Sendable {
+        let compositor: ScreenCompositor
+        init(_ c: ScreenCompositor) { compositor = c }
+    }
+    private let confined: Confined
+
+    /// - Parameters:
+    ///   - framebuffer: a ``FramebufferDevice`` (or a ``MemoryFramebuffer``).
+    ///   - fontPath: the font (`display.font`).
+    ///   - console: the VT to switch to graphics mode (`display.console`), or nil.
+    ///   - log: warnings (a console that cannot be owned).
+    /// - Throws: ``FontError`` when the font cannot be loaded.
+    public init(framebuffer: any Framebuffer, fontPath: String, texts: ScreenTexts, options: LiveViewOptions,
+                orientation: OrientationTracker, framesPerSecond: Int, console: String?,
+                log: @escaping @Sendable (String) -> Void) throws {
+        format = framebuffer.format
+        let renderer = ScreenRenderer(font: try Font(path: fontPath), texts: texts)
+        confined = Confined(ScreenCompositor(framebuffer: framebuffer, renderer: renderer))
+        self.orientation = orientation
+        optionsBase = options
+        minIntervalSeconds = 1.0 / Double(max(1, framesPerSecond))
+        self.log = log
+        var owner: ConsoleOwner?
+        if let console, !console.isEmpty {
+            do { owner = try ConsoleOwner(path: console) } catch { log("display: console \(console) left as it is: \(error)") }
+        }
+        self.console = Mutex(owner)
+    }
+
+    /// Starts the drawing thread.
+    public func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = "display"
+        thread.start()
+    }
+
+    /// Frames drawn so far.
+    public var framesDrawn: Int { shared.withLock { $0.frames } }
+
+    /// Shows `screen`; `capture` is the capture's JPEG for `.review`.
+    public func show(_ screen: Screen, capture: [UInt8]?) {
+        shared.withLock { s in
+            s.screen = screen
+            if case .review = screen { s.capture = capture } else { s.capture = nil }
+            s.dirty = true
+        }
+        signal()
+    }
+
+    /// A live frame (camera thread). Kept only while a screen with the live view is up.
+    public func frame(_ frame: Frame) {
+        let wanted: Bool = shared.withLock { s in
+            switch s.screen {
+            case .idle, .preview, .countdown:
+                s.live = frame
+                s.dirty = true
+                return true
+            case .capture, .review, .fault:
+                return false
+            }
+        }
+        if wanted { signal() }
+    }
+
+    /// Stops the thread (waits up to 2 s for the frame being drawn) and gives the console back.
+    public func close() {
+        shared.withLock { $0.stop = true }
+        signal()
+        let deadline = Date(timeIntervalSinceNow: 2)
+        while !finished.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
+        console.withLock { $0?.restore(); $0 = nil }
+    }
+
+    private func signal() { wake.lock(); wake.signal(); wake.unlock() }
+
+    private func run() {
+        defer { finished.withLock { $0 = true } }
+        var lastDraw = 0.0
+        var lastRotation: (camera: Rotation, display: Rotation)?
+        while true {
+            wake.lock()
+            while !shared.withLock({ $0.dirty || $0.stop }) {
+                // Wakes twice a second anyway so an auto rotation is followed on a still screen.
+                if !wake.wait(until: Date(timeIntervalSinceNow: 0.5)) { break }
+            }
+            wake.unlock()
+            let rotation = (camera: orientation.camera, display: orientation.display)
+            let turned = lastRotation.map { $0.camera != rotation.camera || $0.display != rotation.display } ?? true
+            let now = ProcessInfo.processInfo.systemUptime
+            if now - lastDraw < minIntervalSeconds {
+                usleep(useconds_t((minIntervalSeconds - (now - lastDraw)) * 1_000_000))
+            }
+            enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?) }
+            let job: Job = shared.withLock { s in
+                if s.stop { return .stop }
+                guard s.dirty || turned else { return .skip }
+                s.dirty = false
+                // A frame over 2 s old is from a stream that stopped (camera.idle_stop): not shown.
+                let live = s.live.flatMap { monotonicNow().milliseconds(since: $0.timestamp) < 2000 ? $0 : nil }
+                return .draw(s.screen, live, s.capture)
+            }
+            guard case let .draw(screen, live, capture) = job else {
+                if case .stop = job { return }
+                continue
+            }
+            var options = optionsBase
+            options.cameraRotation = rotation.camera
+            confined.compositor.draw(screen, live: live, capture: capture, options: options, displayRotation: rotation.display)
+            lastRotation = rotation
+            lastDraw = ProcessInfo.processInfo.systemUptime
+            shared.withLock { $0.frames += 1 }
+        }
+    }
+}

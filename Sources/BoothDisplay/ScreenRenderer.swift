@@ -1,0 +1,150 @@
+import BoothCore
+
+/// What the screens say (the `[text]` settings), in the event's language.
+public struct ScreenTexts: Sendable, Equatable {
+    public var idle: String
+    public var preview: String
+    public var faultCamera: String
+    public var faultButton: String
+    public var faultStorage: String
+
+    public init(idle: String, preview: String, faultCamera: String, faultButton: String, faultStorage: String) {
+        self.idle = idle
+        self.preview = preview
+        self.faultCamera = faultCamera
+        self.faultButton = faultButton
+        self.faultStorage = faultStorage
+    }
+
+    /// The texts of `settings.text`.
+    public init(_ t: Settings.Texts) {
+        self.init(idle: t.idle, preview: t.preview, faultCamera: t.faultCamera, faultButton: t.faultButton,
+                  faultStorage: t.faultStorage)
+    }
+
+    /// What a guest reads for a fault of `kind`.
+    public func fault(_ kind: FaultKind) -> String {
+        switch kind {
+        case .camera: faultCamera
+        case .button: faultButton
+        case .storage: faultStorage
+        }
+    }
+}
+
+/// How the live view is drawn.
+public struct LiveViewOptions: Sendable, Equatable {
+    /// Clockwise turn of the camera's frames (`camera.rotation`).
+    public var cameraRotation: Rotation
+    public var scaling: Scaling
+    /// Mirror the live view (never the capture).
+    public var mirror: Bool
+
+    public init(cameraRotation: Rotation = .r0, scaling: Scaling = .fit, mirror: Bool = true) {
+        self.cameraRotation = cameraRotation
+        self.scaling = scaling
+        self.mirror = mirror
+    }
+}
+
+/// Draws the booth's screens onto a canvas of any size (text sized relative to the shorter side):
+/// idle (live view or dark, "Press the button" band, the notice above it), preview (live view,
+/// prompt), countdown (live view, a large digit in the centre), capture (white flash), review (the
+/// capture, whole, never mirrored), fault (the reasons in guests' words). Text through FreeType
+/// (``Font``), rasterized once per text and size. Not thread-safe: one per drawing thread.
+public final class ScreenRenderer {
+    public let font: Font
+    public var texts: ScreenTexts
+    private let scaler = PictureScaler()
+    /// Background where there is no picture.
+    public static let dark: UInt32 = 0x20_2020
+    /// Background of the fault screen.
+    public static let faultBackground: UInt32 = 0x3A_1010
+
+    public init(font: Font, texts: ScreenTexts) {
+        self.font = font
+        self.texts = texts
+    }
+
+    /// The TurboJPEG scale of the last JPEG drawn.
+    public var lastDecodeScale: JPEGScaleName { JPEGScaleName(scaler.lastScale.denominator) }
+
+    /// Where the countdown digit is drawn on a `size` canvas (centred square, 60% of the shorter side).
+    public static func digitRegion(_ size: FrameSize) -> PixelRect {
+        let side = min(size.width, size.height) * 6 / 10
+        return PixelRect(x: (size.width - side) / 2, y: (size.height - side) / 2, width: side, height: side)
+    }
+
+    /// The band at the bottom that holds the idle and preview texts (16% of the shorter side).
+    public static func bandRegion(_ size: FrameSize) -> PixelRect {
+        let h = min(size.width, size.height) * 16 / 100
+        return PixelRect(x: 0, y: size.height - h, width: size.width, height: h)
+    }
+
+    /// Draws `screen` over the canvas. `live` is the newest camera frame (nil when the stream is
+    /// stopped); `capture` the capture's JPEG for `.review`. A frame or capture that does not decode
+    /// leaves a dark background: a screen is always drawn.
+    public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, options: LiveViewOptions, into canvas: inout Canvas) {
+        let size = canvas.size, s = min(size.width, size.height)
+        let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        func liveView() {
+            guard let live else { canvas.fill(ScreenRenderer.dark); return }
+            do {
+                try scaler.draw(live, into: &canvas, area: whole, rotation: options.cameraRotation,
+                                scaling: options.scaling, mirror: options.mirror)
+            } catch {
+                canvas.fill(ScreenRenderer.dark)
+            }
+        }
+        switch screen {
+        case .idle(let notice):
+            liveView()
+            band(texts.idle, in: &canvas)
+            if let notice, !notice.isEmpty {
+                let m = font.mask(notice, pixelHeight: s * 5 / 100, maxWidth: size.width * 9 / 10)
+                let band = ScreenRenderer.bandRegion(size)
+                let y = band.y - m.height - s / 40
+                canvas.shade(PixelRect(x: 0, y: y - s / 80, width: size.width, height: m.height + s / 40), 0, alpha: 150)
+                canvas.draw(m, x: (size.width - m.width) / 2, y: y, color: 0xFF_E080)
+            }
+        case .preview:
+            liveView()
+            band(texts.preview, in: &canvas)
+        case .countdown(let remaining):
+            liveView()
+            let region = ScreenRenderer.digitRegion(size)
+            let m = font.mask(String(remaining), pixelHeight: region.height)
+            let x = (size.width - m.width) / 2, y = (size.height - m.height) / 2
+            canvas.draw(m, x: x + s / 120, y: y + s / 120, color: 0, opacity: 170)
+            canvas.draw(m, x: x, y: y, color: 0xFF_FFFF)
+        case .capture:
+            canvas.fill(0xFF_FFFF)
+        case .review:
+            canvas.fill(0)
+            if let capture {
+                try? scaler.draw(jpeg: capture, into: &canvas, area: whole, scaling: .fit)
+            }
+        case .fault(let reasons):
+            canvas.fill(ScreenRenderer.faultBackground)
+            var lines: [String] = []
+            for kind in reasons.keys.sorted() where !lines.contains(texts.fault(kind)) { lines.append(texts.fault(kind)) }
+            let m = font.mask(lines.joined(separator: "\n"), pixelHeight: s * 7 / 100, maxWidth: size.width * 9 / 10)
+            canvas.draw(m, x: (size.width - m.width) / 2, y: (size.height - m.height) / 2, color: 0xFF_FFFF)
+        }
+    }
+
+    private func band(_ text: String, in canvas: inout Canvas) {
+        let size = canvas.size, s = min(size.width, size.height)
+        let region = ScreenRenderer.bandRegion(size)
+        canvas.shade(region, 0, alpha: 160)
+        let m = font.mask(text, pixelHeight: s * 8 / 100, maxWidth: size.width * 9 / 10)
+        canvas.draw(m, x: (size.width - m.width) / 2, y: region.y + (region.height - m.height) / 2, color: 0xFF_FFFF)
+    }
+}
+
+/// `"1/2"`: a TurboJPEG decode scale, for logs and the bench.
+public struct JPEGScaleName: Sendable, Equatable, CustomStringConvertible {
+    public var denominator: Int
+    init(_ d: Int) { denominator = d }
+    public var description: String { "1/\(denominator)" }
+}

@@ -1,0 +1,86 @@
+// BoothBench display: frames/s of the framebuffer drawing on one thread (one core): a 1280x720
+// camera frame (MJPEG, or YUYV) → decode (TurboJPEG scaled decode / libyuv) → scale, mirror →
+// the preview screen's text band → conversion to the framebuffer's format → copy into (in-memory)
+// framebuffer memory. The MJPEG frame is a real photo when ../shared/images has one, else a pattern.
+import BoothCore
+import BoothDisplay
+import BoothJPEG
+import Foundation
+
+func displayBench(seconds: Double) throws {
+    let size = FrameSize(width: 1280, height: 720)
+    let rgb = try benchPicture(size)
+    let mjpeg = try JPEGEncoder().encode(Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: rgb,
+                                               timestamp: monotonicNow(), sequence: 0), quality: 85)
+    var yuyv = [UInt8](repeating: 0, count: size.width * 2 * size.height)
+    for y in 0..<size.height {
+        for x in stride(from: 0, to: size.width, by: 2) {
+            let i = (y * size.width + x) * 3
+            let r = Double(rgb[i]), g = Double(rgb[i + 1]), b = Double(rgb[i + 2])
+            let luma = { (r: Double, g: Double, b: Double) in UInt8(max(16, min(235, 16 + 0.257 * r + 0.504 * g + 0.098 * b))) }
+            let o = (y * size.width + x) * 2
+            yuyv[o] = luma(r, g, b)
+            yuyv[o + 1] = UInt8(max(16, min(240, 128 - 0.148 * r - 0.291 * g + 0.439 * b)))
+            yuyv[o + 2] = luma(Double(rgb[i + 3]), Double(rgb[i + 4]), Double(rgb[i + 5]))
+            yuyv[o + 3] = UInt8(max(16, min(240, 128 + 0.439 * r - 0.368 * g - 0.071 * b)))
+        }
+    }
+    let frames = [
+        Frame(format: .mjpeg, size: size, bytesPerLine: 0, bytes: mjpeg, timestamp: monotonicNow(), sequence: 0),
+        Frame(format: .yuyv, size: size, bytesPerLine: size.width * 2, bytes: yuyv, timestamp: monotonicNow(), sequence: 0),
+    ]
+    let screens: [(String, FramebufferFormat, Rotation)] = [
+        ("800x480 RGB565", .rgb565(FrameSize(width: 800, height: 480)), .r0),
+        ("1920x1080 XRGB8888", .xrgb8888(FrameSize(width: 1920, height: 1080)), .r0),
+        ("480x800 RGB565 turned 90", .rgb565(FrameSize(width: 480, height: 800)), .r90),
+    ]
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    print("display: 1280x720 camera frame → preview screen (fit, mirrored, text band) → framebuffer, one thread")
+    var keyValues: [String] = []
+    for frame in frames {
+        for (name, format, rotation) in screens {
+            let fb = MemoryFramebuffer(format: format)
+            let renderer = ScreenRenderer(font: try Font(path: font), texts: ScreenTexts(Settings.defaults.text))
+            let compositor = ScreenCompositor(framebuffer: fb, renderer: renderer)
+            let options = LiveViewOptions(cameraRotation: .r0, scaling: .fit, mirror: true)
+            compositor.draw(.preview, live: frame, capture: nil, options: options, displayRotation: rotation)  // warm-up
+            let start = monotonicNow()
+            var n = 0
+            while monotonicNow().milliseconds(since: start) < seconds * 1000 {
+                compositor.draw(.preview, live: frame, capture: nil, options: options, displayRotation: rotation)
+                n += 1
+            }
+            let fps = Double(n) / (monotonicNow().milliseconds(since: start) / 1000)
+            let scale = frame.format == .mjpeg ? " (decode \(renderer.lastDecodeScale))" : ""
+            print("  \(frame.format.rawValue) → \(name): \(f1(fps)) frames/s\(scale)")
+            keyValues.append("\(frame.format.rawValue.lowercased())_\(format.size)_\(format.bitsPerPixel)bpp_r\(rotation.rawValue)=\(f1(fps))")
+        }
+    }
+    print("display " + keyValues.joined(separator: " "))
+}
+
+/// 1280x720 RGB24: a real photo from ../shared/images scaled (nearest) when present, else a pattern.
+func benchPicture(_ size: FrameSize) throws -> [UInt8] {
+    let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/images").standardized.path
+    let files = ((FileManager.default.enumerator(atPath: dir)?.allObjects as? [String]) ?? [])
+        .filter { $0.lowercased().hasSuffix(".jpg") }.sorted()
+    if let first = files.first, let data = FileManager.default.contents(atPath: dir + "/" + first) {
+        let img = try JPEGDecoder(maxPixels: 100_000_000).decodeRGB(Array(data), scale: .quarter)
+        var out = [UInt8](repeating: 0, count: size.area * 3)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let sx = x * img.size.width / size.width, sy = y * img.size.height / size.height
+                for c in 0..<3 { out[(y * size.width + x) * 3 + c] = img.bytes[(sy * img.size.width + sx) * 3 + c] }
+            }
+        }
+        print("display bench picture: \(first)")
+        return out
+    }
+    var out = [UInt8](repeating: 0, count: size.area * 3)
+    var state: UInt32 = 1
+    for i in out.indices {
+        state = state &* 1_103_515_245 &+ 12345
+        out[i] = UInt8(truncatingIfNeeded: (i / 3 % size.width) / 5 + Int(state >> 28))
+    }
+    return out
+}
