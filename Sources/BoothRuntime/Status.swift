@@ -29,6 +29,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var counters: CounterStatus
     /// Totals across restarts (`stats`).
     public var stats: BoothStats
+    /// Whether the wall clock is NTP-synchronised (``ClockSync``), read when the report is made; nil when unknown.
+    /// Dates (folder names, `startedAt`) may be wrong while false.
+    public var clockSynchronized: Bool? = ClockSync.isSynchronized()
 
     /// The camera worker's figures.
     public struct CameraStatus: Codable, Sendable, Equatable {

@@ -27,6 +27,9 @@ struct Status: Subcommand {
         var out: [String] = []
         out.append("photoboothd \(s.version) (pid \(s.pid)), up \(formatDuration(seconds: s.uptimeSeconds)) since \(s.startedAt)")
         out.append(row("config", s.configPath))
+        if let synced = s.clockSynchronized {
+            out.append(row("clock", synced ? "synchronised" : "not synchronised (no network time yet; dates may be wrong)"))
+        }
         out.append(row("state", s.state + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
         for kind in s.faults.keys.sorted() { out.append(row("", "fault \(kind): \(s.faults[kind] ?? "")")) }
         let c = s.camera
