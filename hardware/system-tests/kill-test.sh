@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 opts=(--simulate --auto-press --socket "$work/control"
       --set session.preview=0s --set session.countdown=0s --set session.review=1s
-      --set camera.preview_size=320x240 --set camera.capture_size=320x240 --set storage.min_free=0)
+      --set camera.preview_size=320x240 --set camera.capture_size=320x240 --set storage.min_free=0B)
 killed_saving=0
 for i in $(seq 1 "$N"); do
   "$BIN" "${opts[@]}" </dev/null 2>>"$work/log" &
@@ -27,7 +27,7 @@ for i in $(seq 1 "$N"); do
   if ls photos/*/.tmp-* >/dev/null 2>&1; then killed_saving=$((killed_saving + 1)); fi
 done
 # One clean start: temps from the last kill are removed at start; --sessions 1 then SIGTERM-free exit.
-"$BIN" "${opts[@]}" --sessions 1 </dev/null 2>>"$work/log"
+"$BIN" "${opts[@]}" --sessions 1 </dev/null 2>>"$work/log" || { echo "kill-test: the clean start after the kills failed:"; tail -20 "$work/log"; exit 1; }
 fail=0
 files=$(find photos -name 'booth-*.jpg' | sort)
 count=$(printf '%s\n' "$files" | grep -c . || true)
