@@ -50,6 +50,9 @@ With --install / --uninstall:
   --no-start     install and enable, but do not (re)start the service
   --destdir DIR  install into the staging tree DIR (packaging, tests): no apt, no user
                  creation, no systemctl/udevadm; the files and modes are as on a real install
+Environment: PHOTOBOOTH_PREBUILT=DIR installs DIR/photoboothd and DIR/photoboothctl instead
+of building (a release build made earlier, e.g. for another machine of the same arch);
+PHOTOBOOTH_BUILD_CACHE=DIR keeps the release build there (default ~/.cache/photobooth/release-build).
 
 The Swift toolchain is looked for on PATH, then in /opt/swift/usr/bin,
 /usr/share/swift/usr/bin, /usr/local/swift/usr/bin and ~/.local/share/swiftly/bin.
@@ -128,6 +131,13 @@ install_file() {
 }
 
 release_build() {
+  if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then
+    step "using the prebuilt binaries in $PHOTOBOOTH_PREBUILT (PHOTOBOOTH_PREBUILT; no build)"
+    [ -x "$PHOTOBOOTH_PREBUILT/photoboothd" ] && [ -x "$PHOTOBOOTH_PREBUILT/photoboothctl" ] \
+      || die "step 'prebuilt binaries' failed: no photoboothd/photoboothctl in $PHOTOBOOTH_PREBUILT"
+    BIN_DIR=$PHOTOBOOTH_PREBUILT
+    return 0
+  fi
   step "building one release binary (swift build -c release --static-swift-stdlib, in $RELEASE_SCRATCH)"
   mkdir -p "$RELEASE_SCRATCH"
   swift build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
@@ -144,10 +154,11 @@ have_systemd() { [ -d /run/systemd/system ]; }
 do_install() {
   local D=${destdir%/}
   if [ -z "$D" ] && [ "$(id -u)" -ne 0 ]; then die "--install writes to /usr/local, /etc and /var: run it as root (sudo $0 --install)"; fi
-  step "checking for a Swift 6 toolchain"; find_swift; check_swift_version
+  if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "checking for a Swift 6 toolchain"; find_swift; check_swift_version; fi
   if [ -z "$D" ]; then
     step "installing runtime and build dependencies (apt-get --no-install-recommends)"
-    apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"
+    if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then apt_install "${RUNTIME_DEPS[@]}"
+    else apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"; fi
   else
     echo "(--destdir: no apt; a package must depend on: ${RUNTIME_DEPS[*]})"
   fi
