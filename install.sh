@@ -15,8 +15,8 @@ TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libg
   libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev)
 # The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), TurboJPEG.
 BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev)
-# Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test).
-TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs)
+# Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test), udev (the systemd scenario applies etc/udev in the guest).
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev)
 
 step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }

@@ -27,8 +27,10 @@ struct Status: Subcommand {
         var out: [String] = []
         out.append("photoboothd \(s.version) (pid \(s.pid)), up \(formatDuration(seconds: s.uptimeSeconds)) since \(s.startedAt)")
         out.append(row("config", s.configPath))
-        if let synced = s.clockSynchronized {
-            out.append(row("clock", synced ? "synchronised" : "not synchronised (no network time yet; dates may be wrong)"))
+        switch s.clockSynchronized {
+        case true?: out.append(row("clock", "synchronised"))
+        case false?: out.append(row("clock", "not synchronised (no network time yet; dates may be wrong)"))
+        case nil: out.append(row("clock", "synchronisation unknown (adjtimex not readable)"))
         }
         out.append(row("state", s.state + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
         for kind in s.faults.keys.sorted() { out.append(row("", "fault \(kind): \(s.faults[kind] ?? "")")) }
