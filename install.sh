@@ -6,13 +6,13 @@
 #   ./install.sh --install   install the booth as a systemd service (photoboothd.service)
 #
 # Needs root (or sudo) for apt-get. Needs a Swift 6 toolchain: Debian 12 has no Swift
-# package; see find_swift below for where this script looks.
+# package; where this script looks for one is said below.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 # What the Swift toolchain itself needs on a pristine Debian 12 (measured in a fresh minbase root).
 TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev
-  libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev)
+  libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libncurses6 libz3-dev pkg-config tzdata zlib1g-dev)
 # The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), TurboJPEG.
 BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test), udev (the systemd scenario applies etc/udev in the guest).
@@ -22,7 +22,7 @@ step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
   cat <<'TXT'
 
 Modes (one of):
@@ -74,9 +74,14 @@ download a Swift 6 toolchain for Debian 12 from swift.org, unpack it to /opt/swi
 }
 
 check_swift_version() {
-  local v
-  v=$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9][0-9]*\)\..*/\1/p' | head -n1)
-  [ -n "$v" ] || die "could not read the Swift version from 'swift --version'"
+  local out v
+  # Run after the toolchain's own packages are installed: on a pristine system the driver
+  # itself cannot start without libncurses6, libsqlite3-0, libcurl4, libxml2.
+  out=$(swift --version 2>&1) || die "'$(command -v swift) --version' failed:
+$out"
+  v=$(printf '%s\n' "$out" | sed -n 's/.*Swift version \([0-9][0-9]*\)\..*/\1/p' | head -n1)
+  [ -n "$v" ] || die "could not read the Swift version from 'swift --version':
+$out"
   [ "$v" -ge 6 ] || die "Swift $v found; the booth needs Swift 6 or later"
   echo "Swift toolchain: $(command -v swift) ($(swift --version 2>/dev/null | head -n1))"
 }
@@ -100,8 +105,10 @@ apt_install() {
 
 build() {
   step "building (swift build)"
-  swift build 2>&1 | tee /tmp/photobooth-build.log | grep -v '^\[' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || die "step 'swift build' failed; the log is in /tmp/photobooth-build.log"
+  local rc=0
+  swift build >/tmp/photobooth-build.log 2>&1 || rc=$?
+  grep -v '^\[' /tmp/photobooth-build.log || true
+  [ "$rc" -eq 0 ] || die "step 'swift build' failed (exit $rc); the log is in /tmp/photobooth-build.log"
   if grep -q 'warning:' /tmp/photobooth-build.log; then
     grep 'warning:' /tmp/photobooth-build.log
     [ "${CI:-}" = true ] && die "the build has warnings (the project keeps zero)"
@@ -140,12 +147,15 @@ release_build() {
   fi
   step "building one release binary (swift build -c release --static-swift-stdlib, in $RELEASE_SCRATCH)"
   mkdir -p "$RELEASE_SCRATCH"
-  swift build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
-      --product photoboothd 2>&1 | tee /tmp/photobooth-release.log | grep -v '^\[' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || die "step 'release build' failed; the log is in /tmp/photobooth-release.log"
-  swift build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
-      --product photoboothctl 2>&1 | tee -a /tmp/photobooth-release.log | grep -v '^\[' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || die "step 'release build' failed; the log is in /tmp/photobooth-release.log"
+  local product rc
+  : > /tmp/photobooth-release.log
+  for product in photoboothd photoboothctl; do
+    rc=0
+    swift build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" --product "$product" \
+      >>/tmp/photobooth-release.log 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { tail -n 30 /tmp/photobooth-release.log; die "step 'release build of $product' failed (exit $rc); the log is in /tmp/photobooth-release.log"; }
+  done
+  grep -e 'error:' -e 'Compiling\|complete' /tmp/photobooth-release.log | grep -v '^\[' || true
   BIN_DIR="$RELEASE_SCRATCH/release"
 }
 
@@ -154,12 +164,14 @@ have_systemd() { [ -d /run/systemd/system ]; }
 do_install() {
   local D=${destdir%/}
   if [ -z "$D" ] && [ "$(id -u)" -ne 0 ]; then die "--install writes to /usr/local, /etc and /var: run it as root (sudo $0 --install)"; fi
-  if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "checking for a Swift 6 toolchain"; find_swift; check_swift_version; fi
+  if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "looking for a Swift toolchain"; find_swift; fi
   if [ -z "$D" ]; then
     step "installing runtime and build dependencies (apt-get --no-install-recommends)"
     if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then apt_install "${RUNTIME_DEPS[@]}"
     else apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"; fi
-  else
+  fi
+  if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "checking the Swift toolchain"; check_swift_version; fi
+  if [ -n "$D" ]; then
     echo "(--destdir: no apt; a package must depend on: ${RUNTIME_DEPS[*]})"
   fi
   release_build
@@ -254,12 +266,14 @@ if [ -n "$destdir" ] || $no_start; then
   case "$mode" in --install|--uninstall) ;; *) die "--destdir and --no-start go with --install or --uninstall" ;; esac
 fi
 case "$mode" in
-  "") usage; exit 64 ;;
+  "") usage >&2; echo "install.sh: say what to do: --demo, --test, --unit, --install or --uninstall" >&2; exit 64 ;;
   --install) do_install ;;
   --uninstall) do_uninstall ;;
   --demo)
-    step "checking for a Swift 6 toolchain"; find_swift; check_swift_version
-    step "installing build dependencies"; apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}"
+    step "looking for a Swift toolchain"; find_swift
+    step "installing build dependencies (and what the toolchain itself needs)"
+    apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}"
+    step "checking the Swift toolchain"; check_swift_version
     build
     step "running the simulated booth: 3 sessions, pressed automatically"
     .build/debug/photoboothd --simulate --auto-press --sessions 3 </dev/null
@@ -267,12 +281,16 @@ case "$mode" in
     find photos -name 'booth-*.jpg' | sort
     ;;
   --test|--unit)
-    step "checking for a Swift 6 toolchain"; find_swift; check_swift_version
-    step "installing test dependencies"; apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
+    step "looking for a Swift toolchain"; find_swift
+    step "installing test dependencies (and what the toolchain itself needs)"
+    apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
+    step "checking the Swift toolchain"; check_swift_version
     build
     step "unit tests (swift test)"
-    swift test 2>&1 | tee /tmp/photobooth-test.log | grep -v -e '^\[[0-9]*/[0-9]*\]' -e '^Test Case .* started' -e '^.* Test .* started'
-    [ "${PIPESTATUS[0]}" -eq 0 ] || die "step 'swift test' failed; the log is in /tmp/photobooth-test.log"
+    rc=0
+    swift test >/tmp/photobooth-test.log 2>&1 || rc=$?
+    grep -v -e '^\[[0-9]*/[0-9]*\]' -e ' started\.$' /tmp/photobooth-test.log || true
+    [ "$rc" -eq 0 ] || die "step 'swift test' failed (exit $rc); the log is in /tmp/photobooth-test.log"
     step "libgpiod v2 API: the shim compiles against Debian trixie's libgpiod-dev"
     hardware/gpiod-v2-check.sh || die "step 'libgpiod v2 compile check' failed"
     step "system tests: install.sh --destdir, sd_notify/watchdog, kill test, disk full, removable media"

@@ -10,6 +10,11 @@ public enum FrameDefect: Sendable, Equatable, CustomStringConvertible {
     case missingStartOfImage
     /// MJPEG without the end-of-image marker FF D9 at the end (after trailing zero padding).
     case missingEndOfImage
+    /// The first buffer after `VIDIOC_STREAMON` of a compressed stream came with `bytesused` equal
+    /// to the whole buffer: not a frame's payload but the buffer as it was. v4l2loopback 0.12.7
+    /// hands a new reader such a buffer (`sequence` 0, old contents, stamped at STREAMON): an old
+    /// photo that would pass every other check, and whose timestamp is after the trigger.
+    case wholeBufferAfterStreamOn
 
     public var description: String {
         switch self {
@@ -17,6 +22,7 @@ public enum FrameDefect: Sendable, Equatable, CustomStringConvertible {
         case .flaggedError: return "buffer flagged V4L2_BUF_FLAG_ERROR"
         case .missingStartOfImage: return "MJPEG frame without SOI (FFD8)"
         case .missingEndOfImage: return "MJPEG frame without EOI (FFD9), truncated"
+        case .wholeBufferAfterStreamOn: return "first MJPEG buffer after STREAMON filled to its whole length (stale)"
         }
     }
 }
@@ -34,6 +40,23 @@ public enum FrameCheck {
         while end > 2, bytes[end - 1] == 0 { end -= 1 }
         guard end >= 4, bytes[end - 2] == 0xFF, bytes[end - 1] == 0xD9 else { return .missingEndOfImage }
         return nil
+    }
+
+    /// ``defect(of:format:)``, and for the first buffer dequeued after `VIDIOC_STREAMON`
+    /// (`firstAfterStreamOn`) of an MJPEG stream whose `bytesused` is the buffer's whole
+    /// `bufferLength` (bytes), ``FrameDefect/wholeBufferAfterStreamOn``.
+    public static func defect(of bytes: UnsafeRawBufferPointer, format: PixelFormat, bufferLength: Int,
+                              firstAfterStreamOn: Bool) -> FrameDefect? {
+        if firstAfterStreamOn, format == .mjpeg, bufferLength > 0, bytes.count >= bufferLength {
+            return .wholeBufferAfterStreamOn
+        }
+        return defect(of: bytes, format: format)
+    }
+
+    /// ``defect(of:format:bufferLength:firstAfterStreamOn:)`` for an array.
+    public static func defect(of bytes: [UInt8], format: PixelFormat, bufferLength: Int,
+                              firstAfterStreamOn: Bool) -> FrameDefect? {
+        bytes.withUnsafeBytes { defect(of: $0, format: format, bufferLength: bufferLength, firstAfterStreamOn: firstAfterStreamOn) }
     }
 
     /// ``defect(of:format:)`` for an array.

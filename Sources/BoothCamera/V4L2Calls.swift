@@ -119,6 +119,10 @@ struct V4L2DequeuedBuffer: Sendable, Equatable {
     var monotonicTimestamp: MonotonicInstant?
     /// `V4L2_BUF_FLAG_ERROR`: the data may be corrupt.
     var hasError: Bool
+    /// The buffer's timestamp as the driver set it, whatever its clock (nil when negative).
+    var rawTimestamp: MonotonicInstant? = nil
+    /// True when the timestamp type bits are `V4L2_BUF_FLAG_TIMESTAMP_UNKNOWN` (0).
+    var timestampTypeUnknown = false
 }
 
 /// An open video node: each method is one ioctl (or mmap) on it.
@@ -334,15 +338,16 @@ struct V4L2Node: Sendable {
             if errno == EAGAIN { return nil }
             throw V4L2Error(call: "VIDIOC_DQBUF", errno: errno, device: path)
         }
-        var stamp: MonotonicInstant? = nil
-        if b.flags & PB_V4L2_BUF_FLAG_TIMESTAMP_MASK == PB_V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC,
-           b.timestamp.tv_sec >= 0, b.timestamp.tv_usec >= 0 {
-            stamp = MonotonicInstant(nanoseconds: UInt64(b.timestamp.tv_sec) * 1_000_000_000
-                                     + UInt64(b.timestamp.tv_usec) * 1000)
+        var raw: MonotonicInstant? = nil
+        if b.timestamp.tv_sec >= 0, b.timestamp.tv_usec >= 0 {
+            raw = MonotonicInstant(nanoseconds: UInt64(b.timestamp.tv_sec) * 1_000_000_000
+                                   + UInt64(b.timestamp.tv_usec) * 1000)
         }
+        let type = b.flags & PB_V4L2_BUF_FLAG_TIMESTAMP_MASK
         return V4L2DequeuedBuffer(index: Int(b.index), bytesUsed: Int(b.bytesused), sequence: b.sequence,
-                                  flags: b.flags, monotonicTimestamp: stamp,
-                                  hasError: b.flags & PB_V4L2_BUF_FLAG_ERROR != 0)
+                                  flags: b.flags, monotonicTimestamp: type == PB_V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC ? raw : nil,
+                                  hasError: b.flags & PB_V4L2_BUF_FLAG_ERROR != 0,
+                                  rawTimestamp: raw, timestampTypeUnknown: type == 0)
     }
 
     /// Wraps `VIDIOC_STREAMON`.

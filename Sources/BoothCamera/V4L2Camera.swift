@@ -24,6 +24,9 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     private var controlNotes: [String] = []
     private var controlWarnings: [String] = []
     private var settleRemaining = 0
+    /// Buffers dequeued since the last `VIDIOC_STREAMON` (the first one may be stale: see
+    /// ``FrameDefect/wholeBufferAfterStreamOn``).
+    private var dequeuedSinceStreamOn = 0
     private var recentStamps: [UInt64] = []
 
     public init(discovery: CameraDiscovery = CameraDiscovery(), bufferCount: Int = 4) {
@@ -153,13 +156,22 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
 
     // MARK: - Streaming
 
-    /// Dequeues until EAGAIN; returns the newest good frame (re-queued after copying) or nil.
+    /// Dequeues the buffers that are done; returns the newest good frame (re-queued after copying) or nil.
+    ///
+    /// The first `VIDIOC_DQBUF` follows the caller's poll; each further one only when a zero-timeout
+    /// poll says another buffer is done. Dequeuing until EAGAIN would work too, but libv4l2 prints
+    /// "libv4l2: error dequeuing buf: Resource temporarily unavailable" to stderr for every EAGAIN
+    /// (one line per frame in the daemon's log).
     private func drain(_ node: V4L2Node, stream: StreamInfo) throws(V4L2Error) -> Frame? {
         var newest: (buffer: V4L2DequeuedBuffer, dequeuedAt: MonotonicInstant)?
-        while let buffer = try node.dequeueBuffer() {
+        var first = true
+        while first || Sys.pollReadable(node.fd, timeoutMilliseconds: 0) == .readable,
+              let buffer = try node.dequeueBuffer() {
+            first = false
             let dequeuedAt = Sys.monotonicNow()
-            noteTimestamp(buffer.monotonicTimestamp ?? dequeuedAt)
-            if defect(of: buffer, format: stream.format) != nil {
+            noteTimestamp(V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt) ?? dequeuedAt)
+            dequeuedSinceStreamOn += 1
+            if defect(of: buffer, format: stream.format, firstAfterStreamOn: dequeuedSinceStreamOn == 1) != nil {
                 statistics.framesDropped += 1
                 try node.queueBuffer(index: buffer.index)
                 continue
@@ -181,17 +193,35 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         let bytes = [UInt8](UnsafeRawBufferPointer(start: m.start, count: min(buffer.bytesUsed, m.length)))
         try node.queueBuffer(index: buffer.index)
         statistics.framesDelivered += 1
+        let captured = V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt)
         return Frame(format: stream.format, size: stream.size, bytesPerLine: stream.bytesPerLine, bytes: bytes,
-                     timestamp: buffer.monotonicTimestamp ?? dequeuedAt,
-                     timestampIsMonotonic: buffer.monotonicTimestamp != nil, sequence: buffer.sequence)
+                     timestamp: captured ?? dequeuedAt, timestampIsMonotonic: captured != nil, sequence: buffer.sequence)
     }
 
-    private func defect(of buffer: V4L2DequeuedBuffer, format: PixelFormat) -> FrameDefect? {
+    /// The capture instant (`CLOCK_MONOTONIC`) of a buffer dequeued at `dequeuedAt`: the driver's
+    /// timestamp when it is flagged `V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC`; also when the type is
+    /// `V4L2_BUF_FLAG_TIMESTAMP_UNKNOWN` but the value lies within `window` ms before the dequeue
+    /// on the monotonic clock (v4l2loopback 0.12.7 stamps with `ktime_get_ts64`, the monotonic
+    /// clock, without the flag; a realtime stamp is decades away from it). Nil otherwise: then
+    /// the dequeue time stands in and the sequence number decides the capture.
+    static func captureInstant(monotonic: MonotonicInstant?, raw: MonotonicInstant?, typeUnknown: Bool,
+                               dequeuedAt: MonotonicInstant, window: Double = 1000) -> MonotonicInstant? {
+        if let monotonic { return monotonic }
+        guard typeUnknown, let raw, raw <= dequeuedAt, dequeuedAt.milliseconds(since: raw) <= window else { return nil }
+        return raw
+    }
+
+    private static func captureInstant(_ b: V4L2DequeuedBuffer, dequeuedAt: MonotonicInstant) -> MonotonicInstant? {
+        captureInstant(monotonic: b.monotonicTimestamp, raw: b.rawTimestamp, typeUnknown: b.timestampTypeUnknown,
+                       dequeuedAt: dequeuedAt)
+    }
+
+    private func defect(of buffer: V4L2DequeuedBuffer, format: PixelFormat, firstAfterStreamOn: Bool) -> FrameDefect? {
         if buffer.hasError { return .flaggedError }
         guard buffer.index >= 0, buffer.index < mapped.count else { return .flaggedError }
         let m = mapped[buffer.index]
         return FrameCheck.defect(of: UnsafeRawBufferPointer(start: m.start, count: min(buffer.bytesUsed, m.length)),
-                                 format: format)
+                                 format: format, bufferLength: m.length, firstAfterStreamOn: firstAfterStreamOn)
     }
 
     private func noteTimestamp(_ t: MonotonicInstant) {
@@ -264,6 +294,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         for index in 0..<granted { try node.queueBuffer(index: index) }
         try node.streamOn()
         streaming = true
+        dequeuedSinceStreamOn = 0
         settleRemaining = max(request.settleFrames, 0)
         let info = StreamInfo(devicePath: node.path, card: card, format: format, size: set.size,
                               bytesPerLine: bytesPerLine, frameInterval: interval,

@@ -116,6 +116,12 @@ public final class CameraWorker: Sendable {
         /// before the change belongs to the old stream.
         var generation = 0
         var latest: Frame?
+        /// The last few frames of this stream, oldest first (see ``CameraWorker/recentFrameLimit``):
+        /// a press is known only after its debounce, so the first frame at or after its edge
+        /// has often been dequeued (as preview) before the capture is asked for.
+        var recent: [Frame] = []
+        /// When the stream started or last delivered a frame (the worker's clock).
+        var lastFrameAt: MonotonicInstant?
         var encoder: JPEGEncoder?
         var decoder: JPEGDecoder?
     }
@@ -179,6 +185,7 @@ public final class CameraWorker: Sendable {
         do {
             let info = try device.start(request)
             local.streaming = true
+            local.lastFrameAt = clock.now()
             statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil }
             log.info("camera: streaming \(info)")
             for w in info.warnings { log.warning("camera: \(w)") }
@@ -203,6 +210,7 @@ public final class CameraWorker: Sendable {
         }
         local.device = nil
         local.latest = nil
+        local.recent = []
         local.generation += 1
         if local.streaming { log.info("camera: stream stopped") }
         local.streaming = false
@@ -240,6 +248,7 @@ public final class CameraWorker: Sendable {
                 let info = try device.reconfigure(size: captureSize)
                 local.selector.streamRestarted()
                 local.generation += 1
+                local.recent = []
                 log.info("camera: switched to \(info.size) for the capture")
             } catch {
                 fail(local, error)
@@ -248,6 +257,52 @@ public final class CameraWorker: Sendable {
         }
         local.pending = (id, trigger)
         local.selector.arm(at: trigger)
+        takeFromRecent(local)
+    }
+
+    /// A streaming camera that delivers no frame for this long (ms) is a camera fault.
+    static let stallMilliseconds = 3000
+
+    /// How many of the newest frames are kept for a capture asked for after its trigger.
+    static let recentFrameLimit = 4
+
+    /// Takes the pending capture from the kept frames when one of them is at or after the
+    /// trigger (the oldest such frame: the first frame after the trigger). Only frames with
+    /// the driver's monotonic capture timestamp qualify; otherwise the live frames decide.
+    private func takeFromRecent(_ local: Local) {
+        var index = 0
+        while index < local.recent.count, let p = local.pending {
+            let frame = local.recent[index]
+            index += 1
+            guard frame.timestampIsMonotonic else { continue }
+            var probe = local.selector
+            guard case let .capture(latency) = probe.feed(frame) else { continue }
+            local.selector.disarm()
+            if !take(frame, latency: latency, for: p, local) { local.selector.arm(at: p.trigger) }
+        }
+    }
+
+    /// Turns `frame` into capture `p`'s record and reports it; false when the frame is rejected
+    /// (then the next frame is taken).
+    private func take(_ frame: Frame, latency: Double, for p: (id: UInt64, trigger: MonotonicInstant),
+                      _ local: Local) -> Bool {
+        do {
+            let (bytes, passthrough) = try jpeg(for: frame, local)
+            let slot = captures.slot(of: p.id)
+            captures.put(CaptureRecord(id: p.id, session: slot.session, shot: slot.shot, jpeg: bytes,
+                                       trigger: p.trigger, frameTimestamp: frame.timestamp,
+                                       readyAt: clock.now(), size: frame.size, format: frame.format,
+                                       passedThrough: passthrough))
+            local.pending = nil
+            log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size), "
+                     + "trigger-to-frame \(format(latency)) ms")
+            post(.captureSucceeded(id: p.id))
+            return true
+        } catch {
+            statusBox.withLock { $0.badFrames += 1 }
+            log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next one")
+            return false
+        }
     }
 
     /// Reads the next frame; false ends the thread (shutdown requested meanwhile).
@@ -267,27 +322,25 @@ public final class CameraWorker: Sendable {
         }
         statusBox.withLock { $0.statistics = device.statistics }
         if !handleRequests(local) { return false }
-        guard let frame, local.streaming, local.generation == generation else { return true }
+        guard local.streaming, local.generation == generation else { return true }
+        guard let frame else {
+            // A stream that delivers nothing is a lost camera too (a v4l2loopback whose writer
+            // stopped keeps its node and returns no error: it just never has a frame).
+            if let since = local.lastFrameAt, clock.now().milliseconds(since: since) >= Double(CameraWorker.stallMilliseconds) {
+                fail(local, CameraWorkerError.stalled(milliseconds: CameraWorker.stallMilliseconds))
+            }
+            return true
+        }
+        local.lastFrameAt = clock.now()
         let decision = local.selector.feed(frame)
         local.latest = frame
+        local.recent.append(frame)
+        if local.recent.count > CameraWorker.recentFrameLimit { local.recent.removeFirst() }
         guard let p = local.pending, case let .capture(latency) = decision else {
             onFrame(frame)
             return true
         }
-        do {
-            let (bytes, passthrough) = try jpeg(for: frame, local)
-            let slot = captures.slot(of: p.id)
-            captures.put(CaptureRecord(id: p.id, session: slot.session, shot: slot.shot, jpeg: bytes,
-                                       trigger: p.trigger, frameTimestamp: frame.timestamp,
-                                       readyAt: clock.now(), size: frame.size, format: frame.format,
-                                       passedThrough: passthrough))
-            local.pending = nil
-            log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size), "
-                     + "trigger-to-frame \(format(latency)) ms")
-            post(.captureSucceeded(id: p.id))
-        } catch {
-            statusBox.withLock { $0.badFrames += 1 }
-            log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next one")
+        guard take(frame, latency: latency, for: p, local) else {
             local.selector.arm(at: p.trigger)
             return true
         }
@@ -330,10 +383,12 @@ public final class CameraWorker: Sendable {
 
 enum CameraWorkerError: Error, CustomStringConvertible {
     case noFrames, corruptFrame
+    case stalled(milliseconds: Int)
     var description: String {
         switch self {
         case .noFrames: "no frames within 5 s"
         case .corruptFrame: "MJPEG frame does not decode"
+        case let .stalled(ms): "stream stalled: no frame for \(ms / 1000) s"
         }
     }
 }

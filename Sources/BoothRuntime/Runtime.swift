@@ -50,6 +50,9 @@ public struct BoothCounters: Sendable, Equatable {
     public var faults = 0
 }
 
+/// `"1 session"`, `"3 sessions"`.
+func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+
 /// The core's timings from the settings.
 public func coreConfig(from s: Settings) -> CoreConfig {
     CoreConfig(previewMilliseconds: s.session.previewMilliseconds,
@@ -285,7 +288,7 @@ public final class BoothRuntime: Sendable {
             }
             log.info("session \(n) \(end.rawValue)")
             if let limit, end == .completed, done >= limit {
-                log.notice("\(done) sessions completed (--sessions \(limit)); stopping")
+                log.notice("\(counted(done, "session")) completed (--sessions \(limit)); stopping")
                 loop.post(.shutdown)
             }
         case let .retry(kinds):
@@ -387,8 +390,8 @@ public final class BoothRuntime: Sendable {
         led?.set(.off)
         led?.stop()
         let c = counters
-        log.notice("photoboothd stopped: \(c.sessions) sessions (\(c.completed) completed, \(c.cancelled) cancelled, "
-                   + "\(c.failed) failed), \(storage.saved) captures saved")
+        log.notice("photoboothd stopped: \(counted(c.sessions, "session")) (\(c.completed) completed, \(c.cancelled) cancelled, "
+                   + "\(c.failed) failed), \(counted(storage.saved, "capture")) saved")
         return state.withLock { $0.exitCode }
     }
 }

@@ -26,7 +26,7 @@ struct Status: Subcommand {
         func row(_ label: String, _ value: String) -> String { (label + ":").padding(toLength: 10, withPad: " ", startingAt: 0) + value }
         var out: [String] = []
         out.append("photoboothd \(s.version) (pid \(s.pid)), up \(formatDuration(seconds: s.uptimeSeconds)) since \(s.startedAt)")
-        out.append(row("config", s.configPath))
+        out.append(row("config", access(s.configPath, F_OK) == 0 ? s.configPath : "\(s.configPath) (not present: built-in defaults)"))
         switch s.clockSynchronized {
         case true?: out.append(row("clock", "synchronised"))
         case false?: out.append(row("clock", "not synchronised (no network time yet; dates may be wrong)"))

@@ -80,3 +80,27 @@ import Testing
         camera.stop()
     }
 }
+
+@Suite struct CaptureInstantTests {
+    private func at(_ ms: UInt64) -> MonotonicInstant { MonotonicInstant(nanoseconds: ms * 1_000_000) }
+
+    @Test func flaggedMonotonicTimestampIsTheCaptureInstant() {
+        #expect(V4L2Camera.captureInstant(monotonic: at(900), raw: at(900), typeUnknown: false, dequeuedAt: at(5000)) == at(900))
+    }
+
+    /// v4l2loopback 0.12.7: CLOCK_MONOTONIC values with the type bits UNKNOWN.
+    @Test func unknownTypeOnTheMonotonicClockCounts() {
+        #expect(V4L2Camera.captureInstant(monotonic: nil, raw: at(34_972), typeUnknown: true, dequeuedAt: at(34_977)) == at(34_972))
+    }
+
+    @Test func unknownTypeFarFromTheMonotonicClockDoesNot() {
+        // a realtime (wall clock) stamp, decades away from the monotonic clock
+        let wall = MonotonicInstant(nanoseconds: 1_764_000_000 * 1_000_000_000)
+        #expect(V4L2Camera.captureInstant(monotonic: nil, raw: wall, typeUnknown: true, dequeuedAt: at(34_977)) == nil)
+        // older than the window, or after the dequeue: not trusted either
+        #expect(V4L2Camera.captureInstant(monotonic: nil, raw: at(30_000), typeUnknown: true, dequeuedAt: at(34_977)) == nil)
+        #expect(V4L2Camera.captureInstant(monotonic: nil, raw: at(34_978), typeUnknown: true, dequeuedAt: at(34_977)) == nil)
+        // the COPY type (timestamps copied from an output queue) is not the capture instant
+        #expect(V4L2Camera.captureInstant(monotonic: nil, raw: at(34_972), typeUnknown: false, dequeuedAt: at(34_977)) == nil)
+    }
+}

@@ -12,6 +12,7 @@
 # Every assert prints what it expected and what it got, then exits 1.
 
 set -u
+exec 9>&2   # the scenario's stderr, for failures raised inside commands whose output is hidden
 _T0=$(awk '{print $1}' /proc/uptime)
 _BG_PIDS=()
 
@@ -204,3 +205,69 @@ gpiosim_remove() {
 }
 # gpio_line_used CHIP OFFSET: exit 0 when a process holds the line (gpioinfo says "used")
 gpio_line_used() { gpioinfo "$1" | awk -v o="line +$2:" '$0 ~ o {found = 1; exit !/\[used/} END {if (!found) exit 1}'; }
+
+# --------------------------------------------------------------- the booth (photoboothd)
+# booth_config FILE KEY=VALUE...: writes an INI config for photoboothd (keys as section.key,
+# e.g. storage.dir=/tmp/photos); later keys of the same section stay in one [section].
+booth_config() {
+    local file=$1 kv sec key prev=; shift
+    : > "$file"
+    printf '%s\n' "$@" | sort -s -t. -k1,1 | while IFS= read -r kv; do
+        key=${kv%%=*}; sec=${key%%.*}
+        [ "$sec" != "$prev" ] && { printf '[%s]\n' "$sec" >> "$file"; prev=$sec; }
+        printf '%s = %s\n' "${key#*.}" "${kv#*=}" >> "$file"
+    done
+}
+# booth_start CONFIG [ARGS...]: starts "$BUILD_BIN/photoboothd --config CONFIG ARGS" in the
+# background with its stderr log in $BOOTH_LOG (default $RESULTS/photoboothd.log); sets BOOTH_PID.
+booth_start() {
+    local config=$1; shift
+    [ -x "$BUILD_BIN/photoboothd" ] || fail "no photoboothd in BUILD_BIN=$BUILD_BIN (run swift build on the host first)"
+    BOOTH_LOG=${BOOTH_LOG:-$RESULTS/photoboothd.log}
+    bg "$BOOTH_LOG" "$BUILD_BIN/photoboothd" --config "$config" "$@"
+    BOOTH_PID=$BG_PID
+    log "photoboothd started (pid $BOOTH_PID, config $config, log $BOOTH_LOG)"
+}
+# booth_stop: SIGTERM to the daemon, waits; asserts it stopped cleanly (exit 0).
+booth_stop() {
+    kill -0 "$BOOTH_PID" 2>/dev/null || fail "photoboothd (pid $BOOTH_PID) is not running any more: $(tail -n5 "$BOOTH_LOG")"
+    kill -TERM "$BOOTH_PID"
+    wait_pid "$BOOTH_PID" 10 "photoboothd to stop on SIGTERM"
+    assert_eq "$WAIT_RC" 0 "photoboothd exit status after SIGTERM"
+}
+# booth_alive WHAT: fails when the daemon has exited (a crash or an exit instead of a fault state)
+booth_alive() {
+    kill -0 "$BOOTH_PID" 2>/dev/null || { wait "$BOOTH_PID"; fail "$1: photoboothd exited (status $?); log tail: $(tail -n5 "$BOOTH_LOG")"; }
+    pass "$1: photoboothd still running"
+}
+# log_count REGEX [FILE]: how many lines of the booth's log match the extended REGEX
+log_count() { grep -Ec -- "$1" "${2:-$BOOTH_LOG}"; }
+# wait_for_count REGEX N SECONDS: waits until at least N lines of the booth's log match REGEX
+wait_for_count() {
+    wait_for "$3" "$2 line(s) matching /$1/ in $BOOTH_LOG" _count_ge "$1" "$2"
+}
+_count_ge() {
+    [ "$(grep -Ec -- "$1" "$BOOTH_LOG")" -ge "$2" ] && return 0
+    # a daemon that exited will not write the line: fail now, with its log, not after the timeout
+    if [ -n "${BOOTH_PID:-}" ] && ! kill -0 "$BOOTH_PID" 2>/dev/null; then
+        fail "photoboothd exited while waiting for /$1/; log tail: $(tail -n5 "$BOOTH_LOG")" 2>&9
+    fi
+    return 1
+}
+# booth_state_count STATE: how many times the booth entered STATE ("state: x -> STATE")
+booth_state_count() { log_count "state: .* -> $1\$"; }
+# booth_wait_state STATE N SECONDS: waits until the booth has entered STATE at least N times
+booth_wait_state() { wait_for_count "state: .* -> $1\$" "$2" "$3"; }
+# booth_current_state: the state the last "state:" line went to
+booth_current_state() { sed -n 's/^<[0-9]>state: .* -> //p' "$BOOTH_LOG" | tail -n1; }
+# pulse NAME OFFSET STEP...: gpio-pulse on a gpio-sim line, log appended to $RESULTS/gpio-pulse.log;
+# fails when gpio-pulse does; sets PULSE_LOG_FROM to the first line it wrote there.
+pulse() {
+    local name=$1 offset=$2 path out; shift 2
+    path=$(gpiosim_pull_path "$name" "$offset")
+    out=$("$TOOLS/gpio-pulse" "$path" "$@" 2>&1) || fail "gpio-pulse $path $*: $out"
+    printf '# gpio-pulse %s\n%s\n' "$*" "$out" >> "$RESULTS/gpio-pulse.log"
+    PULSE_OUT=$out
+}
+# pulse_t STEP FIELD: t_before/t_after of step STEP of the last pulse
+pulse_t() { sed -n "s/^step=$1 .*$2=\\([0-9.]*\\).*/\\1/p" <<<"$PULSE_OUT"; }
