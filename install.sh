@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # install.sh: set up, build and run the photobooth on Debian 12 (and Raspberry Pi OS).
 #
-#   ./install.sh --demo   install what building needs, build, run the simulated booth
-#   ./install.sh --test   install what the tests need, run every test (this is what CI runs)
+#   ./install.sh --demo      install what building needs, build, run the simulated booth
+#   ./install.sh --test      install what the tests need, run every test (this is what CI runs)
+#   ./install.sh --install   install the booth as a systemd service (photoboothd.service)
 #
 # Needs root (or sudo) for apt-get. Needs a Swift 6 toolchain: Debian 12 has no Swift
 # package; where this script looks for one is said below.
@@ -14,8 +15,9 @@ TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libg
   libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libncurses6 libz3-dev pkg-config tzdata zlib1g-dev)
 # The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), TurboJPEG.
 BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev libfreetype-dev libyuv-dev fonts-dejavu-core)
-# Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators).
-TEST_DEPS=(v4l-utils gpiod ca-certificates)
+# Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test),
+# udev (the systemd scenario applies etc/udev in the guest).
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
 # the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
 PRINT_BUILD_DEPS=(libcups2-dev)
@@ -25,16 +27,37 @@ step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
   cat <<'TXT'
 
-Options:
-  --demo     apt-install build dependencies, build, then run
-             photoboothd --simulate --auto-press --sessions 3 (photos land in ./photos)
-  --test     apt-install test dependencies, build, run `swift test`, the libgpiod v2
-             compile check and the virtual-hardware scenarios (hardware/vm/run all)
-  --unit     like --test without the qemu scenarios (quicker)
-  --help     this text
+Modes (one of):
+  --demo       apt-install build dependencies, build, then run
+               photoboothd --simulate --auto-press --sessions 3 (photos land in ./photos)
+  --test       apt-install test dependencies, build, run `swift test`, the libgpiod v2
+               compile check, the install/kill/storage system tests and the
+               virtual-hardware scenarios (hardware/vm/run all)
+  --unit       like --test without the qemu scenarios (quicker)
+  --install    install the booth (there is no default mode: run without one, this text):
+               apt-installs runtime and build dependencies, builds one release binary with
+               --static-swift-stdlib (reused while the sources are unchanged), installs
+               photoboothd and photoboothctl to /usr/local/bin, the default config to
+               /etc/photobooth/photobooth.conf (an existing config is never overwritten:
+               the difference is shown), the unit /etc/systemd/system/photoboothd.service,
+               the udev rules /etc/udev/rules.d/90-photobooth.rules, the system user
+               photobooth (groups video, gpio, lp; gpio created if missing) via
+               /etc/sysusers.d/photobooth.conf, /var/lib/photobooth; then enables and
+               (re)starts photoboothd. Safe to run again: unchanged files are left alone.
+  --uninstall  stop and disable the service, remove what --install installed; keeps the
+               config (/etc/photobooth), the photos (/var/lib/photobooth) and the user
+  --help       this text
+
+With --install / --uninstall:
+  --no-start     install and enable, but do not (re)start the service
+  --destdir DIR  install into the staging tree DIR (packaging, tests): no apt, no user
+                 creation, no systemctl/udevadm; the files and modes are as on a real install
+Environment: PHOTOBOOTH_PREBUILT=DIR installs DIR/photoboothd and DIR/photoboothctl instead
+of building (a release build made earlier, e.g. for another machine of the same arch);
+PHOTOBOOTH_BUILD_CACHE=DIR keeps the release build there (default ~/.cache/photobooth/release-build).
 
 The Swift toolchain is looked for on PATH, then in /opt/swift/usr/bin,
 /usr/share/swift/usr/bin, /usr/local/swift/usr/bin and ~/.local/share/swiftly/bin.
@@ -97,10 +120,160 @@ build() {
   fi
 }
 
-mode=${1:-}
+# ---- --install / --uninstall ---------------------------------------------------------------
+# What the installed booth needs at run time (the binary links these; the Swift runtime is static).
+RUNTIME_DEPS=(libv4l-0 libgpiod2 libturbojpeg0 v4l-utils gpiod)
+# The one release build, kept outside the clone so CI and re-runs reuse it.
+RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
+
+run_step() { # run_step NAME CMD...: runs CMD; a failure names the step
+  local name=$1; shift
+  "$@" || die "step '$name' failed (command: $*)"
+}
+
+# install_file SRC DEST MODE: copies when the content or mode differs; says which.
+install_file() {
+  local src=$1 dest=$2 mode=$3
+  if [ -f "$dest" ] && cmp -s "$src" "$dest" && [ "$(stat -c %a "$dest")" = "${mode#0}" ]; then
+    echo "  unchanged  $dest"
+  else
+    run_step "install $dest" install -D -m "$mode" "$src" "$dest"
+    echo "  installed  $dest (mode $mode)"
+  fi
+}
+
+release_build() {
+  if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then
+    step "using the prebuilt binaries in $PHOTOBOOTH_PREBUILT (PHOTOBOOTH_PREBUILT; no build)"
+    [ -x "$PHOTOBOOTH_PREBUILT/photoboothd" ] && [ -x "$PHOTOBOOTH_PREBUILT/photoboothctl" ] \
+      || die "step 'prebuilt binaries' failed: no photoboothd/photoboothctl in $PHOTOBOOTH_PREBUILT"
+    BIN_DIR=$PHOTOBOOTH_PREBUILT
+    return 0
+  fi
+  step "building one release binary (swift build -c release --static-swift-stdlib, in $RELEASE_SCRATCH)"
+  mkdir -p "$RELEASE_SCRATCH"
+  local product rc
+  : > /tmp/photobooth-release.log
+  for product in photoboothd photoboothctl; do
+    rc=0
+    swift build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" --product "$product" \
+      >>/tmp/photobooth-release.log 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { tail -n 30 /tmp/photobooth-release.log; die "step 'release build of $product' failed (exit $rc); the log is in /tmp/photobooth-release.log"; }
+  done
+  grep -e 'error:' -e 'Compiling\|complete' /tmp/photobooth-release.log | grep -v '^\[' || true
+  BIN_DIR="$RELEASE_SCRATCH/release"
+}
+
+have_systemd() { [ -d /run/systemd/system ]; }
+
+do_install() {
+  local D=${destdir%/}
+  if [ -z "$D" ] && [ "$(id -u)" -ne 0 ]; then die "--install writes to /usr/local, /etc and /var: run it as root (sudo $0 --install)"; fi
+  if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "looking for a Swift toolchain"; find_swift; fi
+  if [ -z "$D" ]; then
+    step "installing runtime and build dependencies (apt-get --no-install-recommends)"
+    if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then apt_install "${RUNTIME_DEPS[@]}"
+    else apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"; fi
+  fi
+  if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "checking the Swift toolchain"; check_swift_version; fi
+  if [ -n "$D" ]; then
+    echo "(--destdir: no apt; a package must depend on: ${RUNTIME_DEPS[*]})"
+  fi
+  release_build
+  step "installing the programs to $D/usr/local/bin"
+  install_file "$BIN_DIR/photoboothd" "$D/usr/local/bin/photoboothd" 0755
+  install_file "$BIN_DIR/photoboothctl" "$D/usr/local/bin/photoboothctl" 0755
+  step "installing the default config to $D/etc/photobooth/photobooth.conf (never overwritten)"
+  local conf="$D/etc/photobooth/photobooth.conf"
+  if [ -e "$conf" ]; then
+    if cmp -s etc/photobooth/photobooth.conf "$conf"; then
+      echo "  unchanged  $conf"
+    else
+      echo "  kept       $conf (yours); how it differs from this version's default:"
+      diff -u --label "$conf (installed)" --label "etc/photobooth/photobooth.conf (default)" \
+        "$conf" etc/photobooth/photobooth.conf | sed 's/^/    /' || true
+    fi
+  else
+    install_file etc/photobooth/photobooth.conf "$conf" 0644
+  fi
+  step "installing the systemd unit, udev rules, system user definition and README"
+  install_file etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" 0644
+  install_file etc/udev/90-photobooth.rules "$D/etc/udev/rules.d/90-photobooth.rules" 0644
+  install_file etc/sysusers.d/photobooth.conf "$D/etc/sysusers.d/photobooth.conf" 0644
+  install_file README.md "$D/usr/local/share/doc/photobooth/README.md" 0644
+  step "creating the system user photobooth (groups video, gpio, lp) and /var/lib/photobooth"
+  if [ -z "$D" ]; then
+    run_step "systemd-sysusers" systemd-sysusers /etc/sysusers.d/photobooth.conf
+    id photobooth
+    run_step "create /var/lib/photobooth" install -d -m 0750 -o photobooth -g photobooth /var/lib/photobooth
+  else
+    echo "  (--destdir: the user is created by systemd-sysusers from etc/sysusers.d on the target)"
+    [ -d "$D/var/lib/photobooth" ] || run_step "create $D/var/lib/photobooth" install -d -m 0750 "$D/var/lib/photobooth"
+  fi
+  run_step "check the installed config" "$BIN_DIR/photoboothctl" config validate "$conf" >/dev/null
+  [ -n "$D" ] && { step "staged in $D"; return 0; }
+  step "reloading udev rules"
+  if command -v udevadm >/dev/null && [ -d /run/udev ]; then
+    run_step "udevadm control --reload" udevadm control --reload
+    udevadm trigger --subsystem-match=gpio --subsystem-match=video4linux || true
+  else
+    echo "  (udev not running here; the rules apply at the next boot)"
+  fi
+  if ! have_systemd; then
+    step "systemd is not running as init here (a container?): the service is installed but not enabled"
+    return 0
+  fi
+  step "enabling photoboothd.service"
+  run_step "systemctl daemon-reload" systemctl daemon-reload
+  run_step "systemctl enable" systemctl enable photoboothd.service
+  if $no_start; then
+    echo "  --no-start: start it with 'systemctl start photoboothd'"
+  else
+    step "(re)starting photoboothd.service"
+    systemctl restart photoboothd.service || die "step 'systemctl restart photoboothd' failed; see 'journalctl -u photoboothd -n 50' and 'photoboothctl config validate'"
+    systemctl --no-pager --lines=0 status photoboothd.service || true
+  fi
+  step "installed: 'photoboothctl status' for the booth, 'journalctl -u photoboothd' for its log"
+}
+
+do_uninstall() {
+  local D=${destdir%/}
+  if [ -z "$D" ] && [ "$(id -u)" -ne 0 ]; then die "--uninstall needs root"; fi
+  if [ -z "$D" ] && have_systemd; then
+    step "stopping and disabling photoboothd.service"
+    systemctl disable --now photoboothd.service 2>/dev/null || true
+  fi
+  step "removing the installed files (keeping $D/etc/photobooth, $D/var/lib/photobooth and the user)"
+  local f
+  for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /etc/systemd/system/photoboothd.service \
+           /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf /usr/local/share/doc/photobooth/README.md; do
+    if [ -e "$D$f" ]; then run_step "remove $D$f" rm -f "$D$f"; echo "  removed    $D$f"; fi
+  done
+  rmdir "$D/usr/local/share/doc/photobooth" 2>/dev/null || true
+  if [ -z "$D" ] && have_systemd; then systemctl daemon-reload || true; fi
+  echo "kept: the config, the photos and the user photobooth (remove it with 'userdel photobooth')"
+}
+
+mode="" no_start=false destdir=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --help|-h) usage; exit 0 ;;
+    --demo|--test|--unit|--install|--uninstall)
+      [ -z "$mode" ] || die "one mode at a time ('$mode' and '$1'); see --help"; mode=$1 ;;
+    --no-start) no_start=true ;;
+    --destdir) [ $# -ge 2 ] || die "--destdir needs a directory"; destdir=$2; shift ;;
+    --destdir=*) destdir=${1#--destdir=} ;;
+    *) die "unknown option '$1'; see --help" ;;
+  esac
+  shift
+done
+if [ -n "$destdir" ] || $no_start; then
+  case "$mode" in --install|--uninstall) ;; *) die "--destdir and --no-start go with --install or --uninstall" ;; esac
+fi
 case "$mode" in
-  --help|-h) usage; exit 0 ;;
-  "") usage >&2; echo "install.sh: say what to do: --demo, --test or --unit" >&2; exit 64 ;;
+  "") usage >&2; echo "install.sh: say what to do: --demo, --test, --unit, --install or --uninstall" >&2; exit 64 ;;
+  --install) do_install ;;
+  --uninstall) do_uninstall ;;
   --demo)
     step "looking for a Swift toolchain"; find_swift
     step "installing build dependencies (and what the toolchain itself needs)"
@@ -130,11 +303,12 @@ case "$mode" in
     fi
     step "libgpiod v2 API: the shim compiles against Debian trixie's libgpiod-dev"
     hardware/gpiod-v2-check.sh || die "step 'libgpiod v2 compile check' failed"
+    step "system tests: install.sh --destdir, sd_notify/watchdog, kill test, disk full, removable media"
+    hardware/system-tests/run-all || die "step 'system tests' failed: the failing test is named above"
     if [ "$mode" = --test ]; then
       step "virtual hardware: the booth against vivid, v4l2loopback and gpio-sim in a qemu guest"
       hardware/vm/setup || die "step 'hardware/vm/setup' failed"
       hardware/vm/run all || die "step 'hardware/vm/run all' failed: the guest logs are named above"
     fi
     ;;
-  *) die "unknown option '$mode'; see --help" ;;
 esac

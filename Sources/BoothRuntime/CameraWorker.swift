@@ -98,6 +98,8 @@ public final class CameraWorker: Sendable {
 
     /// The figures for `status`.
     public var status: Status { statusBox.withLock { $0 } }
+    /// The worker thread's sign of life, for the watchdog's liveness check.
+    public let heartbeat = Heartbeat()
 
     private func send(_ r: Request) {
         requests.withLock { $0.append(r) }
@@ -136,12 +138,13 @@ public final class CameraWorker: Sendable {
             done.lock(); done.broadcast(); done.unlock()
         }
         while true {
+            heartbeat.turn(at: clock.now())
             if !handleRequests(local) { return }
             if local.streaming {
                 if !pump(local) { return }
             } else {
                 wake.lock()
-                if requests.withLock({ $0.isEmpty }) { wake.wait() }
+                if requests.withLock({ $0.isEmpty }) { heartbeat.waiting(); wake.wait() }
                 wake.unlock()
             }
         }

@@ -419,7 +419,7 @@ public enum ControlClientError: Error, Sendable, Equatable, CustomStringConverti
         switch self {
         case let .notRunning(paths):
             return "photoboothd is not running (no control socket answers at \(paths.joined(separator: " or "))). "
-                + "Start it (sudo systemctl start photobooth, or photoboothd --simulate), or name its socket with --socket PATH."
+                + "Start it (sudo systemctl start photoboothd, or photoboothd --simulate), or name its socket with --socket PATH."
         case let .notAllowed(path, message):
             return "\(path): \(message)"
         case let .failed(failure):

@@ -78,16 +78,31 @@ public final class EventLoop: Sendable {
     /// Handles events on the calling thread until ``stop()``. Waits on a condition with a
     /// timeout to the next timer; `handler` runs one event at a time.
     public func run(handler: (BoothEvent) -> Void) {
+        run(tickEveryMilliseconds: nil, tick: {}, handler: handler)
+    }
+
+    /// Like ``run(handler:)``, and also calls `tick` on the loop's thread every `tickEveryMilliseconds`
+    /// (between events, never during one), so a liveness check (the systemd watchdog) runs only while
+    /// the loop really turns. nil: no tick.
+    public func run(tickEveryMilliseconds: Int?, tick: () -> Void, handler: (BoothEvent) -> Void) {
+        var nextTick = tickEveryMilliseconds.map { clock.now().adding(milliseconds: Int64($0)) }
         while true {
             for event in drain() {
                 handler(event)
                 if pending.withLock({ $0.stopped }) { return }
             }
             if pending.withLock({ $0.stopped }) { return }
+            if let due = nextTick, let every = tickEveryMilliseconds, clock.now() >= due {
+                tick()
+                nextTick = clock.now().adding(milliseconds: Int64(every))
+                continue
+            }
             condition.lock()
             let hasEvents = pending.withLock { !$0.events.isEmpty || $0.stopped }
             if !hasEvents {
-                if let ms = millisecondsToNextTimer() {
+                let toTick = nextTick.map { $0.milliseconds(since: clock.now()) }
+                let wait = [millisecondsToNextTimer(), toTick].compactMap { $0 }.min()
+                if let ms = wait {
                     if ms > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: ms / 1000)) }
                 } else {
                     condition.wait()

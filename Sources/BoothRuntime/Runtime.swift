@@ -14,6 +14,10 @@ public struct RuntimeOptions: Sendable {
     public var autoPressDelayMilliseconds = 300
     /// The wall clock of the print journal (seconds since 1970); tests inject one to age the backlog.
     public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    /// systemd's notification socket (`Type=notify`): READY, STATUS and WATCHDOG go there (ServiceSupervision.swift).
+    public var systemd: SystemdNotifier?
+    /// Test hook (`--test-stall-loop-after`): the main loop stops for good this long after start.
+    public var stallLoopAfterMilliseconds: Int?
 
     public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
         self.sessionLimit = sessionLimit
@@ -71,7 +75,7 @@ public final class BoothRuntime: Sendable {
     public let loop: EventLoop
     public let log: Logger
     let clock: any MonotonicClock
-    private let options: RuntimeOptions
+    let options: RuntimeOptions
     private let factory: DeviceFactory
     private let captures = CaptureBox()
     let store: PhotoStore
@@ -85,6 +89,7 @@ public final class BoothRuntime: Sendable {
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
     let orientation: OrientationTracker
     private let reloader: @Sendable () -> Result<Settings, SettingsError>
+    let supervisor: ServiceSupervisor
 
     /// State confined to the loop's thread (inside `run()`), kept in a Mutex only to be Sendable.
     struct LoopState {
@@ -119,7 +124,7 @@ public final class BoothRuntime: Sendable {
         self.admin = RuntimeAdmin(clock: clock, photosDirectory: settings.storage.dir, log: log)
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
         self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
-                                     clock: clock, log: log, post: post)
+                                     mount: settings.storage.mount, clock: clock, log: log, post: post)
         let displays = factory.displays(settings, clock, log)
         self.displays = displays
         let orientation = OrientationTracker(settings: settings)
@@ -129,6 +134,7 @@ public final class BoothRuntime: Sendable {
                                    captures: captures, clock: clock, log: log, post: post,
                                    onFrame: { frame in for d in displays { d.frame(frame) } })
         self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock)
+        self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
         self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings)), settings: settings))
     }
 
@@ -154,7 +160,10 @@ public final class BoothRuntime: Sendable {
     }
 
     /// Asks the booth to stop (SIGTERM): a save in flight finishes, devices are released.
-    public func requestShutdown() { loop.post(.shutdown) }
+    public func requestShutdown() {
+        supervisor.stopping()
+        loop.post(.shutdown)
+    }
 
     /// The current state (thread-safe snapshot).
     public var currentState: BoothState { state.withLock { $0.machine.state } }
@@ -166,13 +175,16 @@ public final class BoothRuntime: Sendable {
         let settings = state.withLock { $0.settings }
         log.notice("photoboothd starting: photos in \(settings.storage.dir)")
         var startFaults: [(FaultKind, String)] = []
-        do {
+        if let problem = storage.mountProblem() {
+            // Not even prepare(): it would create the photos directory on the SD card.
+            startFaults.append((.storage, problem))
+        } else { do {
             try store.prepare()
             log.info("storage: \(store.directory), next session \(store.nextSession)")
             admin.stats.open(scanning: store.directory)
         } catch {
-            startFaults.append((.storage, "photos directory not writable: \(error)"))
-        }
+            startFaults.append((.storage, "photos directory not writable: \(error)\(writablePathsHint(settings.storage.dir, error))"))
+        } }
         storage.launch()
         camera.launch()
         printer.launch()
@@ -183,7 +195,8 @@ public final class BoothRuntime: Sendable {
         for (kind, message) in startFaults { loop.post(.deviceFault(kind, message: message)) }
         loop.post(.storageStatus(refusal: storage.refusal()))
         afterEvent()
-        loop.run { event in self.handle(event) }
+        superviseAfterEvent()
+        loop.run(tickEveryMilliseconds: supervisor.tickMilliseconds, tick: { self.tick() }) { event in self.handle(event) }
         return shutdownDevices()
     }
 
@@ -193,6 +206,7 @@ public final class BoothRuntime: Sendable {
         if case .press = event, case .idle = currentState {
             // Free space is checked before each session, not only now and then.
             dispatch(.storageStatus(refusal: storage.refusal()))
+            if let problem = storage.mountProblem() { dispatch(.deviceFault(.storage, message: problem)) }
         }
         if case .press = event { state.withLock { $0.autoPressScheduled = false } }
         if case let .press(_, at) = event { admin.notePress(at: at) }
@@ -200,6 +214,7 @@ public final class BoothRuntime: Sendable {
         dispatch(event)
         admin.stats.record(counters, highestSession: store.nextSession - 1)
         afterEvent()
+        superviseAfterEvent()
     }
 
     private func dispatch(_ event: BoothEvent) {
@@ -363,6 +378,7 @@ public final class BoothRuntime: Sendable {
         let old = state.withLock { s in defer { s.settings = new }; return s.settings }
         storage.setMinFree(UInt64(new.storage.minFreeBytes))
         if new.print != old.print { printer.reconfigure(new.print) }
+        storage.setMount(new.storage.mount)
         if new.camera != old.camera || new.storage.jpegQuality != old.storage.jpegQuality {
             camera.reconfigure(stream: streamRequest(from: new), captureSize: new.camera.captureSize,
                                jpegQuality: new.storage.jpegQuality)

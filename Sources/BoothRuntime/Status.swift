@@ -56,6 +56,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
             gravity = s.lastSample.map { [$0.x, $0.y, $0.z].map { ($0 * 100).rounded() / 100 } }
         }
     }
+    /// Whether the wall clock is NTP-synchronised (``ClockSync``), read when the report is made; nil when unknown.
+    /// Dates (folder names, `startedAt`) may be wrong while false.
+    public var clockSynchronized: Bool? = ClockSync.isSynchronized()
 
     /// The camera worker's figures.
     public struct CameraStatus: Codable, Sendable, Equatable {

@@ -16,12 +16,15 @@ public final class StorageWorker: Sendable {
     private let idle = Mutex(true)
     private let minFree: Mutex<UInt64>
     private let savedCount = Mutex(0)
+    private let mount: Mutex<String>
 
     enum Job: Sendable { case save(UInt64), retry, shutdown }
 
     /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
-    public init(store: PhotoStore, captures: CaptureBox, minFree: UInt64, clock: any MonotonicClock,
+    /// - Parameter mount: `storage.mount`: removable media that must be mounted under the photos (empty: none).
+    public init(store: PhotoStore, captures: CaptureBox, minFree: UInt64, mount: String = "", clock: any MonotonicClock,
                 log: Logger, post: @escaping @Sendable (BoothEvent) -> Void) {
+        self.mount = Mutex(mount)
         self.store = store
         self.captures = captures
         self.minFree = Mutex(minFree)
@@ -42,6 +45,14 @@ public final class StorageWorker: Sendable {
     public func retry() { enqueue(.retry) }
     /// Sets `storage.min_free` (bytes).
     public func setMinFree(_ bytes: UInt64) { minFree.withLock { $0 = bytes } }
+    /// The worker thread's sign of life, for the watchdog's liveness check.
+    public let heartbeat = Heartbeat()
+    /// Sets `storage.mount`.
+    public func setMount(_ path: String) { mount.withLock { $0 = path } }
+    /// Why the photos directory must not be written now (removable media gone), or nil. See ``StorageGuard``.
+    public func mountProblem() -> String? {
+        StorageGuard.mountProblem(mount: mount.withLock { $0 }, dir: store.directory)
+    }
     /// Captures saved since start.
     public var saved: Int { savedCount.withLock { $0 } }
 
@@ -79,7 +90,8 @@ public final class StorageWorker: Sendable {
     private func run() {
         while true {
             wake.lock()
-            while queue.withLock({ $0.isEmpty }) { wake.wait() }
+            while queue.withLock({ $0.isEmpty }) { heartbeat.waiting(); wake.wait() }
+            heartbeat.turn(at: clock.now())
             let job = queue.withLock { $0.removeFirst() }
             idle.withLock { $0 = false }
             wake.unlock()
@@ -99,6 +111,11 @@ public final class StorageWorker: Sendable {
     @discardableResult
     private func saveOne(_ id: UInt64) -> Bool {
         guard let record = captures.get(id) else { return true }
+        if let problem = mountProblem() {
+            log.error("capture \(id) not saved, kept in memory: \(problem)")
+            post(.deviceFault(.storage, message: problem))
+            return false
+        }
         do {
             let path = try store.saveCapture(record.jpeg, session: record.session, shot: record.shot)
             let savedAt = clock.now()
@@ -118,6 +135,10 @@ public final class StorageWorker: Sendable {
     }
 
     private func retryHeld() {
+        if let problem = mountProblem() {
+            post(.deviceFault(.storage, message: problem))
+            return
+        }
         do {
             try store.prepare()
         } catch {

@@ -22,3 +22,12 @@ int pb_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid) 
 int pb_set_current_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
 }
+
+#include <sys/timex.h>
+
+int pb_clock_synchronized(void) {
+    struct timex t = {0};
+    int state = adjtimex(&t);
+    if (state < 0) return -1;
+    return (state != TIME_ERROR && (t.status & STA_UNSYNC) == 0) ? 1 : 0;
+}

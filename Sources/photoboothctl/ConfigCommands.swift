@@ -232,6 +232,8 @@ struct ConfigValidate: Subcommand {
     static let summary = "Check a config file and list every problem as file:line: message."
     static let details = """
         Without FILE: the running daemon's file, else \(Schema.defaultConfigPath).
+        A storage.dir outside the service's writable paths (\(ServicePaths.writable.joined(separator: ", ")))
+        is an error in \(Schema.defaultConfigPath) and a warning in any other file.
         Exit codes: 0 valid (warnings may be printed); 66 unreadable or missing; 78 invalid.
         """
     static let options: [Option] = [.json, .file, .socket]
@@ -261,7 +263,14 @@ struct ConfigValidate: Subcommand {
             return ExitCode.noInput
         case let .success(t?): text = t
         }
-        let check = Settings.check(text: text, file: path)
+        var check = Settings.check(text: text, file: path)
+        if let settings = check.settings {
+            // The service (ProtectSystem=strict) writes only in its own paths; an error for its own config file.
+            let service = ServicePaths.diagnostics(for: settings, file: path,
+                                                   asService: absolutePath(path) == Schema.defaultConfigPath)
+            check.diagnostics += service
+            if service.contains(where: { $0.severity == .error }) { check.settings = nil }
+        }
         if args.json {
             printJSON(Output(file: path, valid: check.isValid,
                              problems: check.diagnostics.map { .init(line: $0.line, key: $0.key, severity: $0.severity.rawValue, message: $0.message) }))

@@ -42,6 +42,7 @@ struct Arguments {
     var check = false
     var verbose = false
     var socketPath: String?
+    var stallLoopAfter: Int?
 }
 
 func fail(_ message: String, _ code: Int32) -> Never {
@@ -78,6 +79,11 @@ func parseArguments(_ argv: [String]) -> Arguments {
         case "--check": a.check = true
         case "--socket": a.socketPath = value(arg)
         case "--verbose", "-v": a.verbose = true
+        case "--test-stall-loop-after":
+            // Test hook, not in --help: the main loop stops for good after this many ms (watchdog tests).
+            let v = value(arg)
+            guard let ms = Int(v), ms >= 0 else { fail("--test-stall-loop-after takes milliseconds, got '\(v)'", ExitCode.usage) }
+            a.stallLoopAfter = ms
         default: fail("unknown option '\(arg)'; see --help", ExitCode.usage)
         }
         i += 1
@@ -111,9 +117,17 @@ if args.check {
 }
 
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
+var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
+// Under systemd (Type=notify): READY/STATUS/WATCHDOG to $NOTIFY_SOCKET; nil otherwise.
+runtimeOptions.systemd = SystemdNotifier.fromEnvironment()
+runtimeOptions.stallLoopAfterMilliseconds = args.stallLoopAfter
+if let n = runtimeOptions.systemd {
+    log.info("systemd: notifications to \(n.socketPath)"
+             + (n.watchdogIntervalMilliseconds.map { ", WATCHDOG=1 every \($0) ms while alive" } ?? ", no watchdog"))
+}
 let runtime = BoothRuntime(
     settings: loaded.settings,
-    options: RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress),
+    options: runtimeOptions,
     factory: factory, log: log,
     reloader: {
         do {

@@ -146,7 +146,7 @@ final class TestBooth: Sendable {
     ///   - button: the button device; the ``FakeButton`` (`self.button`) when nil.
     ///   - filePreview: also write the file preview (`settings.preview.file`).
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
-         cameraName: String = "sim-test-camera") {
+         cameraName: String = "sim-test-camera", options: RuntimeOptions = RuntimeOptions()) {
         self.settings = settings
         let camera = TestCamera(name: cameraName)
         self.camera = camera
@@ -165,7 +165,7 @@ final class TestBooth: Sendable {
                 }
                 return sinks
             })
-        runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, log: log,
+        runtime = BoothRuntime(settings: settings, options: options, factory: factory, log: log,
                                reloader: { .success(settings) })
     }
 

@@ -186,6 +186,8 @@ public enum Schema {
              "JPEG quality for photos the booth encodes (YUYV or RGB cameras); MJPEG frames are saved as they came."),
         .bytes("storage.min_free", \.storage.minFreeBytes, 0...1_000_000_000_000, "500MB",
                "Free space to keep on the photos' disk; below it the booth refuses new sessions and says why."),
+        .path("storage.mount", \.storage.mount, allowsEmpty: true, "",
+              "Mount point of removable media holding dir (e.g. /media/photobooth). When nothing is mounted there, or dir is on another file system, the booth goes to fault(storage) instead of filling the SD card. Empty: no check."),
 
         .path("preview.file", \.preview.file, allowsEmpty: true, "/run/photobooth/preview.jpg",
               "The live view as a JPEG file, rewritten atomically; during review, the photo. Empty: no file preview."),

@@ -116,6 +116,8 @@ public struct Settings: Sendable, Hashable {
         public var jpegQuality = 0
         /// `storage.min_free`: bytes that must stay free in `dir`; below it, sessions are refused.
         public var minFreeBytes = 0
+        /// `storage.mount`: the mount point of removable media holding `dir`; empty for no check.
+        public var mount = ""
     }
 
     /// `[preview]` settings.

@@ -1,0 +1,276 @@
+import BoothCore
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import BoothRuntime
+
+// The booth as a systemd service: sd_notify datagrams, the watchdog's liveness check, removable
+// media and a full disk. The mount tests need root (tmpfs mounts) and are skipped without it.
+
+/// Listens on an AF_UNIX datagram socket as systemd does for `$NOTIFY_SOCKET`; keeps each datagram
+/// with the monotonic time it arrived.
+final class NotifyListener: Sendable {
+    let address: String
+    private let fd: Int32
+    private let received = Mutex<[(at: MonotonicInstant, text: String)]>([])
+    private let stop = Mutex(false)
+
+    /// - Parameter address: a path, or `@name` for the abstract namespace.
+    init(_ address: String) throws {
+        self.address = address
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw FileError(call: "socket", errno: errno, path: address) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(address.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard r == 0 else { throw FileError(call: "bind", errno: errno, path: address) }
+        var tv = timeval(tv_sec: 0, tv_usec: 50_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let t = Thread { [self] in
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while !stop.withLock({ $0 }) {
+                let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 {
+                    let text = String(decoding: buf[0..<n], as: UTF8.self)
+                    received.withLock { $0.append((SystemClock().now(), text)) }
+                }
+            }
+        }
+        t.start()
+    }
+
+    func close() {
+        stop.withLock { $0 = true }
+        usleep(100_000)
+        Glibc.close(fd)
+        if !address.hasPrefix("@") { unlink(address) }
+    }
+
+    var messages: [String] { received.withLock { $0.map(\.text) } }
+    func times(of text: String) -> [MonotonicInstant] { received.withLock { $0.filter { $0.text == text }.map(\.at) } }
+}
+
+@Suite(.serialized) struct SystemdNotifyTests {
+    @Test func eachMessageIsOneDatagramToAPathOrAnAbstractSocket() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        for address in ["\(dir)/notify", "@photobooth-test-\(getpid())"] {
+            let listener = try NotifyListener(address)
+            defer { listener.close() }
+            let n = try #require(SystemdNotifier(socketPath: address, watchdogIntervalMilliseconds: 500))
+            try n.ready(status: "idle · 0 photos")
+            try n.status("fault · camera: gone\nreally")
+            try n.watchdog()
+            try #require(await eventually { listener.messages.count == 3 }, "\(listener.messages)")
+            #expect(listener.messages == ["READY=1\nSTATUS=idle · 0 photos", "STATUS=fault · camera: gone really",
+                                          "WATCHDOG=1"])
+        }
+        #expect(SystemdNotifier(socketPath: "relative/sock", watchdogIntervalMilliseconds: nil) == nil)
+        #expect(SystemdNotifier(socketPath: "/" + String(repeating: "x", count: 200), watchdogIntervalMilliseconds: nil) == nil)
+        let nobody = try #require(SystemdNotifier(socketPath: "\(dir)/nobody-listens", watchdogIntervalMilliseconds: nil))
+        #expect(throws: FileError.self) { try nobody.watchdog() }
+    }
+
+    @Test func environmentGivesHalfTheWatchdogTimeoutAndIsCleared() {
+        setenv("NOTIFY_SOCKET", "@x", 1)
+        setenv("WATCHDOG_USEC", "3000000", 1)
+        setenv("WATCHDOG_PID", "\(getpid())", 1)
+        let n = SystemdNotifier.fromEnvironment()
+        #expect(n?.socketPath == "@x")
+        #expect(n?.watchdogIntervalMilliseconds == 1500)
+        #expect(getenv("NOTIFY_SOCKET") == nil && getenv("WATCHDOG_USEC") == nil && getenv("WATCHDOG_PID") == nil)
+        setenv("NOTIFY_SOCKET", "@x", 1)
+        setenv("WATCHDOG_USEC", "3000000", 1)
+        setenv("WATCHDOG_PID", "1", 1)
+        #expect(SystemdNotifier.fromEnvironment()?.watchdogIntervalMilliseconds == nil, "the watchdog is another process's")
+        #expect(SystemdNotifier.fromEnvironment() == nil, "no NOTIFY_SOCKET: not under systemd")
+    }
+
+    @Test func theBoothSendsReadyStatusOnEachChangeAndWatchdogWhileAlive() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let listener = try NotifyListener("\(dir)/notify")
+        defer { listener.close() }
+        var options = RuntimeOptions()
+        options.systemd = SystemdNotifier(socketPath: listener.address, watchdogIntervalMilliseconds: 100)
+        let booth = TestBooth(fastSettings(dir: dir), options: options)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { listener.messages.contains("READY=1\nSTATUS=idle · 0 photos") },
+                     "READY once idle: \(listener.messages)\n\(booth.logText)")
+        booth.button.press()
+        try #require(await eventually { listener.messages.contains("STATUS=idle · 1 photo") }, "\(listener.messages)")
+        #expect(listener.messages.contains { $0.hasPrefix("STATUS=review") }, "each state change: \(listener.messages)")
+        #expect(listener.messages.filter { $0.hasPrefix("READY=1") }.count == 1)
+        try #require(await eventually { listener.times(of: "WATCHDOG=1").count >= 5 })
+        let beats = listener.times(of: "WATCHDOG=1")
+        let gaps = zip(beats.dropFirst(), beats).map { $0.milliseconds(since: $1) }
+        #expect(gaps.allSatisfy { $0 < 400 }, "WATCHDOG=1 about every 100 ms: \(gaps)")
+        booth.shutdownAndWait()
+        #expect(await eventually { listener.messages.contains("STOPPING=1\nSTATUS=stopping") })
+    }
+
+    @Test func aStuckMainLoopStopsTheWatchdog() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let listener = try NotifyListener("\(dir)/notify")
+        defer { listener.close() }
+        var options = RuntimeOptions()
+        options.systemd = SystemdNotifier(socketPath: listener.address, watchdogIntervalMilliseconds: 100)
+        options.stallLoopAfterMilliseconds = 700
+        // The loop stays stalled for good: this booth's thread is left behind, sleeping.
+        let booth = TestBooth(fastSettings(dir: dir), options: options)
+        booth.start()
+        try #require(await eventually { booth.logged("main loop stalled on purpose") }, "\(booth.logText)")
+        let stalledAt = SystemClock().now()
+        #expect(listener.times(of: "WATCHDOG=1").count >= 3, "alive before the stall")
+        try await Task.sleep(for: .milliseconds(1000))
+        let after = listener.times(of: "WATCHDOG=1").filter { $0 > stalledAt }
+        #expect(after.isEmpty, "no WATCHDOG=1 once the loop is stuck: \(after.count) sent")
+    }
+}
+
+@Suite struct LivenessCheckTests {
+    func inputs(_ clock: ManualClock, state: BoothState = .idle, since: MonotonicInstant? = nil,
+                camera: Heartbeat = Heartbeat(), storage: Heartbeat = Heartbeat(), button: Bool = true) -> LivenessCheck.Inputs {
+        LivenessCheck.Inputs(now: clock.now(), state: state, stateSince: since ?? clock.now(),
+                             config: coreConfig(from: Settings.defaults), camera: camera, storage: storage,
+                             buttonRunning: button)
+    }
+
+    @Test func aWorkerThreadIsAliveWhileTurningOrWaitingAndStuckOtherwise() {
+        let clock = ManualClock()
+        let check = LivenessCheck()
+        let camera = Heartbeat()
+        camera.turn(at: clock.now())
+        clock.advance(milliseconds: check.cameraLimitMilliseconds - 1)
+        #expect(check.problem(inputs(clock, camera: camera)) == nil, "turned within the limit")
+        clock.advance(milliseconds: 2)
+        #expect(check.problem(inputs(clock, camera: camera))?.contains("camera thread stuck") == true)
+        camera.waiting()
+        #expect(check.problem(inputs(clock, camera: camera)) == nil, "deliberately idle")
+        let storage = Heartbeat()
+        storage.turn(at: clock.now())
+        clock.advance(milliseconds: check.storageLimitMilliseconds + 1)
+        #expect(check.problem(inputs(clock, camera: camera, storage: storage))?.contains("storage thread stuck") == true)
+    }
+
+    @Test func aStoppedButtonMustBeARecordedFault() {
+        let clock = ManualClock()
+        let check = LivenessCheck()
+        #expect(check.problem(inputs(clock, button: false)) != nil)
+        #expect(check.problem(inputs(clock, state: .fault(reasons: [.button: "line gone"]), button: false)) == nil)
+        #expect(check.problem(inputs(clock, state: .fault(reasons: [.camera: "gone"]), button: false)) != nil)
+    }
+
+    @Test func aSessionStepBeyondItsDeadlineIsStuckButIdleNeverIs() {
+        let clock = ManualClock()
+        let check = LivenessCheck()
+        let start = clock.now()
+        let review = Settings.defaults.session.reviewMilliseconds
+        clock.advance(milliseconds: review + check.stateSlackMilliseconds - 1)
+        #expect(check.problem(inputs(clock, state: .review(captureID: 1), since: start)) == nil)
+        clock.advance(milliseconds: 2)
+        #expect(check.problem(inputs(clock, state: .review(captureID: 1), since: start))?.contains("state review") == true)
+        clock.advance(milliseconds: 86_400_000)
+        #expect(check.problem(inputs(clock, state: .idle, since: start)) == nil)
+    }
+}
+
+/// Root can mount a tmpfs here (CI runs as root); elsewhere the mount tests are skipped.
+let canMountTmpfs: Bool = {
+    guard geteuid() == 0 else { return false }
+    let dir = makeTempDir("probe")
+    defer { removeTree(dir) }
+    guard run("/bin/mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir) == 0 else { return false }
+    return run("/bin/umount", dir) == 0
+}()
+
+@discardableResult
+func run(_ argv: String...) -> Int32 {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: argv[0])
+    p.arguments = Array(argv.dropFirst())
+    do { try p.run() } catch { return -1 }
+    p.waitUntilExit()
+    return p.terminationStatus
+}
+
+@Suite(.serialized, .enabled(if: canMountTmpfs, "needs root to mount a tmpfs (skipped: not root or mount refused)"))
+struct StorageMediaTests {
+    @Test func removableMediaGoneIsAStorageFaultAndNothingIsWrittenToTheEmptyMountPoint() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let media = "\(dir)/media"
+        mkdir(media, 0o755)
+        try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", media) == 0)
+        defer { run("/bin/umount", "-l", media) }
+        var settings = fastSettings(dir: dir)
+        settings.storage.dir = "\(media)/photos"
+        settings.storage.mount = media
+        let booth = TestBooth(settings)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { booth.camera.isStreaming && booth.state.isIdle })
+        booth.button.press()
+        try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 }, "\(booth.logText)")
+
+        try #require(run("/bin/umount", "-l", media) == 0)
+        try #require(await eventually(timeoutSeconds: 5) { booth.state.faultReasons?[.storage] != nil },
+                     "media gone -> fault(storage):\n\(booth.logText)")
+        #expect(booth.state.faultReasons?[.storage]?.contains("not mounted at \(media)") == true)
+        booth.button.press()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(listDirectory(media).isEmpty, "nothing written to the SD card under the empty mount point")
+
+        try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", media) == 0)
+        try #require(await eventually(timeoutSeconds: 30) { booth.state.isIdle }, "recovers once mounted again:\n\(booth.logText)")
+    }
+
+    @Test func aFullDiskRefusesSessionsAndAFailedWriteLeavesNoPartialFile() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let disk = "\(dir)/disk"
+        mkdir(disk, 0o755)
+        try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", disk) == 0)
+        defer { run("/bin/umount", "-l", disk) }
+        var settings = fastSettings(dir: dir)
+        settings.storage.dir = "\(disk)/photos"
+        settings.storage.minFreeBytes = 300_000
+        let booth = TestBooth(settings)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { booth.camera.isStreaming && booth.state.isIdle })
+
+        // Below min_free: refused with the reason, no session.
+        let filler = "\(disk)/filler"
+        try AtomicFile.write([UInt8](repeating: 7, count: 800_000), to: filler, durable: false)
+        booth.button.press()
+        try #require(await eventually { booth.logged("press refused", "Storage almost full") }, "\(booth.logText)")
+        #expect(booth.runtime.counters.sessions == 0)
+        unlink(filler)
+        booth.button.press()
+        try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 }, "recovers once freed:\n\(booth.logText)")
+
+        // Completely full with min_free 0: the write fails with ENOSPC, no partial or temp file stays,
+        // the capture is kept and saved once space is freed.
+        let saved = savedCaptures(in: settings.storage.dir)
+        booth.runtime.storage.setMinFree(0)
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o644)
+        let chunk = [UInt8](repeating: 1, count: 4096)
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+        try #require(await eventually { booth.state.isIdle })
+        booth.button.press()
+        try #require(await eventually { booth.state.faultReasons?[.storage] != nil }, "\(booth.logText)")
+        #expect(booth.state.faultReasons?[.storage]?.contains("storage full") == true)
+        let files = savedCaptures(in: settings.storage.dir)
+        #expect(files == saved, "no partial file: \(files)")
+        let folder = (saved[0] as NSString).deletingLastPathComponent
+        #expect(!listDirectory(folder).contains { $0.hasPrefix(AtomicFile.tempPrefix) }, "no temp file")
+        unlink(filler)
+        try #require(await eventually(timeoutSeconds: 30) { savedCaptures(in: settings.storage.dir).count == 2 },
+                     "the held capture is saved once space is freed:\n\(booth.logText)")
+        #expect(savedCaptures(in: settings.storage.dir).allSatisfy(decodesFully))
+    }
+}

@@ -1,0 +1,100 @@
+#!/bin/bash
+# systemd: the booth as the real service, with systemd as PID 1 in the guest (see hardware/vm/init-systemd).
+#  1. install.sh --install --no-start into the guest's overlay root (the release binary, prebuilt on
+#     the host when there is one, else the debug build): user, unit, udev rules, config.
+#  2. systemctl start: Type=notify returns once READY=1; StatusText says idle; the hardened service
+#     reaches the camera (vivid streams), the GPIO line (gpio-sim, a press makes a photo) and the
+#     framebuffer (bochs; checked with a transient unit under the same sandbox settings).
+#  3. kill -STOP: no WATCHDOG=1 any more; systemd kills it (SIGABRT) and restarts it after WatchdogSec.
+#  4. a bad config: the daemon exits 78 and stays stopped (RestartPreventExitStatus=78), no restart loop.
+#  5. systemd-analyze security: the exposure score, for the record.
+# vm-boot: systemd
+# vm-module: bochs
+# vm-timeout: 420
+. "$REPO/hardware/scenarios/lib.sh"
+
+[ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm), not systemd"
+log "systemd $(systemctl --version | head -n1 | awk '{print $2}') is PID 1; system state: $(systemctl is-system-running 2>&1)"
+
+# ---------------------------------------------------------------- 1. install
+RELEASE=$HOME/.cache/photobooth/release-build/release
+if [ -x "$RELEASE/photoboothd" ] && [ -x "$RELEASE/photoboothctl" ]; then PREBUILT=$RELEASE; else PREBUILT=$BUILD_BIN; fi
+log "installing with install.sh --install --no-start (PHOTOBOOTH_PREBUILT=$PREBUILT)"
+(cd "$REPO" && PHOTOBOOTH_PREBUILT=$PREBUILT ./install.sh --install --no-start) > "$RESULTS/install.log" 2>&1 \
+    || fail "install.sh --install failed: $(tail -n 15 "$RESULTS/install.log")"
+pass "install.sh --install"
+assert_contains "$(id photobooth)" "(video)" "photobooth's groups"
+assert_contains "$(id photobooth)" "(gpio)" "photobooth's groups"
+assert_eq "$(systemctl is-enabled photoboothd)" enabled "photoboothd enabled"
+
+VIVID=$(vivid_node) || fail "no vivid capture node"
+gpiosim_create booth 2 button led
+CHIP=$(gpiosim_chip booth)
+gpiosim_set booth 0 pull-up
+udevadm settle -t 10 || true
+wait_for 15 "udev gives /dev/$CHIP to group gpio" sh -c "[ \"\$(stat -c %G:%a /dev/$CHIP)\" = gpio:660 ]"
+FB=/dev/fb0
+[ -c $FB ] || fail "no framebuffer $FB (bochs loaded: $(lsmod | grep -c bochs))"
+C=/etc/photobooth/photobooth.conf
+for kv in "camera.device $VIVID" "camera.format yuyv" "camera.preview_size 640x480" "camera.capture_size 640x480" \
+          "button.chip $CHIP" "button.line 0" "session.preview 0s" "session.countdown 0s" "session.review 1s" \
+          "storage.min_free 1MB" "camera.settle_frames 0"; do
+    set -- $kv
+    /usr/local/bin/photoboothctl config set "$1" "$2" --file $C > /dev/null || fail "config set $1 $2"
+done
+mkdir -p /etc/systemd/system/photoboothd.service.d
+printf '[Service]\nWatchdogSec=4s\n' > /etc/systemd/system/photoboothd.service.d/test.conf
+systemctl daemon-reload
+
+# ---------------------------------------------------------------- 2. start: READY, STATUS, devices
+t0=$(uptime_s)
+assert_cmd "systemctl start photoboothd (returns after READY=1)" timeout 60 systemctl start photoboothd
+log "started in $(awk -v a="$t0" '{printf "%.1f", $1 - a}' /proc/uptime) s"
+status=$(systemctl show -p StatusText --value photoboothd)
+assert_contains "$status" "idle" "StatusText after READY"
+PID1=$(systemctl show -p MainPID --value photoboothd)
+log "MainPID $PID1; StatusText '$status'"
+wait_for 20 "camera streaming inside the sandbox" sh -c "photoboothctl status --json | grep -q '\"streaming\" *: *true'"
+photoboothctl status > "$RESULTS/status.txt" 2>&1
+assert_contains "$(cat "$RESULTS/status.txt")" "$VIVID" "photoboothctl status names the camera"
+assert_contains "$(cat "$RESULTS/status.txt")" "clock" "status says whether the clock is synchronised"
+gpiosim_set booth 0 pull-down; sleep 0.3; gpiosim_set booth 0 pull-up
+wait_for 30 "a photo from a GPIO press, written under ProtectSystem=strict" sh -c "find /var/lib/photobooth/photos -name 'booth-*.jpg' | grep -q ."
+assert_eq "$(stat -c %U "$(find /var/lib/photobooth/photos -name 'booth-*.jpg' | head -n1)")" photobooth "photo owner"
+wait_for 20 "StatusText counts the photo" sh -c "systemctl show -p StatusText --value photoboothd | grep -q '1 photo'"
+# The framebuffer through the unit's own sandbox settings (the display module opens it the same way).
+mapfile -t props < <(sed -n '/^\[Service\]/,/^\[/p' /etc/systemd/system/photoboothd.service \
+    | grep -E '^(NoNewPrivileges|ProtectSystem|ProtectHome|PrivateTmp|DevicePolicy|DeviceAllow|SupplementaryGroups|User|Group|RestrictAddressFamilies|SystemCallFilter|ProtectKernel|ProtectControlGroups|PrivateNetwork|MemoryDenyWriteExecute|CapabilityBoundingSet)')
+args=(); for p in "${props[@]}"; do args+=(-p "$p"); done
+assert_cmd "the sandboxed photobooth user reads $FB" systemd-run --wait --pipe --quiet "${args[@]}" head -c 4096 $FB
+systemd-run --wait --pipe --quiet "${args[@]}" head -c 1 /dev/mem > /dev/null 2>&1 && fail "the sandbox let the service read /dev/mem"
+pass "the same sandbox refuses /dev/mem"
+
+# ---------------------------------------------------------------- 3. watchdog
+t0=$(uptime_s)
+kill -STOP "$PID1"
+log "kill -STOP $PID1 (WatchdogSec=4s)"
+wait_for 30 "systemd restarts the stopped daemon" sh -c "p=\$(systemctl show -p MainPID --value photoboothd); [ \"\$p\" != 0 ] && [ \"\$p\" != $PID1 ] && systemctl is-active -q photoboothd"
+log "restarted $(awk -v a="$t0" '{printf "%.1f", $1 - a}' /proc/uptime) s after SIGSTOP; new MainPID $(systemctl show -p MainPID --value photoboothd)"
+journalctl -u photoboothd --no-pager > "$RESULTS/photoboothd-journal.txt"
+assert_contains "$(cat "$RESULTS/photoboothd-journal.txt")" "Watchdog timeout" "the journal"
+assert_ge "$(systemctl show -p NRestarts --value photoboothd)" 1 "NRestarts"
+
+# ---------------------------------------------------------------- 4. bad config: no restart loop
+printf '[session]\ncountdown = banana\n' >> $C
+systemctl restart photoboothd 2>/dev/null && fail "photoboothd started with a bad config"
+sleep 6
+assert_eq "$(systemctl show -p ExecMainStatus --value photoboothd)" 78 "exit status with a bad config"
+n1=$(systemctl show -p NRestarts --value photoboothd)
+sleep 4
+assert_eq "$(systemctl show -p NRestarts --value photoboothd)" "$n1" "NRestarts stays (no restart loop)"
+state=$(systemctl show -p ActiveState --value photoboothd)
+case "$state" in failed|inactive) pass "photoboothd stays stopped ($state)" ;; *) fail "photoboothd is $state with a bad config" ;; esac
+journalctl -u photoboothd --no-pager > "$RESULTS/photoboothd-journal.txt"
+assert_contains "$(cat "$RESULTS/photoboothd-journal.txt")" "invalid settings, not starting" "the journal says why"
+assert_contains "$(cat "$RESULTS/photoboothd-journal.txt")" "duplicate key 'session.countdown'" "the journal names the problem"
+
+# ---------------------------------------------------------------- 5. exposure
+systemd-analyze security photoboothd > "$RESULTS/security.txt" 2>&1 || true
+log "$(grep 'Overall exposure' "$RESULTS/security.txt")"
+log "systemd scenario passed"

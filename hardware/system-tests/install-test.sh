@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# install.sh --install --destdir into a temp tree: the expected files with their modes, the unit as in
+# etc/, a kept config shown as a diff, a second run that changes nothing, `systemd-analyze verify` on the
+# installed unit, its `systemd-analyze security` exposure, and --uninstall keeping config and photos.
+# Reuses the release build cache of install.sh (outside the clone).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+D=$(mktemp -d /tmp/photobooth-destdir-XXXXXX)
+trap 'rm -rf "$D"' EXIT
+fail() { echo "install-test: $*"; exit 1; }
+manifest() { (cd "$D" && find . -printf '%p %M %s %T@\n' | sort); }
+
+./install.sh --install --destdir "$D" --no-start > "$D.log1" 2>&1 || { cat "$D.log1"; fail "first install failed"; }
+expect_file() { # PATH MODE
+  [ -f "$D$1" ] || fail "missing $1"
+  [ "$(stat -c %a "$D$1")" = "$2" ] || fail "$1 has mode $(stat -c %a "$D$1"), expected $2"
+}
+expect_file /usr/local/bin/photoboothd 755
+expect_file /usr/local/bin/photoboothctl 755
+expect_file /etc/photobooth/photobooth.conf 644
+expect_file /etc/systemd/system/photoboothd.service 644
+expect_file /etc/udev/rules.d/90-photobooth.rules 644
+expect_file /etc/sysusers.d/photobooth.conf 644
+[ -d "$D/var/lib/photobooth" ] && [ "$(stat -c %a "$D/var/lib/photobooth")" = 750 ] || fail "/var/lib/photobooth missing or not 0750"
+cmp -s etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" || fail "the installed unit differs from etc/"
+cmp -s etc/photobooth/photobooth.conf "$D/etc/photobooth/photobooth.conf" || fail "the installed config differs from etc/"
+"$D/usr/local/bin/photoboothd" --version | grep -q photoboothd || fail "the installed photoboothd does not run"
+if ldd "$D/usr/local/bin/photoboothd" | grep -q libswift; then fail "photoboothd links the Swift runtime dynamically"; fi
+echo "install-test: files and modes ok; the binary needs no Swift toolchain ($(ldd "$D/usr/local/bin/photoboothd" | wc -l) shared libraries, none from Swift)"
+
+before=$(manifest)
+./install.sh --install --destdir "$D" --no-start > "$D.log2" 2>&1 || { cat "$D.log2"; fail "second install failed"; }
+[ "$before" = "$(manifest)" ] || { diff <(echo "$before") <(manifest); fail "the second run changed files"; }
+grep -q "installed " "$D.log2" && fail "the second run says it installed something: $(grep 'installed ' "$D.log2")"
+echo "install-test: second run changed nothing"
+
+# An operator's config is kept, and the difference shown.
+echo "# edited by the operator" >> "$D/etc/photobooth/photobooth.conf"
+./install.sh --install --destdir "$D" --no-start > "$D.log3" 2>&1 || { cat "$D.log3"; fail "third install failed"; }
+tail -n1 "$D/etc/photobooth/photobooth.conf" | grep -q "edited by the operator" || fail "the config was overwritten"
+grep -q -- "-# edited by the operator" "$D.log3" || fail "the difference was not shown"
+echo "install-test: an edited config is kept and its difference shown"
+
+# systemd-analyze verify: the unit with ExecStart pointing into the staging tree (the one difference).
+unit=$(mktemp -d)/photoboothd.service
+sed "s#/usr/local/bin/#$D/usr/local/bin/#" "$D/etc/systemd/system/photoboothd.service" > "$unit"
+systemd-analyze verify "$unit" || fail "systemd-analyze verify found problems in the unit"
+echo "install-test: systemd-analyze verify passed"
+systemd-analyze security --offline=yes "$unit" 2>/dev/null | grep "Overall exposure" || true
+rm -rf "$(dirname "$unit")"
+
+mkdir -p "$D/var/lib/photobooth/photos/2026-01-01" && echo x > "$D/var/lib/photobooth/photos/2026-01-01/booth-000001-1.jpg"
+./install.sh --uninstall --destdir "$D" > "$D.log4" 2>&1 || { cat "$D.log4"; fail "uninstall failed"; }
+for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /etc/systemd/system/photoboothd.service \
+         /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf; do
+  [ ! -e "$D$f" ] || fail "--uninstall left $f"
+done
+[ -f "$D/etc/photobooth/photobooth.conf" ] || fail "--uninstall removed the config"
+[ -f "$D/var/lib/photobooth/photos/2026-01-01/booth-000001-1.jpg" ] || fail "--uninstall removed photos"
+rm -f "$D".log*
+echo "install-test: --uninstall removed the programs, unit and rules, kept the config and the photos"
+echo "install-test: passed"
