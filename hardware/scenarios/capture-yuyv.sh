@@ -7,7 +7,9 @@
 #    gpio-pulse's write window, and the capture's trigger is that timestamp;
 #  - one 100 ms press -> exactly one session, one capture saved, which decodes (TurboJPEG) at
 #    640x480; trigger-to-frame (= press-to-frame, kernel edge to frame timestamp) is read back,
-#    reported and bounded (>= 0, <= 250 ms: a few frame intervals under TCG).
+#    reported and bounded (>= 0, <= 250 ms: a few frame intervals under TCG);
+#  - photoboothctl status and devices (JSON) give vivid's and gpio-sim's real figures: the
+#    stream's format, size and rate, the button's chip and line, the line used by "photobooth".
 # vm-timeout: 180
 . "$REPO/hardware/scenarios/lib.sh"
 
@@ -71,5 +73,46 @@ log "$info"
 assert_contains "$info" "width=640 height=480" "decoded capture size"
 cp "${FILES[0]}" "$RESULTS/capture.jpg"
 booth_alive "after the session"
+
+# photoboothctl against the real drivers: status and devices give vivid's and gpio-sim's figures.
+"$BUILD_BIN/photoboothctl" status --json > "$RESULTS/status.json" 2>&1 || fail "photoboothctl status: $(cat "$RESULTS/status.json")"
+"$BUILD_BIN/photoboothctl" devices --json > "$RESULTS/devices.json" 2>&1 || fail "photoboothctl devices: $(cat "$RESULTS/devices.json")"
+"$BUILD_BIN/photoboothctl" status > "$RESULTS/status.txt" 2>&1 || true
+checks=$(/usr/bin/python3 - "$RESULTS/status.json" "$RESULTS/devices.json" "$VIVID" "$CHIP" <<'PY'
+import json, sys
+status, devices = (json.load(open(p)) for p in sys.argv[1:3])
+vivid, chip = sys.argv[3], sys.argv[4]
+out = []
+def check(ok, what):
+    out.append(("PASS: " if ok else "FAIL: ") + what)
+c = status["camera"]
+check(c["streaming"] and c["device"] == vivid, f"status: camera {c.get('device')} streaming (want {vivid})")
+check((c["format"], c["width"], c["height"]) == ("YUYV", 640, 480), f"status: camera {c['format']} {c['width']}x{c['height']}")
+check(abs((c["framesPerSecond"] or 0) - 25) < 0.5, f"status: frame rate {c['framesPerSecond']} (25 set)")
+check(c["framesDelivered"] > 0, f"status: {c['framesDelivered']} frames delivered")
+b = status["button"]
+check(b["chip"] == chip and b["line"] == "button" and b["running"], f"status: button {b['chip']} line {b['line']} running={b['running']}")
+check(b["lastPress"] is not None, f"status: last press {b['lastPress']}")
+check(status["counters"]["completed"] == 1 and status["state"] == "idle", f"status: {status['state']}, {status['counters']['completed']} completed")
+cams = [x for x in devices["cameras"] if x["path"] == vivid]
+check(len(cams) == 1 and "vivid" in cams[0]["card"], f"devices: {vivid} listed with card {cams[0]['card'] if cams else None}")
+if cams:
+    yuyv = [f for f in cams[0]["formats"] if f["fourcc"] == "YUYV"]
+    sizes = [(s["width"], s["height"]) for f in yuyv for s in f["sizes"]]
+    check((640, 480) in sizes, f"devices: YUYV 640x480 among {len(sizes)} sizes")
+    check(len(cams[0]["controls"]) > 0, f"devices: {len(cams[0]['controls'])} controls")
+chips = [g for g in devices["gpioChips"] if g["name"] == chip]
+check(len(chips) == 1, f"devices: gpio chip {chip} listed")
+if chips:
+    lines = {l["name"]: l for l in chips[0]["lines"]}
+    check("button" in lines and "spare" in lines, f"devices: line names {sorted(lines)}")
+    bl = lines.get("button", {})
+    check(bl.get("used") and bl.get("consumer") == "photobooth", f"devices: line 'button' used by {bl.get('consumer')!r}")
+    check(not lines.get("spare", {}).get("used", True), "devices: line 'spare' free")
+print("\n".join(out))
+PY
+) || fail "checking photoboothctl's JSON: $checks"
+log "$checks"
+assert_not_contains "$checks" "FAIL:" "photoboothctl status/devices against vivid and gpio-sim"
 booth_stop
 log "RESULT press-to-frame ${latency} ms (kernel edge -> frame timestamp, vivid 640x480 YUYV 25 fps = 40 ms interval; TCG, not a hardware figure); frame-to-saved ${f2s} ms"
