@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
         .systemLibrary(name: "CGPIOD", path: "Sources/CGPIOD"),
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG"),
+        .systemLibrary(name: "CCUPS", path: "Sources/CCUPS"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
@@ -29,8 +30,9 @@ let package = Package(
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "CGPIODShims"]),
+        .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
         // Runs the core's commands against the devices.
-        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "CSysShims"]),
+        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothRuntime"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothRuntime"]),
@@ -44,6 +46,8 @@ let package = Package(
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime"]),
+        .testTarget(name: "BoothPrintTests", dependencies: ["BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
+                    exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,6 +17,10 @@ TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libg
 BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test), udev (the systemd scenario applies etc/udev in the guest).
 TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev)
+# Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
+# the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
+PRINT_BUILD_DEPS=(libcups2-dev)
+PRINT_TEST_DEPS=(cups cups-ipp-utils cups-client dbus)
 
 step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -117,7 +121,7 @@ build() {
 
 # ---- --install / --uninstall ---------------------------------------------------------------
 # What the installed booth needs at run time (the binary links these; the Swift runtime is static).
-RUNTIME_DEPS=(libv4l-0 libgpiod2 libturbojpeg0 v4l-utils gpiod)
+RUNTIME_DEPS=(libv4l-0 libgpiod2 libturbojpeg0 libcups2 v4l-utils gpiod)
 # The one release build, kept outside the clone so CI and re-runs reuse it.
 RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
 
@@ -168,7 +172,7 @@ do_install() {
   if [ -z "$D" ]; then
     step "installing runtime and build dependencies (apt-get --no-install-recommends)"
     if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then apt_install "${RUNTIME_DEPS[@]}"
-    else apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"; fi
+    else apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${PRINT_BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"; fi
   fi
   if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "checking the Swift toolchain"; check_swift_version; fi
   if [ -n "$D" ]; then
@@ -272,7 +276,7 @@ case "$mode" in
   --demo)
     step "looking for a Swift toolchain"; find_swift
     step "installing build dependencies (and what the toolchain itself needs)"
-    apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}"
+    apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${PRINT_BUILD_DEPS[@]}"
     step "checking the Swift toolchain"; check_swift_version
     build
     step "running the simulated booth: 3 sessions, pressed automatically"
@@ -283,7 +287,7 @@ case "$mode" in
   --test|--unit)
     step "looking for a Swift toolchain"; find_swift
     step "installing test dependencies (and what the toolchain itself needs)"
-    apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
+    apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${PRINT_BUILD_DEPS[@]}" "${TEST_DEPS[@]}" "${PRINT_TEST_DEPS[@]}"
     step "checking the Swift toolchain"; check_swift_version
     build
     step "unit tests (swift test)"
@@ -291,6 +295,11 @@ case "$mode" in
     swift test >/tmp/photobooth-test.log 2>&1 || rc=$?
     grep -v -e '^\[[0-9]*/[0-9]*\]' -e ' started\.$' /tmp/photobooth-test.log || true
     [ "$rc" -eq 0 ] || die "step 'swift test' failed (exit $rc); the log is in /tmp/photobooth-test.log"
+    step "printing: the scenarios ran against a private cupsd and ippeveprinter (not skipped)"
+    if grep -q 'print tests skipped' /tmp/photobooth-test.log; then
+      grep 'print tests skipped' /tmp/photobooth-test.log | head -n1
+      die "step 'print tests' was skipped: install cups cups-ipp-utils cups-client dbus"
+    fi
     step "libgpiod v2 API: the shim compiles against Debian trixie's libgpiod-dev"
     hardware/gpiod-v2-check.sh || die "step 'libgpiod v2 compile check' failed"
     step "system tests: install.sh --destdir, sd_notify/watchdog, kill test, disk full, removable media"

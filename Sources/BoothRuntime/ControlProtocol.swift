@@ -31,6 +31,12 @@ public enum ControlProtocol {
         case reload
         /// ``BoothStats``; with `reset`, zeroed first.
         case stats
+        /// Print `file` (a JPEG path the daemon reads), or a test chart without one: ``PrintsReply``.
+        case testPrint = "test-print"
+        /// Set the paper counter to `sheets`: ``PrintsReply``.
+        case refill
+        /// The print journal: `action` list (default), reprint `id`, cancel `id`, purge: ``PrintsReply``.
+        case prints
     }
 
     /// `JSONEncoder` settings used on both ends (sorted keys: stable output for people and tests).
@@ -49,15 +55,28 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var command: String
     /// For `stats`: zero the counters (and restart `since`) before answering.
     public var reset: Bool?
+    /// For `test-print`: an absolute path to a JPEG the daemon reads.
+    public var file: String?
+    /// For `refill`: sheets loaded.
+    public var sheets: Int?
+    /// For `prints`: `list`, `reprint`, `cancel` or `purge`.
+    public var action: String?
+    /// For `prints reprint|cancel`: the request id.
+    public var id: Int?
 
     enum CodingKeys: String, CodingKey {
-        case version = "protocol", command, reset
+        case version = "protocol", command, reset, file, sheets, action, id
     }
 
-    public init(_ command: ControlProtocol.Command, reset: Bool? = nil) {
+    public init(_ command: ControlProtocol.Command, reset: Bool? = nil, file: String? = nil, sheets: Int? = nil,
+                action: String? = nil, id: Int? = nil) {
         version = ControlProtocol.version
         self.command = command.rawValue
         self.reset = reset
+        self.file = file
+        self.sheets = sheets
+        self.action = action
+        self.id = id
     }
 }
 
@@ -157,4 +176,48 @@ public struct ReloadReply: Codable, Sendable, Equatable {
     public var appliedNow: Bool
     /// The state the booth was in.
     public var state: String
+}
+
+/// `test-print`, `refill`, `prints`: what was done, and the journal afterwards.
+public struct PrintsReply: Codable, Sendable, Equatable {
+    /// One line for a person: "test print queued", "request 3 cancelled"…
+    public var message: String
+    /// The journal's requests, oldest first.
+    public var requests: [PrintEntry]
+    /// The paper counter.
+    public var sheetsRemaining: Int?
+
+    public init(message: String, requests: [PrintEntry], sheetsRemaining: Int?) {
+        self.message = message
+        self.requests = requests
+        self.sheetsRemaining = sheetsRemaining
+    }
+}
+
+/// One journal request, for `prints list`.
+public struct PrintEntry: Codable, Sendable, Equatable {
+    public var id: Int
+    /// `session 12`, `test print`, `reprint of 3`.
+    public var source: String
+    /// `held`, `submitting`, `submitted`, `completed`, `aborted`, `cancelled`, `dropped`, `failed`.
+    public var state: String
+    /// CUPS job id, once submitted.
+    public var jobID: Int?
+    public var copies: Int
+    public var media: String
+    /// When requested, `YYYY-MM-DD HH:MM:SS` local time.
+    public var requestedAt: String
+    public var note: String?
+
+    public init(id: Int, source: String, state: String, jobID: Int?, copies: Int, media: String,
+                requestedAt: String, note: String?) {
+        self.id = id
+        self.source = source
+        self.state = state
+        self.jobID = jobID
+        self.copies = copies
+        self.media = media
+        self.requestedAt = requestedAt
+        self.note = note
+    }
 }

@@ -15,6 +15,8 @@ public struct RuntimeOptions: Sendable {
     public var systemd: SystemdNotifier?
     /// Test hook (`--test-stall-loop-after`): the main loop stops for good this long after start.
     public var stallLoopAfterMilliseconds: Int?
+    /// The wall clock of the print journal (seconds since 1970); tests inject one to age the backlog.
+    public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
         self.sessionLimit = sessionLimit
@@ -60,7 +62,8 @@ public func coreConfig(from s: Settings) -> CoreConfig {
                countdownSeconds: s.session.countdownSeconds,
                reviewMilliseconds: s.session.reviewMilliseconds,
                captureTimeoutMilliseconds: s.camera.captureTimeoutMilliseconds,
-               idleStopMilliseconds: s.camera.idleStopMilliseconds)
+               idleStopMilliseconds: s.camera.idleStopMilliseconds,
+               printMode: s.print.mode)
 }
 
 /// Runs the state machine against the devices: the one place where the core's commands
@@ -77,6 +80,8 @@ public final class BoothRuntime: Sendable {
     let store: PhotoStore
     let storage: StorageWorker
     let camera: CameraWorker
+    /// Printing beside the session (PrintWorker.swift).
+    public let printer: PrintWorker
     /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
     let admin: RuntimeAdmin
     private let displays: [any DisplaySink]
@@ -124,6 +129,7 @@ public final class BoothRuntime: Sendable {
                                    captures: captures, clock: clock, log: log, post: post,
                                    onFrame: { frame in for d in displays { d.frame(frame) } })
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
+        self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock)
         self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings)), settings: settings))
     }
 
@@ -176,6 +182,7 @@ public final class BoothRuntime: Sendable {
         } }
         storage.launch()
         camera.launch()
+        printer.launch()
         if let message = startButton(settings) { startFaults.append((.button, message)) }
         let led = factory.led(settings)
         state.withLock { $0.led = led }
@@ -198,6 +205,7 @@ public final class BoothRuntime: Sendable {
         }
         if case .press = event { state.withLock { $0.autoPressScheduled = false } }
         if case let .press(_, at) = event { admin.notePress(at: at) }
+        if case let .saved(id, path) = event { printer.noteSaved(captureID: id, path: path) }
         dispatch(event)
         admin.stats.record(counters, highestSession: store.nextSession - 1)
         afterEvent()
@@ -299,6 +307,14 @@ public final class BoothRuntime: Sendable {
             log.log(priority, message)
         case .exit:
             loop.stop()
+        case let .print(id):
+            if let jpeg = captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
+                printer.request(jpeg: jpeg, captureID: id, source: "session \(state.withLock { $0.session })")
+            } else {
+                log.error("print of capture \(id): its picture is neither in memory nor saved; not printed")
+            }
+        case let .skipPrint(id):
+            printer.skip(captureID: id)
         }
         if case .show(.fault) = command { state.withLock { $0.counters.faults += 1 } }
     }
@@ -357,6 +373,7 @@ public final class BoothRuntime: Sendable {
         let old = state.withLock { s in defer { s.settings = new }; return s.settings }
         storage.setMinFree(UInt64(new.storage.minFreeBytes))
         storage.setMount(new.storage.mount)
+        if new.print != old.print { printer.reconfigure(new.print) }
         if new.camera != old.camera || new.storage.jpegQuality != old.storage.jpegQuality {
             camera.reconfigure(stream: streamRequest(from: new), captureSize: new.camera.captureSize,
                                jpegQuality: new.storage.jpegQuality)
@@ -383,6 +400,7 @@ public final class BoothRuntime: Sendable {
             log.error("captures not saved when stopping (disk full or too slow within 2 s): \(held)")
         }
         camera.shutdown()
+        printer.stop()
         admin.stats.record(counters, highestSession: store.nextSession - 1)
         admin.stats.finish()
         let (button, led) = state.withLock { ($0.button, $0.led) }

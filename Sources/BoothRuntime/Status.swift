@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothPrint
 import BoothGPIO
 import BoothJPEG
 import Foundation
@@ -27,6 +28,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var storage: StorageStatus
     /// Counts since this start.
     public var counters: CounterStatus
+    /// Printing: mode, destination, health and its reasons, paper, held and outstanding requests.
+    public var printer: PrinterStatus?
     /// Totals across restarts (`stats`).
     public var stats: BoothStats
     /// Whether the wall clock is NTP-synchronised (``ClockSync``), read when the report is made; nil when unknown.
@@ -173,7 +176,7 @@ extension BoothRuntime {
             storage: .init(dir: store.directory, freeBytes: try? store.freeBytes(),
                            minFreeBytes: settings.storage.minFreeBytes, nextSession: store.nextSession,
                            savedSinceStart: storage.saved),
-            counters: .init(counters), stats: admin.stats.current)
+            counters: .init(counters), printer: printer.status(), stats: admin.stats.current)
     }
 
     /// Presses the button, as the control socket does: a `.press` event for the main loop, stamped now.
@@ -237,6 +240,8 @@ extension BoothRuntime {
                 case let .refused(error):
                     return fail("reload-refused", "reload refused, the running settings stay:\n\(error)")
                 }
+            case .testPrint, .refill, .prints:
+                return printCommand(command, request, peer)
             case .stats:
                 if request.reset == true {
                     log.notice("control: stats reset by uid \(peer.uid)")
@@ -258,6 +263,20 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var gpioError: String?
     /// What the daemon uses, when the daemon listed them.
     public var inUse: InUse?
+    /// The CUPS destinations (nil when CUPS was not asked or did not answer).
+    public var printers: [Printer]? = nil
+    /// Why CUPS could not be asked.
+    public var printerError: String? = nil
+
+    /// A CUPS destination.
+    public struct Printer: Codable, Sendable, Equatable {
+        /// The queue name (`print.destination`).
+        public var name: String
+        /// The CUPS default destination.
+        public var isDefault: Bool
+        /// Where the queue sends jobs, e.g. `ipp://printer.local/ipp/print`.
+        public var deviceURI: String?
+    }
 
     /// The daemon's devices.
     public struct InUse: Codable, Sendable, Equatable {
@@ -347,7 +366,15 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         } catch {
             gpioError = "\(error)"
         }
-        return DeviceReport(source: source, cameras: cameras, gpioChips: chips, gpioError: gpioError, inUse: inUse)
+        var report = DeviceReport(source: source, cameras: cameras, gpioChips: chips, gpioError: gpioError, inUse: inUse)
+        do {
+            report.printers = try CUPSConnection.destinations().map {
+                Printer(name: $0.name, isDefault: $0.isDefault, deviceURI: $0.deviceURI)
+            }
+        } catch {
+            report.printerError = error.description
+        }
+        return report
     }
 }
 

@@ -60,6 +60,7 @@ struct Status: Subcommand {
         let n = s.counters
         out.append(row("sessions", "\(n.sessions) since start (\(n.completed) completed, \(n.cancelled) cancelled, \(n.failed) failed), "
                        + "\(n.captures) captures, \(n.faults) faults"))
+        if let p = s.printer { out.append(row("printer", PrintsCommand.statusLine(p))) }
         out.append(row("totals", "\(s.stats.sessions) sessions, \(s.stats.captures) captures since \(StatsStore.dateText(s.stats.since)) (photoboothctl stats)"))
         return out.joined(separator: "\n")
     }
@@ -129,6 +130,14 @@ struct Devices: Subcommand {
             }
         }
         out.append("")
+        if let e = d.printerError { out.append("printers: CUPS not asked: \(e)") }
+        if let printers = d.printers {
+            out.append(printers.isEmpty ? "printers: none (lpadmin -p NAME -E -v URI -m everywhere adds one)" : "printers:")
+            for p in printers {
+                out.append("  \(p.name)\(p.isDefault ? " (default)" : "")\(p.deviceURI.map { " → \($0)" } ?? "")")
+            }
+            out.append("")
+        }
         if let e = d.gpioError { out.append("gpio chips: cannot list: \(e)") }
         out.append(d.gpioChips.isEmpty ? "gpio chips: none (no /dev/gpiochip* node)" : "gpio chips:")
         for chip in d.gpioChips {

@@ -423,6 +423,14 @@ enum MachineTable {
             config: reloadedConfig),
         row(.capture2ReloadPending, "capture ok → review with the old settings (4 s)",
             .captureSucceeded(id: cap), .review(captureID: cap), toReview, config: tableConfig),
+
+        // print.mode = auto: the picture is printed as its review starts (before the save, while its bytes are held).
+        row(.capture1AutoPrint, "capture ok → print, save, review",
+            .captureSucceeded(id: cap), .review(captureID: cap), [.print(captureID: cap)] + toReview),
+        row(.capture1AutoPrint, "press: ignored (nothing printed before review)",
+            .press(id: otherPress, at: T), .capture(id: cap, attempt: 1), [.log(.debug, "press ignored in capture")]),
+        row(.capture1AutoPrint, "long press of another press: ignored",
+            .longPress(id: otherPress), .capture(id: cap, attempt: 1), [.log(.debug, "long press ignored in capture")]),
     ]
 
     // MARK: review
@@ -597,6 +605,41 @@ enum MachineTable {
         row(.stopped, "device fault: ignored", .deviceFault(.camera, message: cameraLost), .stopped, []),
         row(.stopped, "device recovered: ignored", .deviceRecovered(.camera), .stopped, []),
         row(.stopped, "storage status: ignored", .storageStatus(refusal: lowSpace), .stopped, []),
+
+        // print.mode = auto: the print was requested as review started.
+        row(.reviewAutoPrint, "press: ignored (already printing)",
+            .press(id: otherPress, at: T), .review(captureID: cap), [.log(.debug, "press ignored in review")]),
+        row(.reviewAutoPrint, "long press of another press: printing skipped",
+            .longPress(id: otherPress), .review(captureID: cap),
+            [.skipPrint(captureID: cap), .log(.info, "printing of capture {capture} skipped by a long press")]),
+        row(.reviewAutoPrint, "long press of the session-starting press: ignored",
+            .longPress(id: sessionPress), .review(captureID: cap), [.log(.debug, "long press ignored in review")]),
+        row(.reviewAutoPrint, "review over → idle, session completed",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+
+        // print.mode = press.
+        row(.reviewPressPrint, "press → print (review goes on)",
+            .press(id: otherPress, at: T), .review(captureID: cap),
+            [.print(captureID: cap), .log(.info, "print of capture {capture} requested by a press")]),
+        row(.reviewPressPrint, "long press of another press: printing skipped",
+            .longPress(id: otherPress), .review(captureID: cap),
+            [.skipPrint(captureID: cap), .log(.info, "printing of capture {capture} skipped by a long press")]),
+        row(.reviewPressPrint, "long press of the session-starting press: ignored",
+            .longPress(id: sessionPress), .review(captureID: cap), [.log(.debug, "long press ignored in review")]),
+        row(.reviewPressPrint, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .review(captureID: cap), []),
+        row(.reviewPressPrintRequested, "second press: ignored (printed once)",
+            .press(id: 3, at: T), .review(captureID: cap), [.log(.debug, "press ignored in review")]),
+        row(.reviewPressPrintRequested, "long press of that press: the print is skipped",
+            .longPress(id: otherPress), .review(captureID: cap),
+            [.skipPrint(captureID: cap), .log(.info, "printing of capture {capture} skipped by a long press")]),
+        row(.reviewPressPrintSkipped, "press after the skip: ignored",
+            .press(id: 3, at: T), .review(captureID: cap), [.log(.debug, "press ignored in review")]),
+        row(.reviewPressPrintSkipped, "second long press: ignored",
+            .longPress(id: 3), .review(captureID: cap), [.log(.debug, "long press ignored in review")]),
+
         row(.stopped, "reload: ignored", .reload(reloadedConfig), .stopped, [], config: tableConfig),
         row(.stopped, "second shutdown: nothing", .shutdown, .stopped, []),
     ]

@@ -37,6 +37,11 @@ let reloadedConfig = CoreConfig(previewMilliseconds: 2500, previewTimeoutMillise
                                 countdownSeconds: 5, reviewMilliseconds: 6000,
                                 captureTimeoutMilliseconds: 2500, idleStopMilliseconds: 90_000)
 
+/// `print.mode = auto`: every picture is printed when its review starts.
+let autoPrintConfig: CoreConfig = { var c = tableConfig; c.printMode = .auto; return c }()
+/// `print.mode = press`: a press during review prints the picture.
+let pressPrintConfig: CoreConfig = { var c = tableConfig; c.printMode = .press; return c }()
+
 // MARK: Fixed inputs
 
 /// The instant of every event in the table (100 s on CLOCK_MONOTONIC); the driving before it happens earlier.
@@ -152,6 +157,8 @@ struct Resolver {
         case let .startTimer(t, ms): .startTimer(token: id(t), milliseconds: ms)
         case let .capture(i, trigger): .capture(id: id(i), trigger: trigger)
         case let .save(i): .save(captureID: id(i))
+        case let .print(i): .print(captureID: id(i))
+        case let .skipPrint(i): .skipPrint(captureID: id(i))
         case let .log(p, s): .log(p, text(s))
         }
     }
@@ -277,6 +284,16 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
     case reviewReloadPending
     /// Review with a deferred fault and a reload waiting.
     case reviewDeferredFaultReloadPending
+    /// Capture (id 1) with `print.mode = auto`.
+    case capture1AutoPrint
+    /// Review of capture 1 with `print.mode = auto` (its print requested at the review's start).
+    case reviewAutoPrint
+    /// Review of capture 1 with `print.mode = press`, nothing pressed yet.
+    case reviewPressPrint
+    /// Review with `print.mode = press` after a press requested the print.
+    case reviewPressPrintRequested
+    /// Review with `print.mode = press` after a long press skipped printing.
+    case reviewPressPrintSkipped
     /// Fault with one reason (camera), stream stopped.
     case fault
     /// Fault with two reasons (camera, storage).
@@ -386,6 +403,24 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
             var d = Start.reviewDeferredFault.reach()
             d.send(.reload(reloadedConfig))
             return d
+        case .capture1AutoPrint:
+            return Start.captureWith(autoPrintConfig)
+        case .reviewAutoPrint:
+            var d = Start.capture1AutoPrint.reach()
+            d.send(.captureSucceeded(id: d.lastCapture))
+            return d
+        case .reviewPressPrint:
+            var d = Start.captureWith(pressPrintConfig)
+            d.send(.captureSucceeded(id: d.lastCapture))
+            return d
+        case .reviewPressPrintRequested:
+            var d = Start.reviewPressPrint.reach()
+            d.press(otherPress)
+            return d
+        case .reviewPressPrintSkipped:
+            var d = Start.reviewPressPrint.reach()
+            d.send(.longPress(id: otherPress))
+            return d
         case .fault:
             var d = Drive(tableConfig)
             d.send(.deviceFault(.camera, message: cameraLost))
@@ -412,6 +447,14 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Capture 1 reached through preview and countdown with `config`.
+    static func captureWith(_ config: CoreConfig) -> Drive {
+        var d = Drive(config)
+        d.press(sessionPress)
+        for _ in 0..<4 { d.fireTimer() }
+        return d
+    }
+
     /// The state this start is named for, checked before each row runs.
     var expectedState: BoothState {
         switch self {
@@ -421,10 +464,11 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         case .countdown3, .countdownFromPress, .countdownReloadPending: .countdown(remaining: 3)
         case .countdown2: .countdown(remaining: 2)
         case .countdown1: .countdown(remaining: 1)
-        case .capture1: .capture(id: 1, attempt: 1)
+        case .capture1, .capture1AutoPrint: .capture(id: 1, attempt: 1)
         case .capture2, .capture2ReloadPending: .capture(id: 2, attempt: 2)
         case .review, .reviewDeferredFault, .reviewDeferredRecovered, .reviewSaveFailed, .reviewReloadPending,
-             .reviewDeferredFaultReloadPending: .review(captureID: 1)
+             .reviewDeferredFaultReloadPending, .reviewAutoPrint, .reviewPressPrint, .reviewPressPrintRequested,
+             .reviewPressPrintSkipped: .review(captureID: 1)
         case .fault, .faultRefused, .faultBackedOff: .fault(reasons: [.camera: cameraLost])
         case .fault2: .fault(reasons: [.camera: cameraLost, .storage: storageGone])
         case .stopped: .stopped

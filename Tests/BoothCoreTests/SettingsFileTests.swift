@@ -93,7 +93,8 @@ struct SettingsFileTests {
         #expect(message("[button]\nbutton.debounce = 30ms") == "unknown key 'button.button.debounce'; 'button.debounce' belongs under [button] as 'debounce = …'")
         #expect(message("[camera]\nzoom = 2") == "unknown key 'camera.zoom'; [camera] has device, format, preview_size, capture_size, frame_rate, settle_frames, power_line_frequency, exposure, white_balance, focus, capture_timeout or idle_stop")
         #expect(message("[Camera]") == "unknown section '[Camera]'; did you mean '[camera]'?")
-        #expect(message("[printer]\nmodel = x") == "unknown section '[printer]'; sections are [camera], [button], [led], [session], [storage] or [preview]")
+        #expect(message("[printer]\nmodel = x") == "unknown section '[printer]'; did you mean '[print]'?")
+        #expect(message("[projector]\nmodel = x") == "unknown section '[projector]'; sections are [camera], [button], [led], [session], [storage], [preview] or [print]")
         #expect(message("debounce = 30ms") == "'debounce' is outside any section; put it under [button] ('button.debounce')")
         #expect(message("storage.dir = /x") == "'storage.dir' is outside any section; write 'dir = …' under [storage]")
     }

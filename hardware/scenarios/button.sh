@@ -2,7 +2,8 @@
 # button: the booth's debounce, long press and state rules on a real libgpiod line (gpio-sim),
 # driven by gpio-pulse on absolute CLOCK_MONOTONIC deadlines. Camera: vivid (640x480 YUYV).
 # Settings: debounce 30 ms, long press 1500 ms, preview off (a press in preview starts the
-# countdown; no timer races the slow guest), countdown 5 s, review 5 s.
+# countdown; no timer races the slow guest), countdown 10 s, review 8 s (wide: a loaded host
+# slows the scenario's own shell under TCG by seconds).
 # Asserts, in order:
 #  1. a burst of 8 glitches of 3 ms (all shorter than the debounce) -> no press accepted, no
 #     session; the booth logs the rejected edges (libgpiod 1.6 under TCG may report a glitch's
@@ -28,30 +29,39 @@ booth_config "$CONF" \
     camera.device=vivid camera.format=yuyv camera.preview_size=640x480 camera.capture_size=640x480 \
     camera.frame_rate=25 \
     button.chip="$CHIP" button.line=button button.debounce=${BUTTON_DEBOUNCE:-30ms} button.long_press=1500ms \
-    session.preview=off session.preview_timeout=60s session.countdown=5s session.review=5s \
+    session.preview=off session.preview_timeout=60s session.countdown=10s session.review=8s \
     storage.dir="$PHOTODIR" storage.min_free=0B preview.file=/tmp/preview.jpg
 cp "$CONF" "$RESULTS/photobooth.conf"
 sessions() { log_count 'session [0-9]+ begins'; }
 presses() { log_count 'edge accepted: rising'; }
 
-# 1. glitch burst. gpio-pulse itself can be held up under TCG (tens of ms): a burst whose
-# writes show a low longer than 20 ms (upper bound: from before the pull-down write to after
-# the pull-up write) was not a burst of glitches, so the daemon is restarted and the burst
-# made again (up to 3 times); only a burst proven short is judged.
-for attempt in 1 2 3; do
-    BOOTH_LOG=$RESULTS/photoboothd-$attempt.log
+# 1. glitch burst. gpio-pulse itself can be held up under TCG on a loaded host (tens of ms):
+# a burst whose writes show a low longer than 20 ms (upper bound: from before the pull-down
+# write to after the pull-up write) was not a burst of glitches and is not judged; it is made
+# again (up to 8 times), after restarting the daemon if it (rightly) took it as a press.
+booth_up() {
+    BOOTH_LOG=$RESULTS/photoboothd-$1.log
     booth_start "$CONF" --verbose
     wait_for_line "$BOOTH_LOG" 'camera: streaming' 30 >/dev/null
     wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
-    pulse booth 0 '(low:3,high:3)*8'
+}
+booth_up 1
+for attempt in 1 2 3 4 5 6 7 8; do
+    pulse booth 0 '(low:3,high:3)*6'
     longest=$(awk '/^step=/ { split($0, f, " "); for (i in f) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
         if (v["pull"] == "pull-down") { t0 = v["t_before"] } else if (t0 != "") { d = (v["t_after"] - t0) * 1000; if (d > m) m = d; t0 = "" } }
         END { printf "%.1f", m }' <<<"$PULSE_OUT")
     log "burst attempt $attempt: $(tail -n1 <<<"$PULSE_OUT"); longest low at most $longest ms"
     awk -v m="$longest" 'BEGIN {exit !(m < 20)}' && break
-    log "burst attempt $attempt was spoiled by the host (a low of up to $longest ms is not a glitch): restarting"
-    booth_stop
-    [ "$attempt" = 3 ] && fail "three glitch bursts in a row were held up by the host (last: longest low $longest ms)"
+    [ "$attempt" = 8 ] && fail "eight glitch bursts in a row were held up by the host (last: longest low $longest ms)"
+    sleep 0.5
+    if [ "$(presses)" != 0 ]; then
+        log "burst attempt $attempt was spoiled by the host (a low of up to $longest ms is a press): restarting the daemon"
+        booth_stop
+        booth_up $((attempt + 1))
+    else
+        log "burst attempt $attempt was spoiled by the host (a low of up to $longest ms): not judged, again"
+    fi
 done
 assert_le "$longest" 20 "longest low of the burst, ms (the debounce is 30)"
 sleep 1   # no pulse timing: lets the debouncer's 30 ms windows and any late edges pass
@@ -93,10 +103,10 @@ booth_wait_state countdown 2 10
 n=$(log_count 'press ignored in countdown')
 pulse booth 0 low:100 high:0
 wait_for_count 'press ignored in countdown' $((n + 1)) 5
-booth_wait_state review 1 15
+booth_wait_state review 1 25
 pulse booth 0 low:100 high:0
 wait_for_count 'press ignored in review' 1 5
-booth_wait_state idle 2 15
+booth_wait_state idle 2 25
 
 # 6. totals
 assert_eq "$(presses)" 6 "presses accepted (tap, hold, hold, tap, tap in countdown, tap in review)"

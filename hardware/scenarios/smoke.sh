@@ -117,11 +117,12 @@ assert_file "$STREAM_FILE" "captured MJPEG stream"
 # (seq 0, bytesused = the whole buffer, old contents); it is reported, not compared.
 mapfile -t DQ < <(sed -n 's/.*cap dqbuf: *[0-9]* seq: *\([0-9]*\) bytesused: *\([0-9]*\) ts: *\([0-9.]*\).*/\1 \2 \3/p' "$RESULTS/loopback-capture.log")
 assert_eq "${#DQ[@]}" 4 "frames dequeued by v4l2-ctl"
-off=0; k=0; compared=0
+off=0; k=0; compared=0; stale=0
 for entry in "${DQ[@]}"; do
     read -r seq used ts <<<"$entry"
     if [ "$k" = 0 ] && [ "$seq" = 0 ]; then
         log "frame 0: seq 0, bytesused $used, ts $ts: the stale first buffer of v4l2loopback 0.12.7 (skipped)"
+        stale=1
     else
         wline=$(grep "^frame=$seq " "$RESULTS/loopback-writer.log") || fail "captured seq $seq: the writer logged no frame $seq"
         fed=$(sed 's/.* file=\([^ ]*\) .*/\1/' <<<"$wline")
@@ -139,7 +140,9 @@ for entry in "${DQ[@]}"; do
     off=$((off + used)); k=$((k + 1))
 done
 assert_eq "$off" "$(stat -c %s "$STREAM_FILE")" "stream bytes accounted for by the frames' bytesused"
-assert_eq "$compared" 3 "frames compared byte for byte"
+# The stale first buffer does not always appear: every other dequeued frame is compared.
+assert_eq "$compared" "$(( ${#DQ[@]} - stale ))" "frames compared byte for byte"
+assert_ge "$compared" 3 "frames compared byte for byte"
 grep -c '^frame=' "$RESULTS/loopback-writer.log" | { read -r n; log "loopback-writer fed $n frames"; }
 
 # ---------------------------------------------------------------- 4. vivid unbind / bind

@@ -10,8 +10,8 @@
 /// | idle | storage OK → preview; else stay, screen says why | ignore | stop the stream | – | fault |
 /// | preview | → countdown | cancel → idle | preview elapsed → countdown (preview off: timeout → idle) | – | fault |
 /// | countdown | ignore | cancel → idle | tick; at 0 → capture | – | fault |
-/// | capture | ignore | ignore | deadline → failed | ok → save, review; failed → retry once, then idle "Sorry, try again" | fault |
-/// | review | ignore | ignore | → idle (or the deferred fault) | – | deferred to review's end |
+/// | capture | ignore | ignore | deadline → failed | ok → (print, mode auto) save, review; failed → retry once, then idle "Sorry, try again" | fault |
+/// | review | print (mode press, once) | skip printing (mode auto/press; not the session's own press) | → idle (or the deferred fault) | – | deferred to review's end |
 /// | fault | ignore, logged | ignore | retry with backoff 1 s → 30 s | – | add reason; all cleared → idle |
 ///
 /// A long press never cancels the session its own press started.
@@ -34,6 +34,13 @@ public struct BoothMachine: Sendable {
     private var nextCaptureID: UInt64 = 1
     /// The id of the press that started the current session; its long press is ignored.
     private var sessionPressID: UInt64?
+    /// What happened to printing the picture in review: nothing yet, requested, or skipped.
+    public private(set) var reviewPrint = ReviewPrint.none
+
+    /// Printing of the picture in review.
+    public enum ReviewPrint: Equatable, Sendable {
+        case none, requested, skipped
+    }
     /// The delay before the next fault retry, doubling from 1 s up to 30 s.
     public private(set) var retryDelayMilliseconds = BoothMachine.firstRetryMilliseconds
 
@@ -70,6 +77,12 @@ public struct BoothMachine: Sendable {
         case let .captureSucceeded(id):
             guard case .capture(id, _) = state else { return out }
             state = .review(captureID: id)
+            reviewPrint = .none
+            if config.printMode == .auto {
+                // Printed before the save so the capture's bytes are still at hand.
+                reviewPrint = .requested
+                out.append(.print(captureID: id))
+            }
             out += [.save(captureID: id), .show(.review(captureID: id)), .setLED(.off)]
             startTimer(config.reviewMilliseconds, into: &out)
         case let .captureFailed(id, message, at):
@@ -132,6 +145,9 @@ public struct BoothMachine: Sendable {
             enterPreview(at: at, into: &out)
         case .preview:
             enterCountdown(at: at, into: &out)
+        case let .review(captureID) where config.printMode == .press && reviewPrint == .none:
+            reviewPrint = .requested
+            out += [.print(captureID: captureID), .log(.info, "print of capture \(captureID) requested by a press")]
         case .countdown, .capture, .review:
             out.append(.log(.debug, "press ignored in \(state.name)"))
         case .fault:
@@ -150,6 +166,9 @@ public struct BoothMachine: Sendable {
             }
             out += [.endSession(.cancelled), .log(.info, "session cancelled by a long press")]
             enterIdle(notice: nil, into: &out)
+        case let .review(captureID) where config.printMode != .off && id != sessionPressID && reviewPrint != .skipped:
+            reviewPrint = .skipped
+            out += [.skipPrint(captureID: captureID), .log(.info, "printing of capture \(captureID) skipped by a long press")]
         case .idle, .capture, .review, .fault, .stopped:
             out.append(.log(.debug, "long press ignored in \(state.name)"))
         }

@@ -148,6 +148,22 @@ public enum BoothCommand: Equatable, Sendable {
     case log(LogPriority, String)
     /// Finish saves in flight (at most 2 s), release every device and exit 0.
     case exit
+    /// Print capture `captureID` (`print.mode` auto at review start, or press during review). The print
+    /// runs beside the session: the runtime journals the request and holds or submits it.
+    case print(captureID: UInt64)
+    /// The guest long-pressed during review: do not print capture `captureID` (a request not yet
+    /// printed is cancelled).
+    case skipPrint(captureID: UInt64)
+}
+
+/// `print.mode`: when a picture is printed.
+public enum PrintMode: String, Equatable, Sendable, CaseIterable {
+    /// Never.
+    case off
+    /// Every picture, once, when its review starts; a long press during review skips it.
+    case auto
+    /// When the guest presses during review; a long press during review skips it.
+    case press
 }
 
 /// The settings the state machine itself needs, in milliseconds.
@@ -164,10 +180,14 @@ public struct CoreConfig: Equatable, Sendable {
     public var captureTimeoutMilliseconds: Int
     /// `camera.idle_stop`: the stream stops after this long in idle.
     public var idleStopMilliseconds: Int
+    /// `print.mode`.
+    public var printMode: PrintMode
 
     public init(previewMilliseconds: Int? = 3000, previewTimeoutMilliseconds: Int = 30_000,
                 countdownSeconds: Int = 3, reviewMilliseconds: Int = 5000,
-                captureTimeoutMilliseconds: Int = 3000, idleStopMilliseconds: Int = 300_000) {
+                captureTimeoutMilliseconds: Int = 3000, idleStopMilliseconds: Int = 300_000,
+                printMode: PrintMode = .off) {
+        self.printMode = printMode
         self.previewMilliseconds = previewMilliseconds
         self.previewTimeoutMilliseconds = previewTimeoutMilliseconds
         self.countdownSeconds = countdownSeconds

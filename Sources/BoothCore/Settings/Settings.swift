@@ -16,6 +16,8 @@ public struct Settings: Sendable, Hashable {
     public var storage = Storage()
     /// `[preview]`: the live view written as a JPEG file.
     public var preview = Preview()
+    /// `[print]`: see PrintSettings.swift.
+    public var print = Print()
 
     /// Zero values, overwritten from the schema's defaults in `Settings.defaults`.
     init() {}

@@ -1,0 +1,217 @@
+/// Where a print request is. `held` and `submitting`/`submitted` are live; the rest are final.
+public enum PrintRequestState: String, Codable, Sendable, Equatable {
+    /// Journaled, waiting for the printer to be ready and a pending slot to be free.
+    case held
+    /// Journaled as about to be submitted; the job id is not known yet (a crash here is resolved by the
+    /// job's title in CUPS's job list).
+    case submitting
+    /// At CUPS as job `jobID`, not finished.
+    case submitted
+    /// The job completed: counted on the paper counter.
+    case completed
+    /// The printer or CUPS aborted the job: reported, not counted.
+    case aborted
+    /// Cancelled (at the printer, by `photoboothctl prints cancel`, or a long press): reported, not counted.
+    case cancelled
+    /// Dropped by the backlog policy (held too long, or older than the newest N): reported.
+    case dropped
+    /// Could not be submitted (the destination rejected it): reported.
+    case failed
+
+    public var isLive: Bool { self == .held || self == .submitting || self == .submitted }
+}
+
+/// One print request, as the journal keeps it.
+public struct PrintRequest: Codable, Sendable, Equatable {
+    /// The journal's number for it (`photoboothctl prints reprint ID`).
+    public var id: Int
+    /// The booth's capture id (this run only), nil for test prints and reprints.
+    public var captureID: UInt64?
+    /// What it is: `"session 12"`, `"test print"`, `"reprint of 3"`.
+    public var source: String
+    /// The rendered page (JPEG at the media's size) in the spool directory.
+    public var file: String
+    public var copies: Int
+    public var media: String
+    /// When it was requested, seconds since 1970 (wall clock: the backlog age survives a restart).
+    public var requestedAt: Double
+    public var state: PrintRequestState
+    /// CUPS's job id, once submitted.
+    public var jobID: Int?
+    /// The job's `job-name`, unique per request: how a job submitted just before a crash is found again.
+    public var title: String
+    /// Why it ended as it did (dropped, aborted, failed), or nil.
+    public var note: String?
+    /// The request this one reprints, or nil.
+    public var reprintOf: Int?
+    /// When it reached its final state, seconds since 1970.
+    public var finishedAt: Double?
+
+    public init(id: Int, captureID: UInt64?, source: String, file: String, copies: Int, media: String,
+                requestedAt: Double, title: String, reprintOf: Int? = nil) {
+        self.id = id
+        self.captureID = captureID
+        self.source = source
+        self.file = file
+        self.copies = copies
+        self.media = media
+        self.requestedAt = requestedAt
+        self.state = .held
+        self.title = title
+        self.reprintOf = reprintOf
+    }
+}
+
+/// What happens to requests held while the printer was unavailable.
+public enum BacklogPolicy: Equatable, Sendable {
+    /// Every one prints, oldest first.
+    case all
+    /// Only the newest `n` held requests; older ones are dropped.
+    case newest(Int)
+    /// Requests older than this many seconds are dropped.
+    case maxAge(seconds: Double)
+}
+
+/// The print journal: every request, the paper counter. Pure: the runtime persists it (atomically,
+/// before each submission) and feeds it CUPS's job list; these methods decide.
+public struct PrintJournal: Codable, Sendable, Equatable {
+    public var requests: [PrintRequest] = []
+    public var nextID = 1
+    /// Sheets left (nil: never set; `print.sheets` then seeds it).
+    public var sheetsRemaining: Int?
+    /// A random tag of this journal, part of every job title (so jobs of another booth on the same
+    /// queue are never taken for ours).
+    public var tag: String
+
+    public init(tag: String) { self.tag = tag }
+
+    /// A new held request for `file`; returns it (also appended).
+    public mutating func add(captureID: UInt64?, source: String, file: String, copies: Int, media: String,
+                             now: Double, reprintOf: Int? = nil) -> PrintRequest {
+        let id = nextID
+        nextID += 1
+        let r = PrintRequest(id: id, captureID: captureID, source: source, file: file, copies: copies, media: media,
+                             requestedAt: now, title: "photobooth-\(tag)-\(id)", reprintOf: reprintOf)
+        requests.append(r)
+        return r
+    }
+
+    public func request(_ id: Int) -> PrintRequest? { requests.first { $0.id == id } }
+
+    /// Jobs out at CUPS (submitting or submitted).
+    public var outstanding: Int { requests.filter { $0.state == .submitting || $0.state == .submitted }.count }
+
+    /// Held requests, oldest first.
+    public var held: [PrintRequest] { requests.filter { $0.state == .held }.sorted { ($0.requestedAt, $0.id) < ($1.requestedAt, $1.id) } }
+
+    /// Marks request `id` final with `state`; returns it as it was before, or nil if unknown.
+    @discardableResult
+    public mutating func finish(_ id: Int, _ state: PrintRequestState, note: String?, now: Double) -> PrintRequest? {
+        guard let i = requests.firstIndex(where: { $0.id == id }) else { return nil }
+        let before = requests[i]
+        requests[i].state = state
+        requests[i].note = note
+        requests[i].finishedAt = now
+        return before
+    }
+
+    /// Applies the backlog policy to held requests; returns those dropped (now `dropped`).
+    public mutating func applyBacklog(_ policy: BacklogPolicy, now: Double) -> [PrintRequest] {
+        let held = self.held
+        var drop: [(PrintRequest, String)] = []
+        switch policy {
+        case .all: break
+        case let .newest(n):
+            if held.count > n {
+                drop = held.prefix(held.count - n).map { ($0, "only the newest \(n) held prints are kept") }
+            }
+        case let .maxAge(seconds):
+            drop = held.filter { now - $0.requestedAt > seconds }
+                .map { ($0, "held longer than \(Int(seconds)) s (the guest is gone)") }
+        }
+        return drop.compactMap { r, note in finish(r.id, .dropped, note: note, now: now).map { _ in r } }
+    }
+
+    /// The held requests to submit now, oldest first: none while `health` forbids it, else as many as
+    /// the pending limit leaves room for.
+    public func toSubmit(pendingLimit: Int, health: PrinterHealth) -> [PrintRequest] {
+        guard health.allowsSubmission else { return [] }
+        return Array(held.prefix(max(0, pendingLimit - outstanding)))
+    }
+
+    /// One change `reconcile` made.
+    public struct Change: Equatable, Sendable {
+        public var request: PrintRequest
+        public var from: PrintRequestState
+    }
+
+    /// Brings submitted and submitting requests in line with CUPS's job list: a finished job finishes its
+    /// request (completed ones take `sheetsPerCopy × copies` off the paper counter); a `submitting`
+    /// request whose title is in the list takes that job's id; one whose title is not was never
+    /// submitted and is held again. A submitted job CUPS no longer lists is taken as completed
+    /// (CUPS forgets finished jobs only) — never submitted again.
+    public mutating func reconcile(jobs: [CUPSJob], sheetsPerCopy: Int, now: Double) -> [Change] {
+        var changes: [Change] = []
+        for i in requests.indices where requests[i].state == .submitting || requests[i].state == .submitted {
+            let before = requests[i]
+            let job: CUPSJob?
+            if let id = before.jobID {
+                job = jobs.first { $0.id == id }
+            } else {
+                job = jobs.first { $0.title == before.title }
+            }
+            if let job {
+                requests[i].jobID = job.id
+                requests[i].state = .submitted
+                switch job.state {
+                case .completed: requests[i].state = .completed
+                case .aborted: requests[i].state = .aborted; requests[i].note = "aborted by the printer or CUPS"
+                case .cancelled: requests[i].state = .cancelled; requests[i].note = requests[i].note ?? "cancelled at the printer"
+                case .pending, .held, .processing, .stopped: break
+                }
+            } else if before.state == .submitting {
+                requests[i].state = .held
+            } else {
+                requests[i].state = .completed
+                requests[i].note = "job \(before.jobID ?? 0) no longer listed by CUPS"
+            }
+            if !requests[i].state.isLive { requests[i].finishedAt = now }
+            if requests[i].state == .completed, let s = sheetsRemaining {
+                sheetsRemaining = max(0, s - requests[i].copies * sheetsPerCopy)
+            }
+            if requests[i] != before { changes.append(Change(request: requests[i], from: before.state)) }
+        }
+        return changes
+    }
+
+    /// Forgets finished requests; returns how many.
+    public mutating func purge() -> Int {
+        let before = requests.count
+        requests.removeAll { !$0.state.isLive }
+        return before - requests.count
+    }
+
+    /// Reprints of request `id` so far.
+    public func reprints(of id: Int) -> Int { requests.filter { $0.reprintOf == id }.count }
+}
+
+/// What the review screen says about printing, from the printer's health and this picture's request
+/// (nil when printing is off or nothing was asked for this picture).
+public func reviewPrintText(health: PrinterHealth, request: PrintRequest?) -> String? {
+    guard let request else { return nil }
+    switch request.state {
+    case .completed: return "Printed"
+    case .cancelled: return "Not printing"
+    case .dropped, .aborted, .failed: return "Printing failed — your photo is saved"
+    case .held, .submitting, .submitted:
+        if case let .unavailable(reasons, _) = health {
+            if reasons.contains("media-empty") || reasons.contains("media-needed") {
+                return "Out of paper — your photo is saved"
+            }
+            if reasons.contains("media-jam") { return "Paper jam — your photo is saved" }
+            if reasons.contains("offline") || reasons.contains("cups-unreachable") { return "Printer offline — your photo is saved" }
+            return "Printer paused — your photo is saved"
+        }
+        return request.state == .held ? "Waiting to print…" : "Printing…"
+    }
+}

@@ -1,0 +1,75 @@
+import BoothCore
+import BoothJPEG
+
+/// Renders a picture for the printer: the JPEG decoded (TurboJPEG), turned a quarter when its
+/// orientation differs from the media's, cropped to the media's exact aspect (fill: no white
+/// border, the centre kept), resampled bilinearly to the media's size at `dpi`, and encoded again
+/// (TurboJPEG, 4:4:4 as `JPEGEncoder` does for RGB). The printer then gets a page it prints 1:1
+/// with `print-scaling=none`.
+///
+/// Owns a decoder and an encoder: use from one thread.
+public final class PrintRenderer {
+    private let decoder: JPEGDecoder
+    private let encoder: JPEGEncoder
+    /// JPEG quality of the rendered page (1…100).
+    public let quality: Int
+
+    /// - Throws: ``TurboJPEGError`` when TurboJPEG cannot make a handle.
+    public init(quality: Int = 92) throws {
+        decoder = try JPEGDecoder()
+        encoder = try JPEGEncoder()
+        self.quality = quality
+    }
+
+    /// Renders `jpeg` at `size` pixels (the media at the print resolution, e.g. 1200x1800).
+    /// - Throws: ``TurboJPEGError`` when the JPEG does not decode or the page does not encode.
+    public func render(_ jpeg: [UInt8], to size: FrameSize) throws -> [UInt8] {
+        let image = try decoder.decodeRGB(jpeg)
+        let page = PrintRenderer.fill(image, to: size)
+        let frame = Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: page,
+                          timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
+        return try encoder.encode(frame, quality: quality)
+    }
+
+    /// `image` filled into `size`: rotated a quarter turn (clockwise) when one is landscape and the
+    /// other portrait, centre-cropped to the aspect of `size`, bilinearly resampled. RGB24 bytes, rows packed.
+    public static func fill(_ image: RGBImage, to size: FrameSize) -> [UInt8] {
+        let sw = image.size.width, sourceHeight = image.size.height
+        let rotate = (sw > sourceHeight) != (size.width > size.height) && sw != sourceHeight && size.width != size.height
+        // The source as seen after the rotation.
+        let vw = rotate ? sourceHeight : sw, vh = rotate ? sw : sourceHeight
+        // Crop rectangle in the rotated view, centred, with the target's aspect.
+        let targetAspect = Double(size.width) / Double(size.height)
+        var cw = Double(vw), ch = Double(vh)
+        if cw / ch > targetAspect { cw = ch * targetAspect } else { ch = cw / targetAspect }
+        let cx = (Double(vw) - cw) / 2, cy = (Double(vh) - ch) / 2
+        let sx = cw / Double(size.width), sy = ch / Double(size.height)
+        var out = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        let src = image.bytes, stride = sw * 3, sh = image.size.height
+        out.withUnsafeMutableBufferPointer { dst in
+            src.withUnsafeBufferPointer { s in
+                for y in 0..<size.height {
+                    let fy = max(0, min(Double(vh) - 1, cy + (Double(y) + 0.5) * sy - 0.5))
+                    let y0 = Int(fy), y1 = min(y0 + 1, vh - 1), wy = fy - Double(y0)
+                    for x in 0..<size.width {
+                        let fx = max(0, min(Double(vw) - 1, cx + (Double(x) + 0.5) * sx - 0.5))
+                        let x0 = Int(fx), x1 = min(x0 + 1, vw - 1), wx = fx - Double(x0)
+                        // (vx, vy) in the rotated view → the source: a clockwise quarter turn means
+                        // view (vx, vy) = source column vy, row sh - 1 - vx (the left edge becomes the top).
+                        @inline(__always) func at(_ vx: Int, _ vy: Int) -> Int {
+                            rotate ? (sh - 1 - vx) * stride + vy * 3 : vy * stride + vx * 3
+                        }
+                        let a = at(x0, y0), b = at(x1, y0), c = at(x0, y1), d = at(x1, y1)
+                        let o = (y * size.width + x) * 3
+                        for k in 0..<3 {
+                            let top = Double(s[a + k]) * (1 - wx) + Double(s[b + k]) * wx
+                            let bottom = Double(s[c + k]) * (1 - wx) + Double(s[d + k]) * wx
+                            dst[o + k] = UInt8(max(0, min(255, (top * (1 - wy) + bottom * wy).rounded())))
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,175 @@
+import BoothCore
+import BoothRuntime
+import Foundation
+
+/// Sends a print request and prints the reply (message, or the journal for `prints list`).
+enum PrintsCommand {
+    static func send(_ request: ControlRequest, socket: String?, json: Bool, listing: Bool = false) -> Int32 {
+        do {
+            let client = try ControlClient(socket: socket)
+            let r = try client.send(request, expecting: PrintsReply.self, timeoutSeconds: 10)
+            if json { printJSON(r); return ExitCode.ok }
+            if listing { print(table(r)) } else { print(r.message) }
+            return ExitCode.ok
+        } catch { return report(error) }
+    }
+
+    static func table(_ r: PrintsReply) -> String {
+        var out = ["paper: \(r.sheetsRemaining.map { "\($0) sheets left" } ?? "not counted")"]
+        if r.requests.isEmpty { out.append("no print requests"); return out.joined(separator: "\n") }
+        out.append("ID    STATE       JOB   COPIES  REQUESTED            SOURCE")
+        for e in r.requests {
+            let job = e.jobID.map(String.init) ?? "-"
+            var line = String(e.id).padding(toLength: 6, withPad: " ", startingAt: 0)
+                + e.state.padding(toLength: 12, withPad: " ", startingAt: 0)
+                + job.padding(toLength: 6, withPad: " ", startingAt: 0)
+                + String(e.copies).padding(toLength: 8, withPad: " ", startingAt: 0)
+                + e.requestedAt.padding(toLength: 21, withPad: " ", startingAt: 0) + e.source
+            if let note = e.note { line += " (\(note))" }
+            out.append(line)
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// The `printer:` line of `status`.
+    static func statusLine(_ p: PrinterStatus) -> String {
+        if p.mode == "off" && p.held == 0 && p.outstanding == 0 { return "print.mode off" }
+        var line = "\(p.queue ?? (p.destination.isEmpty ? "CUPS default" : p.destination)): \(p.health)"
+        if !p.reasons.isEmpty { line += " (\(p.reasons.joined(separator: ", ")))" }
+        if let m = p.message { line += " — \(m)" }
+        line += "; mode \(p.mode), \(p.held) held, \(p.outstanding) at the printer, \(p.completed) printed"
+        if let s = p.sheetsRemaining { line += ", \(s) sheets left" }
+        if let e = p.lastError { line += "; last error: \(e)" }
+        return line
+    }
+
+    static func id(_ args: ParsedArguments) -> Int? { args.positional.first.flatMap { Int($0) } }
+}
+
+/// `test-print [FILE]`.
+struct TestPrint: Subcommand {
+    static let words = ["test-print"]
+    static let synopsis = "test-print [FILE] [--json] [--socket PATH]"
+    static let summary = "Print FILE (a JPEG), or a test chart, through the booth's print path."
+    static let details = """
+        The picture is rendered for print.media like a guest's and journaled; 'prints list' follows it.
+        Exit codes: 0 queued; 66 FILE unreadable; 69 daemon not running; 77 not allowed.
+        """
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        var file: String?
+        if let f = args.positional.first {
+            let absolute = f.hasPrefix("/") ? f : FileManager.default.currentDirectoryPath + "/" + f
+            guard FileManager.default.isReadableFile(atPath: absolute) else {
+                warn("cannot read \(f)")
+                return ExitCode.noInput
+            }
+            file = absolute
+        }
+        return PrintsCommand.send(ControlRequest(.testPrint, file: file), socket: args.socket, json: args.json)
+    }
+}
+
+/// `refill SHEETS`.
+struct Refill: Subcommand {
+    static let words = ["refill"]
+    static let synopsis = "refill SHEETS [--json] [--socket PATH]"
+    static let summary = "Set the paper counter after loading paper (completed prints count it down)."
+    static let details = "Exit codes: 0; 65 SHEETS not a number ≥ 0; 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 1...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        guard let sheets = args.positional.first.flatMap({ Int($0) }), sheets >= 0 else {
+            warn("refill needs a number of sheets ≥ 0, got '\(args.positional.first ?? "")'")
+            return ExitCode.dataError
+        }
+        return PrintsCommand.send(ControlRequest(.refill, sheets: sheets), socket: args.socket, json: args.json)
+    }
+}
+
+/// `prints list`.
+struct PrintsList: Subcommand {
+    static let words = ["prints", "list"]
+    static let synopsis = "prints list [--json] [--socket PATH]"
+    static let summary = "The print journal: every request, its CUPS job and state."
+    static let details = "Exit codes: 0; 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        PrintsCommand.send(ControlRequest(.prints, action: "list"), socket: args.socket, json: args.json, listing: true)
+    }
+}
+
+/// `prints` alone: the same as `prints list`.
+struct Prints: Subcommand {
+    static let words = ["prints"]
+    static let synopsis = "prints [list|reprint ID|cancel ID|purge] [--json] [--socket PATH]"
+    static let summary = "The print journal (prints list); reprint, cancel or purge requests."
+    static let details = "Without a word: prints list. Exit codes: 0; 64 unknown word; 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 { PrintsList(args).run() }
+}
+
+/// `prints reprint ID`.
+struct PrintsReprint: Subcommand {
+    static let words = ["prints", "reprint"]
+    static let synopsis = "prints reprint ID [--json] [--socket PATH]"
+    static let summary = "Print request ID again (within print.reprint_limit)."
+    static let details = "Exit codes: 0 queued; 65 ID not a number; 69 daemon not running; 77 not allowed; 70 refused (unknown ID, limit)."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 1...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        guard let id = PrintsCommand.id(args) else { warn("prints reprint needs a numeric ID"); return ExitCode.dataError }
+        return PrintsCommand.send(ControlRequest(.prints, action: "reprint", id: id), socket: args.socket, json: args.json)
+    }
+}
+
+/// `prints cancel ID`.
+struct PrintsCancel: Subcommand {
+    static let words = ["prints", "cancel"]
+    static let synopsis = "prints cancel ID [--json] [--socket PATH]"
+    static let summary = "Cancel request ID: held ones at once, printing ones at CUPS."
+    static let details = "Exit codes: 0; 65 ID not a number; 69 daemon not running; 77 not allowed; 70 no such live request."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 1...1
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        guard let id = PrintsCommand.id(args) else { warn("prints cancel needs a numeric ID"); return ExitCode.dataError }
+        return PrintsCommand.send(ControlRequest(.prints, action: "cancel", id: id), socket: args.socket, json: args.json)
+    }
+}
+
+/// `prints purge`.
+struct PrintsPurge: Subcommand {
+    static let words = ["prints", "purge"]
+    static let synopsis = "prints purge [--json] [--socket PATH]"
+    static let summary = "Forget finished print requests and delete their rendered pages."
+    static let details = "Exit codes: 0; 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+    init(_ args: ParsedArguments) { self.args = args }
+
+    func run() -> Int32 {
+        PrintsCommand.send(ControlRequest(.prints, action: "purge"), socket: args.socket, json: args.json)
+    }
+}

@@ -1,0 +1,180 @@
+import BoothCore
+import BoothRuntime
+import Foundation
+import Glibc
+import Synchronization
+
+/// The package root, from this file's path.
+func packageRoot(_ file: String = #filePath) -> String {
+    var parts = file.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}
+
+/// Runs a command and waits for it; returns its exit status and stdout. Spawned with `posix_spawn`,
+/// an empty signal mask and default signal actions (the test process blocks signals its threads
+/// wait for; daemons started with that mask would ignore SIGTERM and never reap their children),
+/// stdout to a temp file (daemons it leaves behind must not hold a pipe of ours).
+@discardableResult
+func run(_ path: String, _ args: [String], env: [String: String] = [:]) -> (Int32, String) {
+    let outPath = NSTemporaryDirectory() + "run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
+    defer { unlink(outPath) }
+    let pid = spawn(path, args, env: env, output: outPath)
+    guard pid > 0 else { return (-1, "posix_spawn \(path) failed") }
+    let status = waitFor(pid)
+    let out = FileManager.default.contents(atPath: outPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    return (status, out)
+}
+
+/// Waits for `pid`; its exit status, or 128 + the signal that ended it.
+func waitFor(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}
+
+/// Starts `path` with stdout and stderr to `output`, stdin from /dev/null, an empty signal mask and
+/// default signal actions; returns its pid (≤ 0 on failure).
+func spawn(_ path: String, _ args: [String], env: [String: String] = [:], output: String) -> pid_t {
+    var environment = ProcessInfo.processInfo.environment
+    for (k, v) in env { environment[k] = v }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    var attr = posix_spawnattr_t()
+    posix_spawnattr_init(&attr)
+    defer { posix_spawnattr_destroy(&attr) }
+    var empty = sigset_t(), all = sigset_t()
+    sigemptyset(&empty)
+    sigfillset(&all)
+    sigdelset(&all, SIGKILL)
+    sigdelset(&all, SIGSTOP)
+    posix_spawnattr_setsigmask(&attr, &empty)
+    posix_spawnattr_setsigdefault(&attr, &all)
+    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv = ([path] + args).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in argv + envp { free(p) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, path, &actions, &attr, argv, envp) == 0 else { return -1 }
+    return pid
+}
+
+/// What the print tests need installed (cups, cups-ipp-utils, cups-client, dbus), or nil when all is there.
+func missingCUPSTools() -> String? {
+    let missing = ["cupsd", "ippeveprinter", "lpadmin", "cupsdisable", "cupsenable", "dbus-daemon"].filter { tool in
+        !["/usr/sbin/\(tool)", "/usr/bin/\(tool)"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+    guard !missing.isEmpty else { return nil }
+    return "print tests skipped: \(missing.joined(separator: ", ")) missing (apt-get install --no-install-recommends cups cups-ipp-utils cups-client dbus)"
+}
+
+/// A private cupsd + ippeveprinter + dbus-daemon (Tests/BoothPrintTests/cups-stack.sh), stopped by PID.
+/// `CUPS_SERVER` is set for this process while it runs (the print suites run serialized).
+final class CUPSStack: Sendable {
+    let dir: String
+    let queue = "booth"
+    let server: String
+    private static let script = "\(packageRoot())/Tests/BoothPrintTests/cups-stack.sh"
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "cups-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let (status, out) = run(CUPSStack.script, ["start", dir, queue])
+        guard status == 0, let line = out.split(separator: "\n").first(where: { $0.hasPrefix("CUPS_SERVER=") }) else {
+            run(CUPSStack.script, ["stop", dir])
+            throw StackError(message: "cups-stack.sh start failed (\(status)): \(out); logs in \(dir)")
+        }
+        server = String(line.dropFirst("CUPS_SERVER=".count))
+        setenv("CUPS_SERVER", server, 1)
+    }
+
+    struct StackError: Error, CustomStringConvertible { let message: String; var description: String { message } }
+
+    func stop() {
+        run(CUPSStack.script, ["stop", dir])
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    func killPrinter() { run(CUPSStack.script, ["kill-printer", dir]) }
+    func restartPrinter() { run(CUPSStack.script, ["printer", dir]) }
+    func setEmpty(_ empty: Bool) {
+        if empty { _ = FileManager.default.createFile(atPath: "\(dir)/empty", contents: nil) }
+        else { try? FileManager.default.removeItem(atPath: "\(dir)/empty") }
+    }
+    func setJobMode(_ mode: String) { _ = FileManager.default.createFile(atPath: "\(dir)/job-mode", contents: Data((mode + "\n").utf8)) }
+    func release() { _ = FileManager.default.createFile(atPath: "\(dir)/release", contents: nil) }
+    func lp(_ tool: String, _ args: [String]) -> Int32 {
+        let path = ["/usr/sbin/\(tool)", "/usr/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? tool
+        return run(path, args, env: ["CUPS_SERVER": server]).0
+    }
+
+    /// Documents that reached the printer, oldest first: (document bytes, IPP_* job options).
+    func printed() -> [(doc: [UInt8], options: [String: String])] {
+        let jobs = "\(dir)/jobs"
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: jobs)) ?? []).filter { $0.hasSuffix(".env") }.sorted()
+        return names.compactMap { name in
+            let stem = String(name.dropLast(4))
+            guard let doc = FileManager.default.contents(atPath: "\(jobs)/\(stem).doc"),
+                  let env = FileManager.default.contents(atPath: "\(jobs)/\(name)") else { return nil }
+            var options: [String: String] = [:]
+            for line in String(decoding: env, as: UTF8.self).split(separator: "\n") {
+                let kv = line.split(separator: "=", maxSplits: 1)
+                if kv.count == 2 { options[String(kv[0])] = String(kv[1]) }
+            }
+            return (Array(doc), options)
+        }
+    }
+}
+
+/// Lines a logger wrote, for assertions.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func logger() -> Logger { Logger(threshold: .debug) { [self] line in lines.withLock { $0.append(line) } } }
+    var all: [String] { lines.withLock { $0 } }
+    func contains(_ parts: String...) -> Bool { all.contains { l in parts.allSatisfy { l.contains($0) } } }
+    var text: String { all.joined() }
+}
+
+/// A wall clock tests move by hand (seconds since 1970).
+final class ManualWallClock: Sendable {
+    private let t = Mutex<Double>(1_800_000_000)
+    var now: Double { t.withLock { $0 } }
+    func advance(_ seconds: Double) { t.withLock { $0 += seconds } }
+}
+
+/// Polls `condition` every 20 ms until true or `timeoutSeconds` pass.
+func eventually(timeoutSeconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+    }
+    return condition()
+}
+
+/// A real photo from ../shared/images, or the committed simulated capture.
+func samplePhoto() -> [UInt8]? {
+    let shared = "\(packageRoot())/../shared/images"
+    if let names = try? FileManager.default.contentsOfDirectory(atPath: shared),
+       let jpg = names.sorted().first(where: { $0.lowercased().hasSuffix(".jpg") }),
+       let data = FileManager.default.contents(atPath: "\(shared)/\(jpg)") {
+        return Array(data)
+    }
+    return FileManager.default.contents(atPath: "\(packageRoot())/hardware/pictures/simulated-capture.jpg").map { Array($0) }
+}
+
+/// `[print]` for the tests: the stack's queue, fast polling, files under `dir`.
+func printSettings(dir: String, queue: String) -> Settings.Print {
+    var p = Settings.defaults.print
+    p.mode = .auto
+    p.destination = queue
+    p.pollIntervalMilliseconds = 200
+    p.journal = "\(dir)/print-journal.json"
+    p.spool = "\(dir)/prints"
+    p.sheets = 50
+    p.dpi = 100
+    return p
+}

@@ -1,0 +1,130 @@
+import BoothCore
+import BoothJPEG
+import BoothPrint
+import Testing
+
+@Suite("Print journal, health, media and rendering (no CUPS)")
+struct PrintJournalTests {
+    func journal(_ n: Int, at t: Double = 1000) -> PrintJournal {
+        var j = PrintJournal(tag: "t")
+        for i in 0..<n { _ = j.add(captureID: UInt64(i + 1), source: "session \(i + 1)", file: "/p/\(i + 1).jpg",
+                                   copies: 2, media: "na_index-4x6_4x6in", now: t + Double(i)) }
+        return j
+    }
+
+    @Test("held requests go out oldest first, within the pending limit, only while the printer allows it")
+    func submission() {
+        var j = journal(3)
+        #expect(j.toSubmit(pendingLimit: 1, health: .ready).map(\.id) == [1])
+        #expect(j.toSubmit(pendingLimit: 2, health: .warning(reasons: ["media-low"])).map(\.id) == [1, 2])
+        #expect(j.toSubmit(pendingLimit: 5, health: .unavailable(reasons: ["media-empty"], message: "")).isEmpty)
+        j.requests[0].state = .submitted
+        j.requests[0].jobID = 7
+        #expect(j.toSubmit(pendingLimit: 1, health: .ready).isEmpty)
+        #expect(j.toSubmit(pendingLimit: 2, health: .unknown("idle")).map(\.id) == [2])
+    }
+
+    @Test("backlog: newest N keeps the newest, max-age drops the old ones; both reported")
+    func backlog() {
+        var j = journal(4)
+        let dropped = j.applyBacklog(.newest(2), now: 2000)
+        #expect(dropped.map(\.id) == [1, 2])
+        #expect(j.requests.map(\.state) == [.dropped, .dropped, .held, .held])
+        var k = journal(3, at: 1000)
+        #expect(k.applyBacklog(.maxAge(seconds: 900), now: 1900.5).map(\.id) == [1])
+        #expect(k.applyBacklog(.maxAge(seconds: 900), now: 1900.5).isEmpty)
+        #expect(k.request(1)?.note?.contains("900 s") == true)
+        var all = journal(3)
+        #expect(all.applyBacklog(.all, now: 1_000_000).isEmpty)
+    }
+
+    @Test("reconcile: finished jobs end their requests, only completed ones take paper; a crash before the job id was journaled is resolved by title")
+    func reconcile() {
+        var j = journal(4)
+        j.sheetsRemaining = 10
+        j.requests[0].state = .submitted; j.requests[0].jobID = 11
+        j.requests[1].state = .submitted; j.requests[1].jobID = 12
+        j.requests[2].state = .submitting   // crashed after CUPS created job 13, before the id was journaled
+        j.requests[3].state = .submitting   // crashed before CUPS saw it
+        let jobs = [CUPSJob(id: 11, state: .completed, title: j.requests[0].title),
+                    CUPSJob(id: 12, state: .aborted, title: j.requests[1].title),
+                    CUPSJob(id: 13, state: .processing, title: j.requests[2].title),
+                    CUPSJob(id: 14, state: .completed, title: "someone else's job")]
+        let changes = j.reconcile(jobs: jobs, sheetsPerCopy: 1, now: 3000)
+        #expect(j.requests.map(\.state) == [.completed, .aborted, .submitted, .held])
+        #expect(j.requests[2].jobID == 13)
+        #expect(j.sheetsRemaining == 8, "2 copies × 1 sheet, the aborted one not counted")
+        #expect(changes.map(\.request.id) == [1, 2, 3, 4])
+        // Idempotent: a second pass changes nothing and counts no paper twice.
+        #expect(j.reconcile(jobs: jobs, sheetsPerCopy: 1, now: 3001).isEmpty)
+        #expect(j.sheetsRemaining == 8)
+    }
+
+    @Test("purge forgets finished requests only; reprints are counted per original")
+    func purgeAndReprints() {
+        var j = journal(3)
+        j.finish(1, .completed, note: nil, now: 1)
+        _ = j.add(captureID: nil, source: "reprint of 1", file: "/p/1.jpg", copies: 1, media: "m", now: 2, reprintOf: 1)
+        #expect(j.reprints(of: 1) == 1)
+        #expect(j.purge() == 1)
+        #expect(j.requests.map(\.id) == [2, 3, 4])
+    }
+
+    @Test("health: reasons classified, suffixes stripped; a stopped queue, a silent printer, an idle queue without a printer URI")
+    func health() {
+        func q(_ reasons: [String], state: Int = 3, accepting: Bool = true, uri: String? = "ipp://p/ipp/print") -> PrinterAttributes {
+            PrinterAttributes(state: state, reasons: reasons, acceptingJobs: accepting, message: "", deviceURI: uri, mediaSupported: [])
+        }
+        #expect(PrinterHealth.classify(queue: .success(q([])), device: .success(q([]))) == .ready)
+        #expect(PrinterHealth.classify(queue: .success(q([])), device: .success(q(["media-empty-warning", "media-needed-warning"])))
+                == .unavailable(reasons: ["media-empty", "media-needed"], message: ""))
+        #expect(PrinterHealth.classify(queue: .success(q(["media-low-report"])), device: nil) == .warning(reasons: ["media-low"]))
+        #expect(PrinterHealth.classify(queue: .success(q(["paused"], state: 5)), device: .success(q([]))).reasons == ["paused"])
+        #expect(PrinterHealth.classify(queue: .success(q([], accepting: false)), device: nil).reasons == ["not-accepting-jobs"])
+        let gone = PrintError(call: "httpConnect2", message: "Connection refused", destination: "ipp://p")
+        #expect(PrinterHealth.classify(queue: .success(q([])), device: .failure(gone)).reasons == ["offline"])
+        if case .unknown = PrinterHealth.classify(queue: .success(q([], uri: "gutenprint53+usb://x")), device: nil) {} else {
+            Issue.record("an idle queue whose printer cannot be asked is unknown")
+        }
+    }
+
+    @Test("review text follows the request and the printer")
+    func reviewText() {
+        var r = PrintRequest(id: 1, captureID: 1, source: "s", file: "f", copies: 1, media: "m", requestedAt: 0, title: "t")
+        #expect(reviewPrintText(health: .ready, request: nil) == nil)
+        #expect(reviewPrintText(health: .ready, request: r) == "Waiting to print…")
+        #expect(reviewPrintText(health: .unavailable(reasons: ["media-needed"], message: ""), request: r) == "Out of paper — your photo is saved")
+        #expect(reviewPrintText(health: .unavailable(reasons: ["offline"], message: ""), request: r) == "Printer offline — your photo is saved")
+        r.state = .submitted
+        #expect(reviewPrintText(health: .ready, request: r) == "Printing…")
+        r.state = .completed
+        #expect(reviewPrintText(health: .ready, request: r) == "Printed")
+    }
+
+    @Test("PWG media names give the size; pixels at a resolution")
+    func media() throws {
+        let m = try #require(MediaSize(pwg: "na_index-4x6_4x6in"))
+        #expect(m.pixels(dpi: 300) == FrameSize(width: 1200, height: 1800))
+        #expect(MediaSize(pwg: "iso_a6_105x148mm")?.pixels(dpi: 254) == FrameSize(width: 1050, height: 1480))
+        #expect(MediaSize(pwg: "photo") == nil)
+    }
+
+    @Test("fill: a landscape picture is turned a quarter clockwise for portrait media and centre-cropped to its aspect")
+    func fill() {
+        // 4x2 landscape: left half red, right half blue; top row bright, bottom dark.
+        var bytes: [UInt8] = []
+        for y in 0..<2 { for x in 0..<4 { bytes += x < 2 ? [y == 0 ? 250 : 100, 0, 0] : [0, 0, y == 0 ? 250 : 100] } }
+        let out = PrintRenderer.fill(RGBImage(size: FrameSize(width: 4, height: 2), bytes: bytes), to: FrameSize(width: 2, height: 4))
+        // Clockwise: the source's left (red) becomes the top, its bottom row becomes the left column.
+        #expect(out[0] > 0 && out[2] == 0, "top-left red")
+        #expect(out[(3 * 2) * 3 + 2] > 0 && out[(3 * 2) * 3] == 0, "bottom-left blue")
+        #expect(out[0] < out[3], "left column from the dark bottom row")
+    }
+
+    @Test("render: decodes, fills the media size, encodes a JPEG of exactly that size")
+    func render() throws {
+        let photo = try #require(samplePhoto())
+        let page = try PrintRenderer().render(photo, to: FrameSize(width: 400, height: 600))
+        #expect(try JPEGDecoder().header(page).size == FrameSize(width: 400, height: 600))
+    }
+}

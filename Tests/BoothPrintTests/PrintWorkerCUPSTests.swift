@@ -1,0 +1,158 @@
+import BoothCore
+import BoothJPEG
+import BoothPrint
+import BoothRuntime
+import Foundation
+import Testing
+
+// The print worker against a real private cupsd and a simulated IPP Everywhere printer
+// (ippeveprinter), started and stopped by each test (cups-stack.sh). Serialized: CUPS_SERVER is
+// process-wide.
+
+/// One worker on one stack, with its files in a temp directory.
+final class PrintRig: Sendable {
+    let stack: CUPSStack
+    let logs = LogLines()
+    let clock = ManualWallClock()
+    let worker: PrintWorker
+    let settings: Settings.Print
+
+    init(_ adjust: (inout Settings.Print) -> Void = { _ in }) throws {
+        stack = try CUPSStack()
+        var s = printSettings(dir: stack.dir, queue: stack.queue)
+        adjust(&s)
+        settings = s
+        let clock = self.clock
+        worker = PrintWorker(settings: s, log: logs.logger(), now: { clock.now })
+        worker.launch()
+    }
+
+    func stop() {
+        worker.stop()
+        stack.stop()
+    }
+
+    func states() -> [PrintRequestState] { worker.journal.requests.map(\.state) }
+}
+
+@Suite("Printing through a real cupsd and ippeveprinter", .serialized)
+struct PrintWorkerCUPSTests {
+    @Test("auto: the rendered page arrives byte-identical with the requested copies, media, print-scaling none; paper counted")
+    func byteIdentical() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig { $0.copies = 2 }
+        defer { rig.stop() }
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
+        let printed = rig.stack.printed()
+        try #require(printed.count == 1, "\(printed.count) documents at the printer\n\(rig.logs.text)")
+        let request = try #require(rig.worker.journal.requests.first)
+        let page = try #require(FileManager.default.contents(atPath: request.file))
+        #expect(printed[0].doc == Array(page))
+        #expect(printed[0].options["IPP_COPIES"] == "2")
+        #expect(printed[0].options["IPP_MEDIA"] == "na_index-4x6_4x6in")
+        #expect(printed[0].options["IPP_PRINT_SCALING"] == "none")
+        #expect(printed[0].options["IPP_PRINT_COLOR_MODE"] == "color")
+        // 4x6 in at 100 dpi, portrait.
+        let header = try JPEGDecoder().header(printed[0].doc)
+        #expect(header.size == FrameSize(width: 400, height: 600))
+        #expect(rig.worker.journal.sheetsRemaining == 48)
+        #expect(rig.worker.reviewText(captureID: 1) == "Printed")
+    }
+
+    @Test("out of paper: shown, nothing beyond the pending limit is out; refill prints every held picture once, oldest first")
+    func outOfPaper() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig { $0.backlog = .all }
+        defer { rig.stop() }
+        rig.stack.setEmpty(true)
+        for i in 1...3 { rig.worker.request(jpeg: photo, captureID: UInt64(i), source: "session \(i)") }
+        #expect(await eventually { rig.worker.health.reasons.contains("media-empty") }, "\(rig.logs.text)")
+        #expect(rig.worker.reviewText(captureID: 3) == "Out of paper — your photo is saved")
+        // Several polls later: still one job out (the pending limit), two held.
+        let polls = rig.worker.polls
+        #expect(await eventually { rig.worker.polls >= polls + 5 })
+        #expect(rig.worker.journal.outstanding == 1)
+        #expect(rig.worker.journal.held.map(\.captureID) == [2, 3])
+        #expect(rig.worker.status().health == "unavailable")
+        rig.stack.setEmpty(false)
+        #expect(await eventually { rig.states() == [.completed, .completed, .completed] }, "\(rig.logs.text)")
+        let printed = rig.stack.printed()
+        #expect(printed.count == 3)
+        let titles = rig.worker.journal.requests.map(\.title)
+        #expect(printed.map { $0.options["IPP_JOB_NAME"] ?? "" } == titles, "oldest first, each once")
+        #expect(rig.worker.journal.sheetsRemaining == 47)
+    }
+
+    @Test("queue disabled (cupsdisable): reported, held; a request older than the backlog limit is dropped and reported; cupsenable resumes")
+    func disabledAndBacklog() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig { $0.backlogMaxAgeMilliseconds = 60_000 }
+        defer { rig.stop() }
+        #expect(await eventually { rig.worker.polls > 0 && rig.worker.health.allowsSubmission })
+        #expect(rig.stack.lp("cupsdisable", [rig.stack.queue]) == 0)
+        #expect(await eventually { rig.worker.status().reasons.contains("paused") }, "\(rig.worker.status())")
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { rig.worker.journal.held.count == 1 })
+        #expect(rig.worker.reviewText(captureID: 1) == "Printer paused — your photo is saved")
+        rig.clock.advance(61)
+        rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
+        #expect(await eventually { rig.states() == [.dropped, .held] }, "\(rig.states())")
+        #expect(rig.logs.contains("print 1 (session 1) dropped", "held longer than 60 s"))
+        #expect(rig.stack.lp("cupsenable", [rig.stack.queue]) == 0)
+        #expect(await eventually { rig.states() == [.dropped, .completed] }, "\(rig.logs.text)")
+        #expect(rig.stack.printed().count == 1)
+    }
+
+    @Test("printer process killed: offline, held; restarted: recovers and prints")
+    func printerKilled() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig()
+        defer { rig.stop() }
+        #expect(await eventually { rig.worker.polls > 0 && rig.worker.health.allowsSubmission })
+        rig.stack.killPrinter()
+        #expect(await eventually { rig.worker.health.reasons.contains("offline") }, "\(rig.worker.status())")
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { rig.worker.journal.held.count == 1 })
+        #expect(rig.worker.reviewText(captureID: 1) == "Printer offline — your photo is saved")
+        rig.stack.restartPrinter()
+        #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
+        #expect(rig.stack.printed().count == 1)
+        #expect(rig.logs.contains("printer ready"))
+    }
+
+    @Test("job aborted at the printer: reported, the paper counter unchanged")
+    func aborted() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig()
+        defer { rig.stop() }
+        rig.stack.setJobMode("fail")
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { [.aborted, .cancelled].contains(rig.states().first ?? .held) }, "\(rig.logs.text)")
+        #expect(rig.worker.journal.sheetsRemaining == 50)
+        #expect(rig.logs.contains("print 1 (session 1)", "not counted"))
+    }
+
+    @Test("long press skips: a held request is cancelled, never printed")
+    func skipHeld() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig()
+        defer { rig.stop() }
+        #expect(rig.stack.lp("cupsdisable", [rig.stack.queue]) == 0)
+        #expect(await eventually { rig.worker.status().reasons.contains("paused") })
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        rig.worker.skip(captureID: 1)
+        #expect(await eventually { rig.states() == [.cancelled] })
+        #expect(rig.worker.reviewText(captureID: 1) == "Not printing")
+        #expect(rig.stack.lp("cupsenable", [rig.stack.queue]) == 0)
+        let polls = rig.worker.polls
+        #expect(await eventually { rig.worker.polls >= polls + 3 })
+        #expect(rig.stack.printed().isEmpty)
+    }
+}
