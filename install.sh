@@ -122,7 +122,7 @@ build() {
 
 # ---- --install / --uninstall ---------------------------------------------------------------
 # What the installed booth needs at run time (the binary links these; the Swift runtime is static).
-RUNTIME_DEPS=(libv4l-0 libgpiod2 libturbojpeg0 v4l-utils gpiod)
+RUNTIME_DEPS=(libv4l-0 libgpiod2 libturbojpeg0 libcups2 libyuv0 libfreetype6 fonts-dejavu-core v4l-utils gpiod)
 # The one release build, kept outside the clone so CI and re-runs reuse it.
 RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
 
@@ -173,7 +173,7 @@ do_install() {
   if [ -z "$D" ]; then
     step "installing runtime and build dependencies (apt-get --no-install-recommends)"
     if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then apt_install "${RUNTIME_DEPS[@]}"
-    else apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"; fi
+    else apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${PRINT_BUILD_DEPS[@]}" "${RUNTIME_DEPS[@]}"; fi
   fi
   if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "checking the Swift toolchain"; check_swift_version; fi
   if [ -n "$D" ]; then
