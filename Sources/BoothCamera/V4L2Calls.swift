@@ -338,10 +338,12 @@ struct V4L2Node: Sendable {
             if errno == EAGAIN { return nil }
             throw V4L2Error(call: "VIDIOC_DQBUF", errno: errno, device: path)
         }
+        // A writer (v4l2loopback) can hand us any timestamp: one that does not fit is "no timestamp".
         var raw: MonotonicInstant? = nil
-        if b.timestamp.tv_sec >= 0, b.timestamp.tv_usec >= 0 {
-            raw = MonotonicInstant(nanoseconds: UInt64(b.timestamp.tv_sec) * 1_000_000_000
-                                   + UInt64(b.timestamp.tv_usec) * 1000)
+        if b.timestamp.tv_sec >= 0, b.timestamp.tv_usec >= 0, b.timestamp.tv_usec < 1_000_000 {
+            let (seconds, o1) = UInt64(b.timestamp.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+            let (total, o2) = seconds.addingReportingOverflow(UInt64(b.timestamp.tv_usec) * 1000)
+            if !o1 && !o2 { raw = MonotonicInstant(nanoseconds: total) }
         }
         let type = b.flags & PB_V4L2_BUF_FLAG_TIMESTAMP_MASK
         return V4L2DequeuedBuffer(index: Int(b.index), bytesUsed: Int(b.bytesused), sequence: b.sequence,

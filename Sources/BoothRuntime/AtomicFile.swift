@@ -147,8 +147,13 @@ func retryingEINTR(_ body: () -> Int32) -> Int32 {
 func makeDirectories(_ path: String) throws(FileError) {
     var built = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
+        let parent = built.isEmpty ? "/" : built
         built += "/\(part)"
-        if mkdir(built, 0o755) != 0 && errno != EEXIST {
+        if mkdir(built, 0o755) == 0 {
+            // The new entry is durable only once its parent is synced (a new date folder after
+            // midnight must survive a power cut with the photo in it).
+            try? AtomicFile.syncDirectory(parent)
+        } else if errno != EEXIST {
             throw FileError(call: "mkdir", errno: errno, path: built)
         }
     }

@@ -112,7 +112,21 @@ public final class GPIOButtonDevice: ButtonDevice {
 
     public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
         let log = self.log, stuckLimit = self.stuckLimit
-        let b = try GPIOButton.start(configuration, log: { log.log($0, $1) }) { [weak self] event in
+        // Running before the thread starts: a line that fails at once must be seen as failed.
+        running.withLock { $0 = true }
+        let b: GPIOButton
+        do {
+            b = try startLine(handler, log: log, stuckLimit: stuckLimit)
+        } catch {
+            running.withLock { $0 = false }
+            throw error
+        }
+        button.withLock { $0 = b }
+    }
+
+    private func startLine(_ handler: @escaping @Sendable (ButtonSignal) -> Void, log: Logger,
+                           stuckLimit: Int) throws(GPIOError) -> GPIOButton {
+        try GPIOButton.start(configuration, log: { log.log($0, $1) }) { [weak self] event in
             switch event {
             case let .press(id, at): handler(.press(id: id, at: at))
             case let .longPress(id, _): handler(.longPress(id: id))
@@ -124,8 +138,6 @@ public final class GPIOButtonDevice: ButtonDevice {
                 handler(.failed("button line failed: \(error.message)"))
             }
         }
-        button.withLock { $0 = b }
-        running.withLock { $0 = true }
     }
 
     public func stop() {

@@ -96,7 +96,9 @@ public final class PhotoStore: Sendable {
         let rest = name.dropFirst("booth-".count)
         guard let dash = rest.firstIndex(of: "-") else { return nil }
         let digits = rest[..<dash]
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        // At most 9 digits: a stray name like booth-9223372036854775807-1.jpg must not make the
+        // next number overflow (it is not one of ours, and it is ignored).
         return Int(digits)
     }
 

@@ -211,6 +211,13 @@ public final class BoothRuntime: Sendable {
         if case .press = event { state.withLock { $0.autoPressScheduled = false } }
         if case let .press(_, at) = event { admin.notePress(at: at) }
         if case let .saved(id, path) = event { printer.noteSaved(captureID: id, path: path) }
+        if case let .captureSucceeded(id) = event, currentState != .capture(id: id, attempt: 1),
+           currentState != .capture(id: id, attempt: 2) {
+            // The session moved on (a fault, the deadline) after the frame was taken: the machine
+            // ignores it, but a photo a guest posed for is saved all the same, never dropped.
+            log.notice("capture \(id) arrived after its session moved on; saving it anyway")
+            storage.save(captureID: id)
+        }
         dispatch(event)
         admin.stats.record(counters, highestSession: store.nextSession - 1)
         afterEvent()
@@ -400,11 +407,15 @@ public final class BoothRuntime: Sendable {
 
     /// SIGTERM's end: saves in flight finish (≤ 2 s), the stream stops, the lines are released.
     private func shutdownDevices() -> Int32 {
+        // The camera first: a frame it took for a capture after the loop stopped is in the box
+        // by then. Every capture still held (taken but not saved, or kept back by a storage fault)
+        // gets one more save before the storage thread finishes.
+        camera.shutdown()
+        for id in captures.heldIDs { storage.save(captureID: id) }
         if !storage.finish(timeoutSeconds: 2) || !captures.heldIDs.isEmpty {
             let held = captures.heldIDs.map(String.init).joined(separator: ", ")
             log.error("captures not saved when stopping (disk full or too slow within 2 s): \(held)")
         }
-        camera.shutdown()
         printer.stop()
         for d in displays { d.close() }
         admin.stats.record(counters, highestSession: store.nextSession - 1)

@@ -110,6 +110,9 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         #expect(PhotoStore.sessionNumber(inFileName: "booth--1.jpg") == nil)
         #expect(PhotoStore.sessionNumber(inFileName: "photo-000123-1.jpg") == nil)
         #expect(PhotoStore.sessionNumber(inFileName: "booth-12a-1.jpg") == nil)
+        // Not one of ours, and it must not make the next session number overflow.
+        #expect(PhotoStore.sessionNumber(inFileName: "booth-9223372036854775807-1.jpg") == nil)
+        #expect(PhotoStore.sessionNumber(inFileName: "booth-999999999-1.jpg") == 999_999_999)
         #expect(PhotoStore.isDateFolder("2026-11-29"))
         #expect(!PhotoStore.isDateFolder("2026-1-29x"))
     }
