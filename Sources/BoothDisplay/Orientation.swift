@@ -25,6 +25,7 @@ public struct MountMatrix: Sendable, Equatable {
         self.rows = rows
     }
 
+    /// The sample in the device frame: this matrix times `a` (sysfs `mount_matrix` rows; m/s², x y z).
     public func apply(_ a: Acceleration) -> Acceleration {
         let v = [a.x, a.y, a.z]
         func row(_ i: Int) -> Double { zip(rows[i], v).reduce(0) { $0 + $1.0 * $1.1 } }

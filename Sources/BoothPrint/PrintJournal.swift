@@ -96,6 +96,7 @@ public struct PrintJournal: Codable, Sendable, Equatable {
         return r
     }
 
+    /// The request with journal id `id`, or nil when there is none.
     public func request(_ id: Int) -> PrintRequest? { requests.first { $0.id == id } }
 
     /// Jobs out at CUPS (submitting or submitted).

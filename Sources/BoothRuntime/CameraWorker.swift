@@ -71,7 +71,11 @@ public final class CameraWorker: Sendable {
         thread.start()
     }
 
+    /// Opens the camera and starts the preview stream on the worker's thread; a failure is posted
+    /// as `deviceFault(.camera)`.
     public func startStream() { send(.start) }
+    /// Stops the stream and releases the camera (VIDIOC_STREAMOFF, munmap, close); a capture waiting
+    /// for its frame is answered with `captureFailed`.
     public func stopStream() { send(.stop) }
     /// Opens and streams briefly to see whether the camera works again; answers with
     /// `deviceRecovered(.camera)` or `deviceFault(.camera)`.

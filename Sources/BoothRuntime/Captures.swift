@@ -40,7 +40,9 @@ public final class CaptureBox: Sendable {
         sessions.withLock { $0[id] } ?? (0, 1)
     }
 
+    /// Holds a capture (camera thread) until it is saved.
     public func put(_ record: CaptureRecord) { records.withLock { $0[record.id] = record } }
+    /// The held capture `id`, or nil once it is saved (or was never taken).
     public func get(_ id: UInt64) -> CaptureRecord? { records.withLock { $0[id] } }
 
     /// Forgets capture `id` once it is saved.
