@@ -100,6 +100,9 @@ public final class BoothRuntime: Sendable {
         var buttonRunning = false
         var led: (any LEDDevice)?
         var session = 0
+        /// The highest session with a capture on disk: the totals file records captures and this
+        /// together, so a restart's reconciliation with the photos counts each photo exactly once.
+        var lastSavedSession = 0
         var counters = BoothCounters()
         var autoPressScheduled = false
         var nextAutoPressID: UInt64 = 1 << 62
@@ -210,7 +213,14 @@ public final class BoothRuntime: Sendable {
         }
         if case .press = event { state.withLock { $0.autoPressScheduled = false } }
         if case let .press(_, at) = event { admin.notePress(at: at) }
-        if case let .saved(id, path) = event { printer.noteSaved(captureID: id, path: path) }
+        if case let .saved(id, path) = event {
+            printer.noteSaved(captureID: id, path: path)
+            let saved = PhotoStore.sessionNumber(inFileName: String(path.split(separator: "/").last ?? ""))
+            state.withLock { s in
+                s.counters.captures += 1
+                s.lastSavedSession = max(s.lastSavedSession, saved ?? 0)
+            }
+        }
         if case let .captureSucceeded(id) = event, currentState != .capture(id: id, attempt: 1),
            currentState != .capture(id: id, attempt: 2) {
             // The session moved on (a fault, the deadline) after the frame was taken: the machine
@@ -219,7 +229,7 @@ public final class BoothRuntime: Sendable {
             storage.save(captureID: id)
         }
         dispatch(event)
-        admin.stats.record(counters, highestSession: store.nextSession - 1)
+        admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
         afterEvent()
         superviseAfterEvent()
     }
@@ -291,7 +301,6 @@ public final class BoothRuntime: Sendable {
             log.info("capture \(id): trigger at \(trigger) (\(format(late)) ms ago), session \(session)")
             camera.capture(id: id, trigger: trigger)
         case let .save(id):
-            state.withLock { $0.counters.captures += 1 }
             storage.save(captureID: id)
         case .beginSession:
             let n = store.allocateSession()
@@ -418,7 +427,7 @@ public final class BoothRuntime: Sendable {
         }
         printer.stop()
         for d in displays { d.close() }
-        admin.stats.record(counters, highestSession: store.nextSession - 1)
+        admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
         admin.stats.finish()
         let (button, led) = state.withLock { ($0.button, $0.led) }
         button?.stop()
