@@ -101,7 +101,7 @@ struct PrintWorkerCUPSTests {
         rig.clock.advance(61)
         rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
         #expect(await eventually { rig.states() == [.dropped, .held] }, "\(rig.states())")
-        #expect(rig.logs.contains("print 1 (session 1) dropped", "held longer than 60 s"))
+        #expect(await eventually { rig.logs.contains("print 1 (session 1) dropped", "held longer than 60 s") })
         #expect(rig.stack.lp("cupsenable", [rig.stack.queue]) == 0)
         #expect(await eventually { rig.states() == [.dropped, .completed] }, "\(rig.logs.text)")
         #expect(rig.stack.printed().count == 1)
@@ -122,7 +122,7 @@ struct PrintWorkerCUPSTests {
         rig.stack.restartPrinter()
         #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
         #expect(rig.stack.printed().count == 1)
-        #expect(rig.logs.contains("printer ready"))
+        #expect(await eventually { rig.logs.contains("printer ready") })
     }
 
     @Test("job aborted at the printer: reported, the paper counter unchanged")
@@ -135,7 +135,7 @@ struct PrintWorkerCUPSTests {
         rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
         #expect(await eventually { [.aborted, .cancelled].contains(rig.states().first ?? .held) }, "\(rig.logs.text)")
         #expect(rig.worker.journal.sheetsRemaining == 50)
-        #expect(rig.logs.contains("print 1 (session 1)", "not counted"))
+        #expect(await eventually { rig.logs.contains("print 1 (session 1)", "not counted") }, "\(rig.logs.text)")
     }
 
     @Test("long press skips: a held request is cancelled, never printed")
