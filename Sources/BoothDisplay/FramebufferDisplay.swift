@@ -104,7 +104,7 @@ public final class FramebufferDisplay: Sendable {
     public func frame(_ frame: Frame) {
         let wanted: Bool = shared.withLock { s in
             switch s.screen {
-            case .idle, .preview, .countdown:
+            case .idle, .preview, .countdown, .betweenShots:
                 s.live = frame
                 s.dirty = true
                 return true

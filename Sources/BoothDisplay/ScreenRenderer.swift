@@ -7,10 +7,17 @@ public struct ScreenTexts: Sendable, Equatable {
     public var faultCamera: String
     public var faultButton: String
     public var faultStorage: String
+    /// With the countdown of a multi-shot session; `{shot}` and `{shots}` are replaced.
+    public var countdownShot: String
+    /// Between shots; `{shot}` (the next shot) and `{shots}` are replaced.
+    public var betweenShots: String
 
-    public init(idle: String, preview: String, faultCamera: String, faultButton: String, faultStorage: String) {
+    public init(idle: String, preview: String, faultCamera: String, faultButton: String, faultStorage: String,
+                countdownShot: String = "Photo {shot} of {shots}", betweenShots: String = "{shot} of {shots}") {
         self.idle = idle
         self.preview = preview
+        self.countdownShot = countdownShot
+        self.betweenShots = betweenShots
         self.faultCamera = faultCamera
         self.faultButton = faultButton
         self.faultStorage = faultStorage
@@ -19,7 +26,13 @@ public struct ScreenTexts: Sendable, Equatable {
     /// The texts of `settings.text`.
     public init(_ t: Settings.Texts) {
         self.init(idle: t.idle, preview: t.preview, faultCamera: t.faultCamera, faultButton: t.faultButton,
-                  faultStorage: t.faultStorage)
+                  faultStorage: t.faultStorage, countdownShot: t.countdownShot, betweenShots: t.betweenShots)
+    }
+
+    /// `template` with `{shot}` and `{shots}` replaced: `"{shot} of {shots}"`, 2, 4 → `"2 of 4"`.
+    public static func shotText(_ template: String, shot: Int, of shots: Int) -> String {
+        template.replacing("{shots}", with: String(shots))
+            .replacing("{shot}", with: String(shot))
     }
 
     /// What a guest reads for a fault of `kind`.
@@ -110,13 +123,17 @@ public final class ScreenRenderer {
         case .preview:
             liveView()
             band(texts.preview, in: &canvas)
-        case .countdown(let remaining):
+        case let .countdown(remaining, shot, shots):
             liveView()
             let region = ScreenRenderer.digitRegion(size)
             let m = font.mask(String(remaining), pixelHeight: region.height)
             let x = (size.width - m.width) / 2, y = (size.height - m.height) / 2
             canvas.draw(m, x: x + s / 120, y: y + s / 120, color: 0, opacity: 170)
             canvas.draw(m, x: x, y: y, color: 0xFF_FFFF)
+            if shots > 1 { band(ScreenTexts.shotText(texts.countdownShot, shot: shot, of: shots), in: &canvas) }
+        case let .betweenShots(next, shots):
+            liveView()
+            band(ScreenTexts.shotText(texts.betweenShots, shot: next, of: shots), in: &canvas)
         case .capture:
             canvas.fill(0xFF_FFFF)
         case .review:

@@ -5,7 +5,7 @@ import Synchronization
 public struct CaptureRecord: Sendable {
     /// The machine's capture id.
     public var id: UInt64
-    /// Session number and shot index (1-based) it belongs to.
+    /// Session number and shot index (1-based) it belongs to; shot 0 is the session's composed picture.
     public var session: Int
     public var shot: Int
     /// The JPEG file contents (an MJPEG frame as it came, DHT inserted if it lacked one; or encoded).
@@ -27,6 +27,7 @@ public struct CaptureRecord: Sendable {
 public final class CaptureBox: Sendable {
     private let records = Mutex<[UInt64: CaptureRecord]>([:])
     private let sessions = Mutex<[UInt64: (session: Int, shot: Int)]>([:])
+    private let shelf = Mutex<[UInt64: [UInt8]]>([:])
 
     public init() {}
 
@@ -50,6 +51,12 @@ public final class CaptureBox: Sendable {
         _ = records.withLock { $0.removeValue(forKey: id) }
         _ = sessions.withLock { $0.removeValue(forKey: id) }
     }
+
+    /// Leaves a composed picture's bytes for the main loop (compose thread), which takes them
+    /// when it handles `composed`: the held record may be saved and removed before that.
+    public func shelve(pictureID: UInt64, jpeg: [UInt8]) { shelf.withLock { $0[pictureID] = jpeg } }
+    /// Takes a shelved picture's bytes (nil when there are none).
+    public func takeShelved(pictureID: UInt64) -> [UInt8]? { shelf.withLock { $0.removeValue(forKey: pictureID) } }
 
     /// Ids of captures held (not yet saved), oldest first.
     public var heldIDs: [UInt64] { records.withLock { $0.keys.sorted() } }

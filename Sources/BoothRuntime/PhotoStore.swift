@@ -52,12 +52,19 @@ public final class PhotoStore: Sendable {
         }
     }
 
-    /// The file name of shot `shot` (1-based) of `session`: `booth-000042-1.jpg`.
+    /// The file name of shot `shot` (1-based) of `session`, `booth-000042-1.jpg`; shot 0 names the
+    /// session's composed picture, `booth-000042-picture.jpg`, beside its captures.
     public static func captureName(session: Int, shot: Int) -> String {
-        "booth-\(zeroPadded(session, 6))-\(shot).jpg"
+        shot == 0 ? "booth-\(zeroPadded(session, 6))-picture.jpg" : "booth-\(zeroPadded(session, 6))-\(shot).jpg"
     }
 
-    /// Writes a capture (JPEG bytes) as `<dir>/<date>/booth-<session>-<shot>.jpg`, atomically and durably.
+    /// True for a composed picture's file name (`booth-000042-picture.jpg`), false for a capture's.
+    public static func isPicture(fileName name: String) -> Bool {
+        sessionNumber(inFileName: name) != nil && name.hasSuffix("-picture.jpg")
+    }
+
+    /// Writes a capture (JPEG bytes) as `<dir>/<date>/booth-<session>-<shot>.jpg`, or with shot 0 the
+    /// session's picture as `booth-<session>-picture.jpg`, atomically and durably.
     /// A name that already exists is never overwritten: the session number moves past it.
     /// - Returns: the path written.
     /// - Throws: ``FileError``; `isNoSpace` when the file system is full (no partial file is left).
@@ -90,7 +97,16 @@ public final class PhotoStore: Sendable {
         return UInt64(s.f_bavail) * UInt64(s.f_frsize)
     }
 
-    /// The session number in a capture or picture file name (`booth-000042-1.jpg` → 42).
+    /// Deletes a saved capture and makes the removal durable (`unlink`, then `fsync` of its folder).
+    /// - Throws: ``FileError`` from `unlink` (ENOENT included: the file was not there).
+    public func delete(path: String) throws(FileError) {
+        guard unlink(path) == 0 else { throw FileError(call: "unlink", errno: errno, path: path) }
+        let folder = directoryName(of: path)
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { _ = fsync(fd); close(fd) }
+    }
+
+    /// The session number in a capture or picture file name (`booth-000042-1.jpg`, `booth-000042-picture.jpg` → 42).
     public static func sessionNumber(inFileName name: String) -> Int? {
         guard name.hasPrefix("booth-"), name.hasSuffix(".jpg") else { return nil }
         let rest = name.dropFirst("booth-".count)

@@ -18,6 +18,12 @@ public struct RuntimeOptions: Sendable {
     public var systemd: SystemdNotifier?
     /// Test hook (`--test-stall-loop-after`): the main loop stops for good this long after start.
     public var stallLoopAfterMilliseconds: Int?
+    /// Composes a session's captures into its picture (the print layout), on a thread of the
+    /// runtime's own. nil: a one-shot session's capture is its picture (review and print show the
+    /// capture, no picture file), and sessions of 2–4 shots end failed at compose ("no composer").
+    public var composer: (any PictureComposing)?
+    /// The wall clock the composer gets as the session's time (`takenAt`).
+    public var sessionDate: @Sendable () -> Date = { Date() }
 
     public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
         self.sessionLimit = sessionLimit
@@ -56,15 +62,18 @@ public struct BoothCounters: Sendable, Equatable {
 /// `"1 session"`, `"3 sessions"`.
 func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
 
-/// The core's timings from the settings.
-public func coreConfig(from s: Settings) -> CoreConfig {
+/// The core's timings from the settings. `composesSingleShot`: the runtime has a picture composer,
+/// so one-shot sessions are composed too.
+public func coreConfig(from s: Settings, composesSingleShot: Bool = false) -> CoreConfig {
     CoreConfig(previewMilliseconds: s.session.previewMilliseconds,
                previewTimeoutMilliseconds: s.session.previewTimeoutMilliseconds,
                countdownSeconds: s.session.countdownSeconds,
                reviewMilliseconds: s.session.reviewMilliseconds,
                captureTimeoutMilliseconds: s.camera.captureTimeoutMilliseconds,
                idleStopMilliseconds: s.camera.idleStopMilliseconds,
-               printMode: s.print.mode)
+               printMode: s.print.mode, shots: s.session.shots,
+               betweenShotsMilliseconds: s.session.betweenShotsMilliseconds,
+               cancelledCaptures: s.session.cancelledCaptures, composesSingleShot: composesSingleShot)
 }
 
 /// Runs the state machine against the devices: the one place where the core's commands
@@ -83,6 +92,8 @@ public final class BoothRuntime: Sendable {
     let camera: CameraWorker
     /// Printing beside the session (PrintWorker.swift).
     public let printer: PrintWorker
+    /// The picture composer's thread, when there is a composer.
+    private let composeWorker: ComposeWorker?
     /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
     let admin: RuntimeAdmin
     private let displays: [any DisplaySink]
@@ -107,6 +118,16 @@ public final class BoothRuntime: Sendable {
         var autoPressScheduled = false
         var nextAutoPressID: UInt64 = 1 << 62
         var exitCode: Int32 = 0
+        /// JPEG bytes of the session's captures and its picture, by id, for composing, the review
+        /// screen and printing (a held capture leaves the ``CaptureBox`` once saved). Emptied when a
+        /// session begins.
+        var sessionJPEGs: [UInt64: [UInt8]] = [:]
+        /// The frame timestamp of the session's latest capture (the compose job's starting point in logs).
+        var lastFrameAt: MonotonicInstant?
+        /// Captures of a cancelled series being deleted: their `saved` is not counted.
+        var deleting: Set<UInt64> = []
+        /// Captures saved (and counted) in the session under way, by id.
+        var savedThisSession: Set<UInt64> = []
     }
     let state: Mutex<LoopState>
 
@@ -138,8 +159,18 @@ public final class BoothRuntime: Sendable {
                                    onFrame: { frame in for d in displays { d.frame(frame) } })
         self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock)
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
-        self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings)), settings: settings))
+        let storage = self.storage, box = captures
+        self.composeWorker = options.composer.map {
+            ComposeWorker(composer: $0, captures: box, clock: clock, log: log, post: post,
+                          save: { storage.save(captureID: $0) })
+        }
+        self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings,
+                                                                               composesSingleShot: options.composer != nil)),
+                                     settings: settings))
     }
+
+    /// The machine's settings from `s` and whether this runtime composes.
+    func core(_ s: Settings) -> CoreConfig { coreConfig(from: s, composesSingleShot: options.composer != nil) }
 
     /// Asks the booth to re-read its settings (SIGHUP, `photoboothctl reload`); applied in idle or fault,
     /// else when the session under way ends. An invalid file keeps the running settings.
@@ -149,7 +180,7 @@ public final class BoothRuntime: Sendable {
         switch reloader() {
         case let .success(new):
             let now = state.withLock { s -> BoothState in s.pendingSettings = new; return s.machine.state }
-            loop.post(.reload(coreConfig(from: new)))
+            loop.post(.reload(core(new)))
             let appliesNow: Bool
             switch now {
             case .idle, .fault: appliesNow = true
@@ -189,6 +220,11 @@ public final class BoothRuntime: Sendable {
             startFaults.append((.storage, "photos directory not writable: \(error)\(writablePathsHint(settings.storage.dir, error))"))
         } }
         storage.launch()
+        composeWorker?.launch()
+        if settings.session.shots > 1 && options.composer == nil {
+            log.warning("session.shots = \(settings.session.shots) but this daemon has no picture composer: "
+                        + "the captures are saved, but no picture is made and the sessions end failed")
+        }
         camera.launch()
         printer.launch()
         if let message = startButton(settings) { startFaults.append((.button, message)) }
@@ -215,18 +251,33 @@ public final class BoothRuntime: Sendable {
         if case let .press(_, at) = event { admin.notePress(at: at) }
         if case let .saved(id, path) = event {
             printer.noteSaved(captureID: id, path: path)
-            let saved = PhotoStore.sessionNumber(inFileName: String(path.split(separator: "/").last ?? ""))
+            let name = String(path.split(separator: "/").last ?? "")
+            let saved = PhotoStore.sessionNumber(inFileName: name)
             state.withLock { s in
-                s.counters.captures += 1
+                // A picture is not a capture; a capture being deleted (cancelled series) is not counted.
+                if !PhotoStore.isPicture(fileName: name) && s.deleting.remove(id) == nil {
+                    s.counters.captures += 1
+                    s.savedThisSession.insert(id)
+                }
                 s.lastSavedSession = max(s.lastSavedSession, saved ?? 0)
             }
         }
-        if case let .captureSucceeded(id) = event, currentState != .capture(id: id, attempt: 1),
-           currentState != .capture(id: id, attempt: 2) {
-            // The session moved on (a fault, the deadline) after the frame was taken: the machine
-            // ignores it, but a photo a guest posed for is saved all the same, never dropped.
-            log.notice("capture \(id) arrived after its session moved on; saving it anyway")
-            storage.save(captureID: id)
+        if case let .captureSucceeded(id) = event {
+            if currentState != .capture(id: id, attempt: 1), currentState != .capture(id: id, attempt: 2) {
+                // The session moved on (a fault, the deadline) after the frame was taken: the machine
+                // ignores it, but a photo a guest posed for is saved all the same, never dropped.
+                log.notice("capture \(id) arrived after its session moved on; saving it anyway")
+                storage.save(captureID: id)
+            } else if let record = captures.get(id) {
+                // Kept for the picture, the review and the print: the box forgets it once saved.
+                state.withLock { s in
+                    s.sessionJPEGs[id] = record.jpeg
+                    s.lastFrameAt = record.frameTimestamp
+                }
+            }
+        }
+        if case let .composed(id) = event, let jpeg = captures.takeShelved(pictureID: id) {
+            state.withLock { $0.sessionJPEGs[id] = jpeg }
         }
         dispatch(event)
         admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
@@ -287,7 +338,7 @@ public final class BoothRuntime: Sendable {
             camera.stopStream()
         case let .show(screen):
             var jpeg: [UInt8]?
-            if case let .review(id) = screen { jpeg = captures.get(id)?.jpeg }
+            if case let .review(id) = screen { jpeg = state.withLock { $0.sessionJPEGs[id] } ?? captures.get(id)?.jpeg }
             for d in displays { d.show(screen, capture: jpeg) }
             if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
         case let .setLED(pattern):
@@ -295,16 +346,22 @@ public final class BoothRuntime: Sendable {
         case let .startTimer(token, ms):
             loop.schedule(token: token, milliseconds: ms)
         case let .capture(id, trigger):
-            let session = state.withLock { $0.session }
-            captures.assign(id: id, session: session, shot: 1)
+            let (session, shot) = state.withLock { ($0.session, $0.machine.shot) }
+            captures.assign(id: id, session: session, shot: max(shot, 1))
             let late = clock.now().milliseconds(since: trigger)
-            log.info("capture \(id): trigger at \(trigger) (\(format(late)) ms ago), session \(session)")
+            log.info("capture \(id): trigger at \(trigger) (\(format(late)) ms ago), session \(session), shot \(max(shot, 1))")
             camera.capture(id: id, trigger: trigger)
         case let .save(id):
             storage.save(captureID: id)
         case .beginSession:
             let n = store.allocateSession()
-            state.withLock { $0.session = n; $0.counters.sessions += 1 }
+            state.withLock { s in
+                s.session = n
+                s.counters.sessions += 1
+                s.sessionJPEGs = [:]
+                s.savedThisSession = []
+                s.lastFrameAt = nil
+            }
             log.info("session \(n) begins")
         case let .endSession(end):
             let (n, done, limit) = state.withLock { s -> (Int, Int, Int?) in
@@ -329,15 +386,45 @@ public final class BoothRuntime: Sendable {
         case .exit:
             loop.stop()
         case let .print(id):
-            if let jpeg = captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
+            let held = state.withLock { $0.sessionJPEGs[id] }
+            if let jpeg = held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
                 printer.request(jpeg: jpeg, captureID: id, source: "session \(state.withLock { $0.session })")
             } else {
-                log.error("print of capture \(id): its picture is neither in memory nor saved; not printed")
+                log.error("print of picture \(id): it is neither in memory nor saved; not printed")
             }
         case let .skipPrint(id):
             printer.skip(captureID: id)
+        case let .compose(pictureID, ids):
+            compose(pictureID: pictureID, captureIDs: ids)
+        case let .deleteCaptures(ids):
+            state.withLock { s in
+                for id in ids {
+                    if s.savedThisSession.remove(id) != nil { s.counters.captures -= 1 } else { s.deleting.insert(id) }
+                    s.sessionJPEGs[id] = nil
+                }
+            }
+            storage.delete(captureIDs: ids)
         }
         if case .show(.fault) = command { state.withLock { $0.counters.faults += 1 } }
+    }
+
+    /// Hands the session's captures to the composer's thread; answers `composeFailed` at once when
+    /// there is no composer or a capture's bytes are gone.
+    private func compose(pictureID: UInt64, captureIDs: [UInt64]) {
+        let (jpegs, session, lastFrameAt) = state.withLock { s in
+            (captureIDs.compactMap { s.sessionJPEGs[$0] }, s.session, s.lastFrameAt)
+        }
+        guard jpegs.count == captureIDs.count else {
+            loop.post(.composeFailed(pictureID: pictureID, message: "captures \(captureIDs) are no longer in memory"))
+            return
+        }
+        guard let composeWorker else {
+            loop.post(.composeFailed(pictureID: pictureID,
+                                     message: "no picture composer: \(captureIDs.count) captures cannot be made one picture"))
+            return
+        }
+        composeWorker.compose(.init(pictureID: pictureID, session: session, captures: jpegs,
+                                    takenAt: options.sessionDate(), lastFrameAt: lastFrameAt ?? clock.now()))
     }
 
     private func retry(_ kind: FaultKind) {
@@ -420,6 +507,10 @@ public final class BoothRuntime: Sendable {
         // by then. Every capture still held (taken but not saved, or kept back by a storage fault)
         // gets one more save before the storage thread finishes.
         camera.shutdown()
+        // A picture being composed is finished (it goes to storage from there) before the last saves.
+        if let composeWorker, !composeWorker.finish(timeoutSeconds: 2) {
+            log.error("the picture being composed was not finished within 2 s when stopping")
+        }
         for id in captures.heldIDs { storage.save(captureID: id) }
         if !storage.finish(timeoutSeconds: 2) || !captures.heldIDs.isEmpty {
             let held = captures.heldIDs.map(String.init).joined(separator: ", ")

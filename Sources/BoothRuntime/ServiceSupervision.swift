@@ -126,7 +126,7 @@ extension BoothRuntime {
             loop.post(.deviceFault(.storage, message: problem))
         }
         let (booth, config, buttonRunning) = state.withLock { s in
-            (s.machine.state, coreConfig(from: s.settings), s.buttonRunning && (s.button?.isRunning ?? false))
+            (s.machine.state, core(s.settings), s.buttonRunning && (s.button?.isRunning ?? false))
         }
         supervisor.watchdog(LivenessCheck.Inputs(now: clock.now(), state: booth, stateSince: supervisor.stateSince,
                                                  config: config, camera: camera.heartbeat, storage: storage.heartbeat,

@@ -163,11 +163,12 @@ public final class StatsStore: Sendable {
 
     // MARK: Reconciling with the files
 
-    /// Session number and shot of every capture file in the date folders of `directory`.
+    /// Session number and name of every capture file in the date folders of `directory` (composed
+    /// pictures are not captures and are left out).
     static func captureFiles(in directory: String) -> [(session: Int, name: String)] {
         var out: [(Int, String)] = []
         for folder in listDirectory(directory) where PhotoStore.isDateFolder(folder) {
-            for name in listDirectory("\(directory)/\(folder)") {
+            for name in listDirectory("\(directory)/\(folder)") where !PhotoStore.isPicture(fileName: name) {
                 if let n = PhotoStore.sessionNumber(inFileName: name) { out.append((n, name)) }
             }
         }

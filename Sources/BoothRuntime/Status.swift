@@ -10,8 +10,10 @@ import Synchronization
 
 /// `status`: what the booth is doing and how its devices are, as figures.
 public struct StatusReport: Codable, Sendable, Equatable {
-    /// `idle`, `preview`, `countdown`, `capture`, `review`, `fault` or `stopped`.
+    /// `idle`, `preview`, `countdown`, `capture`, `between-shots`, `composing`, `review`, `fault` or `stopped`.
     public var state: String
+    /// The shot under way in a multi-shot session, `"2 of 4"`; nil outside one (and from older daemons).
+    public var shot: String?
     /// In fault: the reasons by kind (`camera`, `button`, `storage`), each the operator-facing message.
     public var faults: [String: String]
     /// Why sessions are refused in idle (low free space), nil when they are not.
@@ -173,6 +175,7 @@ extension BoothRuntime {
         let (machineState, refusal, counters, settings, button, buttonRunning) = state.withLock { s in
             (s.machine.state, s.machine.storageRefusal, s.counters, s.settings, s.button, s.buttonRunning)
         }
+        let (shot, shots) = state.withLock { ($0.machine.shot, $0.machine.shots) }
         var faults: [String: String] = [:]
         if case let .fault(reasons) = machineState {
             for (kind, message) in reasons { faults[kind.rawValue] = message }
@@ -182,7 +185,8 @@ extension BoothRuntime {
         let cam = camera.status
         let pressAge = admin.lastPressAt.map { now.milliseconds(since: $0) / 1000 }
         return StatusReport(
-            state: machineState.name, faults: faults, refusal: refusal,
+            state: machineState.name, shot: shot > 0 && shots > 1 ? "\(shot) of \(shots)" : nil,
+            faults: faults, refusal: refusal,
             uptimeSeconds: Int(uptime), startedAt: StatsStore.dateText(admin.startedEpoch),
             pid: getpid(), version: photoboothVersion, configPath: configPath,
             camera: .init(configured: settings.camera.device.isEmpty ? "auto" : settings.camera.device,

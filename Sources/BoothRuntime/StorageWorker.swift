@@ -18,7 +18,10 @@ public final class StorageWorker: Sendable {
     private let savedCount = Mutex(0)
     private let mount: Mutex<String>
 
-    enum Job: Sendable { case save(UInt64), retry, shutdown }
+    /// Where the latest saves went, by capture id (the newest 64), for ``delete(captureIDs:)``.
+    private let savedPaths = Mutex<[(id: UInt64, path: String)]>([])
+
+    enum Job: Sendable { case save(UInt64), delete([UInt64]), retry, shutdown }
 
     /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
     /// - Parameter mount: `storage.mount`: removable media that must be mounted under the photos (empty: none).
@@ -40,6 +43,9 @@ public final class StorageWorker: Sendable {
 
     /// Queues capture `id` for saving; answers with `saved` or `saveFailed`.
     public func save(captureID: UInt64) { enqueue(.save(captureID)) }
+    /// Deletes captures of a cancelled series (`session.cancelled_captures = delete`), after any save
+    /// of them queued before: a saved file is unlinked, bytes still held are dropped. Returns at once.
+    public func delete(captureIDs: [UInt64]) { enqueue(.delete(captureIDs)) }
     /// Rechecks the directory and saves held captures; answers with `deviceRecovered(.storage)`
     /// or `deviceFault(.storage)`.
     public func retry() { enqueue(.retry) }
@@ -97,6 +103,7 @@ public final class StorageWorker: Sendable {
             wake.unlock()
             switch job {
             case let .save(id): saveOne(id)
+            case let .delete(ids): deleteSaved(ids)
             case .retry: retryHeld()
             case .shutdown: break
             }
@@ -120,6 +127,13 @@ public final class StorageWorker: Sendable {
             let path = try store.saveCapture(record.jpeg, session: record.session, shot: record.shot)
             let savedAt = clock.now()
             captures.remove(id)
+            savedPaths.withLock { $0.append((id, path)); if $0.count > 64 { $0.removeFirst($0.count - 64) } }
+            if record.shot == 0 {
+                log.info("picture \(id) saved: \(path) (\(record.jpeg.count) bytes, \(record.size)); "
+                         + "last frame to saved \(format(savedAt.milliseconds(since: record.frameTimestamp))) ms")
+                post(.saved(captureID: id, path: path))
+                return true
+            }
             savedCount.withLock { $0 += 1 }
             log.info("capture \(id) saved: \(path) (\(record.jpeg.count) bytes, \(record.size) \(record.format.rawValue)"
                      + "\(record.passedThrough ? " as sent by the camera" : ", encoded")); "
@@ -131,6 +145,27 @@ public final class StorageWorker: Sendable {
             log.error("capture \(id) not saved, kept in memory: \(error)")
             post(.saveFailed(captureID: id, noSpace: error.isNoSpace, message: "\(error)"))
             return false
+        }
+    }
+
+    private func deleteSaved(_ ids: [UInt64]) {
+        for id in ids {
+            if captures.get(id) != nil {
+                captures.remove(id)
+                log.info("capture \(id) deleted before it was saved (cancelled series)")
+                continue
+            }
+            guard let path = savedPaths.withLock({ list in list.first { $0.id == id }?.path }) else {
+                log.warning("capture \(id) not deleted: no file of it is known")
+                continue
+            }
+            do {
+                try store.delete(path: path)
+                savedPaths.withLock { $0.removeAll { $0.id == id } }
+                log.info("capture \(id) deleted: \(path) (cancelled series)")
+            } catch {
+                log.error("capture \(id) not deleted: \(error)")
+            }
         }
     }
 

@@ -85,6 +85,8 @@ public struct LivenessCheck: Sendable {
         case .preview: max(c.previewMilliseconds ?? 0, c.previewTimeoutMilliseconds)
         case .countdown: c.countdownSeconds * 1000 + 1000
         case .capture: 2 * c.captureTimeoutMilliseconds
+        case .betweenShots: c.betweenShotsMilliseconds
+        case .composing: c.composeTimeoutMilliseconds
         case .review: c.reviewMilliseconds
         default: nil
         }

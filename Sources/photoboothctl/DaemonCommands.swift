@@ -32,7 +32,8 @@ struct Status: Subcommand {
         case false?: out.append(row("clock", "not synchronised (no network time yet; dates may be wrong)"))
         case nil: out.append(row("clock", "synchronisation unknown (adjtimex not readable)"))
         }
-        out.append(row("state", s.state + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
+        out.append(row("state", s.state + (s.shot.map { " (shot \($0))" } ?? "")
+                                  + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
         for kind in s.faults.keys.sorted() { out.append(row("", "fault \(kind): \(s.faults[kind] ?? "")")) }
         let c = s.camera
         var cam = c.device.map { "\($0)" + (c.card.map { " (\($0))" } ?? "") } ?? "not opened yet (camera.device = \(c.configured))"

@@ -43,7 +43,7 @@ struct MachineSequenceTests {
 
         var out = m.handle(.timer(token: preview.token, at: instant(12)))
         #expect(m.state == .countdown(remaining: 3))
-        #expect(out.contains(.show(.countdown(remaining: 3))))
+        #expect(out.contains(.show(.countdown(remaining: 3, shot: 1, of: 1))))
         #expect(out.contains(.setLED(.blink)))
 
         var shown: [Int] = [3]
@@ -53,7 +53,7 @@ struct MachineSequenceTests {
             #expect(tick.milliseconds == 1000)
             now += 1
             out = m.handle(.timer(token: tick.token, at: instant(now)))
-            for case let .show(.countdown(remaining)) in out { shown.append(remaining) }
+            for case let .show(.countdown(remaining, _, _)) in out { shown.append(remaining) }
         }
         #expect(shown == [3, 2, 1])
         #expect(now == 15)
@@ -142,7 +142,7 @@ struct MachineSequenceTests {
         #expect(review.milliseconds == 4000)
 
         out = m.handle(.saveFailed(captureID: 1, noSpace: true, message: "No space left on device"))
-        #expect(m.state == .review(captureID: 1), "the guest still sees the photo")
+        #expect(m.state == .review(pictureID: 1), "the guest still sees the photo")
         #expect(m.deferredFaults.keys.sorted() == [.storage])
 
         out = m.handle(.timer(token: review.token, at: instant(14)))
@@ -207,7 +207,7 @@ struct MachineSequenceTests {
         #expect(out.contains(.stopStream) == streaming)
         let ends = out.compactMap { c -> SessionEnd? in if case let .endSession(e) = c { e } else { nil } }
         switch state {
-        case .preview, .countdown, .capture: #expect(ends == [.cancelled])
+        case .preview, .countdown, .capture, .betweenShots, .composing: #expect(ends == [.cancelled])
         case .review: #expect(ends == [.completed])
         case .idle, .fault, .stopped: #expect(ends.isEmpty)
         }

@@ -79,9 +79,17 @@ enum Placeholder {
     static let nextCapture = UInt64.max - 11
     /// The capture before the latest (in a retry: the first attempt's id).
     static let previousCapture = UInt64.max - 12
+    /// The id of the latest picture the machine asked to compose.
+    static let picture = UInt64.max - 13
+    /// The captures of the session so far (in a `compose` or `deleteCaptures` command).
+    static let sessionCaptures: [UInt64] = [UInt64.max - 14]
 
     /// In strings: the latest capture id.
     static let captureText = "{capture}"
+    /// In strings: the latest picture id.
+    static let pictureText = "{picture}"
+    /// In strings: the session's captures, `"1, 2"`.
+    static let sessionCapturesText = "{captures}"
 }
 
 // Short names for the table.
@@ -92,6 +100,8 @@ let unissuedTok = Placeholder.unissuedToken
 let cap = Placeholder.capture
 let cap1 = Placeholder.nextCapture
 let prevCap = Placeholder.previousCapture
+let pic = Placeholder.picture
+let sessionCaps = Placeholder.sessionCaptures
 
 /// Replaces placeholders with the values they stand for at one point of a run.
 struct Resolver {
@@ -99,6 +109,10 @@ struct Resolver {
     var token: UInt64
     /// The highest capture id the machine has issued so far (0 = none).
     var lastCapture: UInt64
+    /// The latest picture id the machine asked to compose (0 = none).
+    var lastPicture: UInt64 = 0
+    /// The session's captures before the event.
+    var sessionCaptures: [UInt64] = []
 
     func id(_ v: UInt64) -> UInt64 {
         switch v {
@@ -109,12 +123,19 @@ struct Resolver {
         case Placeholder.capture: lastCapture
         case Placeholder.nextCapture: lastCapture &+ 1
         case Placeholder.previousCapture: lastCapture &- 1
+        case Placeholder.picture: lastPicture
         default: v
         }
     }
 
+    func ids(_ v: [UInt64]) -> [UInt64] {
+        v == Placeholder.sessionCaptures ? sessionCaptures : v.map(id)
+    }
+
     func text(_ s: String) -> String {
         s.replacingAll(Placeholder.captureText, with: String(lastCapture))
+            .replacingAll(Placeholder.pictureText, with: String(lastPicture))
+            .replacingAll(Placeholder.sessionCapturesText, with: sessionCaptures.map(String.init).joined(separator: ", "))
     }
 
     func reasons(_ r: [FaultKind: String]) -> [FaultKind: String] {
@@ -130,22 +151,25 @@ struct Resolver {
         case let .captureFailed(c, message, at): .captureFailed(id: id(c), message: message, at: at)
         case let .saved(c, path): .saved(captureID: id(c), path: path)
         case let .saveFailed(c, noSpace, message): .saveFailed(captureID: id(c), noSpace: noSpace, message: message)
+        case let .composed(p): .composed(pictureID: id(p))
+        case let .composeFailed(p, message): .composeFailed(pictureID: id(p), message: message)
         }
     }
 
     func screen(_ s: Screen) -> Screen {
         switch s {
-        case .idle, .preview, .countdown, .capture: s
-        case let .review(c): .review(captureID: id(c))
+        case .idle, .preview, .countdown, .capture, .betweenShots: s
+        case let .review(c): .review(pictureID: id(c))
         case let .fault(r): .fault(reasons: reasons(r))
         }
     }
 
     func state(_ s: BoothState) -> BoothState {
         switch s {
-        case .idle, .preview, .countdown, .stopped: s
+        case .idle, .preview, .countdown, .stopped, .betweenShots: s
+        case let .composing(p): .composing(pictureID: id(p))
         case let .capture(c, attempt): .capture(id: id(c), attempt: attempt)
-        case let .review(c): .review(captureID: id(c))
+        case let .review(c): .review(pictureID: id(c))
         case let .fault(r): .fault(reasons: reasons(r))
         }
     }
@@ -157,8 +181,10 @@ struct Resolver {
         case let .startTimer(t, ms): .startTimer(token: id(t), milliseconds: ms)
         case let .capture(i, trigger): .capture(id: id(i), trigger: trigger)
         case let .save(i): .save(captureID: id(i))
-        case let .print(i): .print(captureID: id(i))
-        case let .skipPrint(i): .skipPrint(captureID: id(i))
+        case let .print(i): .print(pictureID: id(i))
+        case let .skipPrint(i): .skipPrint(pictureID: id(i))
+        case let .compose(p, c): .compose(pictureID: id(p), captures: ids(c))
+        case let .deleteCaptures(c): .deleteCaptures(ids(c))
         case let .log(p, s): .log(p, text(s))
         }
     }
@@ -187,6 +213,8 @@ struct Drive {
     var machine: BoothMachine
     /// The highest capture id seen in a `capture` command (0 = none).
     var lastCapture: UInt64 = 0
+    /// The latest picture id seen in a `compose` command (0 = none).
+    var lastPicture: UInt64 = 0
     /// Every command the machine returned, in order.
     var log: [BoothCommand] = []
     /// The clock of the driving: 1 s per step, well before `T`.
@@ -200,6 +228,7 @@ struct Drive {
     mutating func record(_ commands: [BoothCommand]) {
         log += commands
         for case let .capture(id, _) in commands { lastCapture = max(lastCapture, id) }
+        for case let .compose(id, _) in commands { lastPicture = id }
     }
 
     @discardableResult
@@ -227,7 +256,10 @@ struct Drive {
         return send(.press(id: id, at: at))
     }
 
-    var resolver: Resolver { Resolver(token: machine.timerToken, lastCapture: lastCapture) }
+    var resolver: Resolver {
+        Resolver(token: machine.timerToken, lastCapture: lastCapture, lastPicture: lastPicture,
+                 sessionCaptures: machine.sessionCaptures)
+    }
 }
 
 // MARK: Starting states
@@ -468,7 +500,7 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         case .capture2, .capture2ReloadPending: .capture(id: 2, attempt: 2)
         case .review, .reviewDeferredFault, .reviewDeferredRecovered, .reviewSaveFailed, .reviewReloadPending,
              .reviewDeferredFaultReloadPending, .reviewAutoPrint, .reviewPressPrint, .reviewPressPrintRequested,
-             .reviewPressPrintSkipped: .review(captureID: 1)
+             .reviewPressPrintSkipped: .review(pictureID: 1)
         case .fault, .faultRefused, .faultBackedOff: .fault(reasons: [.camera: cameraLost])
         case .fault2: .fault(reasons: [.camera: cameraLost, .storage: storageGone])
         case .stopped: .stopped
@@ -481,7 +513,7 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
 /// The cases of ``BoothState`` without their payloads. The switch has no `default:`, so a new
 /// state does not compile here until it gets a kind (and then the coverage test asks for its rows).
 enum StateKind: String, CaseIterable, Sendable {
-    case idle, preview, countdown, capture, review, fault, stopped
+    case idle, preview, countdown, capture, betweenShots, composing, review, fault, stopped
 
     init(_ s: BoothState) {
         switch s {
@@ -489,6 +521,8 @@ enum StateKind: String, CaseIterable, Sendable {
         case .preview: self = .preview
         case .countdown: self = .countdown
         case .capture: self = .capture
+        case .betweenShots: self = .betweenShots
+        case .composing: self = .composing
         case .review: self = .review
         case .fault: self = .fault
         case .stopped: self = .stopped
@@ -499,7 +533,7 @@ enum StateKind: String, CaseIterable, Sendable {
 /// The cases of ``BoothEvent`` without their payloads; same rule as ``StateKind``.
 enum EventKind: String, CaseIterable, Sendable {
     case press, longPress, timer, captureSucceeded, captureFailed, saved, saveFailed
-    case deviceFault, deviceRecovered, storageStatus, reload, shutdown
+    case deviceFault, deviceRecovered, storageStatus, reload, composed, composeFailed, shutdown
 
     init(_ e: BoothEvent) {
         switch e {
@@ -514,6 +548,8 @@ enum EventKind: String, CaseIterable, Sendable {
         case .deviceRecovered: self = .deviceRecovered
         case .storageStatus: self = .storageStatus
         case .reload: self = .reload
+        case .composed: self = .composed
+        case .composeFailed: self = .composeFailed
         case .shutdown: self = .shutdown
         }
     }

@@ -31,13 +31,13 @@ struct RenderTests {
             }
             return (count, sig)
         }
-        c.draw(.countdown(remaining: 3), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
+        c.draw(.countdown(remaining: 3, shot: 1, of: 1), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
         let three = whiteInDigitRegion()
         // Corners are the dark background (no live view).
         #expect(near(fb.rgb(x: 2, y: 2), ScreenRenderer.dark, 8))
         #expect(near(fb.rgb(x: format.size.width - 3, y: format.size.height - 3), ScreenRenderer.dark, 8))
         #expect(three.count > 40, "digit 3 left \(three.count) white samples")
-        c.draw(.countdown(remaining: 2), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
+        c.draw(.countdown(remaining: 2, shot: 1, of: 1), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
         let two = whiteInDigitRegion()
         #expect(two.count > 40)
         #expect(two.signature != three.signature, "2 and 3 draw differently")
@@ -66,7 +66,7 @@ struct RenderTests {
         #expect(near(fb.rgb(x: 10, y: 10), 0xFF_0000))
         // Review shows the capture as taken, even with mirror on.
         let jpeg = try Fixture.quadrantsJPEG(width: 320, height: 200)
-        c.draw(.review(captureID: 1), live: frame, capture: jpeg, options: options, displayRotation: .r0)
+        c.draw(.review(pictureID: 1), live: frame, capture: jpeg, options: options, displayRotation: .r0)
         #expect(near(fb.rgb(x: 10, y: 10), 0xFF_0000), "review top-left \(hex(fb.rgb(x: 10, y: 10)))")
         #expect(near(fb.rgb(x: w - 10, y: h - 10), 0xFF_FF00))
     }
@@ -78,13 +78,13 @@ struct RenderTests {
         // A 4:3 frame on a ~16:10 screen: bars left and right in fit.
         let frame = Fixture.quadrants(width: 120, height: 90)
         let fit = LiveViewOptions(cameraRotation: .r0, scaling: .fit, mirror: false)
-        c.draw(.countdown(remaining: 1), live: frame, capture: nil, options: fit, displayRotation: .r0)
+        c.draw(.countdown(remaining: 1, shot: 1, of: 1), live: frame, capture: nil, options: fit, displayRotation: .r0)
         let picture = Scaling.fit.placement(of: frame.size, in: format.size).destination
         #expect(picture.x > 10 && picture.width < w)
         #expect(fb.rgb(x: 2, y: h / 2) == 0 && fb.rgb(x: w - 3, y: 5) == 0, "bars are black")
         #expect(near(fb.rgb(x: picture.x + 4, y: 4), 0xFF_0000), "picture starts after the bar")
         let fill = LiveViewOptions(cameraRotation: .r0, scaling: .fill, mirror: false)
-        c.draw(.countdown(remaining: 1), live: frame, capture: nil, options: fill, displayRotation: .r0)
+        c.draw(.countdown(remaining: 1, shot: 1, of: 1), live: frame, capture: nil, options: fill, displayRotation: .r0)
         #expect(near(fb.rgb(x: 2, y: h / 4), 0xFF_0000) && near(fb.rgb(x: w - 3, y: h - 3), 0xFF_FF00), "fill: no bars")
     }
 

@@ -173,9 +173,9 @@ final class NotifyListener: Sendable {
         let start = clock.now()
         let review = Settings.defaults.session.reviewMilliseconds
         clock.advance(milliseconds: review + check.stateSlackMilliseconds - 1)
-        #expect(check.problem(inputs(clock, state: .review(captureID: 1), since: start)) == nil)
+        #expect(check.problem(inputs(clock, state: .review(pictureID: 1), since: start)) == nil)
         clock.advance(milliseconds: 2)
-        #expect(check.problem(inputs(clock, state: .review(captureID: 1), since: start))?.contains("state review") == true)
+        #expect(check.problem(inputs(clock, state: .review(pictureID: 1), since: start))?.contains("state review") == true)
         clock.advance(milliseconds: 86_400_000)
         #expect(check.problem(inputs(clock, state: .idle, since: start)) == nil)
     }

@@ -5,16 +5,20 @@
 /// Timers carry a token; every new timer gets a fresh one, so a timer that fires after
 /// the state moved on is stale and ignored.
 ///
-/// | state | press | long press | timer | capture ok / failed | device fault |
+/// | state | press | long press | timer | capture ok / failed, composed | device fault |
 /// |---|---|---|---|---|---|
 /// | idle | storage OK → preview; else stay, screen says why | ignore | stop the stream | – | fault |
 /// | preview | → countdown | cancel → idle | preview elapsed → countdown (preview off: timeout → idle) | – | fault |
 /// | countdown | ignore | cancel → idle | tick; at 0 → capture | – | fault |
-/// | capture | ignore | ignore | deadline → failed | ok → (print, mode auto) save, review; failed → retry once, then idle "Sorry, try again" | fault |
+/// | capture | ignore | ignore | deadline → failed | ok → save; more shots → between shots; last → compose (one shot without composer: print if auto, review); failed → retry once, then idle "Sorry, try again" | fault |
+/// | between shots | → countdown | cancel → idle | → countdown of the next shot | – | fault |
+/// | composing | ignore | ignore | deadline → idle, session failed | composed → (print, mode auto) review; failed → idle, session failed | deferred to review's end |
 /// | review | print (mode press, once) | skip printing (mode auto/press; not the session's own press) | → idle (or the deferred fault) | – | deferred to review's end |
 /// | fault | ignore, logged | ignore | retry with backoff 1 s → 30 s | – | add reason; all cleared → idle |
 ///
-/// A long press never cancels the session its own press started.
+/// A long press never cancels the session its own press started. A cancelled series prints
+/// nothing; its captures are kept or deleted (`session.cancelled_captures`). A series that fails
+/// (capture failed twice, a fault, composing failed) keeps the captures already taken.
 public struct BoothMachine: Sendable {
     /// The current state.
     public private(set) var state: BoothState = .idle
@@ -32,6 +36,10 @@ public struct BoothMachine: Sendable {
     /// The token of the one timer that is current; any other token is stale.
     public private(set) var timerToken: UInt64 = 0
     private var nextCaptureID: UInt64 = 1
+    /// The shot under way in the session (1-based; the next one in between shots), 0 outside a session.
+    public private(set) var shot = 0
+    /// The captures of the session so far, in shot order (each answered by `captureSucceeded`).
+    public private(set) var sessionCaptures: [UInt64] = []
     /// The id of the press that started the current session; its long press is ignored.
     private var sessionPressID: UInt64?
     /// What happened to printing the picture in review: nothing yet, requested, or skipped.
@@ -50,6 +58,11 @@ public struct BoothMachine: Sendable {
     public static let maxRetryMilliseconds = 30_000
     /// Text on the idle screen after a capture failed twice.
     public static let captureFailedNotice = "Sorry, try again"
+    /// Text on the idle screen when the picture could not be composed (the captures are saved).
+    public static let composeFailedNotice = "Sorry, no picture this time"
+
+    /// Shots per session in force (`session.shots`, clamped to 1…4).
+    public var shots: Int { min(max(config.shots, 1), 4) }
 
     public init(config: CoreConfig) {
         self.config = config
@@ -76,15 +89,15 @@ public struct BoothMachine: Sendable {
             onTimer(at: at, into: &out)
         case let .captureSucceeded(id):
             guard case .capture(id, _) = state else { return out }
-            state = .review(captureID: id)
-            reviewPrint = .none
-            if config.printMode == .auto {
-                // Printed before the save so the capture's bytes are still at hand.
-                reviewPrint = .requested
-                out.append(.print(captureID: id))
-            }
-            out += [.save(captureID: id), .show(.review(captureID: id)), .setLED(.off)]
-            startTimer(config.reviewMilliseconds, into: &out)
+            onCaptureSucceeded(id, into: &out)
+        case let .composed(pictureID):
+            guard case .composing(pictureID) = state else { return out }
+            out.append(.log(.info, "picture \(pictureID) composed from captures \(idList(sessionCaptures))"))
+            enterReview(pictureID: pictureID, into: &out)
+        case let .composeFailed(pictureID, message):
+            guard case .composing(pictureID) = state else { return out }
+            out += [.log(.error, "picture \(pictureID) not composed: \(message)"), .endSession(.failed)]
+            leaveSession(notice: BoothMachine.composeFailedNotice, into: &out)
         case let .captureFailed(id, message, at):
             guard case let .capture(current, attempt) = state, current == id else { return out }
             out.append(.log(.warning, "capture \(id) failed: \(message)"))
@@ -118,7 +131,7 @@ public struct BoothMachine: Sendable {
             }
         case .shutdown:
             switch state {
-            case .preview, .countdown, .capture: out.append(.endSession(.cancelled))
+            case .preview, .countdown, .capture, .betweenShots, .composing: out.append(.endSession(.cancelled))
             case .review: out.append(.endSession(.completed))
             case .idle, .fault, .stopped: break
             }
@@ -141,14 +154,16 @@ public struct BoothMachine: Sendable {
                 return
             }
             sessionPressID = id
+            shot = 1
+            sessionCaptures = []
             out.append(.beginSession)
             enterPreview(at: at, into: &out)
-        case .preview:
+        case .preview, .betweenShots:
             enterCountdown(at: at, into: &out)
-        case let .review(captureID) where config.printMode == .press && reviewPrint == .none:
+        case let .review(pictureID) where config.printMode == .press && reviewPrint == .none:
             reviewPrint = .requested
-            out += [.print(captureID: captureID), .log(.info, "print of capture \(captureID) requested by a press")]
-        case .countdown, .capture, .review:
+            out += [.print(pictureID: pictureID), .log(.info, "print of picture \(pictureID) requested by a press")]
+        case .countdown, .capture, .composing, .review:
             out.append(.log(.debug, "press ignored in \(state.name)"))
         case .fault:
             out.append(.log(.info, "press ignored: booth in fault"))
@@ -159,17 +174,26 @@ public struct BoothMachine: Sendable {
 
     private mutating func onLongPress(id: UInt64, into out: inout [BoothCommand]) {
         switch state {
-        case .preview, .countdown:
+        case .preview, .countdown, .betweenShots:
             if id == sessionPressID {
                 out.append(.log(.debug, "long press of the press that started this session ignored"))
                 return
             }
             out += [.endSession(.cancelled), .log(.info, "session cancelled by a long press")]
+            if !sessionCaptures.isEmpty {
+                switch config.cancelledCaptures {
+                case .keep:
+                    out.append(.log(.info, "captures \(idList(sessionCaptures)) of the cancelled session kept"))
+                case .delete:
+                    out += [.deleteCaptures(sessionCaptures),
+                            .log(.info, "captures \(idList(sessionCaptures)) of the cancelled session deleted")]
+                }
+            }
             enterIdle(notice: nil, into: &out)
-        case let .review(captureID) where config.printMode != .off && id != sessionPressID && reviewPrint != .skipped:
+        case let .review(pictureID) where config.printMode != .off && id != sessionPressID && reviewPrint != .skipped:
             reviewPrint = .skipped
-            out += [.skipPrint(captureID: captureID), .log(.info, "printing of capture \(captureID) skipped by a long press")]
-        case .idle, .capture, .review, .fault, .stopped:
+            out += [.skipPrint(pictureID: pictureID), .log(.info, "printing of picture \(pictureID) skipped by a long press")]
+        case .idle, .capture, .composing, .review, .fault, .stopped:
             out.append(.log(.debug, "long press ignored in \(state.name)"))
         }
     }
@@ -193,21 +217,21 @@ public struct BoothMachine: Sendable {
                 enterCapture(trigger: at, attempt: 1, into: &out)
             } else {
                 state = .countdown(remaining: remaining - 1)
-                out.append(.show(.countdown(remaining: remaining - 1)))
+                out.append(.show(.countdown(remaining: remaining - 1, shot: shot, of: shots)))
                 startTimer(1000, into: &out)
             }
         case let .capture(id, attempt):
             out.append(.log(.warning, "capture \(id) got no good frame within \(config.captureTimeoutMilliseconds) ms"))
             captureAttemptFailed(attempt: attempt, at: at, into: &out)
+        case .betweenShots:
+            enterCountdown(at: at, into: &out)
+        case let .composing(pictureID):
+            out += [.log(.error, "picture \(pictureID) not composed within \(config.composeTimeoutMilliseconds) ms"),
+                    .endSession(.failed)]
+            leaveSession(notice: BoothMachine.composeFailedNotice, into: &out)
         case .review:
             out.append(.endSession(.completed))
-            if deferredFaults.isEmpty {
-                enterIdle(notice: nil, into: &out)
-            } else {
-                let faults = deferredFaults
-                deferredFaults = [:]
-                enterFault(faults, into: &out)
-            }
+            leaveSession(notice: nil, into: &out)
         case let .fault(reasons):
             out.append(.retry(reasons.keys.sorted()))
             retryDelayMilliseconds = min(retryDelayMilliseconds * 2, BoothMachine.maxRetryMilliseconds)
@@ -224,9 +248,9 @@ public struct BoothMachine: Sendable {
             reasons[kind] = message
             state = .fault(reasons: reasons)
             out.append(.show(.fault(reasons: reasons)))
-        case .review:
+        case .review, .composing:
             deferredFaults[kind] = message
-        case .preview, .countdown, .capture:
+        case .preview, .countdown, .capture, .betweenShots:
             out.append(.endSession(.failed))
             enterFault([kind: message], into: &out)
         case .idle:
@@ -251,9 +275,54 @@ public struct BoothMachine: Sendable {
 
     // MARK: Entering states
 
+    /// After review, or a series that failed while faults were deferred: idle, or the deferred fault.
+    private mutating func leaveSession(notice: String?, into out: inout [BoothCommand]) {
+        if deferredFaults.isEmpty {
+            enterIdle(notice: notice, into: &out)
+        } else {
+            let faults = deferredFaults
+            deferredFaults = [:]
+            enterFault(faults, into: &out)
+        }
+    }
+
+    private mutating func onCaptureSucceeded(_ id: UInt64, into out: inout [BoothCommand]) {
+        sessionCaptures.append(id)
+        if shot < shots {
+            out.append(.save(captureID: id))
+            shot += 1
+            state = .betweenShots(next: shot)
+            out += [.show(.betweenShots(next: shot, of: shots)), .setLED(.steady)]
+            startTimer(config.betweenShotsMilliseconds, into: &out)
+        } else if shots == 1 && !config.composesSingleShot {
+            // The capture is the picture: review starts on it at once, as it is taken. Printed
+            // before the save so the capture's bytes are still at hand.
+            enterReview(pictureID: id, before: [.save(captureID: id)], into: &out)
+        } else {
+            let pictureID = nextCaptureID
+            nextCaptureID &+= 1
+            state = .composing(pictureID: pictureID)
+            out += [.save(captureID: id), .compose(pictureID: pictureID, captures: sessionCaptures)]
+            startTimer(config.composeTimeoutMilliseconds, into: &out)
+        }
+    }
+
+    private mutating func enterReview(pictureID: UInt64, before: [BoothCommand] = [], into out: inout [BoothCommand]) {
+        state = .review(pictureID: pictureID)
+        reviewPrint = .none
+        if config.printMode == .auto {
+            reviewPrint = .requested
+            out.append(.print(pictureID: pictureID))
+        }
+        out += before + [.show(.review(pictureID: pictureID)), .setLED(.off)]
+        startTimer(config.reviewMilliseconds, into: &out)
+    }
+
     private mutating func enterIdle(notice: String?, into out: inout [BoothCommand]) {
         state = .idle
         sessionPressID = nil
+        shot = 0
+        sessionCaptures = []
         applyPendingReload(into: &out)
         if !streaming {
             streaming = true
@@ -283,7 +352,7 @@ public struct BoothMachine: Sendable {
             return
         }
         state = .countdown(remaining: config.countdownSeconds)
-        out += [.show(.countdown(remaining: config.countdownSeconds)), .setLED(.blink)]
+        out += [.show(.countdown(remaining: config.countdownSeconds, shot: shot, of: shots)), .setLED(.blink)]
         startTimer(1000, into: &out)
     }
 
@@ -307,6 +376,8 @@ public struct BoothMachine: Sendable {
     private mutating func enterFault(_ reasons: [FaultKind: String], into out: inout [BoothCommand]) {
         state = .fault(reasons: reasons)
         sessionPressID = nil
+        shot = 0
+        sessionCaptures = []
         applyPendingReload(into: &out)
         if streaming {
             streaming = false
@@ -331,3 +402,6 @@ public struct BoothMachine: Sendable {
         out.append(.applyReload)
     }
 }
+
+/// `"4"`, `"4, 5, 6"`: capture ids for logs.
+func idList(_ ids: [UInt64]) -> String { ids.map(String.init).joined(separator: ", ") }

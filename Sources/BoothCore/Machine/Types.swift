@@ -17,12 +17,20 @@ public enum BoothState: Equatable, Sendable {
     case idle
     /// Live view before the countdown.
     case preview
-    /// Counting down; `remaining` is the digit on screen (whole seconds, ≥ 1).
+    /// Counting down; `remaining` is the digit on screen (whole seconds, ≥ 1). The shot it counts
+    /// down to is ``BoothMachine/shot``.
     case countdown(remaining: Int)
     /// Waiting for the first good frame at or after the trigger. `attempt` is 1 or 2.
     case capture(id: UInt64, attempt: Int)
-    /// Showing capture `captureID` for `session.review`.
-    case review(captureID: UInt64)
+    /// Between two shots of a series (`session.shots` > 1): the live view, with shot `next` (2…4)
+    /// announced, for `session.between_shots`; its countdown follows.
+    case betweenShots(next: Int)
+    /// Every shot is taken; the runtime composes picture `pictureID` from the session's captures
+    /// (``BoothCommand/compose(pictureID:captures:)``), answered by `composed` or `composeFailed`.
+    case composing(pictureID: UInt64)
+    /// Showing picture `pictureID` for `session.review`: the composed picture, or for one shot
+    /// without a composer the capture itself (then `pictureID` is the capture's id).
+    case review(pictureID: UInt64)
     /// Out of service until every reason clears. Keys are the fault kinds, values their messages.
     case fault(reasons: [FaultKind: String])
     /// Shut down (SIGTERM); every event is ignored.
@@ -35,6 +43,8 @@ public enum BoothState: Equatable, Sendable {
         case .preview: "preview"
         case .countdown: "countdown"
         case .capture: "capture"
+        case .betweenShots: "between-shots"
+        case .composing: "composing"
         case .review: "review"
         case .fault: "fault"
         case .stopped: "stopped"
@@ -57,9 +67,9 @@ public enum BoothEvent: Equatable, Sendable {
     /// Capture `id` failed at `at` (e.g. the camera returned an error); `message` says why.
     /// A retry takes the first good frame at or after `at`.
     case captureFailed(id: UInt64, message: String, at: MonotonicInstant)
-    /// Capture `id` is on disk at `path`.
+    /// Capture or picture `id` is on disk at `path`.
     case saved(captureID: UInt64, path: String)
-    /// Saving capture `id` failed. `noSpace` is true for ENOSPC; the runtime keeps the bytes
+    /// Saving capture or picture `id` failed. `noSpace` is true for ENOSPC; the runtime keeps the bytes
     /// and saves them once the storage fault clears.
     case saveFailed(captureID: UInt64, noSpace: Bool, message: String)
     /// A device failed or is missing (camera lost, button line busy or stuck, storage gone).
@@ -70,6 +80,12 @@ public enum BoothEvent: Equatable, Sendable {
     case storageStatus(refusal: String?)
     /// The operator changed the settings; the machine applies `config` in idle or fault only.
     case reload(CoreConfig)
+    /// Picture `pictureID` asked for by ``BoothCommand/compose(pictureID:captures:)`` is composed and
+    /// held in memory (its save follows and is answered by `saved` or `saveFailed` with its id).
+    case composed(pictureID: UInt64)
+    /// Composing picture `pictureID` failed (a capture that does not decode, no composer for
+    /// several shots); `message` says why. The captures stay on disk.
+    case composeFailed(pictureID: UInt64, message: String)
     /// SIGTERM: stop.
     case shutdown
 }
@@ -80,12 +96,15 @@ public enum Screen: Equatable, Sendable {
     case idle(notice: String?)
     /// Live view with a prompt.
     case preview
-    /// A large digit, `remaining` seconds.
-    case countdown(remaining: Int)
+    /// A large digit, `remaining` seconds, before shot `shot` of `of` (1-based; with `of` > 1 the
+    /// screen also says which shot, `text.countdown_shot`).
+    case countdown(remaining: Int, shot: Int, of: Int)
+    /// Live view between shots, announcing shot `next` of `of` (`text.between_shots`, "2 of 4").
+    case betweenShots(next: Int, of: Int)
     /// The white flash at the trigger.
     case capture
-    /// Capture `captureID` shown back to the guest.
-    case review(captureID: UInt64)
+    /// Picture `pictureID` shown back to the guest (the composed picture, or the single capture).
+    case review(pictureID: UInt64)
     /// Out of service, with the reasons in words.
     case fault(reasons: [FaultKind: String])
 }
@@ -106,9 +125,9 @@ public enum LEDPattern: String, Equatable, Sendable {
 public enum SessionEnd: String, Equatable, Sendable {
     /// A capture was taken and reviewed.
     case completed
-    /// The guest cancelled with a long press, or the preview timed out.
+    /// The guest cancelled with a long press, the preview timed out, or the booth stopped mid-session.
     case cancelled
-    /// The capture failed twice, or a device fault interrupted the session.
+    /// A capture failed twice, composing the picture failed, or a device fault interrupted the session.
     case failed
 }
 
@@ -148,12 +167,28 @@ public enum BoothCommand: Equatable, Sendable {
     case log(LogPriority, String)
     /// Finish saves in flight (at most 2 s), release every device and exit 0.
     case exit
-    /// Print capture `captureID` (`print.mode` auto at review start, or press during review). The print
-    /// runs beside the session: the runtime journals the request and holds or submits it.
-    case print(captureID: UInt64)
-    /// The guest long-pressed during review: do not print capture `captureID` (a request not yet
+    /// Print picture `pictureID` (`print.mode` auto at review start, or press during review): the
+    /// composed picture, or for one shot without a composer the capture. The print runs beside the
+    /// session: the runtime journals the request and holds or submits it.
+    case print(pictureID: UInt64)
+    /// The guest long-pressed during review: do not print picture `pictureID` (a request not yet
     /// printed is cancelled).
-    case skipPrint(captureID: UInt64)
+    case skipPrint(pictureID: UInt64)
+    /// Compose picture `pictureID` from `captures` (capture ids in shot order, each answered by
+    /// `captureSucceeded`), off the main loop; answered by `composed` or `composeFailed` with this id.
+    /// Once composed, the picture is saved beside its captures (answered by `saved`/`saveFailed`).
+    case compose(pictureID: UInt64, captures: [UInt64])
+    /// A long press cancelled a series with `session.cancelled_captures = delete`: delete these
+    /// captures (their files once saved, or the bytes still held).
+    case deleteCaptures([UInt64])
+}
+
+/// `session.cancelled_captures`: what a long press during a series does with the captures already taken.
+public enum CancelledCaptures: String, Equatable, Sendable, CaseIterable {
+    /// They stay on disk (nothing is printed).
+    case keep
+    /// They are deleted.
+    case delete
 }
 
 /// `print.mode`: when a picture is printed.
@@ -182,12 +217,31 @@ public struct CoreConfig: Equatable, Sendable {
     public var idleStopMilliseconds: Int
     /// `print.mode`.
     public var printMode: PrintMode
+    /// `session.shots`: shots per session, 1 to 4.
+    public var shots: Int
+    /// `session.between_shots`: the live view between two shots, before the next countdown.
+    public var betweenShotsMilliseconds: Int
+    /// `session.cancelled_captures`.
+    public var cancelledCaptures: CancelledCaptures
+    /// Whether a one-shot session is composed too (the runtime has a picture composer). When false,
+    /// review starts on the capture itself the moment it is taken and prints it (no compose).
+    /// Sessions of 2–4 shots are always composed.
+    public var composesSingleShot: Bool
+    /// Deadline for composing the picture after the last shot.
+    public var composeTimeoutMilliseconds: Int
 
     public init(previewMilliseconds: Int? = 3000, previewTimeoutMilliseconds: Int = 30_000,
                 countdownSeconds: Int = 3, reviewMilliseconds: Int = 5000,
                 captureTimeoutMilliseconds: Int = 3000, idleStopMilliseconds: Int = 300_000,
-                printMode: PrintMode = .off) {
+                printMode: PrintMode = .off, shots: Int = 1, betweenShotsMilliseconds: Int = 2000,
+                cancelledCaptures: CancelledCaptures = .keep, composesSingleShot: Bool = false,
+                composeTimeoutMilliseconds: Int = 10_000) {
         self.printMode = printMode
+        self.shots = shots
+        self.betweenShotsMilliseconds = betweenShotsMilliseconds
+        self.cancelledCaptures = cancelledCaptures
+        self.composesSingleShot = composesSingleShot
+        self.composeTimeoutMilliseconds = composeTimeoutMilliseconds
         self.previewMilliseconds = previewMilliseconds
         self.previewTimeoutMilliseconds = previewTimeoutMilliseconds
         self.countdownSeconds = countdownSeconds

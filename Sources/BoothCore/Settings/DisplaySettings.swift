@@ -85,6 +85,10 @@ extension Settings {
         public var idle = ""
         /// `text.preview`: the prompt before the countdown.
         public var preview = ""
+        /// `text.countdown_shot`: with the countdown of a multi-shot session ("Photo {shot} of {shots}").
+        public var countdownShot = ""
+        /// `text.between_shots`: the live view between shots ("{shot} of {shots}").
+        public var betweenShots = ""
         /// `text.fault_camera`, `text.fault_button`, `text.fault_storage`: the fault screen, per reason.
         public var faultCamera = ""
         public var faultButton = ""

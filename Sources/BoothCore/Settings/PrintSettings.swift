@@ -39,6 +39,7 @@ extension Settings {
 }
 
 extension PrintMode: SettingChoice {}
+extension CancelledCaptures: SettingChoice {}
 
 /// `print.color`.
 public enum PrintColorSetting: String, SettingChoice {

@@ -103,6 +103,12 @@ public struct Settings: Sendable, Hashable {
         public var countdownMilliseconds = 0
         /// `session.review`: ms the photo is shown after a capture.
         public var reviewMilliseconds = 0
+        /// `session.shots`: shots per session, 1 to 4, each after its own countdown.
+        public var shots = 1
+        /// `session.between_shots`: ms of live view between two shots (announcing the next), before its countdown.
+        public var betweenShotsMilliseconds = 0
+        /// `session.cancelled_captures`: what a long press during a series does with the captures taken.
+        public var cancelledCaptures = CancelledCaptures.keep
 
         /// The countdown in whole seconds (`countdownMilliseconds / 1000`).
         public var countdownSeconds: Int { countdownMilliseconds / 1000 }

@@ -1,0 +1,131 @@
+import BoothCore
+import BoothJPEG
+import Foundation
+import Synchronization
+
+/// Composes a session's captures into the picture a guest takes home (the print layout).
+///
+/// Called on the runtime's compose thread, never on the main loop or the cooperative pool;
+/// one call at a time.
+public protocol PictureComposing: Sendable {
+    /// Composes one picture.
+    /// - Parameters:
+    ///   - captures: the session's captures in shot order (1 to 4), each an upright JPEG file's
+    ///     bytes (camera.rotation already applied, EXIF orientation 1 or none).
+    ///   - takenAt: the wall-clock time of the session (for a date in the footer).
+    /// - Returns: the picture as JPEG file bytes.
+    /// - Throws: any error (a capture that does not decode, a layout that cannot be drawn); the
+    ///   session then ends as failed and its captures stay on disk.
+    func composePicture(captures: [[UInt8]], takenAt: Date) throws -> [UInt8]
+}
+
+/// Runs ``PictureComposing`` on a thread of its own, so composing (tens of milliseconds at print
+/// resolution) never stalls the main loop, the camera or a save. A composed picture is put in the
+/// ``CaptureBox`` as a record of shot 0 (saved by the storage worker like a capture: atomically,
+/// held in memory and retried when the disk is full) and announced with `composed`; a failure
+/// with `composeFailed`.
+final class ComposeWorker: Sendable {
+    struct Job: Sendable {
+        var pictureID: UInt64
+        var session: Int
+        var captures: [[UInt8]]
+        var takenAt: Date
+        /// The last capture's frame timestamp (CLOCK_MONOTONIC): the picture's "trigger" in logs.
+        var lastFrameAt: MonotonicInstant
+    }
+
+    private let composer: any PictureComposing
+    private let captures: CaptureBox
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let post: @Sendable (BoothEvent) -> Void
+    /// Hands the composed picture to storage (``StorageWorker/save(captureID:)``).
+    private let save: @Sendable (UInt64) -> Void
+    private struct Queue { var jobs: [Job] = []; var busy = false; var stop = false }
+    private let queue = Mutex(Queue())
+    private let wake = NSCondition()
+
+    init(composer: any PictureComposing, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
+         post: @escaping @Sendable (BoothEvent) -> Void, save: @escaping @Sendable (UInt64) -> Void) {
+        self.composer = composer
+        self.captures = captures
+        self.clock = clock
+        self.log = log
+        self.post = post
+        self.save = save
+    }
+
+    func launch() {
+        let t = Thread { [self] in nameCurrentThread("compose"); run() }
+        t.start()
+    }
+
+    /// Queues a picture; answered by `composed` or `composeFailed` with `job.pictureID`.
+    func compose(_ job: Job) {
+        queue.withLock { $0.jobs.append(job) }
+        wake.lock(); wake.broadcast(); wake.unlock()
+    }
+
+    /// Finishes the queued pictures (at most `timeoutSeconds`), then stops the thread.
+    /// Returns false when one was still being composed at the deadline.
+    @discardableResult
+    func finish(timeoutSeconds: Double) -> Bool {
+        queue.withLock { $0.stop = true }
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        wake.lock()
+        defer { wake.unlock() }
+        wake.broadcast()
+        while queue.withLock({ $0.busy || !$0.jobs.isEmpty }) {
+            if !wake.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
+    private func run() {
+        while true {
+            wake.lock()
+            while queue.withLock({ $0.jobs.isEmpty && !$0.stop }) { wake.wait() }
+            let job: Job? = queue.withLock { q in
+                guard !q.jobs.isEmpty else { return nil }
+                q.busy = true
+                return q.jobs.removeFirst()
+            }
+            wake.unlock()
+            guard let job else { return }
+            composeOne(job)
+            wake.lock()
+            queue.withLock { $0.busy = false }
+            wake.broadcast()
+            wake.unlock()
+        }
+    }
+
+    private func composeOne(_ job: Job) {
+        let start = clock.now()
+        let jpeg: [UInt8]
+        do {
+            jpeg = try composer.composePicture(captures: job.captures, takenAt: job.takenAt)
+        } catch {
+            log.error("picture \(job.pictureID): composing \(job.captures.count) capture(s) failed: \(error)")
+            post(.composeFailed(pictureID: job.pictureID, message: "\(error)"))
+            return
+        }
+        let done = clock.now()
+        let header = (try? JPEGDecoder()).flatMap { try? $0.header(jpeg) }
+        guard let header else {
+            log.error("picture \(job.pictureID): the composer returned \(jpeg.count) bytes that are not a JPEG")
+            post(.composeFailed(pictureID: job.pictureID, message: "the composer's output is not a JPEG"))
+            return
+        }
+        captures.assign(id: job.pictureID, session: job.session, shot: 0)
+        captures.put(CaptureRecord(id: job.pictureID, session: job.session, shot: 0, jpeg: jpeg,
+                                   trigger: job.lastFrameAt, frameTimestamp: job.lastFrameAt, readyAt: done,
+                                   size: header.size, format: .mjpeg, passedThrough: false))
+        captures.shelve(pictureID: job.pictureID, jpeg: jpeg)
+        log.info("picture \(job.pictureID) composed: \(header.size) from \(job.captures.count) capture(s), "
+                 + "\(jpeg.count) bytes in \(format(done.milliseconds(since: start))) ms; "
+                 + "last frame to composed \(format(done.milliseconds(since: job.lastFrameAt))) ms")
+        post(.composed(pictureID: job.pictureID))
+        save(job.pictureID)
+    }
+}
