@@ -644,7 +644,229 @@ enum MachineTable {
         row(.stopped, "second shutdown: nothing", .shutdown, .stopped, []),
     ]
 
+    // MARK: multi-shot series (session.shots = 3 unless named otherwise)
+
+    static let composeFailedNotice = BoothMachine.composeFailedNotice
+    static let countdownShot2: [BoothCommand] = [
+        .show(.countdown(remaining: 3, shot: 2, of: 3)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000),
+    ]
+    static func cancelSeries(_ capturesLine: BoothCommand...) -> [BoothCommand] {
+        [.endSession(.cancelled), .log(.info, "session cancelled by a long press")] + capturesLine
+            + [.show(.idle(notice: nil)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 60_000)]
+    }
+    static let keptLine = BoothCommand.log(.info, "captures {captures} of the cancelled session kept")
+    static let deletedLine = BoothCommand.log(.info, "captures {captures} of the cancelled session deleted")
+    static let seriesShutdown: [BoothCommand] = [.endSession(.cancelled), .setLED(.off), .stopStream, .exit]
+    static let composedToReview: [BoothCommand] = [
+        .log(.info, "picture {picture} composed from captures {captures}"), .show(.review(pictureID: pic)),
+        .setLED(.off), .startTimer(token: tok1, milliseconds: 4000),
+    ]
+    static let composeFailedToIdle: [BoothCommand] = [
+        .endSession(.failed), .show(.idle(notice: composeFailedNotice)), .setLED(.steady),
+        .startTimer(token: tok1, milliseconds: 60_000),
+    ]
+
+    static let series: [Row] = [
+        row(.captureMulti1, "shot 1 of 3 ok → saved, between shots announcing 2 of 3",
+            .captureSucceeded(id: cap), .betweenShots(next: 2),
+            [.save(captureID: cap), .show(.betweenShots(next: 2, of: 3)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 2500)]),
+        row(.captureMulti1, "long press of another press: ignored (the capture takes milliseconds)",
+            .longPress(id: otherPress), .capture(id: cap, attempt: 1), [.log(.debug, "long press ignored in capture")]),
+
+        // Between shots 1 and 2.
+        row(.betweenShots2, "press → the countdown of shot 2 at once",
+            .press(id: otherPress, at: T), .countdown(remaining: 3), countdownShot2),
+        row(.betweenShots2, "long press of the session-starting press: never cancels",
+            .longPress(id: sessionPress), .betweenShots(next: 2), ownLongPressIgnored),
+        row(.betweenShots2, "long press of another press: cancel, capture 1 kept, nothing printed",
+            .longPress(id: otherPress), .idle, cancelSeries(keptLine)),
+        row(.betweenShots2, "time up → the countdown of shot 2",
+            .timer(token: tok, at: T), .countdown(remaining: 3), countdownShot2),
+        row(.betweenShots2, "timer with the capture deadline's token: ignored",
+            .timer(token: staleTok, at: T), .betweenShots(next: 2), []),
+        row(.betweenShots2, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .betweenShots(next: 2), []),
+        row(.betweenShots2, "capture 1 ok again: ignored",
+            .captureSucceeded(id: cap), .betweenShots(next: 2), []),
+        row(.betweenShots2, "capture failed for an unknown capture: ignored",
+            .captureFailed(id: unknownCapture, message: "EIO", at: T), .betweenShots(next: 2), []),
+        row(.betweenShots2, "capture 1 saved: logged",
+            .saved(captureID: cap, path: photoPath), .betweenShots(next: 2),
+            [.log(.debug, "capture {capture} saved to \(photoPath)")]),
+        row(.betweenShots2, "saving capture 1 failed, ENOSPC → session failed, fault(storage); the capture is held",
+            .saveFailed(captureID: cap, noSpace: true, message: enospc),
+            .fault(reasons: [.storage: fullWhileSavingLatest]), sessionFault(.storage, fullWhileSavingLatest)),
+        row(.betweenShots2, "camera lost → session failed, fault(camera); capture 1 kept",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.betweenShots2, "device recovered that had not failed: nothing",
+            .deviceRecovered(.camera), .betweenShots(next: 2), []),
+        row(.betweenShots2, "storage low: the series goes on",
+            .storageStatus(refusal: lowSpace), .betweenShots(next: 2), []),
+        row(.betweenShots2, "reload: deferred",
+            .reload(reloadedConfig), .betweenShots(next: 2), deferredReload, config: multiConfig),
+        row(.betweenShots2, "composed for a picture never asked for: ignored",
+            .composed(pictureID: unknownCapture), .betweenShots(next: 2), []),
+        row(.betweenShots2, "compose failed for a picture never asked for: ignored",
+            .composeFailed(pictureID: unknownCapture, message: "x"), .betweenShots(next: 2), []),
+        row(.betweenShots2, "shutdown: series cancelled (captures kept), exit",
+            .shutdown, .stopped, seriesShutdown),
+        row(.betweenShots2Delete, "long press of another press: cancel, capture 1 deleted",
+            .longPress(id: otherPress), .idle, cancelSeries(.deleteCaptures(sessionCaps), deletedLine)),
+        row(.betweenShots2Delete, "camera lost: session failed, capture 1 NOT deleted (only a cancel deletes)",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.betweenShots2Delete, "shutdown: capture 1 NOT deleted",
+            .shutdown, .stopped, seriesShutdown),
+        row(.betweenShotsReloadPending, "cancel → idle applies the reload on entry",
+            .longPress(id: otherPress), .idle,
+            [.endSession(.cancelled), .log(.info, "session cancelled by a long press"), keptLine, .applyReload,
+             .show(.idle(notice: nil)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 90_000)],
+            config: reloadedConfig),
+        row(.betweenShotsReloadPending, "time up → countdown with the old settings (3 shots, 3 s)",
+            .timer(token: tok, at: T), .countdown(remaining: 3), countdownShot2, config: multiConfig),
+
+        // The countdown of shot 2.
+        row(.countdownShot2, "tick 3 → 2, still shot 2 of 3",
+            .timer(token: tok, at: T), .countdown(remaining: 2),
+            [.show(.countdown(remaining: 2, shot: 2, of: 3)), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.countdownShot2, "long press of another press: cancel, capture 1 kept",
+            .longPress(id: otherPress), .idle, cancelSeries(keptLine)),
+        row(.countdownShot2, "the between-shots timer's token: ignored",
+            .timer(token: staleTok, at: T), .countdown(remaining: 3), []),
+        row(.countdownShot2, "camera lost → session failed, fault",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.countdownShot2, "shutdown: series cancelled",
+            .shutdown, .stopped, seriesShutdown),
+        row(.countdownShot2Delete, "long press of another press: cancel, capture 1 deleted",
+            .longPress(id: otherPress), .idle, cancelSeries(.deleteCaptures(sessionCaps), deletedLine)),
+
+        // Shot 2's capture.
+        row(.captureShot2, "ok → saved, between shots announcing 3 of 3",
+            .captureSucceeded(id: cap), .betweenShots(next: 3),
+            [.save(captureID: cap), .show(.betweenShots(next: 3, of: 3)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 2500)]),
+        row(.captureShot2, "failed → retry once",
+            .captureFailed(id: cap, message: "VIDIOC_DQBUF: EIO", at: T), .capture(id: cap1, attempt: 2),
+            [.log(.warning, "capture {capture} failed: VIDIOC_DQBUF: EIO")] + retryCapture),
+        row(.captureShot2, "camera lost → session failed, fault; capture 1 kept",
+            .deviceFault(.camera, message: cameraLost),
+            .fault(reasons: [.camera: cameraLost]), sessionFault(.camera, cameraLost)),
+        row(.captureShot2Retry, "failed again → session failed, idle 'Sorry, try again', capture 1 kept, nothing composed",
+            .captureFailed(id: cap, message: "EIO", at: T), .idle,
+            [.log(.warning, "capture {capture} failed: EIO")] + failedTwice),
+        row(.captureShot2Retry, "deadline of the retry → session failed",
+            .timer(token: tok, at: T), .idle,
+            [.log(.warning, "capture {capture} got no good frame within 1500 ms")] + failedTwice),
+        row(.captureShot2Retry, "late ok of the first attempt: ignored",
+            .captureSucceeded(id: prevCap), .capture(id: cap, attempt: 2), []),
+        row(.captureShot2Retry, "retry ok → between shots announcing 3 of 3",
+            .captureSucceeded(id: cap), .betweenShots(next: 3),
+            [.save(captureID: cap), .show(.betweenShots(next: 3, of: 3)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 2500)]),
+
+        // The last shot.
+        row(.captureShot3, "last shot ok → saved, compose the picture from captures 1, 2, 3 (compose deadline)",
+            .captureSucceeded(id: cap), .composing(pictureID: cap1),
+            [.save(captureID: cap), .compose(pictureID: cap1, captures: [1, 2, 3]),
+             .startTimer(token: tok1, milliseconds: 10_000)]),
+
+        // Composing.
+        row(.composing, "press: ignored",
+            .press(id: otherPress, at: T), .composing(pictureID: pic), [.log(.debug, "press ignored in composing")]),
+        row(.composing, "long press: ignored (the series is over; nothing to cancel)",
+            .longPress(id: otherPress), .composing(pictureID: pic), [.log(.debug, "long press ignored in composing")]),
+        row(.composing, "compose deadline → session failed, idle says why",
+            .timer(token: tok, at: T), .idle,
+            [.log(.error, "picture {picture} not composed within 10000 ms")] + composeFailedToIdle),
+        row(.composing, "the last capture's deadline token: ignored",
+            .timer(token: staleTok, at: T), .composing(pictureID: pic), []),
+        row(.composing, "timer with a token never issued: ignored",
+            .timer(token: unissuedTok, at: T), .composing(pictureID: pic), []),
+        row(.composing, "late capture ok: ignored",
+            .captureSucceeded(id: cap), .composing(pictureID: pic), []),
+        row(.composing, "late capture failed: ignored",
+            .captureFailed(id: cap, message: "EIO", at: T), .composing(pictureID: pic), []),
+        row(.composing, "capture 3 saved: logged",
+            .saved(captureID: cap, path: photoPath), .composing(pictureID: pic),
+            [.log(.debug, "capture {capture} saved to \(photoPath)")]),
+        row(.composing, "save failed, ENOSPC: fault deferred to the review's end",
+            .saveFailed(captureID: cap, noSpace: true, message: enospc), .composing(pictureID: pic),
+            [.log(.error, "fault (storage): \(fullWhileSavingLatest)")]),
+        row(.composing, "camera lost: deferred (composing needs no camera)",
+            .deviceFault(.camera, message: cameraLost), .composing(pictureID: pic),
+            [.log(.error, "fault (camera): \(cameraLost)")]),
+        row(.composing, "device recovered that had not failed: nothing",
+            .deviceRecovered(.camera), .composing(pictureID: pic), []),
+        row(.composing, "storage low: nothing",
+            .storageStatus(refusal: lowSpace), .composing(pictureID: pic), []),
+        row(.composing, "reload: deferred",
+            .reload(reloadedConfig), .composing(pictureID: pic), deferredReload, config: multiConfig),
+        row(.composing, "composed → review of the picture",
+            .composed(pictureID: pic), .review(pictureID: pic), composedToReview),
+        row(.composing, "composed for another picture: ignored",
+            .composed(pictureID: unknownCapture), .composing(pictureID: pic), []),
+        row(.composing, "compose failed → session failed, idle says why, captures kept",
+            .composeFailed(pictureID: pic, message: "capture 2 does not decode"), .idle,
+            [.log(.error, "picture {picture} not composed: capture 2 does not decode")] + composeFailedToIdle),
+        row(.composing, "compose failed for another picture: ignored",
+            .composeFailed(pictureID: unknownCapture, message: "x"), .composing(pictureID: pic), []),
+        row(.composing, "shutdown: session cancelled, exit",
+            .shutdown, .stopped, seriesShutdown),
+        row(.composingAutoPrint, "composed → the PICTURE is printed as review starts",
+            .composed(pictureID: pic), .review(pictureID: pic),
+            [.log(.info, "picture {picture} composed from captures {captures}"), .print(pictureID: pic),
+             .show(.review(pictureID: pic)), .setLED(.off), .startTimer(token: tok1, milliseconds: 4000)]),
+        row(.composingAutoPrint, "compose failed: nothing printed",
+            .composeFailed(pictureID: pic, message: "x"), .idle,
+            [.log(.error, "picture {picture} not composed: x")] + composeFailedToIdle),
+        row(.composingDeferredFault, "composed → review; the fault waits for its end",
+            .composed(pictureID: pic), .review(pictureID: pic), composedToReview),
+        row(.composingDeferredFault, "compose failed → the deferred fault",
+            .composeFailed(pictureID: pic, message: "x"), .fault(reasons: [.camera: cameraLost]),
+            [.log(.error, "picture {picture} not composed: x"), .endSession(.failed), .stopStream,
+             .show(.fault(reasons: [.camera: cameraLost])), .setLED(.fault), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.composingDeferredFault, "camera recovered: the deferred fault is dropped",
+            .deviceRecovered(.camera), .composing(pictureID: pic), []),
+
+        // Review of the composed picture.
+        row(.reviewPicture, "review over → idle, session completed",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+        row(.reviewPicture, "composed again: ignored",
+            .composed(pictureID: pic), .review(pictureID: pic), []),
+        row(.reviewPicture, "compose failed late: ignored",
+            .composeFailed(pictureID: pic, message: "x"), .review(pictureID: pic), []),
+        row(.reviewPicture, "the compose deadline's token: ignored",
+            .timer(token: staleTok, at: T), .review(pictureID: pic), []),
+
+        // One shot with a composer.
+        row(.captureSingleComposed, "ok → saved, composed like a series (no review on the raw capture)",
+            .captureSucceeded(id: cap), .composing(pictureID: cap1),
+            [.save(captureID: cap), .compose(pictureID: cap1, captures: [1]), .startTimer(token: tok1, milliseconds: 10_000)]),
+        row(.composingSingle, "composed → review of the picture",
+            .composed(pictureID: pic), .review(pictureID: pic), composedToReview),
+    ]
+
+    /// `composed`/`composeFailed` in the states that never asked for a picture: ignored.
+    static let composeEventsElsewhere: [Row] = [Start.idle, .preview, .countdown3, .capture1, .review, .fault, .stopped]
+        .flatMap { start -> [Row] in
+            let s = start.expectedState
+            let state: BoothState = if case .capture = s { .capture(id: cap, attempt: 1) }
+                                    else if case .review = s { .review(pictureID: cap) } else { s }
+            return [
+                row(start, "composed for a picture never asked for: ignored",
+                    .composed(pictureID: unknownCapture), state, []),
+                row(start, "compose failed for a picture never asked for: ignored",
+                    .composeFailed(pictureID: unknownCapture, message: "x"), state, []),
+            ]
+        }
+
     static let rows: [Row] = idle + idleVariants + preview + countdown + capture + review + fault + stopped
+        + series + composeEventsElsewhere
 }
 
 @Suite("BoothMachine state × event table")

@@ -41,6 +41,14 @@ let reloadedConfig = CoreConfig(previewMilliseconds: 2500, previewTimeoutMillise
 let autoPrintConfig: CoreConfig = { var c = tableConfig; c.printMode = .auto; return c }()
 /// `print.mode = press`: a press during review prints the picture.
 let pressPrintConfig: CoreConfig = { var c = tableConfig; c.printMode = .press; return c }()
+/// `session.shots = 3`, `session.between_shots = 2.5s` (distinct from every other duration).
+let multiConfig: CoreConfig = { var c = tableConfig; c.shots = 3; c.betweenShotsMilliseconds = 2500; return c }()
+/// As `multiConfig`, with `session.cancelled_captures = delete`.
+let multiDeleteConfig: CoreConfig = { var c = multiConfig; c.cancelledCaptures = .delete; return c }()
+/// As `multiConfig`, with `print.mode = auto`.
+let multiAutoPrintConfig: CoreConfig = { var c = multiConfig; c.printMode = .auto; return c }()
+/// One shot, composed (the runtime has a composer).
+let singleComposedConfig: CoreConfig = { var c = tableConfig; c.composesSingleShot = true; return c }()
 
 // MARK: Fixed inputs
 
@@ -326,6 +334,36 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
     case reviewPressPrintRequested
     /// Review with `print.mode = press` after a long press skipped printing.
     case reviewPressPrintSkipped
+    /// Three shots: capture of shot 1 (id 1).
+    case captureMulti1
+    /// Three shots: between shots 1 and 2 (capture 1 taken).
+    case betweenShots2
+    /// As `betweenShots2`, with `session.cancelled_captures = delete`.
+    case betweenShots2Delete
+    /// As `betweenShots2`, with a reload waiting.
+    case betweenShotsReloadPending
+    /// Three shots: countdown at 3 before shot 2.
+    case countdownShot2
+    /// As `countdownShot2`, with `session.cancelled_captures = delete`.
+    case countdownShot2Delete
+    /// Three shots: capture of shot 2 (id 2).
+    case captureShot2
+    /// Three shots: shot 2's second attempt (id 3) after the first failed.
+    case captureShot2Retry
+    /// Three shots: capture of the last shot (id 3; captures 1 and 2 taken).
+    case captureShot3
+    /// Three shots taken (1, 2, 3): composing picture 4.
+    case composing
+    /// As `composing`, with `print.mode = auto`.
+    case composingAutoPrint
+    /// As `composing`, with a camera fault deferred to the review's end.
+    case composingDeferredFault
+    /// Review of picture 4, composed from captures 1–3.
+    case reviewPicture
+    /// One shot with a composer: capture 1.
+    case captureSingleComposed
+    /// One shot with a composer: composing picture 2 from capture 1.
+    case composingSingle
     /// Fault with one reason (camera), stream stopped.
     case fault
     /// Fault with two reasons (camera, storage).
@@ -453,6 +491,53 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
             var d = Start.reviewPressPrint.reach()
             d.send(.longPress(id: otherPress))
             return d
+        case .captureMulti1:
+            return Start.captureWith(multiConfig)
+        case .betweenShots2:
+            return Start.series(multiConfig, shotsTaken: 1)
+        case .betweenShots2Delete:
+            return Start.series(multiDeleteConfig, shotsTaken: 1)
+        case .betweenShotsReloadPending:
+            var d = Start.betweenShots2.reach()
+            d.send(.reload(reloadedConfig))
+            return d
+        case .countdownShot2:
+            var d = Start.betweenShots2.reach()
+            d.fireTimer()
+            return d
+        case .countdownShot2Delete:
+            var d = Start.betweenShots2Delete.reach()
+            d.fireTimer()
+            return d
+        case .captureShot2:
+            var d = Start.countdownShot2.reach()
+            for _ in 0..<3 { d.fireTimer() }
+            return d
+        case .captureShot2Retry:
+            var d = Start.captureShot2.reach()
+            let at = d.tick()
+            d.send(.captureFailed(id: d.lastCapture, message: "VIDIOC_DQBUF: EIO", at: at))
+            return d
+        case .captureShot3:
+            var d = Start.series(multiConfig, shotsTaken: 2)
+            for _ in 0..<4 { d.fireTimer() }
+            return d
+        case .composing:
+            return Start.series(multiConfig, shotsTaken: 3)
+        case .composingAutoPrint:
+            return Start.series(multiAutoPrintConfig, shotsTaken: 3)
+        case .composingDeferredFault:
+            var d = Start.composing.reach()
+            d.send(.deviceFault(.camera, message: cameraLost))
+            return d
+        case .reviewPicture:
+            var d = Start.composing.reach()
+            d.send(.composed(pictureID: d.lastPicture))
+            return d
+        case .captureSingleComposed:
+            return Start.captureWith(singleComposedConfig)
+        case .composingSingle:
+            return Start.series(singleComposedConfig, shotsTaken: 1)
         case .fault:
             var d = Drive(tableConfig)
             d.send(.deviceFault(.camera, message: cameraLost))
@@ -479,6 +564,18 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A session of `config` with `shotsTaken` captures taken (each after its countdown), stopped
+    /// right after the last one succeeded: between shots, or composing once every shot is taken.
+    static func series(_ config: CoreConfig, shotsTaken: Int) -> Drive {
+        var d = Start.captureWith(config)
+        d.send(.captureSucceeded(id: d.lastCapture))
+        for _ in 1..<shotsTaken {
+            for _ in 0..<4 { d.fireTimer() }       // between shots, then the countdown 3-2-1
+            d.send(.captureSucceeded(id: d.lastCapture))
+        }
+        return d
+    }
+
     /// Capture 1 reached through preview and countdown with `config`.
     static func captureWith(_ config: CoreConfig) -> Drive {
         var d = Drive(config)
@@ -501,6 +598,15 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         case .review, .reviewDeferredFault, .reviewDeferredRecovered, .reviewSaveFailed, .reviewReloadPending,
              .reviewDeferredFaultReloadPending, .reviewAutoPrint, .reviewPressPrint, .reviewPressPrintRequested,
              .reviewPressPrintSkipped: .review(pictureID: 1)
+        case .captureMulti1, .captureSingleComposed: .capture(id: 1, attempt: 1)
+        case .betweenShots2, .betweenShots2Delete, .betweenShotsReloadPending: .betweenShots(next: 2)
+        case .countdownShot2, .countdownShot2Delete: .countdown(remaining: 3)
+        case .captureShot2: .capture(id: 2, attempt: 1)
+        case .captureShot2Retry: .capture(id: 3, attempt: 2)
+        case .captureShot3: .capture(id: 3, attempt: 1)
+        case .composing, .composingAutoPrint, .composingDeferredFault: .composing(pictureID: 4)
+        case .reviewPicture: .review(pictureID: 4)
+        case .composingSingle: .composing(pictureID: 2)
         case .fault, .faultRefused, .faultBackedOff: .fault(reasons: [.camera: cameraLost])
         case .fault2: .fault(reasons: [.camera: cameraLost, .storage: storageGone])
         case .stopped: .stopped
