@@ -101,15 +101,16 @@ public final class PrintWorker: Sendable {
         while !done.withLock({ $0 }) && Date() < deadline { usleep(10_000) }
     }
 
-    /// Asks for a print of `jpeg` (a capture, or a test print with `captureID` nil).
+    /// Asks for a print of `jpeg`: a session's picture (`captureID` is the picture's id: the composed
+    /// picture's, or the capture's for one shot without a composer), or a test print with `captureID` nil.
     public func request(jpeg: [UInt8], captureID: UInt64?, source: String) {
         post(.request(jpeg: jpeg, captureID: captureID, source: source))
     }
 
-    /// The guest long-pressed in review: capture `captureID` is not printed (cancelled if already asked).
+    /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if already asked).
     public func skip(captureID: UInt64) { post(.skip(captureID: captureID)) }
 
-    /// Capture `captureID` is on disk at `path` (a press-mode print comes after the save).
+    /// Capture or picture `captureID` is on disk at `path` (a press-mode print comes after the save).
     public func noteSaved(captureID: UInt64, path: String) {
         shared.withLock { s in
             s.savedPaths[captureID] = path

@@ -93,8 +93,14 @@ final class RecordingDisplay: DisplaySink {
         case frame(FrameSize)
     }
     private let entries = Mutex<[Entry]>([])
+    private let reviewed = Mutex<[[UInt8]]>([])
 
-    func show(_ screen: Screen, capture: [UInt8]?) { entries.withLock { $0.append(.screen(screen)) } }
+    func show(_ screen: Screen, capture: [UInt8]?) {
+        entries.withLock { $0.append(.screen(screen)) }
+        if case .review = screen { reviewed.withLock { $0.append(capture ?? []) } }
+    }
+    /// The JPEG bytes each review screen was given, in order (empty when it got none).
+    var reviewJPEGs: [[UInt8]] { reviewed.withLock { $0 } }
     func frame(_ frame: Frame) { entries.withLock { $0.append(.frame(frame.size)) } }
 
     var all: [Entry] { entries.withLock { $0 } }
