@@ -38,7 +38,8 @@ for f in $files; do
 done
 temps=$(find photos -name '.tmp-*')
 [ -z "$temps" ] || { echo "kill-test: temp files remain: $temps"; fail=1; }
-dups=$(printf '%s\n' "$files" | sed -n 's#.*/booth-\([0-9]*\)-[0-9]*\.jpg#\1#p' | sort | uniq -d)
+# A session's captures (and its picture) share its number; the same name in two date folders is a number used twice.
+dups=$(printf '%s\n' "$files" | sed -n 's#.*/\(booth-[0-9]*-[0-9a-z]*\)\.jpg#\1#p' | sort | uniq -d)
 [ -z "$dups" ] || { echo "kill-test: session numbers used twice: $dups"; fail=1; }
 python3 - "$work/photos" <<'PY' || fail=1
 import json, os, re, sys

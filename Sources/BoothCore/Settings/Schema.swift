@@ -160,7 +160,7 @@ public enum Schema {
         .duration("button.debounce", \.button.debounceMilliseconds, 1...1000, "30ms",
                   "A press counts once the line has been stable this long."),
         .duration("button.long_press", \.button.longPressMilliseconds, 200...10_000, "1500ms",
-                  "Holding the button this long is a long press (cancels a preview or countdown); it fires once, while held."),
+                  "Holding the button this long is a long press (cancels a preview, countdown or series of shots); it fires once, while held."),
         .duration("button.stuck_limit", \.button.stuckLimitMilliseconds, 2000...600_000, "30s",
                   "A button held longer than this is reported stuck (a fault) until it is released."),
 
