@@ -12,6 +12,9 @@ public final class PhotoStore: Sendable {
     public let directory: String
     private let dateFolder: @Sendable () -> String
     private let next = Mutex(1)
+    /// Sessions whose number moved past an existing name, and the number they got, so the session's
+    /// other captures and its picture follow it (the newest 16).
+    private let moved = Mutex<[(session: Int, number: Int)]>([])
     /// The number the next session gets.
     public var nextSession: Int { next.withLock { $0 } }
 
@@ -65,18 +68,26 @@ public final class PhotoStore: Sendable {
 
     /// Writes a capture (JPEG bytes) as `<dir>/<date>/booth-<session>-<shot>.jpg`, or with shot 0 the
     /// session's picture as `booth-<session>-picture.jpg`, atomically and durably.
-    /// A name that already exists is never overwritten: the session number moves past it.
+    /// A name that already exists is never overwritten: the session number moves past it, and the
+    /// session's later shots and its picture take the same new number, so their names stay tied.
     /// - Returns: the path written.
     /// - Throws: ``FileError``; `isNoSpace` when the file system is full (no partial file is left).
     public func saveCapture(_ jpeg: [UInt8], session: Int, shot: Int) throws(FileError) -> String {
         let folder = "\(directory)/\(dateFolder())"
         try makeDirectories(folder)
-        var number = session
+        var number = moved.withLock { list in list.last { $0.session == session }?.number } ?? session
         while true {
             let path = "\(folder)/\(PhotoStore.captureName(session: number, shot: shot))"
             do {
                 try AtomicFile.write(jpeg, to: path, durable: true, replace: false)
                 next.withLock { $0 = max($0, number + 1) }
+                if number != session {
+                    moved.withLock { list in
+                        list.removeAll { $0.session == session }
+                        list.append((session, number))
+                        if list.count > 16 { list.removeFirst() }
+                    }
+                }
                 return path
             } catch {
                 guard error.errno == EEXIST else { throw error }

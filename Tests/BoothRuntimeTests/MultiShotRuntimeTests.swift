@@ -231,6 +231,19 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         var stats = BoothStats(since: 0)
         #expect(StatsStore.reconcile(&stats, photos: files) == 1)
         #expect(stats.captures == 3 && stats.lastSession == 7)
+        // A session whose first name is taken moves to a new number; its other shots and picture follow.
+        let stray = "\(dir)/2026-11-29/booth-000008-1.jpg"
+        try AtomicFile.write(jpeg, to: stray, durable: false, replace: false)
+        let first = try again.saveCapture(jpeg, session: 8, shot: 1)
+        let second = try again.saveCapture(jpeg, session: 8, shot: 2)
+        let tied = try again.saveCapture(jpeg, session: 8, shot: 0)
+        #expect(fileName(first) == "booth-000009-1.jpg")
+        #expect(fileName(second) == "booth-000009-2.jpg")
+        #expect(fileName(tied) == "booth-000009-picture.jpg")
+        try again.delete(path: stray)
+        try again.delete(path: first)
+        try again.delete(path: second)
+        try again.delete(path: tied)
         // Deleting a capture (a cancelled series) removes its file.
         try store.delete(path: "\(dir)/2026-11-29/booth-000007-2.jpg")
         #expect(StatsStore.captureFiles(in: dir).count == 2)
