@@ -22,7 +22,7 @@ public struct RuntimeOptions: Sendable {
     /// runtime's own. nil: a one-shot session's capture is its picture (review and print show the
     /// capture, no picture file), and sessions of 2–4 shots end failed at compose ("no composer").
     public var composer: (any PictureComposing)?
-    /// The wall clock the composer gets as the session's time (`takenAt`).
+    /// The wall clock read when a session begins, handed to the composer as the picture's `takenAt`.
     public var sessionDate: @Sendable () -> Date = { Date() }
 
     public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
@@ -124,6 +124,8 @@ public final class BoothRuntime: Sendable {
         var sessionJPEGs: [UInt64: [UInt8]] = [:]
         /// The frame timestamp of the session's latest capture (the compose job's starting point in logs).
         var lastFrameAt: MonotonicInstant?
+        /// When the session began (wall clock, ``RuntimeOptions/sessionDate``): the picture's date.
+        var sessionStartedAt = Date()
         /// Captures of a cancelled series being deleted: their `saved` is not counted.
         var deleting: Set<UInt64> = []
         /// Captures saved (and counted) in the session under way, by id.
@@ -361,6 +363,7 @@ public final class BoothRuntime: Sendable {
                 s.sessionJPEGs = [:]
                 s.savedThisSession = []
                 s.lastFrameAt = nil
+                s.sessionStartedAt = options.sessionDate()
             }
             log.info("session \(n) begins")
         case let .endSession(end):
@@ -411,8 +414,8 @@ public final class BoothRuntime: Sendable {
     /// Hands the session's captures to the composer's thread; answers `composeFailed` at once when
     /// there is no composer or a capture's bytes are gone.
     private func compose(pictureID: UInt64, captureIDs: [UInt64]) {
-        let (jpegs, session, lastFrameAt) = state.withLock { s in
-            (captureIDs.compactMap { s.sessionJPEGs[$0] }, s.session, s.lastFrameAt)
+        let (jpegs, session, lastFrameAt, takenAt) = state.withLock { s in
+            (captureIDs.compactMap { s.sessionJPEGs[$0] }, s.session, s.lastFrameAt, s.sessionStartedAt)
         }
         guard jpegs.count == captureIDs.count else {
             loop.post(.composeFailed(pictureID: pictureID, message: "captures \(captureIDs) are no longer in memory"))
@@ -424,7 +427,7 @@ public final class BoothRuntime: Sendable {
             return
         }
         composeWorker.compose(.init(pictureID: pictureID, session: session, captures: jpegs,
-                                    takenAt: options.sessionDate(), lastFrameAt: lastFrameAt ?? clock.now()))
+                                    takenAt: takenAt, lastFrameAt: lastFrameAt ?? clock.now()))
     }
 
     private func retry(_ kind: FaultKind) {

@@ -181,3 +181,41 @@ struct RenderTests {
         #expect(fb.bytes[0] == 0x1F && fb.bytes[1] == 0x00)
     }
 }
+
+@Suite("Multi-shot screens")
+struct ShotScreenTests {
+    @Test func shotTextsReplaceTheirPlaceholders() {
+        #expect(ScreenTexts.shotText("{shot} of {shots}", shot: 2, of: 4) == "2 of 4")
+        #expect(ScreenTexts.shotText("Photo {shot}/{shots} – {shot}", shot: 3, of: 3) == "Photo 3/3 – 3")
+        #expect(ScreenTexts.shotText("Smile!", shot: 1, of: 2) == "Smile!")
+    }
+
+    /// Light pixels (text) in the bottom band, sampled every other pixel.
+    static func lightInBand(_ fb: MemoryFramebuffer, _ size: FrameSize) -> [Bool] {
+        let band = ScreenRenderer.bandRegion(size)
+        var out: [Bool] = []
+        for y in stride(from: band.y, to: band.y + band.height, by: 2) {
+            for x in stride(from: 0, to: size.width, by: 2) { out.append(near(fb.rgb(x: x, y: y), 0xFF_FFFF, 30)) }
+        }
+        return out
+    }
+
+    @Test("the countdown of a series says which shot in the band; a single shot's does not; between shots says the next")
+    func shotBand() throws {
+        let format = FramebufferFormat.xrgb8888(FrameSize(width: 400, height: 300), lineLength: 400 * 4)
+        let fb = MemoryFramebuffer(format: format, fill: 0)
+        let c = ScreenCompositor(framebuffer: fb, renderer: try Fixture.renderer())
+        c.draw(.countdown(remaining: 3, shot: 1, of: 1), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
+        let single = Self.lightInBand(fb, format.size).filter { $0 }.count
+        c.draw(.countdown(remaining: 3, shot: 2, of: 4), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
+        let second = Self.lightInBand(fb, format.size)
+        c.draw(.countdown(remaining: 3, shot: 3, of: 4), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
+        let third = Self.lightInBand(fb, format.size)
+        #expect(second.filter { $0 }.count > single + 30, "the band has text with several shots")
+        #expect(second != third, "'Photo 2 of 4' and 'Photo 3 of 4' draw differently")
+        c.draw(.betweenShots(next: 2, of: 4), live: nil, capture: nil, options: LiveViewOptions(), displayRotation: .r0)
+        let between = Self.lightInBand(fb, format.size)
+        #expect(between.filter { $0 }.count > 30, "between shots, the band says which shot is next")
+        #expect(between != second, "'2 of 4' is not 'Photo 2 of 4'")
+    }
+}

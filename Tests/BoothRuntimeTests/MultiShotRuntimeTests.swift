@@ -18,9 +18,12 @@ final class StackComposer: PictureComposing {
     let quality = 90
     /// Calls so far.
     let calls = Mutex(0)
+    /// The `takenAt` of the latest call.
+    let lastTakenAt = Mutex<Date?>(nil)
 
     func composePicture(captures: [[UInt8]], takenAt: Date) throws -> [UInt8] {
         calls.withLock { $0 += 1 }
+        lastTakenAt.withLock { $0 = takenAt }
         let decoder = try JPEGDecoder()
         let images = try captures.map { jpeg throws(TurboJPEGError) in try decoder.decodeRGB(jpeg) }
         let width = images.map(\.size.width).max() ?? 0
@@ -66,6 +69,8 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         var options = RuntimeOptions()
         let composer = StackComposer()
         options.composer = composer
+        let sessionDate = Date(timeIntervalSince1970: 1_796_000_000)
+        options.sessionDate = { sessionDate }
         let booth = TestBooth(settings, options: options)
         booth.start()
         defer { booth.shutdownAndWait() }
@@ -73,6 +78,7 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         booth.button.press()
         try #require(await eventually { booth.runtime.counters.completed == 1 && booth.state.isIdle },
                      "the session completes:\n\(booth.logText)")
+        #expect(composer.lastTakenAt.withLock { $0 } == sessionDate, "the composer gets the session's date")
         let photos = settings.storage.dir
         try #require(await eventually { savedCaptures(in: photos).count == shots + 1 }, "\(booth.logText)")
 
