@@ -120,9 +120,9 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
 
         // Counting: one session, `shots` captures (the picture is not a capture), in the totals too.
         #expect(booth.runtime.counters.sessions == 1)
-        #expect(booth.runtime.counters.captures == shots)
+        #expect(await eventually { booth.runtime.counters.captures == shots })
         #expect(await eventually { booth.runtime.admin.stats.current.captures == shots })
-        #expect(booth.logged("picture \(pictureID) saved", "booth-000001-picture.jpg"))
+        #expect(await eventually { booth.logged("picture \(pictureID) saved", "booth-000001-picture.jpg") })
 
         // A restart counts the files again the same way: next session 2, captures not doubled.
         booth.shutdownAndWait()
@@ -160,11 +160,12 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         switch policy {
         case .keep:
             #expect(savedCaptures(in: photos).map(fileName) == ["booth-000001-1.jpg"])
-            #expect(booth.runtime.counters.captures == 1)
+            #expect(await eventually { booth.runtime.counters.captures == 1 })
         case .delete:
             #expect(await eventually { savedCaptures(in: photos).isEmpty }, "\(booth.logText)")
-            #expect(booth.logged("capture 1 deleted", "booth-000001-1.jpg"))
-            #expect(booth.runtime.counters.captures == 0, "a deleted capture is not counted")
+            // The file goes before the log line that says so.
+            #expect(await eventually { booth.logged("capture 1 deleted", "booth-000001-1.jpg") })
+            #expect(await eventually { booth.runtime.counters.captures == 0 }, "a deleted capture is not counted")
             #expect(await eventually { booth.runtime.admin.stats.current.captures == 0 })
         }
         // Nothing composed, nothing printed, no picture file, even a while later.
