@@ -103,7 +103,9 @@ public struct BoothMachine: Sendable {
             out.append(.log(.warning, "capture \(id) failed: \(message)"))
             captureAttemptFailed(attempt: attempt, at: at, into: &out)
         case let .saved(captureID, path):
-            out.append(.log(.debug, "capture \(captureID) saved to \(path)"))
+            let picture = (state == .composing(pictureID: captureID) || state == .review(pictureID: captureID))
+                && !sessionCaptures.contains(captureID)
+            out.append(.log(.debug, "\(picture ? "picture" : "capture") \(captureID) saved to \(path)"))
         case let .saveFailed(captureID, noSpace, message):
             let reason = noSpace ? "storage full while saving capture \(captureID): \(message)"
                                  : "saving capture \(captureID) failed: \(message)"
