@@ -11,6 +11,12 @@ import Synchronization
 /// The journal (`print.journal`, JSON) is rewritten atomically before every submission and on every
 /// change, so after a crash nothing is printed twice (a request caught between journal and CUPS is
 /// found again by its job title) and nothing is forgotten (held requests wait, subject to the backlog).
+///
+/// Locks: the state the loop reads and writes (`shared`) is changed in memory and released before the
+/// journal is written (encode, write, fsync, rename); the writes are serialized by a lock of their
+/// own that only the print thread and control-socket threads take. A change returns once a journal
+/// at least as new as it is on disk, so "journaled before submission" holds, and the loop's calls
+/// (`request`, `skip`, `noteSaved`, `reviewText`, `status`) never wait for a disk.
 public final class PrintWorker: Sendable {
     enum Op: Sendable {
         case request(jpeg: [UInt8], captureID: UInt64?, source: String)
@@ -28,11 +34,18 @@ public final class PrintWorker: Sendable {
         var stopping = false
         var reconnect = true
         var polls = 0
+        /// Bumped by every change of the journal; the version `written` compares against.
+        var journalVersion = 0
         /// Where recent captures were saved, for a print asked after their bytes left memory.
         var savedPaths: [UInt64: String] = [:]
     }
 
     private let shared: Mutex<Shared>
+    /// The journal version on disk. Held while a journal is written, so writes are serialized and an
+    /// older snapshot never replaces a newer one; never taken while `shared` is held.
+    private let written = Mutex(0)
+    /// Writes the journal's bytes to its path durably (AtomicFile: open, write, fsync, rename).
+    private let writeJournal: @Sendable ([UInt8], String) throws -> Void
     private let wake = NSCondition()
     private let done = Mutex(false)
     private let log: Logger
@@ -42,10 +55,17 @@ public final class PrintWorker: Sendable {
     /// - Parameters:
     ///   - settings: `[print]`.
     ///   - now: the wall clock, seconds since 1970.
-    public init(settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    ///   - journalWriter: writes the journal's JSON bytes to a path, durably; nil: `AtomicFile.write`
+    ///     (open, write, fsync, rename). Tests pass one that records or holds writes.
+    public init(settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                journalWriter: (@Sendable (_ bytes: [UInt8], _ path: String) throws -> Void)? = nil) {
         self.log = log
         self.now = now
+        writeJournal = journalWriter ?? { bytes, path in try AtomicFile.write(bytes, to: path, durable: true, replace: true) }
         var journal = PrintWorker.loadJournal(settings.journal, log: log)
+        // Capture ids count from 1 in every run: an earlier run's request is no capture of this one
+        // (the review text and a long press must not find it).
+        for i in journal.requests.indices { journal.requests[i].captureID = nil }
         if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
         shared = Mutex(Shared(settings: settings, journal: journal))
     }
@@ -65,23 +85,36 @@ public final class PrintWorker: Sendable {
         }
     }
 
-    /// Writes the journal atomically (wraps AtomicFile.write: open, write, fsync, rename).
-    private func save(_ s: Shared) {
-        do {
-            let data = try ControlProtocol.encoder(pretty: true).encode(s.journal)
-            try makeDirectories(directoryName(of: s.settings.journal))
-            try AtomicFile.write(Array(data), to: s.settings.journal, durable: true, replace: true)
-        } catch {
-            log.error("print journal not written to \(s.settings.journal): \(error)")
+    /// Writes `journal` (change number `version`) to `path` unless a newer one is on disk already
+    /// (it holds this change too: snapshots are taken in version order). Serialized by `written`;
+    /// called without `shared` held.
+    private func persist(_ journal: PrintJournal, version: Int, path: String) {
+        written.withLock { onDisk in
+            guard version > onDisk else { return }
+            do {
+                let data = try ControlProtocol.encoder(pretty: true).encode(journal)
+                try makeDirectories(directoryName(of: path))
+                try writeJournal(Array(data), path)
+                onDisk = version
+            } catch {
+                log.error("print journal not written to \(path): \(error)")
+            }
         }
     }
 
+    /// Changes the shared state under its lock, then writes the journal with the lock released;
+    /// returns once this change (or a newer one) is on disk. A change that leaves the journal as it
+    /// was (a poll that drops nothing) writes nothing.
     private func mutate<T>(_ body: (inout Shared) -> T) -> T {
-        shared.withLock { s in
+        let (out, snapshot) = shared.withLock { s -> (T, (PrintJournal, Int, String)?) in
+            let before = s.journal
             let out = body(&s)
-            save(s)
-            return out
+            guard s.journal != before else { return (out, nil) }
+            s.journalVersion += 1
+            return (out, (s.journal, s.journalVersion, s.settings.journal))
         }
+        if let (journal, version, path) = snapshot { persist(journal, version: version, path: path) }
+        return out
     }
 
     // MARK: From the loop and the control socket
@@ -124,10 +157,13 @@ public final class PrintWorker: Sendable {
         return Array(data)
     }
 
-    /// New `[print]` settings (reload). A new destination reconnects.
+    /// New `[print]` settings (reload). A new destination, copies, media or colour reconnects (and so
+    /// checks the options against the destination again).
     public func reconfigure(_ settings: Settings.Print) {
         shared.withLock { s in
-            if s.settings.destination != settings.destination { s.reconnect = true }
+            let old = s.settings
+            if old.destination != settings.destination || old.copies != settings.copies || old.media != settings.media
+                || old.color != settings.color { s.reconnect = true }
             s.settings = settings
         }
         signal()
@@ -259,14 +295,19 @@ public final class PrintWorker: Sendable {
     private func handle(_ op: Op, settings: Settings.Print, renderer: inout PrintRenderer?, connection: CUPSConnection?) {
         switch op {
         case let .request(jpeg, captureID, source):
-            guard let media = MediaSize(pwg: settings.media) else {
-                log.error("print.media \(settings.media) has no size in its name (like na_index-4x6_4x6in); nothing printed")
+            let media: MediaSize
+            switch MediaSize.parse(settings.media) {
+            case let .success(m): media = m
+            case let .failure(p):
+                log.error("print of \(source) not rendered: print.media: \(p.message); nothing printed")
+                shared.withLock { $0.lastError = "print.media: \(p.message)" }
                 return
             }
             do {
+                let size = try PrintRenderer.pageSize(for: media, dpi: settings.dpi)
                 if renderer == nil { renderer = try PrintRenderer() }
                 guard let renderer else { return }
-                let page = try renderer.render(jpeg, to: media.pixels(dpi: settings.dpi))
+                let page = try renderer.render(jpeg, to: size)
                 let id = shared.withLock { $0.journal.nextID }
                 let file = "\(settings.spool)/print-\(shared.withLock { $0.journal.tag })-\(id).jpg"
                 try makeDirectories(settings.spool)
@@ -275,7 +316,7 @@ public final class PrintWorker: Sendable {
                     s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
                                   media: settings.media, now: now())
                 }
-                log.info("print \(r.id) (\(source)): held, \(media.pixels(dpi: settings.dpi)) px on \(settings.media)"
+                log.info("print \(r.id) (\(source)): held, \(size) px on \(settings.media)"
                          + " — guest sees: \(reviewText(captureID: captureID ?? .max) ?? "-")")
             } catch {
                 log.error("print of \(source) not rendered: \(error)")
@@ -323,9 +364,10 @@ public final class PrintWorker: Sendable {
                 shared.withLock { $0.queueName = c.queueName }
                 let options = jobOptions(settings)
                 if let rejected = try c.rejectedOption(options.filter { $0.0 != "print-scaling" }) {
+                    // Held, nothing submitted, until the settings change (a reload reconnects).
                     setHealth(.unavailable(reasons: ["option-rejected"], message: rejected.description))
-                    shared.withLock { $0.lastError = rejected.description }
-                    log.error("print: \(rejected)")
+                    let first = shared.withLock { s in defer { s.lastError = rejected.description }; return s.lastError != rejected.description }
+                    if first { log.error("print: \(rejected); prints are held (fix print.\(settingName(rejected.option)) and reload)") }
                     connection = nil
                     return
                 }
@@ -378,6 +420,14 @@ public final class PrintWorker: Sendable {
         for r in next { submit(r, settings: settings, connection: c) }
     }
 
+    /// The `print.` key behind an IPP job option.
+    private func settingName(_ option: String) -> String {
+        switch option {
+        case "print-color-mode": "color"
+        default: option
+        }
+    }
+
     private func jobOptions(_ settings: Settings.Print) -> [(String, String)] {
         [("copies", String(settings.copies)), ("media", settings.media),
          ("print-color-mode", settings.color.rawValue), ("print-scaling", "none")]
@@ -396,6 +446,13 @@ public final class PrintWorker: Sendable {
         var options = jobOptions(settings)
         options[0] = ("copies", String(r.copies))
         options[1] = ("media", r.media)
+        // A request held from before a reload keeps its copies and media (its page was rendered for
+        // that media): checked again, and failed (reported) rather than sent where it cannot print.
+        if let rejected = try? connection.rejectedOption(options.filter { $0.0 != "print-scaling" }) {
+            mutate { _ = $0.journal.finish(r.id, .failed, note: rejected.description, now: now()) }
+            log.error("print \(r.id) (\(r.source)): not submitted: \(rejected)")
+            return
+        }
         do {
             let job = try connection.submit(jpeg: Array(page), title: r.title, options: options)
             mutate { s in
