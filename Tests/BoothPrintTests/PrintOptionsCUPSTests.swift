@@ -20,8 +20,12 @@ extension PrintWorkerCUPSTests {
             if line.hasPrefix("ATTR keyword print-color-mode-default ") { return "ATTR keyword print-color-mode-default monochrome" }
             return String(line)
         }
+        // The queue then sends media as media-col (a size), which the printer checks against media-size-supported.
         lines += ["ATTR resolution pwg-raster-document-resolution-supported 300dpi",
-                  "ATTR keyword pwg-raster-document-type-supported sgray_8", ""]
+                  "ATTR keyword pwg-raster-document-type-supported sgray_8",
+                  "ATTR collection media-size-supported {",
+                  "  MEMBER integer x-dimension 10160", "  MEMBER integer y-dimension 15240",
+                  "},{", "  MEMBER integer x-dimension 12700", "  MEMBER integer y-dimension 17780", "}", ""]
         return lines.joined(separator: "\n")
     }
 
@@ -78,13 +82,16 @@ extension PrintWorkerCUPSTests {
         rig.worker.reconfigure(s)
         #expect(await eventually { rig.states() == [.failed] }, "\(rig.logs.text)")
         #expect(rig.worker.journal.requests.first?.note == media)
-        #expect(rig.logs.contains("print 1 (session 1): not submitted: \(media)"))
+        #expect(await eventually { rig.logs.contains("print 1 (session 1): not submitted: \(media)") })
         #expect(rig.worker.reviewText(captureID: 1) == "Printing failed — your photo is saved")
         rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
         #expect(await eventually { rig.states() == [.failed, .completed] }, "\(rig.logs.text)")
         let printed = rig.stack.printed()
         try #require(printed.count == 1, "\(rig.logs.text)")
-        #expect(printed[0].options["IPP_MEDIA"] == "na_5x7_5x7in")
+        // Through the queue's PPD the media arrives as a size: 5x7 in hundredths of a millimetre.
+        #expect(printed[0].options["IPP_MEDIA_COL"]?.contains("media-size={x-dimension=12700 y-dimension=17780}") == true,
+                "\(printed[0].options)")
+        #expect(printed[0].doc == Array(try #require(FileManager.default.contents(atPath: rig.worker.journal.requests[1].file))))
         #expect(printed[0].options["IPP_PRINT_COLOR_MODE"] == "monochrome")
         #expect(try rig.stack.jobs().count == 1)
     }

@@ -105,6 +105,14 @@ CONF
     wait_port "$(port_of cupsd)"
     export CUPS_SERVER="$dir/cups.sock"
     lpadmin -p "$queue" -E -v "ipp://localhost:$(port_of printer)/ipp/print" -m everywhere
+    # cupsd makes the everywhere PPD on a thread of its own after lpadmin returns; until it is there the
+    # queue lists no media or colour. Wait for it, or for cupsd to say it could not make one (printer.conf
+    # lacks the pwg-raster attributes, so the default queue stays raw).
+    for _ in $(seq 1 200); do
+      [ -f "$dir/root/ppd/$queue.ppd" ] && break
+      grep -q "$queue: PPD creation failed" "$dir/log/error_log" 2>/dev/null && break
+      sleep 0.05
+    done
     echo "CUPS_SERVER=$dir/cups.sock"
     ;;
   printer) start_printer ;;
