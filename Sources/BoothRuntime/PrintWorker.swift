@@ -19,7 +19,7 @@ import Synchronization
 /// (`request`, `skip`, `noteSaved`, `reviewText`, `status`) never wait for a disk.
 public final class PrintWorker: Sendable {
     enum Op: Sendable {
-        case request(jpeg: [UInt8], captureID: UInt64?, source: String)
+        case request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int)
         case skip(captureID: UInt64)
         case cancelJob(requestID: Int, jobID: Int)
     }
@@ -38,6 +38,9 @@ public final class PrintWorker: Sendable {
         var journalVersion = 0
         /// Where recent captures were saved, for a print asked after their bytes left memory.
         var savedPaths: [UInt64: String] = [:]
+        /// Requests not to be submitted before this monotonic instant (ns), by request id: a press-mode
+        /// print waits out the long press that would skip it. In memory only: after a restart they may go.
+        var notBefore: [Int: UInt64] = [:]
     }
 
     private let shared: Mutex<Shared>
@@ -135,8 +138,10 @@ public final class PrintWorker: Sendable {
     }
 
     /// Asks for a print of `jpeg` (a capture, or a test print with `captureID` nil).
-    public func request(jpeg: [UInt8], captureID: UInt64?, source: String) {
-        post(.request(jpeg: jpeg, captureID: captureID, source: source))
+    /// - Parameter graceMilliseconds: the request is journaled at once but not submitted before this
+    ///   long has passed (monotonic clock), so a `skip` within it keeps it from CUPS altogether.
+    public func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int = 0) {
+        post(.request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds))
     }
 
     /// The guest long-pressed in review: capture `captureID` is not printed (cancelled if already asked).
@@ -285,8 +290,15 @@ public final class PrintWorker: Sendable {
             for op in ops { handle(op, settings: settings, renderer: &renderer, connection: connection) }
             poll(settings: settings, connection: &connection)
             wake.lock()
-            if shared.withLock({ $0.inbox.isEmpty && !$0.stopping }) {
-                _ = wake.wait(until: Date(timeIntervalSinceNow: Double(settings.pollIntervalMilliseconds) / 1000))
+            let (idle, graceEnds) = shared.withLock { ($0.inbox.isEmpty && !$0.stopping, $0.notBefore.values.min()) }
+            if idle {
+                // The next poll, or sooner when a request's grace ends before it.
+                var seconds = Double(settings.pollIntervalMilliseconds) / 1000
+                if let graceEnds {
+                    let t = SystemClock.monotonicNow().nanoseconds
+                    seconds = min(seconds, graceEnds > t ? max(0.01, Double(graceEnds - t) / 1e9) : 0.01)
+                }
+                _ = wake.wait(until: Date(timeIntervalSinceNow: seconds))
             }
             wake.unlock()
         }
@@ -294,7 +306,7 @@ public final class PrintWorker: Sendable {
 
     private func handle(_ op: Op, settings: Settings.Print, renderer: inout PrintRenderer?, connection: CUPSConnection?) {
         switch op {
-        case let .request(jpeg, captureID, source):
+        case let .request(jpeg, captureID, source, grace):
             let media: MediaSize
             switch MediaSize.parse(settings.media) {
             case let .success(m): media = m
@@ -313,8 +325,10 @@ public final class PrintWorker: Sendable {
                 try makeDirectories(settings.spool)
                 try AtomicFile.write(page, to: file, durable: true, replace: true)
                 let r = mutate { s in
-                    s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
-                                  media: settings.media, now: now())
+                    let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
+                                          media: settings.media, now: now())
+                    if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
+                    return r
                 }
                 log.info("print \(r.id) (\(source)): held, \(size) px on \(settings.media)"
                          + " — guest sees: \(reviewText(captureID: captureID ?? .max) ?? "-")")
@@ -416,7 +430,11 @@ public final class PrintWorker: Sendable {
         let dropped = mutate { $0.journal.applyBacklog(policy, now: now()) }
         for r in dropped { log.warning("print \(r.id) (\(r.source)) dropped: \(shared.withLock { $0.journal.request(r.id)?.note } ?? "")") }
         guard connection != nil else { return }
-        let next = shared.withLock { $0.journal.toSubmit(pendingLimit: settings.pendingLimit, health: $0.health) }
+        let next = shared.withLock { s in
+            let t = SystemClock.monotonicNow().nanoseconds
+            s.notBefore = s.notBefore.filter { $0.value > t }
+            return s.journal.toSubmit(pendingLimit: settings.pendingLimit, health: s.health).filter { s.notBefore[$0.id] == nil }
+        }
         for r in next { submit(r, settings: settings, connection: c) }
     }
 

@@ -330,7 +330,11 @@ public final class BoothRuntime: Sendable {
             loop.stop()
         case let .print(id):
             if let jpeg = captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
-                printer.request(jpeg: jpeg, captureID: id, source: "session \(state.withLock { $0.session })")
+                // A press in review is also the start of a long press (which skips): in press mode the
+                // request waits button.long_press before it may be submitted, so a long press never prints.
+                let (session, settings) = state.withLock { ($0.session, $0.settings) }
+                let grace = settings.print.mode == .press ? settings.button.longPressMilliseconds : 0
+                printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace)
             } else {
                 log.error("print of capture \(id): its picture is neither in memory nor saved; not printed")
             }

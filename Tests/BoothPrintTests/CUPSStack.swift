@@ -112,8 +112,18 @@ final class CUPSStack: Sendable {
         try? FileManager.default.removeItem(atPath: dir + ".attrs.conf")
     }
 
-    /// The jobs cupsd lists on the queue (pending and finished), asked through libcups.
-    func jobs() throws -> [CUPSJob] { try CUPSConnection(destination: queue).jobs() }
+    /// The jobs cupsd lists on the queue (pending and finished), asked through libcups. On a thread of
+    /// its own: libcups keeps the server per thread (cupsServer() caches CUPS_SERVER on first use), and
+    /// a pooled test thread may remember an earlier test's stack.
+    func jobs() throws -> [CUPSJob] {
+        let result = Box<Result<[CUPSJob], PrintError>?>(nil)
+        let queue = self.queue
+        Thread {
+            do { result.set(.success(try CUPSConnection(destination: queue).jobs())) } catch let error as PrintError { result.set(.failure(error)) } catch { result.set(.failure(PrintError(call: "jobs", message: "\(error)", destination: queue))) }
+        }.start()
+        while result.get == nil { usleep(1_000) }
+        return try result.get?.get() ?? []
+    }
 
     func killPrinter() { run(CUPSStack.script, ["kill-printer", dir]) }
     func restartPrinter() { run(CUPSStack.script, ["printer", dir]) }
