@@ -200,7 +200,7 @@ public enum Schema {
              "How often the preview file is rewritten."),
 
         .choice("print.mode", \.print.mode, "off",
-                "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review. In auto and press, a long press during review skips printing that picture."),
+                "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review (sent after button.long_press, as a long press starts with a press). In auto and press, a long press during review skips printing that picture."),
         .string("print.destination", \.print.destination, allowsEmpty: true, "",
                 "CUPS queue to print to (lpstat -p lists them). Empty: the CUPS default destination."),
         .int("print.copies", \.print.copies, 1...10, unit: "copies", "1",
