@@ -38,3 +38,28 @@ public struct PrintOptionRejected: Error, Equatable, Sendable, CustomStringConve
         "\(destination.isEmpty ? "the default destination" : destination) rejects \(option)=\(value); it supports: \(supported)"
     }
 }
+
+/// A page too large to render: `print.media` at `print.dpi` has more than ``PrintRenderer/maxPagePixels``.
+public struct PrintPageTooLarge: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The PWG media name (or the page size in pixels, when a size was asked for directly).
+    public var media: String
+    /// The resolution asked for (0 when a size was asked for directly).
+    public var dpi: Int
+    /// The highest resolution at which this media fits.
+    public var maxDPI: Int
+    /// The limit, in pixels.
+    public var maxPixels: Int
+
+    public init(media: String, dpi: Int, maxDPI: Int, maxPixels: Int) {
+        self.media = media
+        self.dpi = dpi
+        self.maxDPI = maxDPI
+        self.maxPixels = maxPixels
+    }
+
+    public var description: String {
+        if dpi == 0 { return "a page of \(media) pixels is larger than the renderer's \(maxPixels / 1_000_000) megapixels" }
+        return "print.media \(media) at print.dpi \(dpi) is larger than the renderer's \(maxPixels / 1_000_000) megapixels; "
+            + "use print.dpi \(maxDPI) or less, or a smaller media"
+    }
+}

@@ -210,6 +210,7 @@ public func reviewPrintText(health: PrinterHealth, request: PrintRequest?) -> St
                 return "Out of paper — your photo is saved"
             }
             if reasons.contains("media-jam") { return "Paper jam — your photo is saved" }
+            if reasons.contains("option-rejected") { return "Printer not set up for this print — your photo is saved" }
             if reasons.contains("offline") || reasons.contains("cups-unreachable") { return "Printer offline — your photo is saved" }
             return "Printer paused — your photo is saved"
         }

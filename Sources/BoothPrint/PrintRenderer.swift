@@ -21,9 +21,34 @@ public final class PrintRenderer {
         self.quality = quality
     }
 
+    /// The largest page rendered, in pixels (64 megapixels, 192 MB of RGB): 4x6in and 5x7in fit at
+    /// 1200 dpi, A4 at 600 dpi. Larger pages are refused before anything is allocated.
+    public static let maxPagePixels = 64_000_000
+
+    /// The page size for `media` at `dpi` dots per inch, checked against ``maxPagePixels``.
+    /// - Throws: ``PrintPageTooLarge`` naming `print.media` and `print.dpi` and the largest dpi that fits.
+    public static func pageSize(for media: MediaSize, dpi: Int) throws(PrintPageTooLarge) -> FrameSize {
+        let squareInches = media.widthMillimetres / 25.4 * media.heightMillimetres / 25.4
+        let d = Double(dpi)
+        let fits = Int((Double(maxPagePixels) / squareInches).squareRoot().rounded(.down))
+        guard dpi >= 1, squareInches * d * d <= Double(maxPagePixels) else {
+            throw PrintPageTooLarge(media: media.name, dpi: dpi, maxDPI: fits, maxPixels: maxPagePixels)
+        }
+        let size = media.pixels(dpi: dpi)
+        guard size.width * size.height <= maxPagePixels else {
+            throw PrintPageTooLarge(media: media.name, dpi: dpi, maxDPI: fits, maxPixels: maxPagePixels)
+        }
+        return size
+    }
+
     /// Renders `jpeg` at `size` pixels (the media at the print resolution, e.g. 1200x1800).
-    /// - Throws: ``TurboJPEGError`` when the JPEG does not decode or the page does not encode.
+    /// - Throws: ``PrintPageTooLarge`` when `size` has more than ``maxPagePixels`` (or a side < 1);
+    ///   ``TurboJPEGError`` when the JPEG does not decode or the page does not encode.
     public func render(_ jpeg: [UInt8], to size: FrameSize) throws -> [UInt8] {
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        guard size.width >= 1, size.height >= 1, !overflow, pixels <= PrintRenderer.maxPagePixels else {
+            throw PrintPageTooLarge(media: "\(size)", dpi: 0, maxDPI: 0, maxPixels: PrintRenderer.maxPagePixels)
+        }
         let image = try decoder.decodeRGB(jpeg)
         let page = PrintRenderer.fill(image, to: size)
         let frame = Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: page,

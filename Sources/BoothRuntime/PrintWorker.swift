@@ -11,9 +11,15 @@ import Synchronization
 /// The journal (`print.journal`, JSON) is rewritten atomically before every submission and on every
 /// change, so after a crash nothing is printed twice (a request caught between journal and CUPS is
 /// found again by its job title) and nothing is forgotten (held requests wait, subject to the backlog).
+///
+/// Locks: the state the loop reads and writes (`shared`) is changed in memory and released before the
+/// journal is written (encode, write, fsync, rename); the writes are serialized by a lock of their
+/// own that only the print thread and control-socket threads take. A change returns once a journal
+/// at least as new as it is on disk, so "journaled before submission" holds, and the loop's calls
+/// (`request`, `skip`, `noteSaved`, `reviewText`, `status`) never wait for a disk.
 public final class PrintWorker: Sendable {
     enum Op: Sendable {
-        case request(jpeg: [UInt8], captureID: UInt64?, source: String)
+        case request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int)
         case skip(captureID: UInt64)
         case cancelJob(requestID: Int, jobID: Int)
     }
@@ -28,11 +34,21 @@ public final class PrintWorker: Sendable {
         var stopping = false
         var reconnect = true
         var polls = 0
+        /// Bumped by every change of the journal; the version `written` compares against.
+        var journalVersion = 0
         /// Where recent captures were saved, for a print asked after their bytes left memory.
         var savedPaths: [UInt64: String] = [:]
+        /// Requests not to be submitted before this monotonic instant (ns), by request id: a press-mode
+        /// print waits out the long press that would skip it. In memory only: after a restart they may go.
+        var notBefore: [Int: UInt64] = [:]
     }
 
     private let shared: Mutex<Shared>
+    /// The journal version on disk. Held while a journal is written, so writes are serialized and an
+    /// older snapshot never replaces a newer one; never taken while `shared` is held.
+    private let written = Mutex(0)
+    /// Writes the journal's bytes to its path durably (AtomicFile: open, write, fsync, rename).
+    private let writeJournal: @Sendable ([UInt8], String) throws -> Void
     private let wake = NSCondition()
     private let done = Mutex(false)
     private let log: Logger
@@ -42,10 +58,17 @@ public final class PrintWorker: Sendable {
     /// - Parameters:
     ///   - settings: `[print]`.
     ///   - now: the wall clock, seconds since 1970.
-    public init(settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    ///   - journalWriter: writes the journal's JSON bytes to a path, durably; nil: `AtomicFile.write`
+    ///     (open, write, fsync, rename). Tests pass one that records or holds writes.
+    public init(settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                journalWriter: (@Sendable (_ bytes: [UInt8], _ path: String) throws -> Void)? = nil) {
         self.log = log
         self.now = now
+        writeJournal = journalWriter ?? { bytes, path in try AtomicFile.write(bytes, to: path, durable: true, replace: true) }
         var journal = PrintWorker.loadJournal(settings.journal, log: log)
+        // Capture ids count from 1 in every run: an earlier run's request is no capture of this one
+        // (the review text and a long press must not find it).
+        for i in journal.requests.indices { journal.requests[i].captureID = nil }
         if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
         shared = Mutex(Shared(settings: settings, journal: journal))
     }
@@ -65,23 +88,36 @@ public final class PrintWorker: Sendable {
         }
     }
 
-    /// Writes the journal atomically (wraps AtomicFile.write: open, write, fsync, rename).
-    private func save(_ s: Shared) {
-        do {
-            let data = try ControlProtocol.encoder(pretty: true).encode(s.journal)
-            try makeDirectories(directoryName(of: s.settings.journal))
-            try AtomicFile.write(Array(data), to: s.settings.journal, durable: true, replace: true)
-        } catch {
-            log.error("print journal not written to \(s.settings.journal): \(error)")
+    /// Writes `journal` (change number `version`) to `path` unless a newer one is on disk already
+    /// (it holds this change too: snapshots are taken in version order). Serialized by `written`;
+    /// called without `shared` held.
+    private func persist(_ journal: PrintJournal, version: Int, path: String) {
+        written.withLock { onDisk in
+            guard version > onDisk else { return }
+            do {
+                let data = try ControlProtocol.encoder(pretty: true).encode(journal)
+                try makeDirectories(directoryName(of: path))
+                try writeJournal(Array(data), path)
+                onDisk = version
+            } catch {
+                log.error("print journal not written to \(path): \(error)")
+            }
         }
     }
 
+    /// Changes the shared state under its lock, then writes the journal with the lock released;
+    /// returns once this change (or a newer one) is on disk. A change that leaves the journal as it
+    /// was (a poll that drops nothing) writes nothing.
     private func mutate<T>(_ body: (inout Shared) -> T) -> T {
-        shared.withLock { s in
+        let (out, snapshot) = shared.withLock { s -> (T, (PrintJournal, Int, String)?) in
+            let before = s.journal
             let out = body(&s)
-            save(s)
-            return out
+            guard s.journal != before else { return (out, nil) }
+            s.journalVersion += 1
+            return (out, (s.journal, s.journalVersion, s.settings.journal))
         }
+        if let (journal, version, path) = snapshot { persist(journal, version: version, path: path) }
+        return out
     }
 
     // MARK: From the loop and the control socket
@@ -103,8 +139,10 @@ public final class PrintWorker: Sendable {
 
     /// Asks for a print of `jpeg`: a session's picture (`captureID` is the picture's id: the composed
     /// picture's, or the capture's for one shot without a composer), or a test print with `captureID` nil.
-    public func request(jpeg: [UInt8], captureID: UInt64?, source: String) {
-        post(.request(jpeg: jpeg, captureID: captureID, source: source))
+    /// - Parameter graceMilliseconds: the request is journaled at once but not submitted before this
+    ///   long has passed (monotonic clock), so a `skip` within it keeps it from CUPS altogether.
+    public func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int = 0) {
+        post(.request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds))
     }
 
     /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if already asked).
@@ -125,10 +163,13 @@ public final class PrintWorker: Sendable {
         return Array(data)
     }
 
-    /// New `[print]` settings (reload). A new destination reconnects.
+    /// New `[print]` settings (reload). A new destination, copies, media or colour reconnects (and so
+    /// checks the options against the destination again).
     public func reconfigure(_ settings: Settings.Print) {
         shared.withLock { s in
-            if s.settings.destination != settings.destination { s.reconnect = true }
+            let old = s.settings
+            if old.destination != settings.destination || old.copies != settings.copies || old.media != settings.media
+                || old.color != settings.color { s.reconnect = true }
             s.settings = settings
         }
         signal()
@@ -250,8 +291,15 @@ public final class PrintWorker: Sendable {
             for op in ops { handle(op, settings: settings, renderer: &renderer, connection: connection) }
             poll(settings: settings, connection: &connection)
             wake.lock()
-            if shared.withLock({ $0.inbox.isEmpty && !$0.stopping }) {
-                _ = wake.wait(until: Date(timeIntervalSinceNow: Double(settings.pollIntervalMilliseconds) / 1000))
+            let (idle, graceEnds) = shared.withLock { ($0.inbox.isEmpty && !$0.stopping, $0.notBefore.values.min()) }
+            if idle {
+                // The next poll, or sooner when a request's grace ends before it.
+                var seconds = Double(settings.pollIntervalMilliseconds) / 1000
+                if let graceEnds {
+                    let t = SystemClock.monotonicNow().nanoseconds
+                    seconds = min(seconds, graceEnds > t ? max(0.01, Double(graceEnds - t) / 1e9) : 0.01)
+                }
+                _ = wake.wait(until: Date(timeIntervalSinceNow: seconds))
             }
             wake.unlock()
         }
@@ -259,24 +307,31 @@ public final class PrintWorker: Sendable {
 
     private func handle(_ op: Op, settings: Settings.Print, renderer: inout PrintRenderer?, connection: CUPSConnection?) {
         switch op {
-        case let .request(jpeg, captureID, source):
-            guard let media = MediaSize(pwg: settings.media) else {
-                log.error("print.media \(settings.media) has no size in its name (like na_index-4x6_4x6in); nothing printed")
+        case let .request(jpeg, captureID, source, grace):
+            let media: MediaSize
+            switch MediaSize.parse(settings.media) {
+            case let .success(m): media = m
+            case let .failure(p):
+                log.error("print of \(source) not rendered: print.media: \(p.message); nothing printed")
+                shared.withLock { $0.lastError = "print.media: \(p.message)" }
                 return
             }
             do {
+                let size = try PrintRenderer.pageSize(for: media, dpi: settings.dpi)
                 if renderer == nil { renderer = try PrintRenderer() }
                 guard let renderer else { return }
-                let page = try renderer.render(jpeg, to: media.pixels(dpi: settings.dpi))
+                let page = try renderer.render(jpeg, to: size)
                 let id = shared.withLock { $0.journal.nextID }
                 let file = "\(settings.spool)/print-\(shared.withLock { $0.journal.tag })-\(id).jpg"
                 try makeDirectories(settings.spool)
                 try AtomicFile.write(page, to: file, durable: true, replace: true)
                 let r = mutate { s in
-                    s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
-                                  media: settings.media, now: now())
+                    let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
+                                          media: settings.media, now: now())
+                    if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
+                    return r
                 }
-                log.info("print \(r.id) (\(source)): held, \(media.pixels(dpi: settings.dpi)) px on \(settings.media)"
+                log.info("print \(r.id) (\(source)): held, \(size) px on \(settings.media)"
                          + " — guest sees: \(reviewText(captureID: captureID ?? .max) ?? "-")")
             } catch {
                 log.error("print of \(source) not rendered: \(error)")
@@ -324,9 +379,10 @@ public final class PrintWorker: Sendable {
                 shared.withLock { $0.queueName = c.queueName }
                 let options = jobOptions(settings)
                 if let rejected = try c.rejectedOption(options.filter { $0.0 != "print-scaling" }) {
+                    // Held, nothing submitted, until the settings change (a reload reconnects).
                     setHealth(.unavailable(reasons: ["option-rejected"], message: rejected.description))
-                    shared.withLock { $0.lastError = rejected.description }
-                    log.error("print: \(rejected)")
+                    let first = shared.withLock { s in defer { s.lastError = rejected.description }; return s.lastError != rejected.description }
+                    if first { log.error("print: \(rejected); prints are held (fix print.\(settingName(rejected.option)) and reload)") }
                     connection = nil
                     return
                 }
@@ -375,8 +431,20 @@ public final class PrintWorker: Sendable {
         let dropped = mutate { $0.journal.applyBacklog(policy, now: now()) }
         for r in dropped { log.warning("print \(r.id) (\(r.source)) dropped: \(shared.withLock { $0.journal.request(r.id)?.note } ?? "")") }
         guard connection != nil else { return }
-        let next = shared.withLock { $0.journal.toSubmit(pendingLimit: settings.pendingLimit, health: $0.health) }
+        let next = shared.withLock { s in
+            let t = SystemClock.monotonicNow().nanoseconds
+            s.notBefore = s.notBefore.filter { $0.value > t }
+            return s.journal.toSubmit(pendingLimit: settings.pendingLimit, health: s.health).filter { s.notBefore[$0.id] == nil }
+        }
         for r in next { submit(r, settings: settings, connection: c) }
+    }
+
+    /// The `print.` key behind an IPP job option.
+    private func settingName(_ option: String) -> String {
+        switch option {
+        case "print-color-mode": "color"
+        default: option
+        }
     }
 
     private func jobOptions(_ settings: Settings.Print) -> [(String, String)] {
@@ -397,6 +465,13 @@ public final class PrintWorker: Sendable {
         var options = jobOptions(settings)
         options[0] = ("copies", String(r.copies))
         options[1] = ("media", r.media)
+        // A request held from before a reload keeps its copies and media (its page was rendered for
+        // that media): checked again, and failed (reported) rather than sent where it cannot print.
+        if let rejected = try? connection.rejectedOption(options.filter { $0.0 != "print-scaling" }) {
+            mutate { _ = $0.journal.finish(r.id, .failed, note: rejected.description, now: now()) }
+            log.error("print \(r.id) (\(r.source)): not submitted: \(rejected)")
+            return
+        }
         do {
             let job = try connection.submit(jpeg: Array(page), title: r.title, options: options)
             mutate { s in

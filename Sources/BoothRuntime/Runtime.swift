@@ -116,6 +116,9 @@ public final class BoothRuntime: Sendable {
         var lastSavedSession = 0
         var counters = BoothCounters()
         var autoPressScheduled = false
+        /// Prints asked for captures between their save and the `.saved` event (the storage thread
+        /// released the bytes, the loop has not noted the path yet): capture id → (source, grace ms).
+        var printsAwaitingSave: [UInt64: (source: String, grace: Int)] = [:]
         var nextAutoPressID: UInt64 = 1 << 62
         var exitCode: Int32 = 0
         /// JPEG bytes of the session's captures and its picture, by id, for composing, the review
@@ -253,6 +256,10 @@ public final class BoothRuntime: Sendable {
         if case let .press(_, at) = event { admin.notePress(at: at) }
         if case let .saved(id, path) = event {
             printer.noteSaved(captureID: id, path: path)
+            if let waiting = state.withLock({ $0.printsAwaitingSave.removeValue(forKey: id) }),
+               let jpeg = printer.savedPhoto(captureID: id) {
+                printer.request(jpeg: jpeg, captureID: id, source: waiting.source, graceMilliseconds: waiting.grace)
+            }
             let name = String(path.split(separator: "/").last ?? "")
             let saved = PhotoStore.sessionNumber(inFileName: name)
             state.withLock { s in
@@ -389,13 +396,20 @@ public final class BoothRuntime: Sendable {
         case .exit:
             loop.stop()
         case let .print(id):
-            let held = state.withLock { $0.sessionJPEGs[id] }
+            // A press in review is also the start of a long press (which skips): in press mode the
+            // request waits button.long_press before it may be submitted, so a long press never prints.
+            let (session, settings, held) = state.withLock { ($0.session, $0.settings, $0.sessionJPEGs[id]) }
+            let grace = settings.print.mode == .press ? settings.button.longPressMilliseconds : 0
             if let jpeg = held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
-                printer.request(jpeg: jpeg, captureID: id, source: "session \(state.withLock { $0.session })")
+                printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace)
             } else {
-                log.error("print of picture \(id): it is neither in memory nor saved; not printed")
+                // Saved just now: the storage thread let the bytes go and its `.saved` is on its way
+                // (a failed save keeps them in memory). Printed when that event arrives.
+                state.withLock { $0.printsAwaitingSave[id] = ("session \(session)", grace) }
+                log.debug("print of picture \(id): waiting for its save to be noted")
             }
         case let .skipPrint(id):
+            _ = state.withLock { $0.printsAwaitingSave.removeValue(forKey: id) }
             printer.skip(captureID: id)
         case let .compose(pictureID, ids):
             compose(pictureID: pictureID, captureIDs: ids)

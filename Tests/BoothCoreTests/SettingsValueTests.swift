@@ -147,6 +147,34 @@ struct SettingsValueTests {
         #expect(rejection("storage.dir", "")?.contains("an empty value is not allowed") == true)
     }
 
+    @Test("print.media: a PWG name with a finite size, each side 1 to 1000 mm; infinite, huge, tiny and size-less names refused with the rule")
+    func media() {
+        #expect(accepted("print.media", "na_index-4x6_4x6in")?.print.media == "na_index-4x6_4x6in")
+        #expect(accepted("print.media", "iso_a6_105x148mm")?.print.media == "iso_a6_105x148mm")
+        #expect(accepted("print.media", "oe_photo-l_3.5x5in")?.print.media == "oe_photo-l_3.5x5in")
+        #expect(accepted("print.media", "custom_max_1000x1000mm") != nil)
+        let rule = "use a PWG media name with its size, class_name_WxHunit like na_index-4x6_4x6in or iso_a6_105x148mm, each side 1 to 1000 mm (unit in or mm)"
+        #expect(rejection("print.media", "x_big_99999x6in") == "print.media: 'x_big_99999x6in' is 2539974.6x152.4 mm; each side must be 1 to 1000 mm; \(rule)")
+        #expect(rejection("print.media", "x_wide_1001x10mm") == "print.media: 'x_wide_1001x10mm' is 1001x10 mm; each side must be 1 to 1000 mm; \(rule)")
+        #expect(rejection("print.media", "x_tiny_0.5x10mm")?.contains("each side must be 1 to 1000 mm") == true)
+        for infinite in ["x_inf_infx6in", "x_inf_1e999x6in", "x_nan_nanx6in", "x_hex_0x10x6in", "x_neg_-4x6in", "x_dot_4.x6in"] {
+            #expect(rejection("print.media", infinite) == "print.media: '\(infinite)' has no WxH size (decimal numbers, like 4x6in); \(rule)", "\(infinite)")
+        }
+        #expect(rejection("print.media", "photo") == "print.media: 'photo' is not a PWG media name with a size (class_name_WxHunit); \(rule)")
+        #expect(rejection("print.media", "na_index-4x6_4x6") == "print.media: 'na_index-4x6_4x6' has no size in in or mm at its end; \(rule)")
+        #expect(rejection("print.media", "")?.hasPrefix("print.media: '' is not a PWG media name") == true)
+        // In a file: file:line and the key.
+        guard case let .failure(error) = Settings.parse(text: "[print]\nmode = auto\nmedia = na_huge_1e999x6in\n", file: "booth.conf") else {
+            Issue.record("a media of infinite size was accepted")
+            return
+        }
+        #expect(error.errors.map(\.description) == ["booth.conf:3: print.media: 'na_huge_1e999x6in' has no WxH size (decimal numbers, like 4x6in); \(rule)"])
+        // The parsed size: millimetres, pixels at a resolution.
+        let m = MediaSize(pwg: "na_index-4x6_4x6in")
+        #expect(abs((m?.widthMillimetres ?? 0) - 101.6) < 1e-9 && abs((m?.heightMillimetres ?? 0) - 152.4) < 1e-9)
+        #expect(m?.pixels(dpi: 300) == FrameSize(width: 1200, height: 1800))
+    }
+
     @Test("canonical text: durations in the largest exact unit, bytes likewise")
     func canonicalText() {
         #expect(Units.formatDuration(1500) == "1500ms")

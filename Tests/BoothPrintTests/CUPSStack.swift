@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPrint
 import BoothRuntime
 import Foundation
 import Glibc
@@ -80,9 +81,21 @@ final class CUPSStack: Sendable {
     let server: String
     private static let script = "\(packageRoot())/Tests/BoothPrintTests/cups-stack.sh"
 
-    init() throws {
+    /// - Parameters:
+    ///   - attributes: the text of the printer's ippeveprinter attribute file; nil: printer.conf here.
+    ///   - maxCopies: cupsd's MaxCopies (the queue's copies-supported upper bound); nil: 9999.
+    init(attributes: String? = nil, maxCopies: Int? = nil) throws {
         dir = NSTemporaryDirectory() + "cups-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let (status, out) = run(CUPSStack.script, ["start", dir, queue])
+        var args = ["start", dir, queue]
+        if let attributes {
+            let path = dir + ".attrs.conf"
+            _ = FileManager.default.createFile(atPath: path, contents: Data(attributes.utf8))
+            args.append(path)
+        } else if maxCopies != nil {
+            args.append("\(packageRoot())/Tests/BoothPrintTests/printer.conf")
+        }
+        if let maxCopies { args.append(String(maxCopies)) }
+        let (status, out) = run(CUPSStack.script, args)
         guard status == 0, let line = out.split(separator: "\n").first(where: { $0.hasPrefix("CUPS_SERVER=") }) else {
             run(CUPSStack.script, ["stop", dir])
             throw StackError(message: "cups-stack.sh start failed (\(status)): \(out); logs in \(dir)")
@@ -96,6 +109,20 @@ final class CUPSStack: Sendable {
     func stop() {
         run(CUPSStack.script, ["stop", dir])
         try? FileManager.default.removeItem(atPath: dir)
+        try? FileManager.default.removeItem(atPath: dir + ".attrs.conf")
+    }
+
+    /// The jobs cupsd lists on the queue (pending and finished), asked through libcups. On a thread of
+    /// its own: libcups keeps the server per thread (cupsServer() caches CUPS_SERVER on first use), and
+    /// a pooled test thread may remember an earlier test's stack.
+    func jobs() throws -> [CUPSJob] {
+        let result = Box<Result<[CUPSJob], PrintError>?>(nil)
+        let queue = self.queue
+        Thread {
+            do { result.set(.success(try CUPSConnection(destination: queue).jobs())) } catch let error as PrintError { result.set(.failure(error)) } catch { result.set(.failure(PrintError(call: "jobs", message: "\(error)", destination: queue))) }
+        }.start()
+        while result.get == nil { usleep(1_000) }
+        return try result.get?.get() ?? []
     }
 
     func killPrinter() { run(CUPSStack.script, ["kill-printer", dir]) }

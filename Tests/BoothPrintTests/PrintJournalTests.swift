@@ -107,6 +107,32 @@ struct PrintJournalTests {
         #expect(m.pixels(dpi: 300) == FrameSize(width: 1200, height: 1800))
         #expect(MediaSize(pwg: "iso_a6_105x148mm")?.pixels(dpi: 254) == FrameSize(width: 1050, height: 1480))
         #expect(MediaSize(pwg: "photo") == nil)
+        #expect(MediaSize(pwg: "x_inf_1e999x6in") == nil)
+        #expect(MediaSize(pwg: "x_big_99999x6in") == nil)
+    }
+
+    @Test("renderer guard: a page beyond 64 megapixels is refused with the keys and the dpi that fits, before anything is allocated")
+    func pageLimit() throws {
+        let four = try #require(MediaSize(pwg: "na_index-4x6_4x6in"))
+        #expect(try PrintRenderer.pageSize(for: four, dpi: 1200) == FrameSize(width: 4800, height: 7200))
+        let big = try #require(MediaSize(pwg: "custom_max_1000x1000mm"))
+        #expect(throws: PrintPageTooLarge(media: "custom_max_1000x1000mm", dpi: 300, maxDPI: 203, maxPixels: 64_000_000)) {
+            try PrintRenderer.pageSize(for: big, dpi: 300)
+        }
+        #expect(try PrintRenderer.pageSize(for: big, dpi: 203) == FrameSize(width: 7992, height: 7992))
+        do {
+            _ = try PrintRenderer.pageSize(for: big, dpi: 1200)
+            Issue.record("a 1 m square page at 1200 dpi was accepted")
+        } catch {
+            #expect(error.description == "print.media custom_max_1000x1000mm at print.dpi 1200 is larger than the renderer's 64 megapixels; use print.dpi 203 or less, or a smaller media")
+        }
+        // An absurd dpi (settings set directly, not through the schema) does not trap either.
+        #expect(throws: PrintPageTooLarge.self) { try PrintRenderer.pageSize(for: four, dpi: Int.max) }
+        // render() itself refuses a page that large (and one whose area overflows) without decoding.
+        let photo = try #require(samplePhoto())
+        let renderer = try PrintRenderer()
+        #expect(throws: PrintPageTooLarge.self) { try renderer.render(photo, to: FrameSize(width: 47_244, height: 47_244)) }
+        #expect(throws: PrintPageTooLarge.self) { try renderer.render(photo, to: FrameSize(width: Int.max / 2, height: 4)) }
     }
 
     @Test("fill: a landscape picture is turned a quarter clockwise for portrait media and centre-cropped to its aspect")

@@ -17,8 +17,8 @@ final class PrintRig: Sendable {
     let worker: PrintWorker
     let settings: Settings.Print
 
-    init(_ adjust: (inout Settings.Print) -> Void = { _ in }) throws {
-        stack = try CUPSStack()
+    init(stack custom: CUPSStack? = nil, _ adjust: (inout Settings.Print) -> Void = { _ in }) throws {
+        stack = try custom ?? CUPSStack()
         var s = printSettings(dir: stack.dir, queue: stack.queue)
         adjust(&s)
         settings = s
@@ -61,29 +61,41 @@ struct PrintWorkerCUPSTests {
         #expect(rig.worker.reviewText(captureID: 1) == "Printed")
     }
 
-    @Test("out of paper: shown, nothing beyond the pending limit is out; refill prints every held picture once, oldest first")
+    @Test("out of paper: shown, nothing beyond the pending limit is out (journal and CUPS's job list); refill prints every held picture once, oldest first")
     func outOfPaper() async throws {
         if let why = missingCUPSTools() { print(why); return }
         let photo = try #require(samplePhoto(), "no sample photo")
-        let rig = try PrintRig { $0.backlog = .all }
+        let rig = try PrintRig { $0.backlog = .all; $0.pendingLimit = 2 }
         defer { rig.stop() }
+        // Four pictures wait while the queue is paused; then it is enabled with the printer out of
+        // paper (which it says once it has a job): two go out at once, the rest wait.
+        #expect(rig.stack.lp("cupsdisable", [rig.stack.queue]) == 0)
+        #expect(await eventually { rig.worker.status().reasons.contains("paused") })
+        for i in 1...4 { rig.worker.request(jpeg: photo, captureID: UInt64(i), source: "session \(i)") }
+        #expect(await eventually { rig.worker.journal.held.count == 4 }, "\(rig.logs.text)")
         rig.stack.setEmpty(true)
-        for i in 1...3 { rig.worker.request(jpeg: photo, captureID: UInt64(i), source: "session \(i)") }
+        #expect(rig.stack.lp("cupsenable", [rig.stack.queue]) == 0)
         #expect(await eventually { rig.worker.health.reasons.contains("media-empty") }, "\(rig.logs.text)")
-        #expect(rig.worker.reviewText(captureID: 3) == "Out of paper — your photo is saved")
-        // Several polls later: still one job out (the pending limit), two held.
+        #expect(rig.worker.reviewText(captureID: 4) == "Out of paper — your photo is saved")
+        // Several polls later: two jobs out (the pending limit), two held, at the booth and at CUPS.
         let polls = rig.worker.polls
         #expect(await eventually { rig.worker.polls >= polls + 5 })
-        #expect(rig.worker.journal.outstanding == 1)
-        #expect(rig.worker.journal.held.map(\.captureID) == [2, 3])
+        #expect(rig.worker.journal.outstanding == 2)
+        #expect(rig.worker.journal.held.map(\.captureID) == [3, 4])
+        let atCUPS = try rig.stack.jobs()
+        #expect(atCUPS.count == 2, "\(atCUPS)")
+        #expect(atCUPS.filter { !$0.state.isFinal }.count == 2, "\(atCUPS)")
+        #expect(rig.stack.printed().count <= 1, "the printer holds one job while out of paper")
         #expect(rig.worker.status().health == "unavailable")
+        #expect(rig.worker.status().held == 2 && rig.worker.status().outstanding == 2)
         rig.stack.setEmpty(false)
-        #expect(await eventually { rig.states() == [.completed, .completed, .completed] }, "\(rig.logs.text)")
+        #expect(await eventually { rig.states() == [.completed, .completed, .completed, .completed] }, "\(rig.logs.text)")
         let printed = rig.stack.printed()
-        #expect(printed.count == 3)
+        #expect(printed.count == 4)
         let titles = rig.worker.journal.requests.map(\.title)
         #expect(printed.map { $0.options["IPP_JOB_NAME"] ?? "" } == titles, "oldest first, each once")
-        #expect(rig.worker.journal.sheetsRemaining == 47)
+        #expect(try rig.stack.jobs().count == 4, "four jobs in all at CUPS")
+        #expect(rig.worker.journal.sheetsRemaining == 46)
     }
 
     @Test("queue disabled (cupsdisable): reported, held; a request older than the backlog limit is dropped and reported; cupsenable resumes")

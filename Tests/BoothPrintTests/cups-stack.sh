@@ -3,7 +3,10 @@
 # printer) and cupsd with one queue pointing at it. Everything lives under DIR; processes are
 # stopped by the PIDs recorded there, never by name.
 #
-#   cups-stack.sh start DIR QUEUE   start dbus, printer and cupsd; print CUPS_SERVER=… on stdout
+#   cups-stack.sh start DIR QUEUE [ATTRS [MAX_COPIES]]
+#                                   start dbus, printer and cupsd; print CUPS_SERVER=… on stdout.
+#                                   ATTRS: the printer's attribute file (default printer.conf here);
+#                                   MAX_COPIES: cupsd's MaxCopies (the queue's copies-supported upper bound)
 #   cups-stack.sh printer DIR       (re)start only the printer (after `kill-printer`)
 #   cups-stack.sh kill-printer DIR  SIGKILL the printer
 #   cups-stack.sh stop DIR          stop everything
@@ -37,8 +40,10 @@ start_printer() {
 case "$cmd" in
   start)
     queue=$3
+    attrs=${4:-$(dirname "$0")/printer.conf}
+    max_copies=${5:-9999}
     mkdir -p "$dir"/{root,spool-cupsd,state,cache,log,ppd}
-    cp "$(dirname "$0")/printer.conf" "$dir/attrs.conf"
+    cp "$attrs" "$dir/attrs.conf"
     echo ok >"$dir/job-mode"
     cat >"$dir/job.sh" <<JOB
 #!/bin/sh
@@ -73,6 +78,7 @@ PageLog $dir/log/page_log
 Browsing Off
 DefaultAuthType None
 JobRetryInterval 1
+MaxCopies $max_copies
 <Location />
   Order allow,deny
   Allow all
@@ -99,6 +105,14 @@ CONF
     wait_port "$(port_of cupsd)"
     export CUPS_SERVER="$dir/cups.sock"
     lpadmin -p "$queue" -E -v "ipp://localhost:$(port_of printer)/ipp/print" -m everywhere
+    # cupsd makes the everywhere PPD on a thread of its own after lpadmin returns; until it is there the
+    # queue lists no media or colour. Wait for it, or for cupsd to say it could not make one (printer.conf
+    # lacks the pwg-raster attributes, so the default queue stays raw).
+    for _ in $(seq 1 200); do
+      [ -f "$dir/root/ppd/$queue.ppd" ] && break
+      grep -q "$queue: PPD creation failed" "$dir/log/error_log" 2>/dev/null && break
+      sleep 0.05
+    done
     echo "CUPS_SERVER=$dir/cups.sock"
     ;;
   printer) start_printer ;;

@@ -86,6 +86,11 @@ public struct SettingSpec: Sendable {
                     write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
 
+    static func media(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .media, d, doc, read: { .text($0[keyPath: path]) },
+                    write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
+    }
+
     static func path(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
                      _ d: String, _ doc: String) -> SettingSpec {
         SettingSpec(key, .path(allowsEmpty: allowsEmpty), d, doc, read: { .text($0[keyPath: path]) },
@@ -201,13 +206,13 @@ public enum Schema {
              "How often the preview file is rewritten."),
 
         .choice("print.mode", \.print.mode, "off",
-                "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review. In auto and press, a long press during review skips printing that picture."),
+                "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review (sent after button.long_press, as a long press starts with a press). In auto and press, a long press during review skips printing that picture."),
         .string("print.destination", \.print.destination, allowsEmpty: true, "",
                 "CUPS queue to print to (lpstat -p lists them). Empty: the CUPS default destination."),
         .int("print.copies", \.print.copies, 1...10, unit: "copies", "1",
              "Copies of each picture."),
-        .string("print.media", \.print.media, allowsEmpty: false, "na_index-4x6_4x6in",
-                "PWG media name the printer must support (lpoptions -p QUEUE -l, or ipptool media-supported). The picture is rendered at this media's exact size and aspect, filled edge to edge, and sent with print-scaling none."),
+        .media("print.media", \.print.media, "na_index-4x6_4x6in",
+                "PWG media name the printer must support (lpoptions -p QUEUE -l, or ipptool media-supported). The picture is rendered at this media's exact size and aspect, filled edge to edge, and sent with print-scaling none. With print.dpi the page may have at most 64 megapixels (4x6in at 1200 dpi is 35)."),
         .choice("print.color", \.print.color, "color",
                 "print-color-mode of the jobs."),
         .int("print.dpi", \.print.dpi, 72...1200, unit: "dots per inch", "300",

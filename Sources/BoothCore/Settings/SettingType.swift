@@ -22,6 +22,8 @@ public enum SettingType: Sendable, Hashable {
     case string(allowsEmpty: Bool)
     /// A file or directory path; with `allowsEmpty == false` it must not be empty.
     case path(allowsEmpty: Bool)
+    /// A PWG 5101.1 self-describing media name with a finite size, each side 1 to 1000 mm (``MediaSize``).
+    case media
 
     /// The largest width or height a `.size` accepts, in pixels.
     public static let maxSizeSide = 16384
@@ -38,6 +40,7 @@ public enum SettingType: Sendable, Hashable {
         case .choice: "choice"
         case .string: "text"
         case .path: "path"
+        case .media: "media name"
         }
     }
 
@@ -63,6 +66,8 @@ public enum SettingType: Sendable, Hashable {
             return allowsEmpty ? "any text, or empty" : "any text, not empty"
         case .path(let allowsEmpty):
             return allowsEmpty ? "a path, or empty" : "a path"
+        case .media:
+            return MediaSize.allowed
         }
     }
 }
@@ -167,6 +172,11 @@ extension SettingType {
                 return .failure(ValueProblem("an empty value is not allowed; use \(allowed)"))
             }
             return .success(.text(text))
+        case .media:
+            switch MediaSize.parse(text) {
+            case .success: return .success(.text(text))
+            case .failure(let p): return .failure(ValueProblem("\(p.message); use \(allowed)"))
+            }
         }
     }
 }
