@@ -105,8 +105,9 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     /// Waits up to `timeoutMilliseconds` (poll) and returns the newest good frame, or nil on timeout.
     ///
     /// Dequeues (`VIDIOC_DQBUF`) until EAGAIN, keeps the newest buffer and re-queues older ones at
-    /// once (counted as skipped); drops empty, error-flagged and, for MJPEG, SOI/EOI-less buffers
-    /// (counted as dropped) and the settle frames after a start or switch. The frame's bytes are
+    /// once (counted as skipped); drops bad buffers (``FrameCheck/defect(of:buffer:format:frameLength:)``:
+    /// empty, error-flagged, `bytesused` over the buffer, MJPEG without SOI/EOI, short YUYV/RGB24;
+    /// counted by kind in ``CameraStatistics/droppedByDefect``) and the settle frames after a start or switch. The frame's bytes are
     /// copied out before the buffer is re-queued. Throws ``V4L2Error``: `POLLERR`/`POLLHUP` as
     /// `poll`/EIO, a vanished device as `VIDIOC_DQBUF`/ENODEV (both ``V4L2Error/isDisconnect``).
     public func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
@@ -171,8 +172,8 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
             let dequeuedAt = Sys.monotonicNow()
             noteTimestamp(V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt) ?? dequeuedAt)
             dequeuedSinceStreamOn += 1
-            if defect(of: buffer, format: stream.format, firstAfterStreamOn: dequeuedSinceStreamOn == 1) != nil {
-                statistics.framesDropped += 1
+            if let defect = defect(of: buffer, stream: stream, firstAfterStreamOn: dequeuedSinceStreamOn == 1) {
+                statistics.noteDropped(defect)
                 try node.queueBuffer(index: buffer.index)
                 continue
             }
@@ -216,12 +217,17 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
                        dequeuedAt: dequeuedAt)
     }
 
-    private func defect(of buffer: V4L2DequeuedBuffer, format: PixelFormat, firstAfterStreamOn: Bool) -> FrameDefect? {
+    /// ``FrameCheck/defect(of:buffer:format:frameLength:)`` on a dequeued buffer: flags, `bytesused`
+    /// against the mapped length, MJPEG markers, packed frames against `bytesPerLine` × height.
+    private func defect(of buffer: V4L2DequeuedBuffer, stream: StreamInfo, firstAfterStreamOn: Bool) -> FrameDefect? {
         if buffer.hasError { return .flaggedError }
         guard buffer.index >= 0, buffer.index < mapped.count else { return .flaggedError }
         let m = mapped[buffer.index]
-        return FrameCheck.defect(of: UnsafeRawBufferPointer(start: m.start, count: min(buffer.bytesUsed, m.length)),
-                                 format: format, bufferLength: m.length, firstAfterStreamOn: firstAfterStreamOn)
+        let facts = BufferFacts(bytesUsed: buffer.bytesUsed, bufferLength: m.length, flaggedError: buffer.hasError,
+                                firstAfterStreamOn: firstAfterStreamOn)
+        return FrameCheck.defect(of: UnsafeRawBufferPointer(start: m.start, count: min(max(buffer.bytesUsed, 0), m.length)),
+                                 buffer: facts, format: stream.format,
+                                 frameLength: stream.bytesPerLine * stream.size.height)
     }
 
     private func noteTimestamp(_ t: MonotonicInstant) {
