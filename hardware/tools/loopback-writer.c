@@ -14,7 +14,8 @@
  *   --pattern-file PFILE
  *               on each SIGUSR1, read PFILE: a list of frame kinds (separated by commas,
  *               spaces or newlines) fed once from the next frame on, one kind per frame,
- *               then whole frames again. Kinds, each made from the file frame i would carry:
+ *               then whole frames again (an empty PFILE ends a pattern under way at once).
+ *               Kinds, each made from the file frame i would carry:
  *                 good       the whole file
  *                 truncated  its first half (cut so it ends neither in EOI FF D9 nor in zeros)
  *                 no-eoi     the whole file without its EOI marker (and anything after it)
@@ -437,11 +438,14 @@ int main(int argc, char **argv)
                     rc = 1;
                     break;
                 }
+                if (pattern_len > 0 || n == 0)
+                    printf("pattern end frame=%lld\n", frame);
                 free(pattern);
                 pattern = fresh;
                 pattern_len = n;
                 pattern_pos = 0;
-                printf("pattern start frame=%lld frames=%ld\n", frame, n);
+                if (n > 0)
+                    printf("pattern start frame=%lld frames=%ld\n", frame, n);
             }
         }
         enum kind k = K_GOOD;
