@@ -93,6 +93,9 @@ public struct CameraStatistics: Sendable, Hashable {
     public private(set) var framesDropped: Int = 0
     /// Frames dropped as bad on arrival, by why (empty, driver-flagged, truncated, garbage, stale).
     public private(set) var droppedByDefect: [FrameDefect: Int] = [:]
+    /// Frames the driver never handed over: gaps in the buffer sequence numbers (a reader that fell
+    /// behind a driver with few buffers, e.g. v4l2loopback's ring). Their kind is unknown.
+    public var framesLost: Int = 0
     /// Frames skipped because a newer one was already there (stale queued buffers).
     public var framesSkipped: Int = 0
     /// Frames dropped while exposure settled after a start or size switch.

@@ -27,6 +27,8 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     /// Buffers dequeued since the last `VIDIOC_STREAMON` (the first one may be stale: see
     /// ``FrameDefect/wholeBufferAfterStreamOn``).
     private var dequeuedSinceStreamOn = 0
+    /// The sequence number of the last buffer dequeued since `VIDIOC_STREAMON` (stale ones aside).
+    private var lastSequence: UInt32?
     private var recentStamps: [UInt64] = []
 
     public init(discovery: CameraDiscovery = CameraDiscovery(), bufferCount: Int = 4) {
@@ -172,7 +174,12 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
             let dequeuedAt = Sys.monotonicNow()
             noteTimestamp(V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt) ?? dequeuedAt)
             dequeuedSinceStreamOn += 1
-            if let defect = defect(of: buffer, stream: stream, firstAfterStreamOn: dequeuedSinceStreamOn == 1) {
+            let defect = defect(of: buffer, stream: stream, firstAfterStreamOn: dequeuedSinceStreamOn == 1)
+            if defect != .wholeBufferAfterStreamOn {
+                statistics.framesLost += V4L2Camera.lostFrames(after: lastSequence, sequence: buffer.sequence)
+                lastSequence = buffer.sequence
+            }
+            if let defect {
                 statistics.noteDropped(defect)
                 try node.queueBuffer(index: buffer.index)
                 continue
@@ -197,6 +204,14 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         let captured = V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt)
         return Frame(format: stream.format, size: stream.size, bytesPerLine: stream.bytesPerLine, bytes: bytes,
                      timestamp: captured ?? dequeuedAt, timestampIsMonotonic: captured != nil, sequence: buffer.sequence)
+    }
+
+    /// Frames missing between a buffer with sequence `last` and the next with `sequence`
+    /// (serial-number arithmetic: wrap-around is fine; a sequence going back counts none).
+    static func lostFrames(after last: UInt32?, sequence: UInt32) -> Int {
+        guard let last else { return 0 }
+        let step = Int(Int32(bitPattern: sequence &- last))
+        return step > 1 ? step - 1 : 0
     }
 
     /// The capture instant (`CLOCK_MONOTONIC`) of a buffer dequeued at `dequeuedAt`: the driver's
@@ -301,6 +316,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         try node.streamOn()
         streaming = true
         dequeuedSinceStreamOn = 0
+        lastSequence = nil
         settleRemaining = max(request.settleFrames, 0)
         let info = StreamInfo(devicePath: node.path, card: card, format: format, size: set.size,
                               bytesPerLine: bytesPerLine, frameInterval: interval,

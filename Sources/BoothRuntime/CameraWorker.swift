@@ -33,6 +33,8 @@ public final class CameraWorker: Sendable {
         public var droppedByDefect: [FrameDefect: Int] = [:]
         /// The sum of ``droppedByDefect``.
         public var framesDropped: Int { droppedByDefect.values.reduce(0, +) }
+        /// Frames the driver never handed over (sequence gaps) since the daemon started.
+        public var framesLost = 0
         public var lastError: String?
     }
 
@@ -390,9 +392,9 @@ public final class CameraWorker: Sendable {
 
     /// Publishes the stream's counters and folds its drops into the totals (logging them, rate-limited).
     private func noteStatistics(_ statistics: CameraStatistics, _ local: Local) {
-        let line = local.drops.update(statistics.droppedByDefect, at: clock.now())
-        let total = local.drops.total
-        statusBox.withLock { $0.statistics = statistics; $0.droppedByDefect = total }
+        let line = local.drops.update(statistics.droppedByDefect, lostFrames: statistics.framesLost, at: clock.now())
+        let (total, lost) = (local.drops.total, local.drops.lost)
+        statusBox.withLock { $0.statistics = statistics; $0.droppedByDefect = total; $0.framesLost = lost }
         if let line { log.warning(line) }
     }
 

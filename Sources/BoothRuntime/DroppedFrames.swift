@@ -20,6 +20,9 @@ struct DroppedFrameTally: Sendable, Equatable {
     /// Dropped but not yet logged.
     private var unlogged: [FrameDefect: Int] = [:]
     private var lastLog: MonotonicInstant?
+    /// Frames lost (sequence gaps) since the daemon started.
+    private(set) var lost = 0
+    private var seenLost = 0
 
     /// The sum of ``total``.
     var totalCount: Int { total.values.reduce(0, +) }
@@ -27,16 +30,19 @@ struct DroppedFrameTally: Sendable, Equatable {
     /// The device's counters start again from zero (a stream start).
     mutating func streamStarted() {
         seen = [:]
+        seenLost = 0
         sinceGoodFrame = [:]
     }
 
     /// A good frame arrived.
     mutating func goodFrame() { sinceGoodFrame = [:] }
 
-    /// Takes in the device's counters `counts` at `now`; returns a log line when drops are
-    /// waiting to be told and the last line is at least ``logIntervalMilliseconds`` old (the
-    /// first drop after a quiet spell is told at once).
-    mutating func update(_ counts: [FrameDefect: Int], at now: MonotonicInstant) -> String? {
+    /// Takes in the device's counters `counts` (and `lostFrames`, its sequence gaps) at `now`;
+    /// returns a log line when drops are waiting to be told and the last line is at least
+    /// ``logIntervalMilliseconds`` old (the first drop after a quiet spell is told at once).
+    mutating func update(_ counts: [FrameDefect: Int], lostFrames: Int = 0, at now: MonotonicInstant) -> String? {
+        lost += max(0, lostFrames - seenLost)
+        seenLost = lostFrames
         for (kind, count) in counts {
             let new = count - seen[kind, default: 0]
             guard new > 0 else { continue }

@@ -86,6 +86,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
         /// `framesDropped` by kind: `empty`, `driver-error`, `oversize`, `no-soi`, `no-eoi`,
         /// `short`, `stale` (``FrameDefect``); kinds not seen are left out. Nil from an older daemon.
         public var framesDroppedByKind: [String: Int]? = nil
+        /// Frames the driver never handed over (gaps in the buffer sequence numbers: the booth fell
+        /// behind), since the daemon started. Nil from an older daemon.
+        public var framesLost: Int? = nil
         /// Frames that passed the arrival check but did not decode at capture (the next good frame
         /// was taken), since the daemon started.
         public var badFrames: Int
@@ -199,6 +202,7 @@ extension BoothRuntime {
                           framesDelivered: cam.statistics?.framesDelivered ?? 0,
                           framesDropped: cam.framesDropped,
                           framesDroppedByKind: Dictionary(uniqueKeysWithValues: cam.droppedByDefect.map { ($0.key.rawValue, $0.value) }),
+                          framesLost: cam.framesLost,
                           badFrames: cam.badFrames, lastError: cam.lastError),
             button: .init(device: button?.identity ?? "none", chip: settings.button.chip, line: settings.button.line,
                           running: buttonRunning && (button?.isRunning ?? false),

@@ -58,6 +58,15 @@ private func mjpegFrame() throws -> [UInt8] {
         #expect(check([], used: 0, error: false, first: true) == .empty)
     }
 
+    /// Gaps in the buffer sequence numbers are frames the driver never handed over.
+    @Test func sequenceGapsAreLostFrames() {
+        #expect(V4L2Camera.lostFrames(after: nil, sequence: 7) == 0)
+        #expect(V4L2Camera.lostFrames(after: 7, sequence: 8) == 0)
+        #expect(V4L2Camera.lostFrames(after: 7, sequence: 10) == 2)
+        #expect(V4L2Camera.lostFrames(after: UInt32.max, sequence: 1) == 1)   // wrap-around
+        #expect(V4L2Camera.lostFrames(after: 10, sequence: 3) == 0)           // going back: none
+    }
+
     @Test func kindNamesAreStable() {
         #expect(FrameDefect.allCases.map(\.rawValue) == ["empty", "driver-error", "oversize", "no-soi", "no-eoi", "short", "stale"])
     }

@@ -37,6 +37,11 @@ import Testing
         _ = tally.update([.missingStartOfImage: 1, .wholeBufferAfterStreamOn: 1], at: at(20_000))
         #expect(tally.total == [.missingStartOfImage: 4, .wholeBufferAfterStreamOn: 1])
         #expect(tally.totalCount == 5)
+        // Lost frames (sequence gaps) add up across streams the same way.
+        _ = tally.update([:], lostFrames: 2, at: at(20_100))
+        tally.streamStarted()
+        _ = tally.update([:], lostFrames: 3, at: at(20_200))
+        #expect(tally.lost == 5)
     }
 
     @Test func dropsSinceTheLastGoodFrame() {

@@ -134,14 +134,30 @@ assert_ge "$want_all" 15 "bad frames fed in pattern A (writer log)"
 deltas=$(jq -rn --argjson a "$s0" --argjson b "$s1" '
     (["no-eoi", "empty", "no-soi", "short", "driver-error", "oversize", "stale"][] as $k
      | "\($k)=\(($b.camera.framesDroppedByKind[$k] // 0) - ($a.camera.framesDroppedByKind[$k] // 0))"),
-    "all=\($b.camera.framesDropped - $a.camera.framesDropped)", "bad=\($b.camera.badFrames)"')
+    "all=\($b.camera.framesDropped - $a.camera.framesDropped)", "bad=\($b.camera.badFrames)",
+    "lost=\(($b.camera.framesLost // 0) - ($a.camera.framesLost // 0))"')
 printf '%s\n' "$deltas" > "$RESULTS/status-A-deltas.txt"
 delta() { sed -n "s/^$1=//p" <<<"$deltas"; }
+lost=$(delta lost)
+# v4l2loopback hands a reader that fell more than 2 frames behind the newest one: the frames
+# between are lost (status framesLost, from sequence gaps). Then each kind can only fall short of
+# what was fed, by no more than the frames lost in all.
+log "frames lost during pattern A (sequence gaps): $lost"
 for kind in no-eoi empty no-soi short driver-error oversize stale; do
     case $kind in no-eoi) want=$want_noeoi ;; empty) want=$want_empty ;; no-soi) want=$want_nosoi ;; *) want=0 ;; esac
-    assert_eq "$(delta "$kind")" "$want" "frames dropped as $kind during pattern A (status delta; fed: writer log)"
+    if [ "$lost" = 0 ]; then
+        assert_eq "$(delta "$kind")" "$want" "frames dropped as $kind during pattern A (status delta; fed: writer log)"
+    else
+        assert_le "$(delta "$kind")" "$want" "frames dropped as $kind during pattern A (status delta; fed: writer log; $lost lost)"
+        assert_ge "$(delta "$kind")" "$((want - lost))" "frames dropped as $kind during pattern A (fed $want, $lost lost)"
+    fi
 done
-assert_eq "$(delta all)" "$want_all" "frames dropped in all during pattern A"
+if [ "$lost" = 0 ]; then
+    assert_eq "$(delta all)" "$want_all" "frames dropped in all during pattern A"
+else
+    assert_ge "$(delta all)" "$((want_all - lost))" "frames dropped in all during pattern A (fed $want_all, $lost lost)"
+    assert_le "$(delta all)" "$want_all" "frames dropped in all during pattern A (fed $want_all, $lost lost)"
+fi
 assert_eq "$(delta bad)" 0 "frames rejected at capture (every bad frame was caught on arrival)"
 assert_contains "$(cat "$RESULTS/status-A.txt")" "no-eoi" "photoboothctl status (human) lists the kinds"
 
@@ -160,7 +176,10 @@ log "$fault"
 assert_contains "$fault" "only bad frames" "the fault line (a camera sending only bad frames)"
 st=$(ctl status 2>&1)
 printf '%s\n' "$st" > "$RESULTS/status-B-fault.txt"
-assert_contains "$st" "fault camera: camera lost: only bad frames" "photoboothctl status in the fault"
+# the reason: "camera lost: only bad frames for 3 s (…)", or after a retry's probe "camera not
+# available: no good frame within 5 s, only bad ones (…)"
+assert_contains "$st" "fault camera: camera " "photoboothctl status in the fault"
+assert_contains "$(grep 'fault camera:' <<<"$st")" "only bad" "photoboothctl status: the camera fault's reason"
 booth_alive "in the camera fault"
 lines_ge '^pattern end ' 2 && fail "pattern B (60 s) ended before the fault was checked (too slow a guest?)"
 : > "$PATTERN"
