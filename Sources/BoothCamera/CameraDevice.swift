@@ -89,8 +89,13 @@ public struct StreamInfo: Sendable, Hashable {
 public struct CameraStatistics: Sendable, Hashable {
     /// Frames returned by `nextFrame`.
     public var framesDelivered: Int = 0
-    /// Frames dropped as bad: empty, flagged `V4L2_BUF_FLAG_ERROR`, or MJPEG without SOI/EOI.
-    public var framesDropped: Int = 0
+    /// Frames dropped as bad on arrival (``FrameCheck``): the sum of ``droppedByDefect``.
+    public private(set) var framesDropped: Int = 0
+    /// Frames dropped as bad on arrival, by why (empty, driver-flagged, truncated, garbage, stale).
+    public private(set) var droppedByDefect: [FrameDefect: Int] = [:]
+    /// Frames the driver never handed over: gaps in the buffer sequence numbers (a reader that fell
+    /// behind a driver with few buffers, e.g. v4l2loopback's ring). Their kind is unknown.
+    public var framesLost: Int = 0
     /// Frames skipped because a newer one was already there (stale queued buffers).
     public var framesSkipped: Int = 0
     /// Frames dropped while exposure settled after a start or size switch.
@@ -99,6 +104,12 @@ public struct CameraStatistics: Sendable, Hashable {
     public var measuredFramesPerSecond: Double = 0
 
     public init() {}
+
+    /// Counts one frame dropped for `defect`.
+    public mutating func noteDropped(_ defect: FrameDefect) {
+        framesDropped += 1
+        droppedByDefect[defect, default: 0] += 1
+    }
 }
 
 /// The `camera.power_line_frequency` setting: mains frequency against flicker

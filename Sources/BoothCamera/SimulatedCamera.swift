@@ -1,4 +1,5 @@
 import BoothCore
+import BoothJPEG
 import Glibc  // errno constants only
 import Synchronization
 
@@ -19,17 +20,30 @@ public struct SimulatedClock: Sendable {
     public static let system = SimulatedClock(now: { Sys.monotonicNow() }, sleep: { Sys.sleep(nanoseconds: $0) })
 }
 
-/// A built-in test-pattern camera for `--simulate` and tests: YUYV (or RGB24 when asked) at the
-/// requested size and frame rate, paced in real time by ``nextFrame(timeoutMilliseconds:)``,
+/// A built-in test-pattern camera for `--simulate` and tests: YUYV (or RGB24 or MJPEG when asked)
+/// at the requested size and frame rate, paced in real time by ``nextFrame(timeoutMilliseconds:)``,
 /// with monotonic timestamps and sequence numbers like a V4L2 driver's.
 ///
-/// Confined to the runtime's camera thread like ``V4L2Camera``; only ``unplug()`` and
-/// ``replug()`` may be called from any thread (they use an atomic), hence `@unchecked Sendable`.
+/// Like a cheap webcam it can send corrupt frames (``FrameCorruption``: every Nth frame, or
+/// scripted with ``corrupt(framesDueFrom:kinds:)``); they go through the same arrival check as a
+/// V4L2 buffer (``FrameCheck/defect(of:buffer:format:frameLength:)``) and the bad ones are dropped
+/// and counted in ``statistics`` exactly as ``V4L2Camera`` does.
+///
+/// Confined to the runtime's camera thread like ``V4L2Camera``; only ``unplug()``, ``replug()``,
+/// ``corrupt(framesDueFrom:kinds:)`` and ``corruptFramesSent`` may be called from any thread
+/// (they use an atomic or a mutex), hence `@unchecked Sendable`.
 public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
     /// The name used as device path in errors and ``StreamInfo``.
     public let name: String
     private let clock: SimulatedClock
     private let plugged = Atomic<Bool>(true)
+    /// Every Nth frame corrupt, or nil.
+    public let corruption: FrameCorruption?
+    /// JPEG quality of MJPEG frames (1–100).
+    public let mjpegQuality: Int
+    private let scripted = Mutex<(from: MonotonicInstant, kinds: [FrameCorruption.Kind])?>(nil)
+    private let sent = Mutex<[FrameCorruption.Kind: Int]>([:])
+    private var encoder: JPEGEncoder?
 
     private var request = StreamRequest()
     private var pattern: TestPattern?
@@ -41,10 +55,26 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
     private var recentStamps: [UInt64] = []
     public private(set) var statistics = CameraStatistics()
 
-    public init(name: String = "sim", clock: SimulatedClock = .system) {
+    /// - Parameters:
+    ///   - corruption: spoil every Nth frame (nil: none).
+    ///   - mjpegQuality: TurboJPEG quality of the frames when MJPEG is asked for.
+    public init(name: String = "sim", clock: SimulatedClock = .system, corruption: FrameCorruption? = nil,
+                mjpegQuality: Int = 85) {
         self.name = name
         self.clock = clock
+        self.corruption = corruption
+        self.mjpegQuality = min(max(mjpegQuality, 1), 100)
     }
+
+    /// Spoils the frames due at or after `instant` (`CLOCK_MONOTONIC`, the camera's clock): the
+    /// first gets `kinds[0]`, the next `kinds[1]`, …; frames after them are whole again (or follow
+    /// ``corruption``). Replaces an earlier script. Any thread.
+    public func corrupt(framesDueFrom instant: MonotonicInstant, kinds: [FrameCorruption.Kind]) {
+        scripted.withLock { $0 = kinds.isEmpty ? nil : (instant, kinds) }
+    }
+
+    /// Corrupt frames sent so far (dropped on arrival or not), by kind. Any thread.
+    public var corruptFramesSent: [FrameCorruption.Kind: Int] { sent.withLock { $0 } }
 
     public var identity: String { "\(name) (simulated test pattern)" }
 
@@ -58,8 +88,8 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
     /// Whether the simulated cable is in.
     public var isPlugged: Bool { plugged.load(ordering: .sequentiallyConsistent) }
 
-    /// Starts the pattern: YUYV, or RGB24 when `request.format` is `.rgb24` (MJPEG is not offered:
-    /// a warning and YUYV). Width is rounded up to even; frame rate clamped to 1…240 fps.
+    /// Starts the pattern: YUYV, or RGB24 / MJPEG (TurboJPEG-encoded YUYV, 4:2:0, ``mjpegQuality``)
+    /// when `request.format` is `.rgb24` / `.mjpeg`. Width is rounded up to even; frame rate clamped to 1…240 fps.
     /// Throws `V4L2Error(call: "open", errno: ENOENT)` while unplugged.
     public func start(_ request: StreamRequest) throws -> StreamInfo {
         stop()
@@ -69,9 +99,6 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
         self.request = request
         statistics = CameraStatistics()
         var warnings: [String] = []
-        if request.format == .mjpeg {
-            warnings.append("camera.format mjpeg is not offered by the simulated camera; using yuyv")
-        }
         let fps = min(max(request.framesPerSecond, 1), 240)
         if fps != request.framesPerSecond {
             warnings.append("\(request.framesPerSecond) fps is not offered by the simulated camera; using \(fps) fps")
@@ -95,17 +122,19 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
 
     private func configure(size: FrameSize, warnings: [String]) -> StreamInfo {
         var warnings = warnings
-        let format: PixelFormat = request.format == .rgb24 ? .rgb24 : .yuyv
+        let format: PixelFormat = request.format == .rgb24 ? .rgb24 : request.format == .mjpeg ? .mjpeg : .yuyv
         var actual = FrameSize(width: max(size.width, 2), height: max(size.height, 1))
-        if format == .yuyv, actual.width % 2 != 0 { actual.width += 1 }
+        if format != .rgb24, actual.width % 2 != 0 { actual.width += 1 }
         if actual != size { warnings.append("size \(size) is not offered; using \(actual)") }
-        let pattern = TestPattern(format: format, size: actual)
+        // MJPEG frames are the YUYV pattern, encoded.
+        let pattern = TestPattern(format: format == .rgb24 ? .rgb24 : .yuyv, size: actual)
         self.pattern = pattern
         streamStart = clock.now()
         nextIndex = 0
         settleRemaining = max(request.settleFrames, 0)
         let info = StreamInfo(devicePath: name, card: "Photobooth test pattern", format: format, size: actual,
-                              bytesPerLine: pattern.bytesPerLine, frameInterval: interval, warnings: warnings,
+                              bytesPerLine: format == .mjpeg ? 0 : pattern.bytesPerLine, frameInterval: interval,
+                              warnings: warnings,
                               controlNotes: ["simulated camera has no controls; skipped"])
         self.info = info
         return info
@@ -114,6 +143,9 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
     /// Sleeps until the next frame is due (at most `timeoutMilliseconds`) and returns it, or nil
     /// when none is due within the timeout. A caller that falls behind gets the newest frame; the
     /// ones it missed count as skipped. Timestamps are the frames' due instants on the clock.
+    /// A corrupt frame that fails the arrival check is dropped (counted by kind) and the next one
+    /// waited for, like ``V4L2Camera/nextFrame(timeoutMilliseconds:)``. Throws `TurboJPEGError`
+    /// when an MJPEG frame cannot be encoded.
     /// Throws `V4L2Error(call: "VIDIOC_DQBUF", errno: ENODEV)` when unplugged (``V4L2Error/isDisconnect``).
     public func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
         guard let pattern, let info else {
@@ -152,16 +184,45 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
             }
             let sequence = UInt32(truncatingIfNeeded: newest)
             let seconds = Double(newest * period) / 1e9
-            let bytes = [UInt8](unsafeUninitializedCapacity: pattern.frameLength) { buffer, count in
+            var bytes = [UInt8](unsafeUninitializedCapacity: pattern.frameLength) { buffer, count in
                 if let base = buffer.baseAddress {
                     pattern.render(index: sequence, seconds: seconds, into: UnsafeMutableRawPointer(base))
                 }
                 count = pattern.frameLength
             }
+            if info.format == .mjpeg {
+                let encoder = try self.encoder ?? JPEGEncoder()
+                self.encoder = encoder
+                bytes = try encoder.encode(Frame(format: .yuyv, size: info.size, bytesPerLine: pattern.bytesPerLine,
+                                                 bytes: bytes, timestamp: timestamp, timestampIsMonotonic: true,
+                                                 sequence: sequence), quality: mjpegQuality)
+            }
+            if let kind = corruptionKind(forFrame: newest, due: timestamp) {
+                sent.withLock { $0[kind, default: 0] += 1 }
+                bytes = FrameCorruption.apply(kind, to: bytes, format: info.format, seed: newest)
+                // The buffer a driver would have: sizeimage of the uncompressed frame.
+                let facts = BufferFacts(bytesUsed: bytes.count, bufferLength: pattern.frameLength)
+                if let defect = FrameCheck.defect(of: bytes, buffer: facts, format: info.format,
+                                                  frameLength: pattern.frameLength) {
+                    statistics.noteDropped(defect)
+                    continue
+                }
+            }
             statistics.framesDelivered += 1
             return Frame(format: info.format, size: info.size, bytesPerLine: info.bytesPerLine, bytes: bytes,
                          timestamp: timestamp, timestampIsMonotonic: true, sequence: sequence)
         }
+    }
+
+    /// The scripted kind for the frame due at `due`, else ``corruption``'s for frame `index`.
+    private func corruptionKind(forFrame index: UInt64, due: MonotonicInstant) -> FrameCorruption.Kind? {
+        let script: FrameCorruption.Kind? = scripted.withLock { s in
+            guard let current = s, due >= current.from else { return nil }
+            let kind = current.kinds[0]
+            s = current.kinds.count > 1 ? (current.from, Array(current.kinds.dropFirst())) : nil
+            return kind
+        }
+        return script ?? corruption?.kind(forFrame: index)
     }
 
     /// Stops the pattern. Safe to call twice.

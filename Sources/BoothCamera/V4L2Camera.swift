@@ -27,6 +27,8 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     /// Buffers dequeued since the last `VIDIOC_STREAMON` (the first one may be stale: see
     /// ``FrameDefect/wholeBufferAfterStreamOn``).
     private var dequeuedSinceStreamOn = 0
+    /// The sequence number of the last buffer dequeued since `VIDIOC_STREAMON` (stale ones aside).
+    private var lastSequence: UInt32?
     private var recentStamps: [UInt64] = []
 
     public init(discovery: CameraDiscovery = CameraDiscovery(), bufferCount: Int = 4) {
@@ -105,8 +107,9 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     /// Waits up to `timeoutMilliseconds` (poll) and returns the newest good frame, or nil on timeout.
     ///
     /// Dequeues (`VIDIOC_DQBUF`) until EAGAIN, keeps the newest buffer and re-queues older ones at
-    /// once (counted as skipped); drops empty, error-flagged and, for MJPEG, SOI/EOI-less buffers
-    /// (counted as dropped) and the settle frames after a start or switch. The frame's bytes are
+    /// once (counted as skipped); drops bad buffers (``FrameCheck/defect(of:buffer:format:frameLength:)``:
+    /// empty, error-flagged, `bytesused` over the buffer, MJPEG without SOI/EOI, short YUYV/RGB24;
+    /// counted by kind in ``CameraStatistics/droppedByDefect``) and the settle frames after a start or switch. The frame's bytes are
     /// copied out before the buffer is re-queued. Throws ``V4L2Error``: `POLLERR`/`POLLHUP` as
     /// `poll`/EIO, a vanished device as `VIDIOC_DQBUF`/ENODEV (both ``V4L2Error/isDisconnect``).
     public func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
@@ -171,8 +174,13 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
             let dequeuedAt = Sys.monotonicNow()
             noteTimestamp(V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt) ?? dequeuedAt)
             dequeuedSinceStreamOn += 1
-            if defect(of: buffer, format: stream.format, firstAfterStreamOn: dequeuedSinceStreamOn == 1) != nil {
-                statistics.framesDropped += 1
+            let defect = defect(of: buffer, stream: stream, firstAfterStreamOn: dequeuedSinceStreamOn == 1)
+            if defect != .wholeBufferAfterStreamOn {
+                statistics.framesLost += V4L2Camera.lostFrames(after: lastSequence, sequence: buffer.sequence)
+                lastSequence = buffer.sequence
+            }
+            if let defect {
+                statistics.noteDropped(defect)
                 try node.queueBuffer(index: buffer.index)
                 continue
             }
@@ -198,6 +206,14 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
                      timestamp: captured ?? dequeuedAt, timestampIsMonotonic: captured != nil, sequence: buffer.sequence)
     }
 
+    /// Frames missing between a buffer with sequence `last` and the next with `sequence`
+    /// (serial-number arithmetic: wrap-around is fine; a sequence going back counts none).
+    static func lostFrames(after last: UInt32?, sequence: UInt32) -> Int {
+        guard let last else { return 0 }
+        let step = Int(Int32(bitPattern: sequence &- last))
+        return step > 1 ? step - 1 : 0
+    }
+
     /// The capture instant (`CLOCK_MONOTONIC`) of a buffer dequeued at `dequeuedAt`: the driver's
     /// timestamp when it is flagged `V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC`; also when the type is
     /// `V4L2_BUF_FLAG_TIMESTAMP_UNKNOWN` but the value lies within `window` ms before the dequeue
@@ -216,12 +232,17 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
                        dequeuedAt: dequeuedAt)
     }
 
-    private func defect(of buffer: V4L2DequeuedBuffer, format: PixelFormat, firstAfterStreamOn: Bool) -> FrameDefect? {
+    /// ``FrameCheck/defect(of:buffer:format:frameLength:)`` on a dequeued buffer: flags, `bytesused`
+    /// against the mapped length, MJPEG markers, packed frames against `bytesPerLine` × height.
+    private func defect(of buffer: V4L2DequeuedBuffer, stream: StreamInfo, firstAfterStreamOn: Bool) -> FrameDefect? {
         if buffer.hasError { return .flaggedError }
         guard buffer.index >= 0, buffer.index < mapped.count else { return .flaggedError }
         let m = mapped[buffer.index]
-        return FrameCheck.defect(of: UnsafeRawBufferPointer(start: m.start, count: min(buffer.bytesUsed, m.length)),
-                                 format: format, bufferLength: m.length, firstAfterStreamOn: firstAfterStreamOn)
+        let facts = BufferFacts(bytesUsed: buffer.bytesUsed, bufferLength: m.length, flaggedError: buffer.hasError,
+                                firstAfterStreamOn: firstAfterStreamOn)
+        return FrameCheck.defect(of: UnsafeRawBufferPointer(start: m.start, count: min(max(buffer.bytesUsed, 0), m.length)),
+                                 buffer: facts, format: stream.format,
+                                 frameLength: stream.bytesPerLine * stream.size.height)
     }
 
     private func noteTimestamp(_ t: MonotonicInstant) {
@@ -295,6 +316,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         try node.streamOn()
         streaming = true
         dequeuedSinceStreamOn = 0
+        lastSequence = nil
         settleRemaining = max(request.settleFrames, 0)
         let info = StreamInfo(devicePath: node.path, card: card, format: format, size: set.size,
                               bytesPerLine: bytesPerLine, frameInterval: interval,

@@ -24,8 +24,17 @@ public final class CameraWorker: Sendable {
     public struct Status: Sendable {
         public var streaming = false
         public var info: StreamInfo?
+        /// The stream's counters (since its start).
         public var statistics: CameraStatistics?
+        /// Frames that passed the arrival check but did not decode at capture (TurboJPEG error or
+        /// warning), since the daemon started; each time the next good frame was taken instead.
         public var badFrames = 0
+        /// Frames dropped on arrival (``FrameCheck``) since the daemon started, by kind.
+        public var droppedByDefect: [FrameDefect: Int] = [:]
+        /// The sum of ``droppedByDefect``.
+        public var framesDropped: Int { droppedByDefect.values.reduce(0, +) }
+        /// Frames the driver never handed over (sequence gaps) since the daemon started.
+        public var framesLost = 0
         public var lastError: String?
     }
 
@@ -129,6 +138,10 @@ public final class CameraWorker: Sendable {
         var recent: [Frame] = []
         /// When the stream started or last delivered a frame (the worker's clock).
         var lastFrameAt: MonotonicInstant?
+        /// Bad frames dropped on arrival, cumulative, and their rate-limited log.
+        var drops = DroppedFrameTally()
+        /// Frames rejected at capture for the pending capture (only the first is logged).
+        var rejected = 0
         var encoder: JPEGEncoder?
         var decoder: JPEGDecoder?
         var rotator: JPEGRotator?
@@ -194,6 +207,7 @@ public final class CameraWorker: Sendable {
             let info = try device.start(request)
             local.streaming = true
             local.lastFrameAt = clock.now()
+            local.drops.streamStarted()
             statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil }
             log.info("camera: streaming \(info)")
             for w in info.warnings { log.warning("camera: \(w)") }
@@ -213,7 +227,7 @@ public final class CameraWorker: Sendable {
         local.pending = nil
         local.selector = CaptureFrameSelector()
         if let device = local.device {
-            statusBox.withLock { $0.statistics = device.statistics }
+            noteStatistics(device.statistics, local)
             device.stop()
         }
         local.device = nil
@@ -236,7 +250,9 @@ public final class CameraWorker: Sendable {
         do {
             var frame: Frame?
             for _ in 0..<10 where frame == nil { frame = try device.nextFrame(timeoutMilliseconds: 500) }
-            if frame == nil { throw CameraWorkerError.noFrames }
+            noteStatistics(device.statistics, local)
+            if frame == nil { throw CameraWorkerError.noFrames(badFrames: local.drops.sinceGoodFrame) }
+            local.drops.goodFrame()
             if !wasStreaming { stopDevice(local) }
             post(.deviceRecovered(.camera))
         } catch {
@@ -264,6 +280,7 @@ public final class CameraWorker: Sendable {
             }
         }
         local.pending = (id, trigger)
+        local.rejected = 0
         local.selector.arm(at: trigger)
         takeFromRecent(local)
     }
@@ -304,12 +321,17 @@ public final class CameraWorker: Sendable {
             local.pending = nil
             log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size)"
                      + (turn == .r0 ? ", " : " turned \(turn), ")
-                     + "trigger-to-frame \(format(latency)) ms")
+                     + "trigger-to-frame \(format(latency)) ms"
+                     + (local.rejected > 0 ? " (\(counted(local.rejected, "frame")) before it did not decode)" : ""))
             post(.captureSucceeded(id: p.id))
             return true
         } catch {
             statusBox.withLock { $0.badFrames += 1 }
-            log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next one")
+            local.rejected += 1
+            // One line per capture: a camera sending undecodable frames at 30 fps would flood the log.
+            if local.rejected == 1 {
+                log.warning("capture \(p.id): frame #\(frame.sequence) rejected (\(error)); taking the next good one")
+            }
             return false
         }
     }
@@ -329,18 +351,22 @@ public final class CameraWorker: Sendable {
             fail(local, error)
             return true
         }
-        statusBox.withLock { $0.statistics = device.statistics }
+        noteStatistics(device.statistics, local)
         if !handleRequests(local) { return false }
         guard local.streaming, local.generation == generation else { return true }
         guard let frame else {
             // A stream that delivers nothing is a lost camera too (a v4l2loopback whose writer
-            // stopped keeps its node and returns no error: it just never has a frame).
+            // stopped keeps its node and returns no error: it just never has a frame); so is
+            // one that delivers only bad frames.
             if let since = local.lastFrameAt, clock.now().milliseconds(since: since) >= Double(CameraWorker.stallMilliseconds) {
-                fail(local, CameraWorkerError.stalled(milliseconds: CameraWorker.stallMilliseconds))
+                let bad = local.drops.sinceGoodFrame
+                fail(local, bad.isEmpty ? CameraWorkerError.stalled(milliseconds: CameraWorker.stallMilliseconds)
+                                        : CameraWorkerError.onlyBadFrames(milliseconds: CameraWorker.stallMilliseconds, dropped: bad))
             }
             return true
         }
         local.lastFrameAt = clock.now()
+        local.drops.goodFrame()
         let decision = local.selector.feed(frame)
         local.latest = frame
         local.recent.append(frame)
@@ -362,6 +388,14 @@ public final class CameraWorker: Sendable {
             } catch { fail(local, error) }
         }
         return true
+    }
+
+    /// Publishes the stream's counters and folds its drops into the totals (logging them, rate-limited).
+    private func noteStatistics(_ statistics: CameraStatistics, _ local: Local) {
+        let line = local.drops.update(statistics.droppedByDefect, lostFrames: statistics.framesLost, at: clock.now())
+        let (total, lost) = (local.drops.total, local.drops.lost)
+        statusBox.withLock { $0.statistics = statistics; $0.droppedByDefect = total; $0.framesLost = lost }
+        if let line { log.warning(line) }
     }
 
     private func fail(_ local: Local, _ error: any Error) {
@@ -403,13 +437,21 @@ public final class CameraWorker: Sendable {
 }
 
 enum CameraWorkerError: Error, CustomStringConvertible {
-    case noFrames, corruptFrame
+    /// The probe saw no good frame in 5 s; `badFrames`: what it dropped meanwhile.
+    case noFrames(badFrames: [FrameDefect: Int])
+    case corruptFrame
     case stalled(milliseconds: Int)
+    /// Frames kept coming for `milliseconds`, all of them bad.
+    case onlyBadFrames(milliseconds: Int, dropped: [FrameDefect: Int])
     var description: String {
         switch self {
-        case .noFrames: "no frames within 5 s"
+        case let .noFrames(bad):
+            bad.isEmpty ? "no frames within 5 s"
+                : "no good frame within 5 s, only bad ones (\(DroppedFrameTally.summary(bad)))"
         case .corruptFrame: "MJPEG frame does not decode"
         case let .stalled(ms): "stream stalled: no frame for \(ms / 1000) s"
+        case let .onlyBadFrames(ms, dropped):
+            "only bad frames for \(ms / 1000) s (\(counted(dropped.values.reduce(0, +), "frame")) dropped: \(DroppedFrameTally.summary(dropped)))"
         }
     }
 }

@@ -23,8 +23,9 @@ public func checkDevices(settings: Settings, factory: DeviceFactory, log: Logger
         let info = try camera.start(streamRequest(from: settings))
         var frame: Frame?
         for _ in 0..<10 where frame == nil { frame = try camera.nextFrame(timeoutMilliseconds: 500) }
+        let dropped = camera.statistics.droppedByDefect
         camera.stop()
-        if frame == nil { throw CameraWorkerError.noFrames }
+        if frame == nil { throw CameraWorkerError.noFrames(badFrames: dropped) }
         report(true, "camera \(info)")
         for w in info.warnings { log.warning("check: camera: \(w)") }
     } catch {

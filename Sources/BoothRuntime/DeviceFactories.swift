@@ -50,11 +50,16 @@ final class FramebufferSink: DisplaySink {
     func close() { display.close() }
 }
 
+/// Corrupt frames from the simulated camera on purpose (``BoothCamera/FrameCorruption``), named
+/// here for the daemon's `--corrupt-frames`.
+public typealias SimulatedFrameCorruption = FrameCorruption
+
 /// `--simulate`: the built-in test-pattern camera (or a real V4L2 camera with `--camera`),
-/// the terminal as the button, no LED, the file preview.
-public func simulatedDevices(realCamera: Bool, log: Logger) -> DeviceFactory {
+/// the terminal as the button, no LED, the file preview. `corruption`: the test-pattern camera
+/// spoils frames on purpose (`--corrupt-frames`).
+public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = nil, log: Logger) -> DeviceFactory {
     DeviceFactory(
-        camera: { _ -> any CameraDevice in realCamera ? V4L2Camera() : SimulatedCamera() },
+        camera: { _ -> any CameraDevice in realCamera ? V4L2Camera() : SimulatedCamera(corruption: corruption) },
         button: { _ in KeyboardButton(clock: SystemClock(), log: log) },
         led: { _ in nil },
         displays: { s, clock, log in filePreviewDisplays(s, clock, log) + simulatedScreen(s, clock, log) })

@@ -80,10 +80,19 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var framesPerSecond: Double?
         /// Frames per second measured over the stream.
         public var measuredFramesPerSecond: Double?
+        /// Frames delivered by the stream running now (or last), since its start.
         public var framesDelivered: Int
-        /// Frames the driver dropped (gaps in the sequence numbers).
+        /// Bad frames dropped on arrival since the daemon started (empty, driver-flagged, truncated,
+        /// garbage, stale): the sum of `framesDroppedByKind`. Never saved, printed or shown.
         public var framesDropped: Int
-        /// Captured frames rejected (MJPEG that does not decode).
+        /// `framesDropped` by kind: `empty`, `driver-error`, `oversize`, `no-soi`, `no-eoi`,
+        /// `short`, `stale` (``FrameDefect``); kinds not seen are left out. Nil from an older daemon.
+        public var framesDroppedByKind: [String: Int]? = nil
+        /// Frames the driver never handed over (gaps in the buffer sequence numbers: the booth fell
+        /// behind), since the daemon started. Nil from an older daemon.
+        public var framesLost: Int? = nil
+        /// Frames that passed the arrival check but did not decode at capture (the next good frame
+        /// was taken), since the daemon started.
         public var badFrames: Int
         /// The last camera error, nil when the last start worked.
         public var lastError: String?
@@ -195,7 +204,9 @@ extension BoothRuntime {
                           framesPerSecond: cam.info?.framesPerSecond,
                           measuredFramesPerSecond: cam.statistics.map { $0.measuredFramesPerSecond },
                           framesDelivered: cam.statistics?.framesDelivered ?? 0,
-                          framesDropped: cam.statistics?.framesDropped ?? 0,
+                          framesDropped: cam.framesDropped,
+                          framesDroppedByKind: Dictionary(uniqueKeysWithValues: cam.droppedByDefect.map { ($0.key.rawValue, $0.value) }),
+                          framesLost: cam.framesLost,
                           badFrames: cam.badFrames, lastError: cam.lastError),
             button: .init(device: button?.identity ?? "none", chip: settings.button.chip, line: settings.button.line,
                           running: buttonRunning && (button?.isRunning ?? false),

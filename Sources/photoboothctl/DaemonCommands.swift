@@ -44,7 +44,11 @@ struct Status: Subcommand {
         } else {
             cam += ", not streaming"
         }
-        cam += "; \(c.framesDelivered) frames, \(c.framesDropped) dropped, \(c.badFrames) bad"
+        cam += "; \(c.framesDelivered) frames, \(c.framesDropped) dropped"
+        let kinds = (c.framesDroppedByKind ?? [:]).filter { $0.value > 0 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        if !kinds.isEmpty { cam += " (" + kinds.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")" }
+        if let lost = c.framesLost, lost > 0 { cam += ", \(lost) lost" }
+        cam += ", \(c.badFrames) bad"
         out.append(row("camera", cam))
         if let e = c.lastError { out.append(row("", "last camera error: \(e)")) }
         let b = s.button

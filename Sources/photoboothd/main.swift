@@ -17,6 +17,11 @@ let usage = """
                         (Enter = press, c + Enter = long press), photos in ./photos,
                         file preview at ./preview.jpg
       --camera PATH     with --simulate: use this real V4L2 camera (e.g. /dev/video0)
+      --corrupt-frames N[:KIND,...]
+                        with --simulate: the test-pattern camera spoils every Nth frame,
+                        KINDs in turn (truncated, no-eoi, empty, garbage, corrupt-data;
+                        default all), as a cheap webcam does; camera.format = mjpeg
+                        makes it send MJPEG
       --sessions N      exit 0 after N completed sessions
       --auto-press      press whenever the booth is idle
       --socket PATH     control socket for photoboothctl (default /run/photobooth/control
@@ -37,6 +42,7 @@ struct Arguments {
     var overrides: [(key: String, value: String)] = []
     var simulate = false
     var cameraPath: String?
+    var corruptFrames: SimulatedFrameCorruption?
     var sessions: Int?
     var autoPress = false
     var check = false
@@ -71,6 +77,12 @@ func parseArguments(_ argv: [String]) -> Arguments {
             a.overrides.append((String(kv[..<eq]), String(kv[kv.index(after: eq)...])))
         case "--simulate": a.simulate = true
         case "--camera": a.cameraPath = value(arg)
+        case "--corrupt-frames":
+            let v = value(arg)
+            guard let c = SimulatedFrameCorruption(parsing: v) else {
+                fail("--corrupt-frames takes N or N:KIND,KIND... (kinds: \(SimulatedFrameCorruption.Kind.allCases.map(\.rawValue).joined(separator: ", "))), got '\(v)'", ExitCode.usage)
+            }
+            a.corruptFrames = c
         case "--sessions":
             let v = value(arg)
             guard let n = Int(v), n > 0 else { fail("--sessions takes a positive whole number, got '\(v)'", ExitCode.usage) }
@@ -89,6 +101,9 @@ func parseArguments(_ argv: [String]) -> Arguments {
         i += 1
     }
     if a.cameraPath != nil && !a.simulate { fail("--camera goes with --simulate; set camera.device in the config instead", ExitCode.usage) }
+    if a.corruptFrames != nil && (!a.simulate || a.cameraPath != nil) {
+        fail("--corrupt-frames goes with --simulate and its test-pattern camera (not --camera)", ExitCode.usage)
+    }
     return a
 }
 
@@ -110,7 +125,9 @@ func loadOrExit(_ args: Arguments, _ overrides: [(key: String, value: String)]) 
 let loaded = loadOrExit(args, overrides)
 for note in loaded.notes { log.info(note) }
 
-let factory = args.simulate ? simulatedDevices(realCamera: args.cameraPath != nil, log: log) : realDevices(log: log)
+if let c = args.corruptFrames { log.notice("simulated camera: corrupt frames on purpose, \(c)") }
+let factory = args.simulate ? simulatedDevices(realCamera: args.cameraPath != nil, corruption: args.corruptFrames, log: log)
+    : realDevices(log: log)
 
 if args.check {
     exit(checkDevices(settings: loaded.settings, factory: factory, log: log))

@@ -89,14 +89,18 @@ private let small = FrameSize(width: 320, height: 240)
         #expect(camera.statistics.framesSettling == 4)
     }
 
-    @Test func rgb24WhenAskedAndMJPEGIsNotOffered() throws {
+    @Test func rgb24AndMJPEGWhenAsked() throws {
         let camera = SimulatedCamera(clock: ManualClock().simulated)
         let rgb = try camera.start(StreamRequest(format: .rgb24, size: small))
         #expect(rgb.format == .rgb24 && rgb.bytesPerLine == 960)
         #expect(try camera.nextFrame(timeoutMilliseconds: 10)?.bytes.count == 320 * 240 * 3)
+        // MJPEG: the pattern encoded by TurboJPEG, one whole JPEG per frame.
         let mjpeg = try camera.start(StreamRequest(format: .mjpeg, size: small))
-        #expect(mjpeg.format == .yuyv)
-        #expect(mjpeg.warnings.contains { $0.contains("mjpeg") })
+        #expect(mjpeg.format == .mjpeg && mjpeg.bytesPerLine == 0 && mjpeg.warnings.isEmpty)
+        let frame = try #require(try camera.nextFrame(timeoutMilliseconds: 10))
+        #expect(frame.format == .mjpeg && frame.size == small)
+        #expect(frame.bytes.count > 100 && frame.bytes.count < 320 * 240 * 2)
+        #expect(FrameCheck.defect(of: frame.bytes, format: .mjpeg) == nil)
     }
 
     @Test func frameNumberIsDrawnInTheTopLeftStrip() {

@@ -2,7 +2,8 @@
  * loopback-writer: feeds JPEG files as MJPEG frames into a v4l2loopback device, paced
  * on CLOCK_MONOTONIC, so that a reader of the loopback sees a camera streaming MJPEG.
  *
- *   loopback-writer --device /dev/videoN [--fps F] [--loop] [--count N] [--linger] FILE...
+ *   loopback-writer --device /dev/videoN [--fps F] [--loop] [--count N] [--linger]
+ *                   [--pattern-file PFILE] FILE...
  *
  *   --fps F     frames per second (default 10; fractional allowed)
  *   --loop      cycle through the files until --count frames or SIGTERM/SIGINT
@@ -10,6 +11,17 @@
  *   --count N   stop after N frames in total
  *   --linger    after the last frame keep the device open (the capture side of an
  *               exclusive_caps=1 loopback stays) until SIGTERM/SIGINT
+ *   --pattern-file PFILE
+ *               on each SIGUSR1, read PFILE: a list of frame kinds (separated by commas,
+ *               spaces or newlines) fed once from the next frame on, one kind per frame,
+ *               then whole frames again (an empty PFILE ends a pattern under way at once).
+ *               Kinds, each made from the file frame i would carry:
+ *                 good       the whole file
+ *                 truncated  its first half (cut so it ends neither in EOI FF D9 nor in zeros)
+ *                 no-eoi     the whole file without its EOI marker (and anything after it)
+ *                 empty      a zero-length write (bytesused 0)
+ *                 random     20000 pseudo-random bytes, the first not FF (no SOI)
+ *               Corrupt camera frames for the booth's arrival checks.
  *
  * Sets the format with VIDIOC_S_FMT (type VIDEO_OUTPUT, pixel format MJPG, width/height
  * read from the first file's SOF marker; every file must have that size) and the frame
@@ -19,7 +31,9 @@
  *
  * stdout (line-buffered):
  *   stream device=<dev> width=<w> height=<h> pixelformat=MJPG sizeimage=<n> fps=<f> files=<k>
- *   frame=<i> file_index=<k> file=<path> bytes=<n> t_before=<s.ns> t_after=<s.ns>
+ *   frame=<i> kind=<kind> file_index=<k> file=<path> bytes=<n> t_before=<s.ns> t_after=<s.ns>
+ *   pattern start frame=<i> frames=<n>    (SIGUSR1: PFILE read, its kinds from frame i on)
+ *   pattern end frame=<i>                 (frame i is whole again)
  *   done frames=<n> max_late_us=<us>
  * frame counts from 0 over the whole run; file_index is the position in the file list.
  * t_before/t_after are CLOCK_MONOTONIC around the write; the kernel stamps the frame's
@@ -47,6 +61,7 @@ struct jpeg {
 };
 
 static volatile sig_atomic_t stop;
+static volatile sig_atomic_t pattern_requested;
 
 static void on_signal(int sig)
 {
@@ -54,9 +69,118 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+static void on_usr1(int sig)
+{
+    (void)sig;
+    pattern_requested = 1;
+}
+
+enum kind { K_GOOD, K_TRUNCATED, K_NO_EOI, K_EMPTY, K_RANDOM };
+static const char *const kind_names[] = {"good", "truncated", "no-eoi", "empty", "random"};
+
+/* Reads the pattern file into *kinds (malloc'd); returns the count, or -1 (message printed). */
+static long read_pattern(const char *path, enum kind **kinds)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        fprintf(stderr, "loopback-writer: open(%s): %s\n", path, strerror(errno));
+        return -1;
+    }
+    long n = 0, cap = 64;
+    enum kind *k = malloc((size_t)cap * sizeof *k);
+    char word[32];
+    int len = 0, c;
+    if (!k) {
+        fclose(f);
+        return -1;
+    }
+    do {
+        c = fgetc(f);
+        if (c == EOF || c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+            if (len == 0)
+                continue;
+            word[len] = 0;
+            len = 0;
+            int found = -1;
+            for (int i = 0; i < (int)(sizeof kind_names / sizeof kind_names[0]); i++)
+                if (!strcmp(word, kind_names[i]))
+                    found = i;
+            if (found < 0) {
+                fprintf(stderr, "loopback-writer: %s: unknown frame kind '%s' (good, truncated, no-eoi, empty, random)\n",
+                        path, word);
+                free(k);
+                fclose(f);
+                return -1;
+            }
+            if (n == cap) {
+                enum kind *more = realloc(k, (size_t)(cap *= 2) * sizeof *k);
+                if (!more) {
+                    free(k);
+                    fclose(f);
+                    return -1;
+                }
+                k = more;
+            }
+            k[n++] = (enum kind)found;
+        } else if (len < (int)sizeof word - 1) {
+            word[len++] = (char)c;
+        }
+    } while (c != EOF);
+    fclose(f);
+    *kinds = k;
+    return n;
+}
+
+/* The bytes to write for a frame of kind k made from file j, in *out (scratch of j->len + 20000). */
+static size_t make_frame(enum kind k, const struct jpeg *j, unsigned char *scratch, const unsigned char **out,
+                         unsigned long long seed)
+{
+    size_t end;
+    switch (k) {
+    case K_GOOD:
+        *out = j->data;
+        return j->len;
+    case K_EMPTY:
+        *out = j->data;
+        return 0;
+    case K_TRUNCATED:
+        end = j->len / 2;
+        while (end > 2 && (j->data[end - 1] == 0 || (j->data[end - 2] == 0xFF && j->data[end - 1] == 0xD9)))
+            end--;
+        *out = j->data;
+        return end;
+    case K_NO_EOI:
+        end = j->len;
+        while (end >= 2 && !(j->data[end - 2] == 0xFF && j->data[end - 1] == 0xD9))
+            end--; /* the last EOI; what follows it goes too */
+        if (end >= 2)
+            end -= 2;
+        while (end > 2 && (j->data[end - 1] == 0 || (j->data[end - 2] == 0xFF && j->data[end - 1] == 0xD9)))
+            end--;
+        *out = j->data;
+        return end;
+    case K_RANDOM: {
+        unsigned long long x = seed * 0x9E3779B97F4A7C15ULL + 1;
+        for (size_t i = 0; i < 20000; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            scratch[i] = (unsigned char)(x >> 24);
+        }
+        if (scratch[0] == 0xFF)
+            scratch[0] = 0;
+        *out = scratch;
+        return 20000;
+    }
+    }
+    *out = j->data;
+    return j->len;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: loopback-writer --device /dev/videoN [--fps F] [--loop] [--count N] [--linger] FILE...\n");
+    fprintf(stderr, "usage: loopback-writer --device /dev/videoN [--fps F] [--loop] [--count N] [--linger] "
+                    "[--pattern-file PFILE] FILE...\n");
 }
 
 static int xioctl(int fd, unsigned long req, void *arg)
@@ -172,6 +296,7 @@ static int sleep_until(const struct timespec *deadline)
 int main(int argc, char **argv)
 {
     const char *device = NULL;
+    const char *pattern_file = NULL;
     double fps = 10;
     int loop = 0, linger = 0;
     long long count = -1;
@@ -188,6 +313,8 @@ int main(int argc, char **argv)
             loop = 1;
         else if (!strcmp(a, "--linger"))
             linger = 1;
+        else if (!strcmp(a, "--pattern-file") && argi + 1 < argc)
+            pattern_file = argv[++argi];
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage();
             return 0;
@@ -276,6 +403,13 @@ int main(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+    unsigned char *scratch = malloc(maxlen + 20000);
+    if (!scratch)
+        return 1;
+    enum kind *pattern = NULL;
+    long pattern_len = 0, pattern_pos = 0;
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("stream device=%s width=%u height=%u pixelformat=MJPG sizeimage=%u fps=%g files=%d\n", device,
@@ -293,16 +427,46 @@ int main(int argc, char **argv)
             break;
         if (frame > 0 && sleep_until(&deadline))
             break;
+        if (pattern_requested) {
+            pattern_requested = 0;
+            if (!pattern_file) {
+                fprintf(stderr, "loopback-writer: SIGUSR1 without --pattern-file: ignored\n");
+            } else {
+                enum kind *fresh = NULL;
+                long n = read_pattern(pattern_file, &fresh);
+                if (n < 0) {
+                    rc = 1;
+                    break;
+                }
+                if (pattern_len > 0 || n == 0)
+                    printf("pattern end frame=%lld\n", frame);
+                free(pattern);
+                pattern = fresh;
+                pattern_len = n;
+                pattern_pos = 0;
+                if (n > 0)
+                    printf("pattern start frame=%lld frames=%ld\n", frame, n);
+            }
+        }
+        enum kind k = K_GOOD;
+        if (pattern_pos < pattern_len) {
+            k = pattern[pattern_pos++];
+        } else if (pattern_len > 0) {
+            printf("pattern end frame=%lld\n", frame);
+            pattern_len = pattern_pos = 0;
+        }
         const struct jpeg *j = &files[frame % nfiles];
+        const unsigned char *bytes;
+        size_t len = make_frame(k, j, scratch, &bytes, (unsigned long long)frame);
         struct timespec before, after;
         clock_gettime(CLOCK_MONOTONIC, &before);
         ssize_t n;
         do {
-            n = write(fd, j->data, j->len);
+            n = write(fd, bytes, len);
         } while (n < 0 && errno == EINTR);
         clock_gettime(CLOCK_MONOTONIC, &after);
-        if (n != (ssize_t)j->len) {
-            fprintf(stderr, "loopback-writer: write(%s, %zu bytes of %s) at frame %lld: %s\n", device, j->len, j->path,
+        if (n != (ssize_t)len) {
+            fprintf(stderr, "loopback-writer: write(%s, %zu bytes of %s) at frame %lld: %s\n", device, len, j->path,
                     frame, n < 0 ? strerror(errno) : "short write (frame larger than the device's buffer)");
             rc = 1;
             break;
@@ -314,8 +478,8 @@ int main(int argc, char **argv)
         } else {
             deadline = before;
         }
-        printf("frame=%lld file_index=%lld file=%s bytes=%zu t_before=%.9f t_after=%.9f\n", frame,
-               frame % nfiles, j->path, j->len, ts_sec(&before), ts_sec(&after));
+        printf("frame=%lld kind=%s file_index=%lld file=%s bytes=%zu t_before=%.9f t_after=%.9f\n", frame,
+               kind_names[k], frame % nfiles, j->path, len, ts_sec(&before), ts_sec(&after));
         add_ns(&deadline, period_ns);
         frame++;
     }
