@@ -7,7 +7,7 @@
 #  A. with the stream stopped in idle (camera.idle_stop 6s): the press restarts the stream, so
 #     v4l2loopback's first buffer after STREAMON (sequence 0, bytesused = the whole buffer, an
 #     old photo zero-padded, stamped at STREAMON: after the trigger) comes right after the
-#     trigger. Asserted: the booth dropped it (photoboothctl status: >= 1 dropped), the saved
+#     trigger (when no new frame was written before the first dequeue). Asserted: the saved
 #     capture is a frame the writer fed after the trigger (sequence > 0), byte-identical to it.
 #  B. with the stream running: the capture is exactly the first frame the writer fed after the
 #     trigger (the first whose write window ends at or after the kernel edge timestamp).
@@ -99,7 +99,10 @@ printf '%s\n' "$status" > "$RESULTS/status-after-press-2.txt"
 cam=$(grep '^camera:' <<<"$status")
 log "$cam"
 dropped=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' <<<"$cam")
-assert_ge "${dropped:-0}" 1 "buffers the booth dropped in the stream the press started (v4l2loopback's stale first buffer)"
+# v4l2loopback's stale first buffer exists only when no new frame was written between STREAMON and
+# the first dequeue; on a slow guest one usually is, so the drop count is logged, not asserted.
+# What is asserted is that the stale buffer is never the capture (sequence >= 1 below).
+log "buffers dropped in the stream press 1 started: ${dropped:-0}"
 check_capture 1 after
 seq1=$(grep -E 'capture [0-9]+: frame #' "$BOOTH_LOG" | sed -n '1s/.*frame #\([0-9]*\) .*/\1/p')
 assert_ge "$seq1" 1 "press 1: captured frame's sequence (0 is the stale buffer)"
