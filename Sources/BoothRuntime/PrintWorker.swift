@@ -33,6 +33,8 @@ public final class PrintWorker: Sendable {
     }
 
     private let shared: Mutex<Shared>
+    /// Called after the journal or the printer's health changed (``observe(_:)``).
+    private let observer = Mutex<(@Sendable () -> Void)?>(nil)
     private let wake = NSCondition()
     private let done = Mutex(false)
     private let log: Logger
@@ -77,11 +79,25 @@ public final class PrintWorker: Sendable {
     }
 
     private func mutate<T>(_ body: (inout Shared) -> T) -> T {
-        shared.withLock { s in
+        let out = shared.withLock { s in
             let out = body(&s)
             save(s)
             return out
         }
+        changed()
+        return out
+    }
+
+    /// Tells the observer, outside the lock (it reads ``reviewText(captureID:)``).
+    private func changed() {
+        observer.withLock { $0 }?()
+    }
+
+    /// Calls `handler` after every change of the journal or of the printer's health, on the thread
+    /// that made it (the print thread, or a control-socket thread for refill, cancel, reprint,
+    /// purge), outside the worker's lock. The runtime re-shows the review screen when its text changed.
+    public func observe(_ handler: @escaping @Sendable () -> Void) {
+        observer.withLock { $0 = handler }
     }
 
     // MARK: From the loop and the control socket
@@ -432,6 +448,7 @@ public final class PrintWorker: Sendable {
     private func setHealth(_ new: PrinterHealth) {
         let old = shared.withLock { s in defer { s.health = new }; return s.health }
         guard old != new else { return }
+        changed()
         switch new {
         case .ready: log.notice("printer ready")
         case let .warning(r): log.warning("printer warning: \(r.joined(separator: ", "))")

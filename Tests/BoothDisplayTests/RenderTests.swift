@@ -158,6 +158,42 @@ struct RenderTests {
         #expect(fb.rgb(x: 200, y: 120) == 0xFF_FFFF)
     }
 
+    @Test("review shows the print status in its band, over the photo; a new status draws differently", arguments: formats)
+    func reviewPrintStatus(format: FramebufferFormat) throws {
+        let (c, fb) = try compose(format)
+        let size = format.size
+        // A capture with the screen's aspect, so the photo covers the whole screen (no bars).
+        let capture = try Fixture.quadrantsJPEG(width: size.width * 2, height: size.height * 2)
+        let region = ScreenRenderer.printStatusRegion(size)
+        func textSamples() -> (count: Int, signature: [Bool]) {
+            var count = 0, sig: [Bool] = []
+            for y in region.y..<(region.y + region.height) {
+                for x in stride(from: region.x, to: region.x + region.width, by: 2) {
+                    let white = near(fb.rgb(x: x, y: y), 0xFF_FFFF, 30)
+                    if white { count += 1 }
+                    sig.append(white)
+                }
+            }
+            return (count, sig)
+        }
+        c.draw(.review(captureID: 1), live: nil, capture: capture, options: LiveViewOptions(), displayRotation: .r0)
+        #expect(textSamples().count == 0, "no status, no text")
+        // Above the band, the photo is untouched (bottom-left quadrant blue).
+        #expect(near(fb.rgb(x: size.width / 4, y: region.y - 6), 0x00_00FF))
+        c.draw(.review(captureID: 1), live: nil, capture: capture, printStatus: "Printing…",
+               options: LiveViewOptions(), displayRotation: .r0)
+        let printing = textSamples()
+        #expect(printing.count > 60, "status text drawn in its region: \(printing.count) white samples")
+        // The band darkens the photo behind the text; the photo above it is unchanged.
+        #expect(near(fb.rgb(x: size.width / 4, y: region.y - 6), 0x00_00FF))
+        #expect(near(fb.rgb(x: 1, y: size.height - 2), 0x00_0040, 50), "band shades the blue photo")
+        c.draw(.review(captureID: 1), live: nil, capture: capture, printStatus: "Out of paper — your photo is saved",
+               options: LiveViewOptions(), displayRotation: .r0)
+        let paper = textSamples()
+        #expect(paper.count > 60)
+        #expect(paper.signature != printing.signature, "the new status is drawn")
+    }
+
     @Test("RGB565 pixels keep the channel bitfields")
     func rgb565Bitfields() {
         let f = FramebufferFormat.rgb565(FrameSize(width: 1, height: 1))

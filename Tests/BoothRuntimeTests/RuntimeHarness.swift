@@ -93,8 +93,16 @@ final class RecordingDisplay: DisplaySink {
         case frame(FrameSize)
     }
     private let entries = Mutex<[Entry]>([])
+    private let statuses = Mutex<[(Screen, String?)]>([])
 
-    func show(_ screen: Screen, capture: [UInt8]?) { entries.withLock { $0.append(.screen(screen)) } }
+    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
+        entries.withLock { $0.append(.screen(screen)) }
+        statuses.withLock { $0.append((screen, printStatus)) }
+    }
+    /// The print statuses each review of `captureID` was shown with, in order.
+    func printStatuses(review captureID: UInt64) -> [String?] {
+        statuses.withLock { $0.filter { $0.0 == .review(captureID: captureID) }.map(\.1) }
+    }
     func frame(_ frame: Frame) { entries.withLock { $0.append(.frame(frame.size)) } }
 
     var all: [Entry] { entries.withLock { $0 } }
@@ -129,6 +137,7 @@ func fastSettings(dir: String) -> Settings {
     s.storage.minFreeBytes = 0
     s.preview.file = ""
     s.preview.frameRate = 10
+    s.preview.size = FrameSize(width: 320, height: 200)
     return s
 }
 
@@ -159,10 +168,7 @@ final class TestBooth: Sendable {
             led: { _ in nil },
             displays: { s, clock, log in
                 var sinks: [any DisplaySink] = [display]
-                if filePreview {
-                    sinks.append(FilePreview(path: s.preview.file, framesPerSecond: s.preview.frameRate,
-                                             clock: clock, log: log))
-                }
+                if filePreview, let preview = try? makeFilePreview(s, log: log) { sinks.append(preview) }
                 return sinks
             })
         runtime = BoothRuntime(settings: settings, options: options, factory: factory, log: log,
