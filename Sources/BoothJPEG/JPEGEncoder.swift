@@ -117,18 +117,20 @@ public final class JPEGEncoder {
     }
 
     /// Encodes an XRGB8888 picture (`size.width * size.height` words `0xXXRRGGBB`, rows top to
-    /// bottom, i.e. bytes B, G, R, X: TurboJPEG's `TJPF_BGRX`) to JPEG bytes (JFIF, 4:2:0). Wraps
-    /// `tjCompress2`; for the file preview, which encodes the drawn screen.
+    /// bottom, i.e. bytes B, G, R, X: TurboJPEG's `TJPF_BGRX`) to JPEG bytes (JFIF, 4:2:0 unless
+    /// `chromaSubsampling` says otherwise). Wraps `tjCompress2`; for the file preview, which encodes
+    /// the drawn screen.
     /// - Parameter quality: 1 … 100.
     /// - Throws: `JPEGFrameError` for a bad quality, an empty or oversized size or too few pixels;
     ///   `TurboJPEGError` (call `tjCompress2`) when TurboJPEG fails.
-    public func encode(xrgb pixels: [UInt32], size: FrameSize, quality: Int) throws -> [UInt8] {
+    public func encode(xrgb pixels: [UInt32], size: FrameSize, quality: Int,
+                       chromaSubsampling: ChromaSubsampling = .s420) throws -> [UInt8] {
         guard (1...100).contains(quality) else { throw JPEGFrameError.invalidQuality(quality) }
         guard size.width > 0, size.height > 0, size.width <= 65_500, size.height <= 65_500 else {
             throw JPEGFrameError.invalidSize(size)
         }
         guard pixels.count >= size.area else { throw JPEGFrameError.tooFewBytes(count: pixels.count * 4, needed: size.area * 4) }
-        let subsampling = Int32(TJSAMP_420.rawValue)
+        let subsampling = chromaSubsampling.turboJPEG
         let bound = tjBufSize(Int32(size.width), Int32(size.height), subsampling)
         guard bound != UInt(bitPattern: -1), bound <= UInt(Int32.max) else { throw JPEGFrameError.invalidSize(size) }
         let buffer = outputBuffer(capacity: Int(bound))

@@ -217,3 +217,40 @@ struct RenderTests {
         #expect(fb.bytes[0] == 0x1F && fb.bytes[1] == 0x00)
     }
 }
+
+@Suite("Band shading through libyuv")
+struct ShadeTests {
+    @Test("shading toward black with ARGBShade matches the per-pixel blend within 2 per channel, inside the rectangle only")
+    func shadeMatchesBlend() {
+        let size = FrameSize(width: 67, height: 23)
+        var canvas = Canvas(size: size)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                canvas.pixels[y * size.width + x] = 0xFF00_0000 | UInt32(x * 3) << 16 | UInt32(y * 11) << 8 | UInt32((x * y) & 0xFF)
+            }
+        }
+        let before = canvas
+        let rect = PixelRect(x: 5, y: 3, width: 50, height: 15)
+        for alpha in [0, 1, 150, 160, 254, 255] {
+            var shaded = before
+            shaded.shade(rect, 0, alpha: alpha)
+            // The same blend with a colour one step from black takes the per-pixel path.
+            var reference = before
+            reference.shade(rect, 0x00_0001, alpha: alpha)
+            for y in 0..<size.height {
+                for x in 0..<size.width {
+                    let inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height
+                    if inside {
+                        #expect(near(shaded.rgb(x: x, y: y), reference.rgb(x: x, y: y), 2),
+                                "alpha \(alpha) at \(x),\(y): \(hex(shaded.rgb(x: x, y: y))) vs \(hex(reference.rgb(x: x, y: y)))")
+                    } else {
+                        #expect(shaded.rgb(x: x, y: y) == before.rgb(x: x, y: y), "outside the rectangle untouched")
+                    }
+                }
+            }
+        }
+        var black = before
+        black.shade(rect, 0, alpha: 255)
+        #expect(black.rgb(x: 10, y: 10) == 0)
+    }
+}
