@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],

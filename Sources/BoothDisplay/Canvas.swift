@@ -1,4 +1,5 @@
 import BoothCore
+import CYUV
 
 /// An XRGB8888 picture in memory: `size.width * size.height` 32-bit pixels, rows top to bottom,
 /// each `0xXXRRGGBB` (little-endian bytes B, G, R, X: libyuv's "ARGB" and fbdev's XRGB8888).
@@ -50,10 +51,19 @@ public struct Canvas: Sendable, Equatable {
     }
 
     /// Darkens (or lightens) `rect` toward `color` by `alpha` (0…255), for bands behind text.
+    /// Toward black (`color` 0) it is libyuv's `ARGBShade` (each channel times `255 - alpha`, SIMD).
     public mutating func shade(_ rect: PixelRect, _ color: UInt32, alpha: Int) {
         let r = rect.clipped(to: size)
         guard !r.isEmpty else { return }
         let w = width, a = UInt32(max(0, min(255, alpha)))
+        if color & 0xFF_FFFF == 0 {
+            let keep = 255 - a, value = 0xFF00_0000 | keep << 16 | keep << 8 | keep
+            pixels.withUnsafeMutableBytes { p in
+                let at = (p.baseAddress?.assumingMemoryBound(to: UInt8.self)).map { $0 + (r.y * w + r.x) * 4 }
+                _ = ARGBShade(at, Int32(w * 4), at, Int32(w * 4), Int32(r.width), Int32(r.height), value)
+            }
+            return
+        }
         pixels.withUnsafeMutableBufferPointer { p in
             for y in r.y..<(r.y + r.height) {
                 let row = y * w

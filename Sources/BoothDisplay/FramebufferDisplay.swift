@@ -18,10 +18,12 @@ public final class ScreenCompositor {
         converter = FramebufferConverter(format: framebuffer.format)
     }
 
-    /// Draws one frame of `screen` and presents it.
-    public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, options: LiveViewOptions, displayRotation: Rotation) {
+    /// Draws one frame of `screen` and presents it; `printStatus` is the review screen's print
+    /// status (``ScreenRenderer/render(_:live:capture:printStatus:options:into:)``).
+    public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, printStatus: String? = nil,
+                     options: LiveViewOptions, displayRotation: Rotation) {
         canvas.resize(converter.canvasSize(for: displayRotation))
-        renderer.render(screen, live: live, capture: capture, options: options, into: &canvas)
+        renderer.render(screen, live: live, capture: capture, printStatus: printStatus, options: options, into: &canvas)
         converter.present(canvas, rotation: displayRotation, on: framebuffer)
     }
 }
@@ -36,10 +38,13 @@ public final class FramebufferDisplay: Sendable {
     private let orientation: OrientationTracker
     private let optionsBase: LiveViewOptions
     private let minIntervalSeconds: Double
+    private let followsDisplayRotation: Bool
+    private let threadName: String
     private let log: @Sendable (String) -> Void
     private struct Shared {
         var screen: Screen = .idle(notice: nil)
         var capture: [UInt8]?
+        var printStatus: String?
         var live: Frame?
         var dirty = true
         var stop = false
@@ -61,11 +66,17 @@ public final class FramebufferDisplay: Sendable {
     ///   - framebuffer: a ``FramebufferDevice`` (or a ``MemoryFramebuffer``).
     ///   - fontPath: the font (`display.font`).
     ///   - console: the VT to switch to graphics mode (`display.console`), or nil.
+    ///   - followsDisplayRotation: turn the drawing by `display.rotation` (a screen); false draws it
+    ///     upright (the file preview).
+    ///   - threadName: the drawing thread's name.
     ///   - log: warnings (a console that cannot be owned).
     /// - Throws: ``FontError`` when the font cannot be loaded.
     public init(framebuffer: any Framebuffer, fontPath: String, texts: ScreenTexts, options: LiveViewOptions,
                 orientation: OrientationTracker, framesPerSecond: Int, console: String?,
+                followsDisplayRotation: Bool = true, threadName: String = "display",
                 log: @escaping @Sendable (String) -> Void) throws {
+        self.followsDisplayRotation = followsDisplayRotation
+        self.threadName = threadName
         format = framebuffer.format
         let renderer = ScreenRenderer(font: try Font(path: fontPath), texts: texts)
         confined = Confined(ScreenCompositor(framebuffer: framebuffer, renderer: renderer))
@@ -83,18 +94,25 @@ public final class FramebufferDisplay: Sendable {
     /// Starts the drawing thread.
     public func start() {
         let thread = Thread { [self] in self.run() }
-        thread.name = "display"
+        thread.name = threadName
         thread.start()
     }
 
     /// Frames drawn so far.
     public var framesDrawn: Int { shared.withLock { $0.frames } }
 
-    /// Shows `screen`; `capture` is the capture's JPEG for `.review`.
-    public func show(_ screen: Screen, capture: [UInt8]?) {
+    /// Shows `screen`; `capture` is the capture's JPEG for `.review`, `printStatus` the review
+    /// screen's print status (nil: none). Showing the review again with a new status redraws it.
+    public func show(_ screen: Screen, capture: [UInt8]?, printStatus: String? = nil) {
         shared.withLock { s in
             s.screen = screen
-            if case .review = screen { s.capture = capture } else { s.capture = nil }
+            if case .review = screen {
+                s.capture = capture
+                s.printStatus = printStatus
+            } else {
+                s.capture = nil
+                s.printStatus = nil
+            }
             s.dirty = true
         }
         signal()
@@ -137,28 +155,29 @@ public final class FramebufferDisplay: Sendable {
                 if !wake.wait(until: Date(timeIntervalSinceNow: 0.5)) { break }
             }
             wake.unlock()
-            let rotation = (camera: orientation.camera, display: orientation.display)
+            let rotation = (camera: orientation.camera, display: followsDisplayRotation ? orientation.display : Rotation.r0)
             let turned = lastRotation.map { $0.camera != rotation.camera || $0.display != rotation.display } ?? true
             let now = ProcessInfo.processInfo.systemUptime
             if now - lastDraw < minIntervalSeconds {
                 usleep(useconds_t((minIntervalSeconds - (now - lastDraw)) * 1_000_000))
             }
-            enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?) }
+            enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?, String?) }
             let job: Job = shared.withLock { s in
                 if s.stop { return .stop }
                 guard s.dirty || turned else { return .skip }
                 s.dirty = false
                 // A frame over 2 s old is from a stream that stopped (camera.idle_stop): not shown.
                 let live = s.live.flatMap { monotonicNow().milliseconds(since: $0.timestamp) < 2000 ? $0 : nil }
-                return .draw(s.screen, live, s.capture)
+                return .draw(s.screen, live, s.capture, s.printStatus)
             }
-            guard case let .draw(screen, live, capture) = job else {
+            guard case let .draw(screen, live, capture, printStatus) = job else {
                 if case .stop = job { return }
                 continue
             }
             var options = optionsBase
             options.cameraRotation = rotation.camera
-            confined.compositor.draw(screen, live: live, capture: capture, options: options, displayRotation: rotation.display)
+            confined.compositor.draw(screen, live: live, capture: capture, printStatus: printStatus, options: options,
+                                     displayRotation: rotation.display)
             lastRotation = rotation
             lastDraw = ProcessInfo.processInfo.systemUptime
             shared.withLock { $0.frames += 1 }

@@ -63,7 +63,8 @@ public struct LiveViewOptions: Sendable, Equatable {
 /// Draws the booth's screens onto a canvas of any size (text sized relative to the shorter side):
 /// idle (live view or dark, "Press the button" band, the notice above it), preview (live view,
 /// prompt), countdown (live view, a large digit in the centre), capture (white flash), review (the
-/// capture, whole, never mirrored), fault (the reasons in guests' words). Text through FreeType
+/// capture, whole, never mirrored, with the print status in the band when there is one), fault (the
+/// reasons in guests' words). Text through FreeType
 /// (``Font``), rasterized once per text and size. Not thread-safe: one per drawing thread.
 public final class ScreenRenderer {
     public let font: Font
@@ -94,10 +95,16 @@ public final class ScreenRenderer {
         return PixelRect(x: 0, y: size.height - h, width: size.width, height: h)
     }
 
+    /// Where the review screen's print status is drawn: the band at the bottom (``bandRegion(_:)``).
+    public static func printStatusRegion(_ size: FrameSize) -> PixelRect { bandRegion(size) }
+
     /// Draws `screen` over the canvas. `live` is the newest camera frame (nil when the stream is
-    /// stopped); `capture` the capture's JPEG for `.review`. A frame or capture that does not decode
+    /// stopped); `capture` the capture's JPEG for `.review`; `printStatus` what the review screen
+    /// says about printing that picture ("Printing…", "Out of paper — your photo is saved"; nil or
+    /// empty: nothing), drawn in ``printStatusRegion(_:)``. A frame or capture that does not decode
     /// leaves a dark background: a screen is always drawn.
-    public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, options: LiveViewOptions, into canvas: inout Canvas) {
+    public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, printStatus: String? = nil,
+                       options: LiveViewOptions, into canvas: inout Canvas) {
         let size = canvas.size, s = min(size.width, size.height)
         let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
         func liveView() {
@@ -141,6 +148,7 @@ public final class ScreenRenderer {
             if let capture {
                 try? scaler.draw(jpeg: capture, into: &canvas, area: whole, scaling: .fit)
             }
+            if let printStatus, !printStatus.isEmpty { band(printStatus, in: &canvas) }
         case .fault(let reasons):
             canvas.fill(ScreenRenderer.faultBackground)
             var lines: [String] = []

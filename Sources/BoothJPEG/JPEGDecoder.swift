@@ -10,6 +10,18 @@ public enum ChromaSubsampling: String, Sendable, CaseIterable {
     case s440 = "4:4:0"
     case s411 = "4:1:1"
 
+    /// TurboJPEG's `TJSAMP` value.
+    var turboJPEG: Int32 {
+        switch self {
+        case .s444: Int32(TJSAMP_444.rawValue)
+        case .s422: Int32(TJSAMP_422.rawValue)
+        case .s420: Int32(TJSAMP_420.rawValue)
+        case .gray: Int32(TJSAMP_GRAY.rawValue)
+        case .s440: Int32(TJSAMP_440.rawValue)
+        case .s411: Int32(TJSAMP_411.rawValue)
+        }
+    }
+
     init?(turboJPEG value: Int32) {
         switch value {
         case Int32(TJSAMP_444.rawValue): self = .s444

@@ -116,6 +116,38 @@ public final class JPEGEncoder {
         return Array(UnsafeBufferPointer(start: buffer, count: Int(jpegSize)))
     }
 
+    /// Encodes an XRGB8888 picture (`size.width * size.height` words `0xXXRRGGBB`, rows top to
+    /// bottom, i.e. bytes B, G, R, X: TurboJPEG's `TJPF_BGRX`) to JPEG bytes (JFIF, 4:2:0 unless
+    /// `chromaSubsampling` says otherwise). Wraps `tjCompress2`; for the file preview, which encodes
+    /// the drawn screen.
+    /// - Parameter quality: 1 … 100.
+    /// - Throws: `JPEGFrameError` for a bad quality, an empty or oversized size or too few pixels;
+    ///   `TurboJPEGError` (call `tjCompress2`) when TurboJPEG fails.
+    public func encode(xrgb pixels: [UInt32], size: FrameSize, quality: Int,
+                       chromaSubsampling: ChromaSubsampling = .s420) throws -> [UInt8] {
+        guard (1...100).contains(quality) else { throw JPEGFrameError.invalidQuality(quality) }
+        guard size.width > 0, size.height > 0, size.width <= 65_500, size.height <= 65_500 else {
+            throw JPEGFrameError.invalidSize(size)
+        }
+        guard pixels.count >= size.area else { throw JPEGFrameError.tooFewBytes(count: pixels.count * 4, needed: size.area * 4) }
+        let subsampling = chromaSubsampling.turboJPEG
+        let bound = tjBufSize(Int32(size.width), Int32(size.height), subsampling)
+        guard bound != UInt(bitPattern: -1), bound <= UInt(Int32.max) else { throw JPEGFrameError.invalidSize(size) }
+        let buffer = outputBuffer(capacity: Int(bound))
+        var jpegBuf: UnsafeMutablePointer<UInt8>? = buffer
+        var jpegSize = UInt(bound)
+        let rc = pixels.withUnsafeBytes { src in
+            tjCompress2(handle.raw, src.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(size.width),
+                        Int32(size.width * 4), Int32(size.height), Int32(TJPF_BGRX.rawValue), &jpegBuf, &jpegSize,
+                        subsampling, Int32(quality), TJFLAG_NOREALLOC)
+        }
+        guard rc == 0 else { throw handle.error("tjCompress2") }
+        guard jpegBuf == buffer, jpegSize <= UInt(outputCapacity) else {
+            throw TurboJPEGError(call: "tjCompress2", message: "TurboJPEG moved the output buffer despite TJFLAG_NOREALLOC")
+        }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(jpegSize)))
+    }
+
     private func outputBuffer(capacity: Int) -> UnsafeMutablePointer<UInt8> {
         if let output, outputCapacity >= capacity { return output }
         output?.deallocate()

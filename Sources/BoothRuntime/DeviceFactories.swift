@@ -15,10 +15,25 @@ public func streamRequest(from s: Settings) -> StreamRequest {
                                                   focus: s.camera.focus))
 }
 
-/// The file preview, when `preview.file` is set.
+/// The file preview, when `preview.file` is set: the screens drawn at `preview.size`. A font that
+/// cannot be loaded is logged and the booth runs without it.
 func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger) -> [any DisplaySink] {
     guard !s.preview.file.isEmpty else { return [] }
-    return [FilePreview(path: s.preview.file, framesPerSecond: s.preview.frameRate, clock: clock, log: log)]
+    do {
+        return [try makeFilePreview(s, log: log)]
+    } catch {
+        log.warning("preview: no file preview, running without it: \(error)")
+        return []
+    }
+}
+
+/// The ``FilePreview`` for a set of settings (`preview.*`, the screen's font, texts, scaling, mirror).
+/// - Throws: ``FontError`` when `display.font` cannot be loaded.
+public func makeFilePreview(_ s: Settings, log: Logger) throws -> FilePreview {
+    try FilePreview(path: s.preview.file, size: s.preview.size, framesPerSecond: s.preview.frameRate,
+                    fontPath: s.display.font, texts: ScreenTexts(s.text),
+                    options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
+                    orientation: OrientationTracker(settings: s), log: log)
 }
 
 /// The framebuffer screen, when `display.device` is set and opens; a screen that cannot be opened
@@ -45,7 +60,9 @@ func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logg
 final class FramebufferSink: DisplaySink {
     let display: FramebufferDisplay
     init(_ display: FramebufferDisplay) { self.display = display }
-    func show(_ screen: Screen, capture: [UInt8]?) { display.show(screen, capture: capture) }
+    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
+        display.show(screen, capture: capture, printStatus: printStatus)
+    }
     func frame(_ frame: Frame) { display.frame(frame) }
     func close() { display.close() }
 }

@@ -34,10 +34,12 @@ public protocol LEDDevice: AnyObject, Sendable {
     func stop()
 }
 
-/// Where the guest's screen goes: the file preview now, the framebuffer later.
+/// Where the guest's screen goes: the framebuffer and the file preview.
 public protocol DisplaySink: AnyObject, Sendable {
-    /// Shows a screen; `capture` holds the JPEG of the capture for `.review`.
-    func show(_ screen: Screen, capture: [UInt8]?)
+    /// Shows a screen; `capture` holds the JPEG of the capture for `.review`, `printStatus` what
+    /// the review screen says about printing it (``PrintWorker/reviewText(captureID:)``; nil: nothing).
+    /// The runtime shows the review again, with the same capture, when its print status changes.
+    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?)
     /// A live frame from the camera thread (the sink keeps its own rate).
     func frame(_ frame: Frame)
     /// The daemon stops: release the device (the framebuffer display gives the console back).

@@ -1,86 +1,95 @@
 import BoothCore
+import BoothDisplay
 import BoothJPEG
 import Synchronization
 
-/// The live view as a JPEG file (`preview.file`), rewritten atomically at `preview.frame_rate`
-/// by rename only (no fsync: it is thrown away). During review it holds the capture.
+/// What the screen shows, as a JPEG file (`preview.file`): the same drawing as the framebuffer
+/// (``ScreenRenderer``: live view, texts, countdown digit, flash, review with its print status,
+/// fault) at `preview.size`, upright, encoded with TurboJPEG and rewritten at most
+/// `preview.frame_rate` times a second by rename only (no fsync: it is thrown away). Drawing and
+/// encoding run on a thread of its own ("preview"), so neither the camera thread nor the main loop
+/// waits for them.
 public final class FilePreview: DisplaySink {
     /// The file (`preview.file`).
     public let path: String
-    private let minIntervalMilliseconds: Double
+    private let file: JPEGFileFramebuffer
+    private let display: FramebufferDisplay
+
+    /// - Parameters:
+    ///   - size: the picture's size in pixels (`preview.size`).
+    ///   - framesPerSecond: rewrites per second at most (`preview.frame_rate`).
+    ///   - quality: JPEG quality of the file.
+    ///   - fontPath: the font (`display.font`); `texts` the `[text]` settings.
+    ///   - options: how the live view is drawn (`display.scaling`, `display.mirror`); the camera
+    ///     rotation comes from `orientation`.
+    /// - Throws: ``FontError`` when the font cannot be loaded.
+    public init(path: String, size: FrameSize, framesPerSecond: Int, quality: Int = 80, fontPath: String,
+                texts: ScreenTexts, options: LiveViewOptions, orientation: OrientationTracker, log: Logger) throws {
+        self.path = path
+        try? makeDirectories(directoryName(of: path))
+        let file = JPEGFileFramebuffer(path: path, size: size, quality: quality, log: log)
+        self.file = file
+        display = try FramebufferDisplay(framebuffer: file, fontPath: fontPath, texts: texts, options: options,
+                                         orientation: orientation, framesPerSecond: framesPerSecond, console: nil,
+                                         followsDisplayRotation: false, threadName: "preview",
+                                         log: { log.warning("preview: \($0)") })
+        display.start()
+    }
+
+    /// Files written so far.
+    public var written: Int { file.written }
+
+    public func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
+        display.show(screen, capture: capture, printStatus: printStatus)
+    }
+
+    public func frame(_ frame: Frame) { display.frame(frame) }
+
+    public func close() { display.close() }
+}
+
+/// A "framebuffer" that is a JPEG file: 32 bpp XRGB8888 at `size`; each presented frame is encoded
+/// (`tjCompress2`, 4:2:0) and written to `path` atomically (temp file, rename; no fsync). A failed
+/// write is logged once until one succeeds again.
+final class JPEGFileFramebuffer: Framebuffer {
+    let format: FramebufferFormat
+    let path: String
     private let quality: Int
-    private let clock: any MonotonicClock
     private let log: Logger
     private struct State {
-        var still = false
-        var lastWrite: MonotonicInstant?
         var encoder: JPEGEncoder?
+        var pixels: [UInt32] = []
         var failedOnce = false
         var written = 0
     }
     private let state = Mutex(State())
 
-    /// - Parameters:
-    ///   - framesPerSecond: rewrites per second at most (`preview.frame_rate`).
-    ///   - quality: JPEG quality for YUYV/RGB frames (MJPEG frames are written as they came).
-    public init(path: String, framesPerSecond: Int, quality: Int = 80, clock: any MonotonicClock, log: Logger) {
+    init(path: String, size: FrameSize, quality: Int, log: Logger) {
         self.path = path
-        self.minIntervalMilliseconds = 1000.0 / Double(max(1, framesPerSecond))
+        format = .xrgb8888(size)
         self.quality = quality
-        self.clock = clock
         self.log = log
-        try? makeDirectories(directoryName(of: path))
     }
 
-    /// Files written so far.
-    public var written: Int { state.withLock { $0.written } }
+    var written: Int { state.withLock { $0.written } }
 
-    public func show(_ screen: Screen, capture: [UInt8]?) {
+    func present(_ packed: UnsafeRawBufferPointer) {
+        let size = format.size, quality = self.quality
+        guard packed.count >= size.area * 4 else { return }
         state.withLock { s in
-            if case .review = screen, let capture {
-                s.still = true
-                write(capture, &s)
-            } else {
-                s.still = false
+            do {
+                if s.encoder == nil { s.encoder = try JPEGEncoder() }
+                if s.pixels.count != size.area { s.pixels = [UInt32](repeating: 0, count: size.area) }
+                s.pixels.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: packed[0..<(size.area * 4)])) }
+                guard let encoder = s.encoder else { return }
+                let jpeg = try encoder.encode(xrgb: s.pixels, size: size, quality: quality)
+                try AtomicFile.write(jpeg, to: path, durable: false, replace: true)
+                s.written += 1
+                s.failedOnce = false
+            } catch {
+                if !s.failedOnce { log.warning("preview: \(error)") }
+                s.failedOnce = true
             }
-        }
-    }
-
-    public func frame(_ frame: Frame) {
-        let now = clock.now()
-        let due: Bool = state.withLock { s in
-            guard !s.still else { return false }
-            if let last = s.lastWrite, now.milliseconds(since: last) < minIntervalMilliseconds { return false }
-            s.lastWrite = now
-            return true
-        }
-        guard due else { return }
-        let bytes: [UInt8]?
-        switch frame.format {
-        case .mjpeg:
-            bytes = frame.bytes
-        case .yuyv, .rgb24:
-            bytes = state.withLock { s -> [UInt8]? in
-                if s.encoder == nil { s.encoder = try? JPEGEncoder() }
-                return try? s.encoder?.encode(frame, quality: quality)
-            }
-        }
-        guard let bytes else { return }
-        // Written under the lock, and only while no capture is shown: a live frame encoded while
-        // review began must not replace the capture (the camera and main-loop threads both write here).
-        state.withLock { s in
-            if !s.still { write(bytes, &s) }
-        }
-    }
-
-    private func write(_ bytes: [UInt8], _ s: inout State) {
-        do {
-            try AtomicFile.write(bytes, to: path, durable: false, replace: true)
-            s.written += 1
-            s.failedOnce = false
-        } catch {
-            if !s.failedOnce { log.warning("preview: \(error)") }
-            s.failedOnce = true
         }
     }
 }

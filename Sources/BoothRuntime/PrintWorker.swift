@@ -49,6 +49,8 @@ public final class PrintWorker: Sendable {
     private let written = Mutex(0)
     /// Writes the journal's bytes to its path durably (AtomicFile: open, write, fsync, rename).
     private let writeJournal: @Sendable ([UInt8], String) throws -> Void
+    /// Called after the journal or the printer's health changed (``observe(_:)``).
+    private let observer = Mutex<(@Sendable () -> Void)?>(nil)
     private let wake = NSCondition()
     private let done = Mutex(false)
     private let log: Logger
@@ -117,7 +119,20 @@ public final class PrintWorker: Sendable {
             return (out, (s.journal, s.journalVersion, s.settings.journal))
         }
         if let (journal, version, path) = snapshot { persist(journal, version: version, path: path) }
+        changed()
         return out
+    }
+
+    /// Tells the observer, outside the lock (it reads ``reviewText(captureID:)``).
+    private func changed() {
+        observer.withLock { $0 }?()
+    }
+
+    /// Calls `handler` after every change of the journal or of the printer's health, on the thread
+    /// that made it (the print thread, or a control-socket thread for refill, cancel, reprint,
+    /// purge), outside the worker's lock. The runtime re-shows the review screen when its text changed.
+    public func observe(_ handler: @escaping @Sendable () -> Void) {
+        observer.withLock { $0 = handler }
     }
 
     // MARK: From the loop and the control socket
@@ -508,6 +523,7 @@ public final class PrintWorker: Sendable {
     private func setHealth(_ new: PrinterHealth) {
         let old = shared.withLock { s in defer { s.health = new }; return s.health }
         guard old != new else { return }
+        changed()
         switch new {
         case .ready: log.notice("printer ready")
         case let .warning(r): log.warning("printer warning: \(r.joined(separator: ", "))")

@@ -97,6 +97,15 @@ public final class BoothRuntime: Sendable {
     /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
     let admin: RuntimeAdmin
     private let displays: [any DisplaySink]
+    /// The review on screen (capture, its JPEG, the print status shown), nil on other screens. Every
+    /// `show` to the displays happens under this lock, so a print status arriving from the print
+    /// thread never re-shows a review the loop has already left.
+    private let review = Mutex<ReviewOnScreen?>(nil)
+    struct ReviewOnScreen {
+        var captureID: UInt64
+        var jpeg: [UInt8]?
+        var printStatus: String?
+    }
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
     let orientation: OrientationTracker
     private let reloader: @Sendable () -> Result<Settings, SettingsError>
@@ -231,6 +240,7 @@ public final class BoothRuntime: Sendable {
                         + "the captures are saved, but no picture is made and the sessions end failed")
         }
         camera.launch()
+        printer.observe { [weak self] in self?.printStateChanged() }
         printer.launch()
         if let message = startButton(settings) { startFaults.append((.button, message)) }
         let led = factory.led(settings)
@@ -346,9 +356,7 @@ public final class BoothRuntime: Sendable {
         case .stopStream:
             camera.stopStream()
         case let .show(screen):
-            var jpeg: [UInt8]?
-            if case let .review(id) = screen { jpeg = state.withLock { $0.sessionJPEGs[id] } ?? captures.get(id)?.jpeg }
-            for d in displays { d.show(screen, capture: jpeg) }
+            show(screen)
             if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
         case let .setLED(pattern):
             state.withLock { $0.led }?.set(pattern)
@@ -442,6 +450,38 @@ public final class BoothRuntime: Sendable {
         }
         composeWorker.compose(.init(pictureID: pictureID, session: session, captures: jpegs,
                                     takenAt: takenAt, lastFrameAt: lastFrameAt ?? clock.now()))
+    }
+
+    /// Shows `screen` on every display; a review with its capture and print status.
+    private func show(_ screen: Screen) {
+        let printer = self.printer, displays = self.displays
+        review.withLock { r in
+            guard case let .review(id) = screen else {
+                r = nil
+                for d in displays { d.show(screen, capture: nil, printStatus: nil) }
+                return
+            }
+            let held = state.withLock { $0.sessionJPEGs[id] }
+            let shown = ReviewOnScreen(captureID: id, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
+                                       printStatus: printer.reviewText(captureID: id))
+            r = shown
+            for d in displays { d.show(screen, capture: shown.jpeg, printStatus: shown.printStatus) }
+        }
+    }
+
+    /// The print worker's journal or the printer's health changed (print or control thread): when
+    /// the review on screen now reads differently, it is shown again with the new text.
+    private func printStateChanged() {
+        let printer = self.printer, displays = self.displays, log = self.log
+        review.withLock { r in
+            guard var shown = r else { return }
+            let text = printer.reviewText(captureID: shown.captureID)
+            guard text != shown.printStatus else { return }
+            shown.printStatus = text
+            r = shown
+            log.info("review of capture \(shown.captureID): \(text ?? "no print status")")
+            for d in displays { d.show(.review(pictureID: shown.captureID), capture: shown.jpeg, printStatus: text) }
+        }
     }
 
     private func retry(_ kind: FaultKind) {

@@ -158,6 +158,42 @@ struct RenderTests {
         #expect(fb.rgb(x: 200, y: 120) == 0xFF_FFFF)
     }
 
+    @Test("review shows the print status in its band, over the photo; a new status draws differently", arguments: formats)
+    func reviewPrintStatus(format: FramebufferFormat) throws {
+        let (c, fb) = try compose(format)
+        let size = format.size
+        // A capture with the screen's aspect, so the photo covers the whole screen (no bars).
+        let capture = try Fixture.quadrantsJPEG(width: size.width * 2, height: size.height * 2)
+        let region = ScreenRenderer.printStatusRegion(size)
+        func textSamples() -> (count: Int, signature: [Bool]) {
+            var count = 0, sig: [Bool] = []
+            for y in region.y..<(region.y + region.height) {
+                for x in stride(from: region.x, to: region.x + region.width, by: 2) {
+                    let white = near(fb.rgb(x: x, y: y), 0xFF_FFFF, 30)
+                    if white { count += 1 }
+                    sig.append(white)
+                }
+            }
+            return (count, sig)
+        }
+        c.draw(.review(pictureID: 1), live: nil, capture: capture, options: LiveViewOptions(), displayRotation: .r0)
+        #expect(textSamples().count == 0, "no status, no text")
+        // Above the band, the photo is untouched (bottom-left quadrant blue).
+        #expect(near(fb.rgb(x: size.width / 4, y: region.y - 6), 0x00_00FF))
+        c.draw(.review(pictureID: 1), live: nil, capture: capture, printStatus: "Printing…",
+               options: LiveViewOptions(), displayRotation: .r0)
+        let printing = textSamples()
+        #expect(printing.count > 60, "status text drawn in its region: \(printing.count) white samples")
+        // The band darkens the photo behind the text; the photo above it is unchanged.
+        #expect(near(fb.rgb(x: size.width / 4, y: region.y - 6), 0x00_00FF))
+        #expect(near(fb.rgb(x: 1, y: size.height - 2), 0x00_0040, 50), "band shades the blue photo")
+        c.draw(.review(pictureID: 1), live: nil, capture: capture, printStatus: "Out of paper — your photo is saved",
+               options: LiveViewOptions(), displayRotation: .r0)
+        let paper = textSamples()
+        #expect(paper.count > 60)
+        #expect(paper.signature != printing.signature, "the new status is drawn")
+    }
+
     @Test("RGB565 pixels keep the channel bitfields")
     func rgb565Bitfields() {
         let f = FramebufferFormat.rgb565(FrameSize(width: 1, height: 1))
@@ -217,5 +253,42 @@ struct ShotScreenTests {
         let between = Self.lightInBand(fb, format.size)
         #expect(between.filter { $0 }.count > 30, "between shots, the band says which shot is next")
         #expect(between != second, "'2 of 4' is not 'Photo 2 of 4'")
+    }
+}
+
+@Suite("Band shading through libyuv")
+struct ShadeTests {
+    @Test("shading toward black with ARGBShade matches the per-pixel blend within 2 per channel, inside the rectangle only")
+    func shadeMatchesBlend() {
+        let size = FrameSize(width: 67, height: 23)
+        var canvas = Canvas(size: size)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                canvas.pixels[y * size.width + x] = 0xFF00_0000 | UInt32(x * 3) << 16 | UInt32(y * 11) << 8 | UInt32((x * y) & 0xFF)
+            }
+        }
+        let before = canvas
+        let rect = PixelRect(x: 5, y: 3, width: 50, height: 15)
+        for alpha in [0, 1, 150, 160, 254, 255] {
+            var shaded = before
+            shaded.shade(rect, 0, alpha: alpha)
+            // The same blend with a colour one step from black takes the per-pixel path.
+            var reference = before
+            reference.shade(rect, 0x00_0001, alpha: alpha)
+            for y in 0..<size.height {
+                for x in 0..<size.width {
+                    let inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height
+                    if inside {
+                        #expect(near(shaded.rgb(x: x, y: y), reference.rgb(x: x, y: y), 2),
+                                "alpha \(alpha) at \(x),\(y): \(hex(shaded.rgb(x: x, y: y))) vs \(hex(reference.rgb(x: x, y: y)))")
+                    } else {
+                        #expect(shaded.rgb(x: x, y: y) == before.rgb(x: x, y: y), "outside the rectangle untouched")
+                    }
+                }
+            }
+        }
+        var black = before
+        black.shade(rect, 0, alpha: 255)
+        #expect(black.rgb(x: 10, y: 10) == 0)
     }
 }

@@ -125,7 +125,7 @@ extension PrintWorkerCUPSTests {
         booth.button.press()
         #expect(await eventually { booth.printer.reviewText(captureID: first) == "Printing…" }, "\(booth.logs.text)")
         #expect(await eventually { stack.printed().count == 1 })
-        #expect(booth.logs.contains("print of capture \(first) requested by a press"))
+        #expect(booth.logs.contains("print of picture \(first) requested by a press"))
         // A second press during the same review: no second request, no second job.
         booth.button.press()
         #expect(await eventually { booth.logs.contains("press ignored in review") })
@@ -153,7 +153,7 @@ extension PrintWorkerCUPSTests {
         // The previous run's request is not this run's capture, whatever its number.
         #expect(again.printer.reviewText(captureID: second) == nil)
         again.button.longPress()
-        #expect(await eventually { again.logs.contains("printing of capture \(second) skipped by a long press") }, "\(again.logs.text)")
+        #expect(await eventually { again.logs.contains("printing of picture \(second) skipped by a long press") }, "\(again.logs.text)")
         #expect(await eventually { again.printer.journal.requests.map(\.state) == [.completed, .cancelled] }, "\(again.logs.text)")
         #expect(again.printer.journal.requests.last?.note == "skipped by a long press")
         #expect(again.printer.reviewText(captureID: second) == "Not printing")

@@ -94,13 +94,19 @@ final class RecordingDisplay: DisplaySink {
     }
     private let entries = Mutex<[Entry]>([])
     private let reviewed = Mutex<[[UInt8]]>([])
+    private let statuses = Mutex<[(Screen, String?)]>([])
 
-    func show(_ screen: Screen, capture: [UInt8]?) {
+    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
         entries.withLock { $0.append(.screen(screen)) }
+        statuses.withLock { $0.append((screen, printStatus)) }
         if case .review = screen { reviewed.withLock { $0.append(capture ?? []) } }
     }
     /// The JPEG bytes each review screen was given, in order (empty when it got none).
     var reviewJPEGs: [[UInt8]] { reviewed.withLock { $0 } }
+    /// The print statuses each review of `pictureID` was shown with, in order.
+    func printStatuses(review pictureID: UInt64) -> [String?] {
+        statuses.withLock { $0.filter { $0.0 == .review(pictureID: pictureID) }.map(\.1) }
+    }
     func frame(_ frame: Frame) { entries.withLock { $0.append(.frame(frame.size)) } }
 
     var all: [Entry] { entries.withLock { $0 } }
@@ -135,6 +141,7 @@ func fastSettings(dir: String) -> Settings {
     s.storage.minFreeBytes = 0
     s.preview.file = ""
     s.preview.frameRate = 10
+    s.preview.size = FrameSize(width: 320, height: 200)
     return s
 }
 
@@ -165,10 +172,7 @@ final class TestBooth: Sendable {
             led: { _ in nil },
             displays: { s, clock, log in
                 var sinks: [any DisplaySink] = [display]
-                if filePreview {
-                    sinks.append(FilePreview(path: s.preview.file, framesPerSecond: s.preview.frameRate,
-                                             clock: clock, log: log))
-                }
+                if filePreview, let preview = try? makeFilePreview(s, log: log) { sinks.append(preview) }
                 return sinks
             })
         runtime = BoothRuntime(settings: settings, options: options, factory: factory, log: log,

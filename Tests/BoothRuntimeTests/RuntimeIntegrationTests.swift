@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothDisplay
 import BoothJPEG
 import Foundation
 import Glibc
@@ -284,32 +285,79 @@ import Testing
 
     // MARK: 8. File preview
 
-    @Test func filePreviewIsAValidJPEGWhileStreamingAndTheCaptureDuringReview() async throws {
+    @Test("the file preview is the screen's drawing: idle band, countdown digit, the capture in review")
+    func filePreviewIsTheRenderedScreen() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.preview.file = "\(dir)/run/preview.jpg"
         settings.preview.frameRate = 15
+        settings.preview.size = FrameSize(width: 320, height: 200)
+        settings.session.countdownMilliseconds = 3000
         settings.session.reviewMilliseconds = 60_000
         settings.camera.captureSize = Self.captureSize
-        let preview = settings.preview.file
+        let preview = settings.preview.file, size = settings.preview.size
         let booth = TestBooth(settings, filePreview: true)
         booth.start()
         defer { booth.shutdownAndWait() }
 
-        try #require(await eventually { jpegHeader(ofFile: preview)?.size == Self.previewSize },
-                     "the live view is written at the preview size")
-        // Rewritten while streaming, each version a whole JPEG.
-        let firstBytes = try AtomicFile.read(preview)
-        #expect(await eventually { ((try? AtomicFile.read(preview)) ?? firstBytes) != firstBytes }, "rewritten")
-        #expect(decodesFully(preview))
+        /// The preview file decoded (nil while missing or not decodable).
+        func picture() -> RGBImage? {
+            guard let bytes = try? AtomicFile.read(preview), let decoder = try? JPEGDecoder() else { return nil }
+            return try? decoder.decodeRGB(bytes)
+        }
+        /// Pixels in `r` at the text colour (white; the test pattern's bars are at most 75%).
+        func textPixels(_ image: RGBImage, in r: PixelRect) -> Int {
+            var n = 0
+            for y in r.y..<(r.y + r.height) {
+                for x in r.x..<(r.x + r.width) {
+                    let i = (y * image.size.width + x) * 3
+                    if image.bytes[i] >= 230 && image.bytes[i + 1] >= 230 && image.bytes[i + 2] >= 230 { n += 1 }
+                }
+            }
+            return n
+        }
+        let digit = ScreenRenderer.digitRegion(size), band = ScreenRenderer.bandRegion(size)
 
+        // Idle: the live view at the preview size, the invitation in the band, no digit.
+        try #require(await eventually { picture()?.size == size }, "the screen is written at preview.size\n\(booth.logText)")
+        let firstBytes = try AtomicFile.read(preview)
+        #expect(await eventually { ((try? AtomicFile.read(preview)) ?? firstBytes) != firstBytes }, "rewritten while streaming")
+        #expect(decodesFully(preview))
+        let idle = try #require(picture())
+        #expect(textPixels(idle, in: band) > 100, "the idle text in its band")
+        #expect(textPixels(idle, in: digit) < 20, "no digit in idle")
+
+        // Countdown: the digit's region is text-coloured.
         booth.button.press()
-        try #require(await eventually { booth.state.isReview }, "\(booth.logText)")
+        try #require(await eventually { booth.state.isCountdown }, "\(booth.logText)")
+        #expect(await eventually { picture().map { textPixels($0, in: digit) } ?? 0 > 800 },
+                "the countdown digit is drawn into the preview file")
+
+        // Review: the capture, fitted (640x480 into 320x200: 267x200 with bars), never mirrored.
+        try #require(await eventually(timeoutSeconds: 15) { booth.state.isReview }, "\(booth.logText)")
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 })
-        let saved = try AtomicFile.read(savedCaptures(in: settings.storage.dir)[0])
-        #expect(await eventually { (try? AtomicFile.read(preview)) == saved },
-                "during review the preview file is the saved capture, byte for byte")
-        #expect(jpegHeader(ofFile: preview)?.size == Self.captureSize)
+        let saved = try JPEGDecoder().decodeRGB(try AtomicFile.read(savedCaptures(in: settings.storage.dir)[0]))
+        let shownWidth = 267, left = (size.width - shownWidth) / 2
+        func differenceFromCapture(_ image: RGBImage) -> Double {
+            var total = 0, n = 0
+            for y in stride(from: 4, to: size.height - 4, by: 7) {
+                for x in stride(from: left + 4, to: left + shownWidth - 4, by: 7) {
+                    let sx = (x - left) * saved.size.width / shownWidth, sy = y * saved.size.height / size.height
+                    for c in 0..<3 {
+                        total += abs(Int(image.bytes[(y * size.width + x) * 3 + c]) - Int(saved.bytes[(sy * saved.size.width + sx) * 3 + c]))
+                        n += 1
+                    }
+                }
+            }
+            return Double(total) / Double(max(1, n))
+        }
+        #expect(await eventually { picture().map { differenceFromCapture($0) < 25 } ?? false },
+                "during review the preview shows the capture: mean difference \(picture().map(differenceFromCapture) ?? -1)")
+        let review = try #require(picture())
+        #expect(review.size == size)
+        let bar = 3 * (size.height / 2 * size.width + 4)
+        #expect(review.bytes[bar] < 20 && review.bytes[bar + 1] < 20 && review.bytes[bar + 2] < 20, "letterbox bar")
+        #expect(textPixels(review, in: digit) < 20 && textPixels(review, in: band) < 20, "no text without printing")
         #expect(listDirectory("\(dir)/run").filter { $0 != "preview.jpg" }.isEmpty, "no temp files left")
     }
 }

@@ -201,9 +201,11 @@ public enum Schema {
               "Mount point of removable media holding dir (e.g. /media/photobooth). When nothing is mounted there, or dir is on another file system, the booth goes to fault(storage) instead of filling the SD card. Empty: no check."),
 
         .path("preview.file", \.preview.file, allowsEmpty: true, "/run/photobooth/preview.jpg",
-              "The live view as a JPEG file, rewritten atomically; during review, the photo. Empty: no file preview."),
+              "What the screen shows (live view, texts, countdown digit, review with its print status, fault) as a JPEG file, rewritten atomically. Empty: no file preview."),
         .int("preview.frame_rate", \.preview.frameRate, 1...30, unit: "rewrites per second", "5",
              "How often the preview file is rewritten."),
+        .size("preview.size", \.preview.size, "800x480",
+              "Size in pixels of the preview file's picture, drawn like the screen (display.scaling, display.mirror, camera.rotation)."),
 
         .choice("print.mode", \.print.mode, "off",
                 "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review (sent after button.long_press, as a long press starts with a press). In auto and press, a long press during review skips printing that picture."),

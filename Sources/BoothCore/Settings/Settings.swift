@@ -132,6 +132,8 @@ public struct Settings: Sendable, Hashable {
         public var file = ""
         /// `preview.frame_rate`: file rewrites per second.
         public var frameRate = 0
+        /// `preview.size`: the preview file's picture size in pixels.
+        public var size = FrameSize(width: 0, height: 0)
     }
 }
 
