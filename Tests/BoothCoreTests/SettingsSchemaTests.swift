@@ -51,6 +51,7 @@ struct SettingsSchemaTests {
             case .bytes(let range): alternative = Units.formatBytes(range.upperBound)
             case .choice(let choices): alternative = choices.first { $0 != spec.defaultText } ?? spec.defaultText
             case .string, .path: alternative = "other"
+            case .color: alternative = "#123456"
             }
             guard case .success(let changed) = Settings.defaults.with(overrides: [(key: spec.key, value: alternative)]) else {
                 Issue.record("\(spec.key): '\(alternative)' rejected")

@@ -22,6 +22,8 @@ public enum SettingType: Sendable, Hashable {
     case string(allowsEmpty: Bool)
     /// A file or directory path; with `allowsEmpty == false` it must not be empty.
     case path(allowsEmpty: Bool)
+    /// An sRGB colour: `#rrggbb` or a name from `RGBColor.named`.
+    case color
 
     /// The largest width or height a `.size` accepts, in pixels.
     public static let maxSizeSide = 16384
@@ -38,6 +40,7 @@ public enum SettingType: Sendable, Hashable {
         case .choice: "choice"
         case .string: "text"
         case .path: "path"
+        case .color: "colour"
         }
     }
 
@@ -63,6 +66,8 @@ public enum SettingType: Sendable, Hashable {
             return allowsEmpty ? "any text, or empty" : "any text, not empty"
         case .path(let allowsEmpty):
             return allowsEmpty ? "a path, or empty" : "a path"
+        case .color:
+            return "#rrggbb or " + Units.list(RGBColor.named.map(\.name))
         }
     }
 }
@@ -77,6 +82,7 @@ enum SettingValue: Sendable, Hashable {
     case bytes(Int)
     case choice(String)
     case text(String)
+    case color(RGBColor)
 
     /// The value as it is written in a config file (`1500ms`, `5min`, `500MB`, `true`, `1280x720`, `off`).
     var text: String {
@@ -88,6 +94,7 @@ enum SettingValue: Sendable, Hashable {
         case .bytes(let n): Units.formatBytes(n)
         case .choice(let c): c
         case .text(let t): t
+        case .color(let c): c.description
         }
     }
 }
@@ -167,6 +174,15 @@ extension SettingType {
                 return .failure(ValueProblem("an empty value is not allowed; use \(allowed)"))
             }
             return .success(.text(text))
+        case .color:
+            guard let color = RGBColor(parsing: text) else {
+                var message = "\(q) is not a colour; use \(allowed)"
+                if let close = Spelling.closest(to: text, among: RGBColor.named.map(\.name)) {
+                    message += "; did you mean '\(close)'?"
+                }
+                return .failure(ValueProblem(message))
+            }
+            return .success(.color(color))
         }
     }
 }
