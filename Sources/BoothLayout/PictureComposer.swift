@@ -159,7 +159,7 @@ public final class PictureComposer {
 
     /// The TurboJPEG scale for showing `crop` (full-size pixels) in `destination`: the smallest of
     /// 1/8, 1/4, 1/2 whose scaled crop is still at least the destination's size, else 1/1.
-    static func scale(crop: PixelRect, destination: PixelRect) -> JPEGScale {
+    public static func decodeScale(crop: PixelRect, destination: PixelRect) -> JPEGScale {
         for scale in [JPEGScale.eighth, .quarter, .half]
         where crop.width / scale.denominator >= destination.width && crop.height / scale.denominator >= destination.height {
             return scale
@@ -209,7 +209,7 @@ public final class PictureComposer {
                 let capture = used[index]
                 let mine = placements.filter { $0.capture == capture }
                 // One decode serves every slot of this capture (a strip shows it twice).
-                let scale = mine.map { PictureComposer.scale(crop: $0.crop, destination: $0.destination) }
+                let scale = mine.map { PictureComposer.decodeScale(crop: $0.crop, destination: $0.destination) }
                     .min(by: { $0.denominator < $1.denominator }) ?? .full
                 do {
                     try worker.decoder.decodeYUVPlanes(captures[capture], scale: scale, into: &worker.planes)

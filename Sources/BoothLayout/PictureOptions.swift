@@ -97,13 +97,15 @@ public struct PictureOptions: Sendable, Hashable {
             inches = fixed
         } else {
             guard let media = MediaSize(pwg: settings.print.media) else { throw PictureError.mediaSize(settings.print.media) }
-            let a = media.widthMillimetres / 25.4, b = media.heightMillimetres / 25.4
+            // Inches to the thousandth: 6 in is 152.4 mm, which does not divide back to exactly 6.
+            let a = (media.widthMillimetres / 25.4 * 1000).rounded() / 1000
+            let b = (media.heightMillimetres / 25.4 * 1000).rounded() / 1000
             inches = (min(a, b), max(a, b))
         }
         self.init(layout: p.layout, fit: p.fit == .fit, sheetShortInches: inches.short, sheetLongInches: inches.long,
                   dpi: p.dpi.dotsPerInch(printDPI: settings.print.dpi), quality: p.quality,
                   marginMillimetres: p.marginMillimetres, background: p.background, backgroundImage: p.backgroundImage,
-                  overlay: p.overlay, footerLines: [p.footer1, p.footer2], dateFormat: p.dateFormat, font: p.font,
+                  overlay: p.overlay, footerLines: [p.footerTop, p.footerBottom], dateFormat: p.dateFormat, font: p.font,
                   textColor: p.textColor, threads: threads)
     }
 

@@ -151,10 +151,10 @@ struct GeometryTests {
     @Test("the decode scale is the smallest of 1/8…1/1 that stays at or above the slot")
     func decodeScale() {
         let crop = PixelRect(x: 0, y: 0, width: 1920, height: 1080)
-        #expect(PictureComposer.scale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 240, height: 134)) == .eighth)
-        #expect(PictureComposer.scale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 241, height: 134)) == .quarter)
-        #expect(PictureComposer.scale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 900, height: 500)) == .half)
-        #expect(PictureComposer.scale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 961, height: 500)) == .full)
-        #expect(PictureComposer.scale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 3000, height: 2000)) == .full)
+        #expect(PictureComposer.decodeScale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 240, height: 134)) == .eighth)
+        #expect(PictureComposer.decodeScale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 241, height: 134)) == .quarter)
+        #expect(PictureComposer.decodeScale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 900, height: 500)) == .half)
+        #expect(PictureComposer.decodeScale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 961, height: 500)) == .full)
+        #expect(PictureComposer.decodeScale(crop: crop, destination: PixelRect(x: 0, y: 0, width: 3000, height: 2000)) == .full)
     }
 }

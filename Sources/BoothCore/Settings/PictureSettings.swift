@@ -117,9 +117,9 @@ extension Settings {
         public var backgroundImage = ""
         /// `picture.overlay`: a PNG with transparency drawn over everything; empty for none.
         public var overlay = ""
-        /// `picture.footer_1`, `picture.footer_2`: footer lines, `{date}` replaced by the date; empty lines are left out.
-        public var footer1 = ""
-        public var footer2 = ""
+        /// `picture.footer_top`, `picture.footer_bottom`: footer lines, `{date}` replaced by the date; empty lines are left out.
+        public var footerTop = ""
+        public var footerBottom = ""
         /// `picture.date_format`: strftime(3) format of `{date}`.
         public var dateFormat = ""
         /// `picture.font`: TrueType/OpenType font of the footer.
