@@ -83,7 +83,7 @@ func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[
     print("print: \(paths.count) captures \(paths.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))")
     print("2x2 on 4x6 in, two footer lines, file to file, JPEG 4:2:0; \(runs) runs each after one warm-up; "
           + "median (min, max) wall-clock; cpu = process CPU time")
-    var ours600 = 0.0, floor600 = 0.0
+    var ours600 = 0.0, floor600 = 0.0, ours600CPU = 0.0, floor600CPU = 0.0
     for dpi in [600, 300] {
         let sheet = dpi == 600 ? "3600x2400" : "1800x1200"
         print("\n== \(dpi) dpi (\(sheet))")
@@ -135,17 +135,20 @@ func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[
         for (name, s) in results { print("  \(name.padding(toLength: 38, withPad: " ", startingAt: 0)) \(describe(s))") }
         print("  decode scales: \(scales.map { "1/\($0.denominator)" }.joined(separator: ", "))")
 
-        let ours = median(results[0].1.map(\.wall))
+        let ours = median(results[0].1.map(\.wall)), oursCPU = median(results[0].1.map(\.cpu))
+        let floorCPU = Swift.min(median(floorRGB.map { $0.cpu }), median(floorPlanar.map { $0.cpu }))
         let floorMs = Swift.min(median(floorRGB.map { $0.wall }), median(floorPlanar.map { $0.wall }))
         for key in ["pil", "cv"] {
             guard let samples = pibooth["\(key)\(dpi)"], !samples.isEmpty else { continue }
             let wall = samples.map { $0[0] }, cpu = samples.map { $0.count > 1 ? $0[1] : $0[0] }
             let name = key == "pil" ? "pibooth 2.1.1 Pillow factory" : "pibooth 2.1.1 OpenCV factory"
             print("  \(name.padding(toLength: 38, withPad: " ", startingAt: 0)) \(f1(median(wall))) ms (min \(f1(wall.min() ?? 0)), max \(f1(wall.max() ?? 0)); cpu \(f1(median(cpu))) ms)"
-                  + "  → pibooth/ours \(String(format: "%.2f", median(wall) / ours))×")
+                  + "  → pibooth/ours \(String(format: "%.2f", median(wall) / ours))× wall, "
+                  + "\(String(format: "%.2f", median(cpu) / oursCPU))× cpu")
         }
-        print("  ours/floor (lower floor) \(String(format: "%.2f", ours / floorMs))×; ours 2 threads \(f1(median(results[2].1.map(\.wall)))) ms")
-        if dpi == 600 { ours600 = ours; floor600 = floorMs }
+        print("  ours/floor (the lower floor) \(String(format: "%.2f", ours / floorMs))× wall, "
+              + "\(String(format: "%.2f", oursCPU / floorCPU))× cpu; ours on 2 threads \(f1(median(results[2].1.map(\.wall)))) ms wall")
+        if dpi == 600 { ours600 = ours; floor600 = floorMs; ours600CPU = oursCPU; floor600CPU = floorCPU }
     }
 
     // In the booth: the captures are in memory when the last one is taken; the picture is saved
@@ -162,5 +165,8 @@ func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[
     }
     let pil = pibooth["pil600"].map { median($0.map { $0[0] }) } ?? 0
     let cv = pibooth["cv600"].map { median($0.map { $0[0] }) } ?? 0
+    let pilCPU = pibooth["pil600"].map { median($0.map { $0.count > 1 ? $0[1] : $0[0] }) } ?? 0
+    let cvCPU = pibooth["cv600"].map { median($0.map { $0.count > 1 ? $0[1] : $0[0] }) } ?? 0
+    print("print600_cpu ours_ms=\(f1(ours600CPU)) pibooth_pil_ms=\(f1(pilCPU)) pibooth_cv_ms=\(f1(cvCPU)) floor_ms=\(f1(floor600CPU))")
     print("print600 ours_ms=\(f1(ours600)) pibooth_pil_ms=\(f1(pil)) pibooth_cv_ms=\(f1(cv)) floor_ms=\(f1(floor600))")
 }
