@@ -81,30 +81,30 @@ func printRSS(dpi: Int, paths: [String]) throws {
 func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[Double]]]) throws {
     try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
     print("print: \(paths.count) captures \(paths.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))")
-    print("2x2 on 4x6 in, two footer lines, file to file, JPEG 4:2:0; \(runs) runs each after one warm-up; "
+    print("2x2 on 4x6 in, two footer lines, file to file, JPEG 4:2:0; \(runs) runs each after one warm-up, ours and the floor interleaved; "
           + "median (min, max) wall-clock; cpu = process CPU time")
     var ours600 = 0.0, floor600 = 0.0, ours600CPU = 0.0, floor600CPU = 0.0
     for dpi in [600, 300] {
         let sheet = dpi == 600 ? "3600x2400" : "1800x1200"
         print("\n== \(dpi) dpi (\(sheet))")
-        var results: [(String, [Sample])] = []
+        var variants: [(String, () throws -> Void)] = []
         for (quality, threads) in [(75, 1), (92, 1), (75, 2)] {
             let composer = try PictureComposer(options: benchOptions(dpi: dpi, quality: quality, threads: threads))
             let out = "\(outDir)/ours\(dpi)q\(quality)t\(threads).jpg"
-            let s = try measure(runs) {
+            variants.append(("ours q\(quality), \(threads) thread\(threads > 1 ? "s" : "")", {
                 let captures = try paths.map(readFile)
                 try writeFile(try composer.compose(captures: captures, takenAt: Date()), out)
-            }
-            results.append(("ours q\(quality), \(threads) thread\(threads > 1 ? "s" : "")", s))
+            }))
         }
 
         // The floor: the same decodes (TurboJPEG, at the composer's scale) and one encode of the print.
         let headerDecoder = try JPEGDecoder()
         let sizes = try paths.map { try headerDecoder.header(try readFile($0)).size }
-        let plan = try PictureComposer(options: benchOptions(dpi: dpi, quality: 75, threads: 1)).plan(captureSizes: sizes)
+        let reference = try PictureComposer(options: benchOptions(dpi: dpi, quality: 92, threads: 1))
+        let plan = reference.plan(captureSizes: sizes)
         let scales = plan.placements.map { PictureComposer.decodeScale(crop: $0.crop, destination: $0.destination) }
         // Encode real content: our q92 picture, decoded once.
-        let printJPEG = try readFile("\(outDir)/ours\(dpi)q92t1.jpg")
+        let printJPEG = try reference.compose(captures: try paths.map(readFile), takenAt: Date())
         let printRGB = try headerDecoder.decodeRGB(printJPEG)
         var printPlanes = YUVPlanes()
         try headerDecoder.decodeYUVPlanes(printJPEG, into: &printPlanes)
@@ -113,11 +113,11 @@ func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[
         var planes = YUVPlanes()
         let rgbFrame = Frame(format: .rgb24, size: printRGB.size, bytesPerLine: printRGB.size.width * 3,
                              bytes: printRGB.bytes, timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
-        let floorRGB = try measure(runs) {
+        variants.append(("floor: RGB decode + RGB encode", {
             for (i, p) in paths.enumerated() { try decoder.decode(try readFile(p), scale: scales[i], into: &rgb) }
             try writeFile(try encoder.encode(rgbFrame, quality: 75), "\(outDir)/floor\(dpi).jpg")
-        }
-        let floorPlanar = try measure(runs) {
+        }))
+        variants.append(("floor: planar decode + planar encode", {
             for (i, p) in paths.enumerated() {
                 try decoder.decodeYUVPlanes(try readFile(p), scale: scales[i], into: &planes)
             }
@@ -129,9 +129,19 @@ func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[
                                        size: printPlanes.size, quality: 75)
             }
             try writeFile(jpeg, "\(outDir)/floorplanar\(dpi).jpg")
+        }))
+        // Interleaved, one run of each variant in turn, so that all see the same load.
+        var samples = [[Sample]](repeating: [], count: variants.count)
+        for (_, body) in variants { try body() }
+        for _ in 0..<runs {
+            for (k, (_, body)) in variants.enumerated() {
+                let w = wallMilliseconds(), c = cpuMilliseconds()
+                try body()
+                samples[k].append(Sample(wall: wallMilliseconds() - w, cpu: cpuMilliseconds() - c))
+            }
         }
-        results.append(("floor: RGB decode + RGB encode", floorRGB))
-        results.append(("floor: planar decode + planar encode", floorPlanar))
+        let results = zip(variants, samples).map { ($0.0, $1) }
+        let floorRGB = samples[3], floorPlanar = samples[4]
         for (name, s) in results { print("  \(name.padding(toLength: 38, withPad: " ", startingAt: 0)) \(describe(s))") }
         print("  decode scales: \(scales.map { "1/\($0.denominator)" }.joined(separator: ", "))")
 
