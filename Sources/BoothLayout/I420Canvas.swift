@@ -226,7 +226,8 @@ final class Overlay {
     /// Rows with any alpha above zero; empty for a fully transparent overlay.
     let rows: Range<Int>
 
-    /// Scales `image` to `size` (libyuv `ARGBScale`, box filter) and converts it.
+    /// Scales `image` to cover `size`, aspect kept and the overhang cropped evenly (libyuv
+    /// `ARGBScale`, box filter), and converts it.
     init(_ image: BGRAImage, size: FrameSize) {
         let planes = I420Canvas(size: size)
         let stride = planes.lumaStride, rowsCount = planes.lumaRows
@@ -236,7 +237,12 @@ final class Overlay {
         image.bytes.withUnsafeBufferPointer { src in
             scaled.withUnsafeMutableBufferPointer { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                ARGBScale(s, Int32(image.size.width * 4), Int32(image.size.width), Int32(image.size.height),
+                // Keep the overlay's aspect: scale it to cover the sheet, cropping the overhang
+                // evenly (as pibooth does); an overlay made for the sheet's aspect is not cropped.
+                let (crop, _) = PicturePlan.place(image.size, in: PixelRect(x: 0, y: 0, width: size.width, height: size.height),
+                                                  fit: false)
+                let source = s + crop.y * image.size.width * 4 + crop.x * 4
+                ARGBScale(source, Int32(image.size.width * 4), Int32(crop.width), Int32(crop.height),
                           d, Int32(stride * 4), Int32(size.width), Int32(size.height), kFilterBox)
                 ARGBToJ420(d, Int32(stride * 4), planes.y, Int32(stride), planes.cb, Int32(planes.chromaStride),
                            planes.cr, Int32(planes.chromaStride), Int32(stride), Int32(rowsCount))

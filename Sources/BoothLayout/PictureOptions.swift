@@ -52,7 +52,7 @@ public struct PictureOptions: Sendable, Hashable {
     public var background: RGBColor
     /// A JPEG or PNG file filling the sheet under the captures; empty for none.
     public var backgroundImage: String
-    /// A PNG file with alpha drawn over the picture; empty for none.
+    /// A PNG file with alpha drawn over the picture, scaled to cover the sheet (aspect kept); empty for none.
     public var overlay: String
     /// Footer lines, `{date}` replaced by the date; empty lines are dropped.
     public var footerLines: [String]

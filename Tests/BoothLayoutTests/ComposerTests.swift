@@ -68,6 +68,24 @@ struct ComposerTests {
         #expect(luma(overlaid, 1, 1) == 255)
     }
 
+    @Test("an overlay of another aspect is scaled to cover the sheet and cropped, not stretched")
+    func overlayAspectKept() throws {
+        // A portrait 40x60 overlay, opaque red in its top 10 rows, on a landscape 3:2 sheet: covering
+        // the sheet keeps its middle 40x26.7, so no red reaches the sheet; stretching would paint its top sixth.
+        let w = 40, h = 60
+        var rgba = [UInt8](repeating: 0, count: w * h * 4)
+        for y in 0..<10 { for x in 0..<w { let i = (y * w + x) * 4; rgba[i] = 255; rgba[i + 3] = 255 } }
+        let path = Fixture.temporaryPath("portrait-overlay.png")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(Fixture.writePNG(path: path, width: w, height: h, rgba: rgba))
+        let capture = try Fixture.solidJPEG(width: 640, height: 426, r: 0, g: 0, b: 255)
+        let composer = try PictureComposer(options: PictureOptions(layout: .single, dpi: 100, overlay: path))
+        let plan = try composer.render(captures: [capture], takenAt: Date())
+        #expect(plan.sheet.width > plan.sheet.height)
+        #expect(luma(composer, plan.sheet.width / 2, plan.sheet.height / 20) != Int(Fixture.luma(255, 0, 0).rounded()))
+        #expect(luma(composer, plan.sheet.width / 2, 2) == 255, "white margin, untouched")
+    }
+
     @Test("the footer text is drawn in the footer band, and only there")
     func footerText() throws {
         let captures = try (0..<4).map { _ in try Fixture.solidJPEG(width: 640, height: 360, r: 128, g: 128, b: 128) }

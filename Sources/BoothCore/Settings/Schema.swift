@@ -282,7 +282,7 @@ public enum Schema {
         .path("picture.background_image", \.picture.backgroundImage, allowsEmpty: true, "",
               "A JPEG or PNG filling the sheet (cropped to its aspect) under the captures. Empty: the background colour."),
         .path("picture.overlay", \.picture.overlay, allowsEmpty: true, "",
-              "A PNG with transparency drawn over the whole picture (a frame, a logo), scaled to the sheet. Empty: none."),
+              "A PNG with transparency drawn over the whole picture (a frame, a logo), scaled to cover the sheet with its aspect kept (make it the sheet's aspect and orientation). Empty: none."),
         .string("picture.footer_top", \.picture.footerTop, allowsEmpty: true, "",
                 "First footer line, e.g. the event's name; {date} is replaced by the date. Empty: no line."),
         .string("picture.footer_bottom", \.picture.footerBottom, allowsEmpty: true, "{date}",
