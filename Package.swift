@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CCUPS", path: "Sources/CCUPS"),
         .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2"),
         .systemLibrary(name: "CYUV", path: "Sources/CYUV"),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
@@ -37,16 +38,19 @@ let package = Package(
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
                                                      "CFramebufferShims"]),
+        // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
+        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "BoothPrint", "CTurboJPEG",
+                                                    "CYUV", "CPNG"]),
         // Runs the core's commands against the devices.
         .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
-                                                     "BoothDisplay", "CSysShims"]),
+                                                     "BoothDisplay", "BoothLayout", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothRuntime"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothRuntime"]),
 
         // Benchmarks (bench/run), not part of the tests.
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime",
-                                                                    "BoothDisplay"],
+                                                                    "BoothDisplay", "BoothLayout"],
                           path: "bench/BoothBench"),
 
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
@@ -55,6 +59,8 @@ let package = Package(
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
+        .testTarget(name: "BoothLayoutTests", dependencies: ["BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
+                    exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],

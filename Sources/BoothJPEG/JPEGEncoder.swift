@@ -16,10 +16,10 @@ public enum YCbCrRange: String, Sendable, CaseIterable {
 /// and plane buffers, reused across calls. Not thread-safe, like the handle: use one encoder per
 /// thread (create it on the thread that uses it).
 public final class JPEGEncoder {
-    private let handle: TurboJPEGHandle
+    let handle: TurboJPEGHandle
     /// TurboJPEG writes into this (`TJFLAG_NOREALLOC`); `tjBufSize` bytes for the last size seen.
     private var output: UnsafeMutablePointer<UInt8>?
-    private var outputCapacity = 0
+    private(set) var outputCapacity = 0
     /// Y, Cb and Cr planes (I420) for YUYV frames, one after another.
     private var planes: [UInt8] = []
     private var lumaTable: [UInt8] = []
@@ -148,7 +148,7 @@ public final class JPEGEncoder {
         return Array(UnsafeBufferPointer(start: buffer, count: Int(jpegSize)))
     }
 
-    private func outputBuffer(capacity: Int) -> UnsafeMutablePointer<UInt8> {
+    func outputBuffer(capacity: Int) -> UnsafeMutablePointer<UInt8> {
         if let output, outputCapacity >= capacity { return output }
         output?.deallocate()
         let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)

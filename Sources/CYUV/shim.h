@@ -4,4 +4,5 @@
 #include <libyuv/convert_from_argb.h>
 #include <libyuv/planar_functions.h>
 #include <libyuv/rotate_argb.h>
+#include <libyuv/scale.h>
 #include <libyuv/scale_argb.h>

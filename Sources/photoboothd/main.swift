@@ -129,12 +129,22 @@ if let c = args.corruptFrames { log.notice("simulated camera: corrupt frames on 
 let factory = args.simulate ? simulatedDevices(realCamera: args.cameraPath != nil, corruption: args.corruptFrames, log: log)
     : realDevices(log: log)
 
+// The [picture] layout: its font, overlay and background image are read now (also by --check), so a
+// missing file stops the start with the key to fix instead of failing the first series.
+let composer: (any PictureComposing)?
+do {
+    composer = try makePictureComposer(loaded.settings)
+} catch {
+    fail("invalid settings, not starting:\n\(args.configPath): [picture]: \(error)", 78)
+}
+
 if args.check {
     exit(checkDevices(settings: loaded.settings, factory: factory, log: log))
 }
 
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
 var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
+runtimeOptions.composer = composer
 // Under systemd (Type=notify): READY/STATUS/WATCHDOG to $NOTIFY_SOCKET; nil otherwise.
 runtimeOptions.systemd = SystemdNotifier.fromEnvironment()
 runtimeOptions.stallLoopAfterMilliseconds = args.stallLoopAfter

@@ -52,6 +52,7 @@ struct SettingsSchemaTests {
             case .choice(let choices): alternative = choices.first { $0 != spec.defaultText } ?? spec.defaultText
             case .string, .path: alternative = "other"
             case .media: alternative = "iso_a6_105x148mm"
+            case .color: alternative = "#123456"
             }
             guard case .success(let changed) = Settings.defaults.with(overrides: [(key: spec.key, value: alternative)]) else {
                 Issue.record("\(spec.key): '\(alternative)' rejected")

@@ -104,12 +104,40 @@ func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], to
 }
 
 var args = Array(CommandLine.arguments.dropFirst())
+if args.first == "print" || args.first == "print-rss" {
+    // BoothBench print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE…  |  print-rss --dpi D CAPTURE…
+    var runs = 9, out = "/tmp/photobooth-print-bench", piboothFile = "", dpi = 600
+    var paths: [String] = []
+    var k = 1
+    while k < args.count {
+        switch args[k] {
+        case "--runs": k += 1; runs = Int(args[k]) ?? runs
+        case "--out": k += 1; out = args[k]
+        case "--pibooth": k += 1; piboothFile = args[k]
+        case "--dpi": k += 1; dpi = Int(args[k]) ?? dpi
+        default: paths.append(args[k])
+        }
+        k += 1
+    }
+    if args.first == "print-rss" {
+        try printRSS(dpi: dpi, paths: paths)
+        exit(0)
+    }
+    var pibooth: [String: [[Double]]] = [:]
+    if !piboothFile.isEmpty, let data = FileManager.default.contents(atPath: piboothFile),
+       let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+        for (key, value) in object { if let samples = value as? [[Double]] { pibooth[key] = samples } }
+        if let rss = object["maxrss_kb"] as? Int { print("pibooth process peak RSS: \(rss / 1024) MB") }
+    }
+    try printBench(runs: max(7, runs), paths: paths, outDir: out, pibooth: pibooth)
+    exit(0)
+}
 if args.first == "display" {
     try displayBench(seconds: 3)
     exit(0)
 }
 guard args.first == "capture" else {
-    print("usage: BoothBench capture [--runs N] [--dir DIR] | display")
+    print("usage: BoothBench capture [--runs N] [--dir DIR] | display | print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE… | print-rss --dpi D CAPTURE…")
     exit(64)
 }
 var runs = 30

@@ -96,6 +96,11 @@ public struct SettingSpec: Sendable {
         SettingSpec(key, .path(allowsEmpty: allowsEmpty), d, doc, read: { .text($0[keyPath: path]) },
                     write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
+
+    static func color(_ key: String, _ path: WritableKeyPath<Settings, RGBColor> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .color, d, doc, read: { .color($0[keyPath: path]) },
+                    write: { s, v in if case .color(let c) = v { s[keyPath: path] = c } })
+    }
 }
 
 /// A section of the config file.
@@ -123,6 +128,7 @@ public enum Schema {
         SectionSpec(name: "print", description: "Printing through CUPS: when, where, on what media, and what happens to prints while the printer is unavailable."),
         SectionSpec(name: "display", description: "The screen: a Linux framebuffer, its console, rotation and scaling."),
         SectionSpec(name: "text", description: "What the screens say to guests, in the event's language."),
+        SectionSpec(name: "picture", description: "The picture a session makes: its captures composed on one sheet with the event's name and date, saved beside them and printed."),
     ]
 
     /// Every setting, in file order (grouped by section, in `sections` order).
@@ -275,6 +281,37 @@ public enum Schema {
                 "Shown while the button line fails or is stuck."),
         .string("text.fault_storage", \.text.faultStorage, allowsEmpty: false, "Photo storage full or missing — back soon",
                 "Shown while photos cannot be saved."),
+
+        .bool("picture.compose_single_shot", \.picture.composeSingleShot, "false",
+              "With session.shots = 1: false keeps the capture itself as the picture (reviewed and printed as taken, filled to the media); true composes it like a series, with the layout's margins, footer and overlay. Sessions of 2 to 4 shots are always composed. [picture] changes apply when photoboothd restarts."),
+        .choice("picture.layout", \.picture.layout, "auto",
+                "How the captures are arranged. auto: by the number of shots (1 single, 2 strip, 3 3up, 4 2x2). single: one capture; 2x2: a grid of four; strip: up to four in a column, twice side by side (cut into two strips); 3up: three in a row or a column. The sheet is turned to suit the captures' orientation."),
+        .choice("picture.fit", \.picture.fit, "fill",
+                "fill: each capture fills its slot, edges cropped; fit: the whole capture, with background bars (letterbox). Captures are never stretched."),
+        .choice("picture.size", \.picture.size, "media",
+                "The sheet: media takes the size of print.media; or a size in inches (turned to suit the layout)."),
+        .choice("picture.dpi", \.picture.dpi, "print",
+                "Resolution of the picture in dots per inch; print takes print.dpi (4x6in at 300 dpi: 1800x1200 pixels, at 600 dpi: 3600x2400)."),
+        .int("picture.quality", \.picture.quality, 1...100, "92",
+             "JPEG quality of the picture (4:2:0 chroma subsampling)."),
+        .int("picture.margin", \.picture.marginMillimetres, 0...50, unit: "mm", "3",
+             "Margin around and between the captures, in millimetres."),
+        .color("picture.background", \.picture.background, "white",
+               "Colour of the sheet around the captures."),
+        .path("picture.background_image", \.picture.backgroundImage, allowsEmpty: true, "",
+              "A JPEG or PNG filling the sheet (cropped to its aspect) under the captures. Empty: the background colour."),
+        .path("picture.overlay", \.picture.overlay, allowsEmpty: true, "",
+              "A PNG with transparency drawn over the whole picture (a frame, a logo), scaled to cover the sheet with its aspect kept (make it the sheet's aspect and orientation). Empty: none."),
+        .string("picture.footer_top", \.picture.footerTop, allowsEmpty: true, "",
+                "First footer line, e.g. the event's name; {date} is replaced by the date. Empty: no line."),
+        .string("picture.footer_bottom", \.picture.footerBottom, allowsEmpty: true, "{date}",
+                "Second footer line; {date} is replaced by the date. Empty: no line. With both lines empty there is no footer."),
+        .string("picture.date_format", \.picture.dateFormat, allowsEmpty: false, "%d %B %Y",
+                "How {date} is written: a strftime(3) format (%d day, %m month, %B month name, %Y year)."),
+        .path("picture.font", \.picture.font, allowsEmpty: false, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+              "TrueType or OpenType font of the footer (Debian: fonts-dejavu-core)."),
+        .color("picture.text_color", \.picture.textColor, "black",
+               "Colour of the footer text."),
     ]
 
     /// The setting with this `section.key`, if there is one.

@@ -24,6 +24,8 @@ public enum SettingType: Sendable, Hashable {
     case path(allowsEmpty: Bool)
     /// A PWG 5101.1 self-describing media name with a finite size, each side 1 to 1000 mm (``MediaSize``).
     case media
+    /// An sRGB colour: `#rrggbb` or a name from `RGBColor.named`.
+    case color
 
     /// The largest width or height a `.size` accepts, in pixels.
     public static let maxSizeSide = 16384
@@ -41,6 +43,7 @@ public enum SettingType: Sendable, Hashable {
         case .string: "text"
         case .path: "path"
         case .media: "media name"
+        case .color: "colour"
         }
     }
 
@@ -68,6 +71,8 @@ public enum SettingType: Sendable, Hashable {
             return allowsEmpty ? "a path, or empty" : "a path"
         case .media:
             return MediaSize.allowed
+        case .color:
+            return "#rrggbb or " + Units.list(RGBColor.named.map(\.name))
         }
     }
 }
@@ -82,6 +87,7 @@ enum SettingValue: Sendable, Hashable {
     case bytes(Int)
     case choice(String)
     case text(String)
+    case color(RGBColor)
 
     /// The value as it is written in a config file (`1500ms`, `5min`, `500MB`, `true`, `1280x720`, `off`).
     var text: String {
@@ -93,6 +99,7 @@ enum SettingValue: Sendable, Hashable {
         case .bytes(let n): Units.formatBytes(n)
         case .choice(let c): c
         case .text(let t): t
+        case .color(let c): c.description
         }
     }
 }
@@ -177,6 +184,15 @@ extension SettingType {
             case .success: return .success(.text(text))
             case .failure(let p): return .failure(ValueProblem("\(p.message); use \(allowed)"))
             }
+        case .color:
+            guard let color = RGBColor(parsing: text) else {
+                var message = "\(q) is not a colour; use \(allowed)"
+                if let close = Spelling.closest(to: text, among: RGBColor.named.map(\.name)) {
+                    message += "; did you mean '\(close)'?"
+                }
+                return .failure(ValueProblem(message))
+            }
+            return .success(.color(color))
         }
     }
 }

@@ -22,6 +22,8 @@ public struct Settings: Sendable, Hashable {
     public var display = Display()
     /// `[text]`: what the screens say.
     public var text = Texts()
+    /// `[picture]`: see PictureSettings.swift.
+    public var picture = Picture()
 
     /// Zero values, overwritten from the schema's defaults in `Settings.defaults`.
     init() {}

@@ -1,0 +1,289 @@
+import BoothCore
+import BoothDisplay
+import BoothJPEG
+import CYUV
+import Foundation
+import Synchronization
+
+/// Composes a session's captures into one picture, JPEG to JPEG, the fast way:
+///
+/// 1. each capture's header is read (`tjDecompressHeader3`) and the layout planned (`PicturePlan`);
+/// 2. each capture is decoded straight to its Y'CbCr planes (`tjDecompressToYUVPlanes`, no colour
+///    conversion) at the smallest TurboJPEG scale of 1/1, 1/2, 1/4, 1/8 that stays at or above its
+///    slot's size, and resampled into its slot on an I420 canvas with libyuv's box filter
+///    (`I420Scale`: area averaging when shrinking, bilinear when enlarging);
+/// 3. the background (colour or image), the footer text (FreeType) and the overlay (`I420Blend`)
+///    are drawn once per sheet and footer text and kept on the reused canvas;
+/// 4. the canvas is encoded once from its planes (`tjCompressFromYUVPlanes`, 4:2:0).
+///
+/// Not thread-safe (TurboJPEG handles and FreeType faces are not): one composer per thread, or
+/// `LockedPictureComposer` to share one. With `options.threads == 2` the decoding and scaling of
+/// the captures is split over two threads of its own (Dispatch's `concurrentPerform`, not the
+/// Swift concurrency pool).
+public final class PictureComposer {
+    public let options: PictureOptions
+    private let font: Font?
+    private let overlayImage: BGRAImage?
+    private let background: BackgroundImage?
+    private let encoder: JPEGEncoder
+    private let workers: [Worker]
+    private var canvas: I420Canvas?
+    /// The canvas with background and footer only, kept when there is an overlay (the overlay's
+    /// blend changes pixels the next picture does not redraw).
+    private var base: I420Canvas?
+    private var overlay: Overlay?
+    private var baseKey: BaseKey?
+
+    private struct BaseKey: Hashable {
+        var sheet: FrameSize
+        var destinations: [PixelRect]
+        var texts: [String]
+    }
+
+    /// One decoding thread's TurboJPEG handle and plane buffer. `@unchecked Sendable`: each worker
+    /// is used by exactly one iteration of `concurrentPerform` at a time (its index), never shared.
+    private final class Worker: @unchecked Sendable {
+        let decoder: JPEGDecoder
+        var planes = YUVPlanes()
+        var error: PictureError?
+        init() throws(TurboJPEGError) { decoder = try JPEGDecoder() }
+    }
+
+    private enum BackgroundImage {
+        case jpeg(YUVPlanes)
+        case png(I420Canvas)
+    }
+
+    /// Loads what the options name: the font (when there are footer lines), the overlay PNG, the
+    /// background image (JPEG or PNG, by its first bytes).
+    /// - Throws: `PictureError.font` (FreeType `FT_New_Face`), `.png` (libpng), `.backgroundImage`
+    ///   (file unreadable or JPEG not decodable), `.encode`/`.decode` when TurboJPEG cannot make a handle.
+    public init(options: PictureOptions) throws(PictureError) {
+        self.options = options
+        if options.activeFooterLines.isEmpty {
+            font = nil
+        } else {
+            do { font = try Font(path: options.font) } catch { throw PictureError.font(error) }
+        }
+        overlayImage = options.overlay.isEmpty ? nil : try BGRAImage(path: options.overlay)
+        background = options.backgroundImage.isEmpty ? nil : try PictureComposer.loadBackground(options.backgroundImage)
+        do {
+            encoder = try JPEGEncoder()
+            workers = try (0..<max(1, min(2, options.threads))).map { _ throws(TurboJPEGError) in try Worker() }
+        } catch {
+            throw PictureError.encode(message: error.description)
+        }
+    }
+
+    /// The geometry a picture of captures of `captureSizes` gets.
+    public func plan(captureSizes: [FrameSize]) -> PicturePlan {
+        PicturePlan(layout: PictureLayout(options.layout, shotCount: captureSizes.count), captureSizes: captureSizes,
+                    sheetInches: (options.sheetShortInches, options.sheetLongInches), dpi: options.dpi,
+                    marginMillimetres: options.marginMillimetres, footerLines: options.activeFooterLines.count,
+                    fit: options.fit)
+    }
+
+    /// The footer lines for a picture taken at `takenAt`: `{date}` replaced by the date written
+    /// with `options.dateFormat` (strftime(3), local time zone); empty lines left out.
+    public func footerTexts(takenAt: Date) -> [String] {
+        let date = PictureComposer.format(takenAt, options.dateFormat)
+        return options.activeFooterLines.map { $0.replacingOccurrences(of: "{date}", with: date) }
+    }
+
+    /// Composes `captures` (JPEG bytes, upright, in shot order) into one JPEG picture
+    /// (`options.quality`, 4:2:0, JFIF) of the sheet's size in pixels.
+    /// - Throws: `PictureError.noCaptures`; `.decode(index:message:)` for a capture TurboJPEG cannot
+    ///   decode (or warns about: corrupt or truncated data); `.encode` when `tjCompressFromYUVPlanes` fails.
+    public func compose(captures: [[UInt8]], takenAt: Date) throws(PictureError) -> [UInt8] {
+        let plan = try render(captures: captures, takenAt: takenAt)
+        guard let canvas else { throw PictureError.encode(message: "no canvas") }
+        let lumaCount = canvas.lumaStride * canvas.lumaRows, chromaCount = canvas.chromaStride * canvas.chromaRows
+        do {
+            return try encoder.encodeI420(y: UnsafeBufferPointer(start: canvas.y, count: lumaCount),
+                                          yStride: canvas.lumaStride,
+                                          cb: UnsafeBufferPointer(start: canvas.cb, count: chromaCount),
+                                          cr: UnsafeBufferPointer(start: canvas.cr, count: chromaCount),
+                                          chromaStride: canvas.chromaStride, size: plan.sheet, quality: options.quality)
+        } catch {
+            throw PictureError.encode(message: String(describing: error))
+        }
+    }
+
+    /// Composes onto the canvas without encoding; returns the plan. For `compose` and the tests.
+    func render(captures: [[UInt8]], takenAt: Date) throws(PictureError) -> PicturePlan {
+        guard !captures.isEmpty else { throw PictureError.noCaptures }
+        var headers: [JPEGHeader] = []
+        for (i, capture) in captures.enumerated() {
+            do { headers.append(try workers[0].decoder.header(capture)) } catch {
+                throw PictureError.decode(index: i, message: error.description)
+            }
+        }
+        let plan = plan(captureSizes: headers.map(\.size))
+        let canvas: I420Canvas
+        if let existing = self.canvas, existing.size == plan.sheet {
+            canvas = existing
+        } else {
+            canvas = I420Canvas(size: plan.sheet)
+            self.canvas = canvas
+            base = nil
+            overlay = nil
+            baseKey = nil
+        }
+        let texts = footerTexts(takenAt: takenAt)
+        let key = BaseKey(sheet: plan.sheet, destinations: plan.placements.map(\.destination), texts: texts)
+        if key != baseKey {
+            drawBase(plan, texts: texts, on: canvas)
+            if let overlayImage {
+                let copy = base ?? I420Canvas(size: plan.sheet)
+                copy.copy(from: canvas)
+                base = copy
+                if overlay == nil { overlay = Overlay(overlayImage, size: plan.sheet) }
+            }
+            baseKey = key
+        } else if let base {
+            canvas.copy(from: base)
+        }
+        try drawCaptures(captures, headers: headers, plan: plan, on: canvas)
+        if let overlay { canvas.blend(overlay, rows: overlay.rows) }
+        return plan
+    }
+
+    /// The canvas's planes, for tests: (Y, Cb, Cr, luma stride, chroma stride).
+    func canvasPlanes() -> (y: [UInt8], cb: [UInt8], cr: [UInt8], lumaStride: Int, chromaStride: Int)? {
+        guard let c = canvas else { return nil }
+        return (Array(UnsafeBufferPointer(start: c.y, count: c.lumaStride * c.lumaRows)),
+                Array(UnsafeBufferPointer(start: c.cb, count: c.chromaStride * c.chromaRows)),
+                Array(UnsafeBufferPointer(start: c.cr, count: c.chromaStride * c.chromaRows)),
+                c.lumaStride, c.chromaStride)
+    }
+
+    /// The TurboJPEG scale for showing `crop` (full-size pixels) in `destination`: the smallest of
+    /// 1/8, 1/4, 1/2 whose scaled crop is still at least the destination's size, else 1/1.
+    public static func decodeScale(crop: PixelRect, destination: PixelRect) -> JPEGScale {
+        for scale in [JPEGScale.eighth, .quarter, .half]
+        where crop.width / scale.denominator >= destination.width && crop.height / scale.denominator >= destination.height {
+            return scale
+        }
+        return .full
+    }
+
+    private func drawBase(_ plan: PicturePlan, texts: [String], on canvas: I420Canvas) {
+        let sheet = PixelRect(x: 0, y: 0, width: plan.sheet.width, height: plan.sheet.height)
+        canvas.fill(sheet, YCbCr(options.background))
+        switch background {
+        case .jpeg(let planes):
+            _ = planes.withSource { source in
+                let (crop, _) = PicturePlan.place(source.size, in: sheet, fit: false)
+                canvas.draw(source, crop: crop, into: sheet)
+            }
+        case .png(let image):
+            let (crop, _) = PicturePlan.place(image.size, in: sheet, fit: false)
+            canvas.draw(image.asSource, crop: crop, into: sheet)
+        case nil:
+            break
+        }
+        guard let font, !texts.isEmpty else { return }
+        let color = YCbCr(options.textColor)
+        for band in plan.footers {
+            let masks = texts.enumerated().map { i, text in
+                font.mask(text, pixelHeight: plan.lineHeights[min(i, plan.lineHeights.count - 1)], maxWidth: band.width)
+            }
+            let total = masks.reduce(0) { $0 + $1.height }
+            var y = band.y + max(0, (band.height - total) / 2)
+            for mask in masks {
+                canvas.blend(mask, x: band.x + (band.width - mask.width) / 2, y: y, color: color)
+                y += mask.height
+            }
+        }
+    }
+
+    private func drawCaptures(_ captures: [[UInt8]], headers: [JPEGHeader], plan: PicturePlan,
+                              on canvas: I420Canvas) throws(PictureError) {
+        let used = Array(Set(plan.placements.map(\.capture))).sorted()
+        let placements = plan.placements
+        let workers = self.workers
+        let work: @Sendable (Int) -> Void = { w in
+            let worker = workers[w]
+            worker.error = nil
+            for index in stride(from: w, to: used.count, by: workers.count) {
+                let capture = used[index]
+                let mine = placements.filter { $0.capture == capture }
+                // One decode serves every slot of this capture (a strip shows it twice).
+                let scale = mine.map { PictureComposer.decodeScale(crop: $0.crop, destination: $0.destination) }
+                    .min(by: { $0.denominator < $1.denominator }) ?? .full
+                do {
+                    try worker.decoder.decodeYUVPlanes(captures[capture], scale: scale, into: &worker.planes)
+                } catch {
+                    worker.error = .decode(index: capture, message: String(describing: error))
+                    return
+                }
+                _ = worker.planes.withSource { source in
+                    for p in mine {
+                        let d = scale.denominator
+                        let x = (p.crop.x / d) & ~1, y = (p.crop.y / d) & ~1
+                        let crop = PixelRect(x: x, y: y, width: max(1, min(source.size.width - x, p.crop.width / d)),
+                                             height: max(1, min(source.size.height - y, p.crop.height / d)))
+                        canvas.draw(source, crop: crop, into: p.destination)
+                    }
+                }
+            }
+        }
+        if workers.count > 1, used.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: workers.count, execute: work)
+        } else {
+            for w in workers.indices { work(w) }
+        }
+        for worker in workers { if let error = worker.error { throw error } }
+    }
+
+    private static func loadBackground(_ path: String) throws(PictureError) -> BackgroundImage {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PictureError.backgroundImage(path: path, message: "cannot read the file")
+        }
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            let image = try BGRAImage(path: path)
+            let planes = I420Canvas(size: image.size)
+            image.bytes.withUnsafeBufferPointer { src in
+                guard let s = src.baseAddress else { return }
+                ARGBToJ420(s, Int32(image.size.width * 4), planes.y, Int32(planes.lumaStride), planes.cb,
+                           Int32(planes.chromaStride), planes.cr, Int32(planes.chromaStride),
+                           Int32(image.size.width), Int32(image.size.height))
+            }
+            return .png(planes)
+        }
+        do {
+            var planes = YUVPlanes()
+            try JPEGDecoder().decodeYUVPlanes(bytes, into: &planes)
+            return .jpeg(planes)
+        } catch {
+            throw PictureError.backgroundImage(path: path, message: error.description)
+        }
+    }
+
+    /// `date` in `format` (strftime(3)), local time.
+    static func format(_ date: Date, _ format: String) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 512)
+        let count = strftime(&buffer, buffer.count, format, &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// A `PictureComposer` behind a lock, shareable between threads: one picture composed at a time.
+/// Its `composePicture(captures:takenAt:)` has the shape the runtime's picture-composing protocol asks for.
+public final class LockedPictureComposer: Sendable {
+    private let composer: Mutex<PictureComposer>
+
+    /// Makes the composer (see `PictureComposer.init(options:)` for what throws).
+    public init(options: PictureOptions) throws(PictureError) {
+        composer = Mutex(try PictureComposer(options: options))
+    }
+
+    /// `PictureComposer.compose(captures:takenAt:)` under the lock; throws its `PictureError`.
+    public func composePicture(captures: [[UInt8]], takenAt: Date) throws -> [UInt8] {
+        try composer.withLock { c throws(PictureError) in try c.compose(captures: captures, takenAt: takenAt) }
+    }
+}

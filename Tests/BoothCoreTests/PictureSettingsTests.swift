@@ -1,0 +1,54 @@
+import BoothCore
+import Testing
+
+@Suite("[picture] settings")
+struct PictureSettingsTests {
+    func error(_ key: String, _ value: String) -> String? {
+        switch Settings.defaults.with(overrides: [(key: key, value: value)]) {
+        case .success: return nil
+        case .failure(let e): return e.errors.first?.message
+        }
+    }
+
+    @Test("defaults: auto layout, fill, size and dpi from print, quality 92, a date footer in DejaVu Sans")
+    func defaults() {
+        let p = Settings.defaults.picture
+        #expect(p.layout == .auto)
+        #expect(p.fit == .fill)
+        #expect(p.size == .media && p.dpi == .print)
+        #expect(p.quality == 92)
+        #expect(p.marginMillimetres == 3)
+        #expect(p.background == RGBColor(red: 255, green: 255, blue: 255))
+        #expect(p.textColor == RGBColor(red: 0, green: 0, blue: 0))
+        #expect(p.footerTop == "" && p.footerBottom == "{date}")
+        #expect(p.font.hasSuffix("DejaVuSans.ttf"))
+        #expect(PictureDPISetting.print.dotsPerInch(printDPI: 300) == 300)
+        #expect(PictureDPISetting.dpi600.dotsPerInch(printDPI: 300) == 600)
+    }
+
+    @Test("colours: #rrggbb in any case or a name; anything else is a clear error")
+    func colours() {
+        #expect(RGBColor(parsing: "#FFa500") == RGBColor(red: 255, green: 165, blue: 0))
+        #expect(RGBColor(parsing: "Black") == RGBColor(red: 0, green: 0, blue: 0))
+        #expect(RGBColor(parsing: "#FFF") == nil)
+        #expect(RGBColor(parsing: "#GG0000") == nil)
+        #expect(RGBColor(red: 1, green: 2, blue: 255).description == "#0102ff")
+        #expect(RGBColor(red: 255, green: 255, blue: 255).description == "white")
+        let message = error("picture.background", "purplish")
+        #expect(message?.contains("is not a colour") == true, "\(message ?? "accepted")")
+        #expect(message?.contains("#rrggbb") == true)
+        #expect(error("picture.text_color", "blak")?.contains("did you mean 'black'") == true)
+        #expect(error("picture.background", "#102030") == nil)
+    }
+
+    @Test("bad layout, dpi, quality and margin are refused with what is allowed")
+    func badValues() {
+        #expect(error("picture.layout", "2x3")?.contains("auto, single, 2x2, strip or 3up") == true)
+        #expect(error("picture.dpi", "72")?.contains("print, 150, 200, 300 or 600") == true)
+        #expect(error("picture.quality", "0")?.contains("out of range") == true)
+        #expect(error("picture.margin", "51")?.contains("0 to 50 mm") == true)
+        #expect(error("picture.size", "4x5in") != nil)
+        #expect(error("picture.date_format", "") != nil)
+        #expect(error("picture.layout", "STRIP") == nil)
+    }
+}

@@ -1,0 +1,87 @@
+import BoothCore
+import BoothJPEG
+import CPNG
+import Foundation
+
+/// Synthetic captures, PNG writing, the shared real photos.
+enum Fixture {
+    /// An RGB24 test pattern, `width` × `height`: colour ramps plus a 16-pixel checker, tinted by `seed`.
+    static func patternRGB(width: Int, height: Int, seed: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 3
+                let checker = (x / 16 + y / 16) % 2 == 0
+                out[i] = UInt8((x * 255 / max(1, width - 1) + seed * 60) % 256)
+                out[i + 1] = UInt8((y * 255 / max(1, height - 1) + seed * 90) % 256)
+                out[i + 2] = checker ? UInt8(40 + seed * 30) : 200
+            }
+        }
+        return out
+    }
+
+    /// A JPEG (q95, 4:2:0) of the test pattern.
+    static func patternJPEG(width: Int, height: Int, seed: Int) throws -> [UInt8] {
+        let rgb = patternRGB(width: width, height: height, seed: seed)
+        return try JPEGEncoder().encode(Frame(format: .rgb24, size: FrameSize(width: width, height: height),
+                                              bytesPerLine: width * 3, bytes: rgb, timestamp: MonotonicInstant(nanoseconds: 0),
+                                              sequence: 0), quality: 95)
+    }
+
+    /// A JPEG of one solid colour.
+    static func solidJPEG(width: Int, height: Int, r: UInt8, g: UInt8, b: UInt8) throws -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        for i in 0..<(width * height) { rgb[3 * i] = r; rgb[3 * i + 1] = g; rgb[3 * i + 2] = b }
+        return try JPEGEncoder().encode(Frame(format: .rgb24, size: FrameSize(width: width, height: height),
+                                              bytesPerLine: width * 3, bytes: rgb, timestamp: MonotonicInstant(nanoseconds: 0),
+                                              sequence: 0), quality: 98)
+    }
+
+    /// Writes an RGBA PNG (libpng `png_image_write_to_file`).
+    static func writePNG(path: String, width: Int, height: Int, rgba: [UInt8]) -> Bool {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = UInt32(cpng_format_rgba)
+        let ok = rgba.withUnsafeBytes { buf in
+            png_image_write_to_file(&image, path, 0, buf.baseAddress, Int32(width * 4), nil)
+        }
+        return ok != 0
+    }
+
+    static func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("boothlayout-\(getpid())-\(name)").path
+    }
+
+    static var goldenDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("golden")
+    }
+
+    /// Full-range Y' of an sRGB colour (JFIF).
+    static func luma(_ r: Double, _ g: Double, _ b: Double) -> Double { 0.299 * r + 0.587 * g + 0.114 * b }
+}
+
+/// The shared real photos: `$PHOTOBOOTH_SHARED_IMAGES` if set, else `<package root>/../shared/images`.
+enum SharedImages {
+    static var directory: URL {
+        if let path = ProcessInfo.processInfo.environment["PHOTOBOOTH_SHARED_IMAGES"] {
+            return URL(fileURLWithPath: path)
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return packageRoot.appendingPathComponent("../shared/images").standardizedFileURL
+    }
+
+    static var capturesDirectory: URL { directory.appendingPathComponent("captures") }
+
+    /// The four 1920x1080 captures, sorted; empty when missing.
+    static func captures1080() -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: capturesDirectory.path)) ?? []
+        return names.filter { $0.hasSuffix("_1920x1080.jpg") }.sorted().map { capturesDirectory.appendingPathComponent($0) }
+    }
+
+    static var missingMessage: String {
+        "no real captures: \(capturesDirectory.path) has no *_1920x1080.jpg (set PHOTOBOOTH_SHARED_IMAGES to the shared images folder)"
+    }
+}
