@@ -82,11 +82,14 @@ public final class JPEGRotator {
     }
 
     /// `jpeg` turned clockwise by `rotation`, and how. `quality` (1–100) is used only when re-encoding.
-    /// - Throws: `TurboJPEGError` from the header read, the transform, decode or encode (a corrupt JPEG);
+    /// - Throws: `TurboJPEGError` from the header read (also for an image over the decoder's 40 MP limit,
+    ///   call `tjDecompress2`, not turned), the transform, decode or encode (a corrupt JPEG);
     ///   `JPEGFrameError` for a bad quality.
     public func rotate(_ jpeg: [UInt8], by rotation: Rotation, quality: Int) throws -> (bytes: [UInt8], method: JPEGRotationMethod) {
         guard rotation != .r0 else { return (jpeg, .unchanged) }
-        let header = try decoder.header(jpeg)
+        // The decoder's pixel limit holds for the lossless transform too: a 200-byte header claiming
+        // 65376x1446 kept tjTransform busy for seconds (found by fuzz/run rotation).
+        let header = try decoder.checkedHeader(jpeg)
         if JPEGRotator.isLossless(header, rotation), let bytes = try? transform(jpeg, rotation) {
             return (bytes, .lossless)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a print request is. `held` and `submitting`/`submitted` are live; the rest are final.
 public enum PrintRequestState: String, Codable, Sendable, Equatable {
     /// Journaled, waiting for the printer to be ready and a pending slot to be free.
@@ -194,6 +196,45 @@ public struct PrintJournal: Codable, Sendable, Equatable {
 
     /// Reprints of request `id` so far.
     public func reprints(of id: Int) -> Int { requests.filter { $0.reprintOf == id }.count }
+
+    /// The most copies a request may ask for in a journal file (`print.copies` allows 1–10).
+    public static let maxCopies = 1000
+    /// The highest request id a journal file may use (`nextID` included); far above a booth's lifetime of prints.
+    public static let maxID = Int(Int32.max)
+
+    /// A journal file's JSON (`PrintWorker` writes it with `JSONEncoder`), checked so that counting on from it
+    /// cannot overflow: `nextID` in 1…``maxID`` and above every request's id, ids positive, `copies` in
+    /// 1…``maxCopies``, `sheetsRemaining` not negative.
+    /// - Throws: `DecodingError` for bytes that are not a journal; ``PrintJournalError`` for a journal with
+    ///   values out of those ranges (a corrupt or hand-edited file).
+    public static func decode(_ data: Data) throws -> PrintJournal {
+        let journal = try JSONDecoder().decode(PrintJournal.self, from: data)
+        guard (1...maxID).contains(journal.nextID) else {
+            throw PrintJournalError("nextID \(journal.nextID) is outside 1…\(maxID)")
+        }
+        if let sheets = journal.sheetsRemaining, sheets < 0 {
+            throw PrintJournalError("sheetsRemaining \(sheets) is negative")
+        }
+        for r in journal.requests {
+            guard r.id >= 1, r.id < journal.nextID else {
+                throw PrintJournalError("request id \(r.id) is outside 1…\(journal.nextID - 1) (nextID \(journal.nextID))")
+            }
+            guard (1...maxCopies).contains(r.copies) else {
+                throw PrintJournalError("request \(r.id) has \(r.copies) copies, outside 1…\(maxCopies)")
+            }
+        }
+        return journal
+    }
+}
+
+/// A journal file whose values are out of range (see ``PrintJournal/decode(_:)``).
+public struct PrintJournalError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the field.
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { "print journal: \(message)" }
 }
 
 /// What the review screen says about printing, from the printer's health and this picture's request

@@ -81,7 +81,7 @@ public final class PrintWorker: Sendable {
         let fresh = PrintJournal(tag: String(UUID().uuidString.prefix(8)).lowercased())
         guard let data = FileManager.default.contents(atPath: path) else { return fresh }
         do {
-            return try JSONDecoder().decode(PrintJournal.self, from: data)
+            return try PrintJournal.decode(data)
         } catch {
             let aside = path + ".unreadable"
             _ = rename(path, aside)

@@ -24,6 +24,18 @@ public struct BoothStats: Codable, Sendable, Equatable {
     public var lastSession = 0
 
     public init(since: Int) { self.since = since }
+
+    /// Adds what `counters` (the runtime's counts since start) gained since `old`, and moves `lastSession`
+    /// up to `highestSession`.
+    mutating func add(_ counters: BoothCounters, since old: BoothCounters, highestSession: Int) {
+        sessions += counters.sessions - old.sessions
+        completed += counters.completed - old.completed
+        cancelled += counters.cancelled - old.cancelled
+        failed += counters.failed - old.failed
+        captures += counters.captures - old.captures
+        faults += counters.faults - old.faults
+        lastSession = max(lastSession, highestSession)
+    }
 }
 
 /// Keeps ``BoothStats`` in a JSON file, written atomically (temp file, fsync, rename) on a thread of its
@@ -65,7 +77,7 @@ public final class StatsStore: Sendable {
     public func open(scanning directory: String) {
         var stats: BoothStats
         var note: String
-        if let bytes = try? AtomicFile.read(path), let saved = try? JSONDecoder().decode(BoothStats.self, from: Data(bytes)) {
+        if let bytes = try? AtomicFile.read(path), let saved = StatsStore.decode(bytes) {
             stats = saved
             note = "stats: \(stats.sessions) sessions since \(StatsStore.dateText(stats.since))"
         } else {
@@ -90,13 +102,7 @@ public final class StatsStore: Sendable {
         let changed = state.withLock { s -> Bool in
             let old = s.lastCounters
             guard counters != old || highestSession > s.stats.lastSession else { return false }
-            s.stats.sessions += counters.sessions - old.sessions
-            s.stats.completed += counters.completed - old.completed
-            s.stats.cancelled += counters.cancelled - old.cancelled
-            s.stats.failed += counters.failed - old.failed
-            s.stats.captures += counters.captures - old.captures
-            s.stats.faults += counters.faults - old.faults
-            s.stats.lastSession = max(s.stats.lastSession, highestSession)
+            s.stats.add(counters, since: old, highestSession: highestSession)
             s.lastCounters = counters
             s.dirty = true
             return true
@@ -162,6 +168,20 @@ public final class StatsStore: Sendable {
     }
 
     // MARK: Reconciling with the files
+
+    /// The totals in a stats file's bytes, or nil when they are not JSON of ``BoothStats`` or hold values
+    /// no booth reaches (a negative count, a count over ``maxCount``, a session number over 999,999,999, a
+    /// negative `since`): counting on from those could overflow, so such a file is rebuilt from the photos.
+    static func decode(_ bytes: [UInt8]) -> BoothStats? {
+        guard let stats = try? JSONDecoder().decode(BoothStats.self, from: Data(bytes)) else { return nil }
+        let counts = [stats.sessions, stats.completed, stats.cancelled, stats.failed, stats.captures, stats.faults]
+        guard counts.allSatisfy({ (0...maxCount).contains($0) }), (0...999_999_999).contains(stats.lastSession),
+              stats.since >= 0 else { return nil }
+        return stats
+    }
+
+    /// The highest count a stats file may hold: a trillion, so adding a night's sessions never overflows.
+    static let maxCount = 1_000_000_000_000
 
     /// Session number and name of every capture file in the date folders of `directory` (composed
     /// pictures are not captures and are left out).
