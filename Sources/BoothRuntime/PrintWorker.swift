@@ -76,10 +76,13 @@ public final class PrintWorker: Sendable {
         }
     }
 
+    /// Runs `body` on the shared state and rewrites the journal file when the journal changed (a poll
+    /// that changes nothing costs no write and no fsync).
     private func mutate<T>(_ body: (inout Shared) -> T) -> T {
         shared.withLock { s in
+            let before = s.journal
             let out = body(&s)
-            save(s)
+            if s.journal != before { save(s) }
             return out
         }
     }
@@ -244,9 +247,14 @@ public final class PrintWorker: Sendable {
                 defer { s.inbox = []; s.reconnect = false }
                 return (s.inbox, s.stopping, s.settings, s.reconnect)
             }
-            if stopping { return }
             if reconnect { connection = nil }
+            // Requests asked for before a stop are journaled (held) before the thread ends: a print
+            // asked for at the last moment is printed after the restart, never forgotten.
             for op in ops { handle(op, settings: settings, renderer: &renderer, connection: connection) }
+            if ops.contains(where: { if case .request = $0 { true } else { false } }) {
+                shared.withLock { save($0) }
+            }
+            if stopping { return }
             poll(settings: settings, connection: &connection)
             wake.lock()
             if shared.withLock({ $0.inbox.isEmpty && !$0.stopping }) {
@@ -271,7 +279,9 @@ public final class PrintWorker: Sendable {
                 let file = "\(settings.spool)/print-\(shared.withLock { $0.journal.tag })-\(id).jpg"
                 try makeDirectories(settings.spool)
                 try AtomicFile.write(page, to: file, durable: true, replace: true)
-                let r = mutate { s in
+                // Journaled in memory here; the thread writes the journal once after the whole batch
+                // of requests, before it polls and submits (a burst costs one write, not one each).
+                let r = shared.withLock { s in
                     s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
                                   media: settings.media, now: now())
                 }
@@ -373,9 +383,25 @@ public final class PrintWorker: Sendable {
         }
         let dropped = mutate { $0.journal.applyBacklog(policy, now: now()) }
         for r in dropped { log.warning("print \(r.id) (\(r.source)) dropped: \(shared.withLock { $0.journal.request(r.id)?.note } ?? "")") }
+        forgetOldFinished()
         guard connection != nil else { return }
         let next = shared.withLock { $0.journal.toSubmit(pendingLimit: settings.pendingLimit, health: $0.health) }
         for r in next { submit(r, settings: settings, connection: c) }
+    }
+
+    /// Keeps the journal at `PrintJournal.finishedKept` finished requests: older ones are forgotten
+    /// (journal written first) and their pages deleted unless a kept request prints the same file.
+    private func forgetOldFinished() {
+        let (gone, files) = mutate { s -> ([PrintRequest], [String]) in
+            let gone = s.journal.forgetFinished(keeping: PrintJournal.finishedKept)
+            let kept = Set(s.journal.requests.map(\.file))
+            return (gone, gone.map(\.file).filter { !kept.contains($0) })
+        }
+        for f in Set(files) { unlink(f) }
+        if let last = gone.last {
+            log.debug("print journal: \(counted(gone.count, "finished request")) up to \(last.id) forgotten"
+                      + " (the newest \(PrintJournal.finishedKept) are kept), \(counted(Set(files).count, "page")) deleted")
+        }
     }
 
     private func jobOptions(_ settings: Settings.Print) -> [(String, String)] {
@@ -460,7 +486,7 @@ public struct PrinterStatus: Codable, Sendable, Equatable {
     public var held: Int
     /// Jobs out at CUPS.
     public var outstanding: Int
-    /// Requests completed (in the journal, until purged).
+    /// Requests completed among those the journal keeps (every live one and the newest `PrintJournal.finishedKept` finished).
     public var completed: Int
     public var lastError: String?
 }
