@@ -187,6 +187,24 @@ public struct PrintJournal: Codable, Sendable, Equatable {
         return changes
     }
 
+    /// How many finished requests the journal keeps, newest first, for `photoboothctl prints list` and
+    /// reprints. Older ones are forgotten as new ones finish, so a booth that runs all season keeps a
+    /// journal (and a memory footprint) of bounded size; the soak test found it growing by one request
+    /// per session.
+    public static let finishedKept = 100
+
+    /// Forgets the oldest finished requests (lowest ids) beyond the newest `keeping`; live requests are
+    /// never forgotten.
+    /// - Returns: the forgotten requests, oldest first (the caller deletes pages no kept request uses).
+    public mutating func forgetFinished(keeping: Int) -> [PrintRequest] {
+        let finished = requests.filter { !$0.state.isLive }.map(\.id).sorted()
+        guard finished.count > max(0, keeping) else { return [] }
+        let forget = Set(finished.prefix(finished.count - max(0, keeping)))
+        let gone = requests.filter { forget.contains($0.id) }.sorted { $0.id < $1.id }
+        requests.removeAll { forget.contains($0.id) }
+        return gone
+    }
+
     /// Forgets finished requests; returns how many.
     public mutating func purge() -> Int {
         let before = requests.count

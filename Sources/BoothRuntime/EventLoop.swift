@@ -36,6 +36,22 @@ public final class EventLoop: Sendable {
         condition.lock(); condition.signal(); condition.unlock()
     }
 
+    /// Starts the one current timer of the state machine: like ``schedule(token:milliseconds:)``, but
+    /// every earlier token timer still pending is dropped first (the machine treats all but its newest
+    /// token as stale, so they would fire for nothing). Without this, a booth with many short sessions
+    /// kept one pending `camera.idle_stop` timer per session for five minutes (the soak found ~1,500).
+    public func scheduleReplacingEarlierTokens(token: UInt64, milliseconds: Int) {
+        let deadline = clock.now().adding(milliseconds: Int64(milliseconds))
+        pending.withLock { p in
+            p.timers.removeAll { if case .token = $0.fire { true } else { false } }
+            p.timers.append((deadline, .token(token)))
+        }
+        condition.lock(); condition.signal(); condition.unlock()
+    }
+
+    /// Timers not yet fired (token timers and delayed events).
+    public var pendingTimerCount: Int { pending.withLock { $0.timers.count } }
+
     /// Posts `event` after `milliseconds` (e.g. `--auto-press`).
     public func post(_ event: BoothEvent, afterMilliseconds milliseconds: Int) {
         let deadline = clock.now().adding(milliseconds: Int64(milliseconds))

@@ -123,6 +123,16 @@ public final class PrintWorker: Sendable {
         return out
     }
 
+    /// Writes the journal as it is now (after a batch of requests changed it in memory).
+    private func persistNow() {
+        let (journal, version, path) = shared.withLock { s -> (PrintJournal, Int, String) in
+            s.journalVersion += 1
+            return (s.journal, s.journalVersion, s.settings.journal)
+        }
+        persist(journal, version: version, path: path)
+        changed()
+    }
+
     /// Tells the observer, outside the lock (it reads ``reviewText(captureID:)``).
     private func changed() {
         observer.withLock { $0 }?()
@@ -301,9 +311,14 @@ public final class PrintWorker: Sendable {
                 defer { s.inbox = []; s.reconnect = false }
                 return (s.inbox, s.stopping, s.settings, s.reconnect)
             }
-            if stopping { return }
             if reconnect { connection = nil }
+            // Requests asked for before a stop are journaled (held) before the thread ends: a print
+            // asked for at the last moment is printed after the restart, never forgotten.
             for op in ops { handle(op, settings: settings, renderer: &renderer, connection: connection) }
+            if ops.contains(where: { if case .request = $0 { true } else { false } }) {
+                persistNow()
+            }
+            if stopping { return }
             poll(settings: settings, connection: &connection)
             wake.lock()
             let (idle, graceEnds) = shared.withLock { ($0.inbox.isEmpty && !$0.stopping, $0.notBefore.values.min()) }
@@ -340,7 +355,9 @@ public final class PrintWorker: Sendable {
                 let file = "\(settings.spool)/print-\(shared.withLock { $0.journal.tag })-\(id).jpg"
                 try makeDirectories(settings.spool)
                 try AtomicFile.write(page, to: file, durable: true, replace: true)
-                let r = mutate { s in
+                // Journaled in memory here; the thread writes the journal once after the whole batch
+                // of requests, before it polls and submits (a burst costs one write, not one each).
+                let r = shared.withLock { s in
                     let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
                                           media: settings.media, now: now())
                     if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
@@ -445,6 +462,7 @@ public final class PrintWorker: Sendable {
         }
         let dropped = mutate { $0.journal.applyBacklog(policy, now: now()) }
         for r in dropped { log.warning("print \(r.id) (\(r.source)) dropped: \(shared.withLock { $0.journal.request(r.id)?.note } ?? "")") }
+        forgetOldFinished()
         guard connection != nil else { return }
         let next = shared.withLock { s in
             let t = SystemClock.monotonicNow().nanoseconds
@@ -459,6 +477,21 @@ public final class PrintWorker: Sendable {
         switch option {
         case "print-color-mode": "color"
         default: option
+        }
+    }
+
+    /// Keeps the journal at `PrintJournal.finishedKept` finished requests: older ones are forgotten
+    /// (journal written first) and their pages deleted unless a kept request prints the same file.
+    private func forgetOldFinished() {
+        let (gone, files) = mutate { s -> ([PrintRequest], [String]) in
+            let gone = s.journal.forgetFinished(keeping: PrintJournal.finishedKept)
+            let kept = Set(s.journal.requests.map(\.file))
+            return (gone, gone.map(\.file).filter { !kept.contains($0) })
+        }
+        for f in Set(files) { unlink(f) }
+        if let last = gone.last {
+            log.debug("print journal: \(counted(gone.count, "finished request")) up to \(last.id) forgotten"
+                      + " (the newest \(PrintJournal.finishedKept) are kept), \(counted(Set(files).count, "page")) deleted")
         }
     }
 
@@ -552,7 +585,7 @@ public struct PrinterStatus: Codable, Sendable, Equatable {
     public var held: Int
     /// Jobs out at CUPS.
     public var outstanding: Int
-    /// Requests completed (in the journal, until purged).
+    /// Requests completed among those the journal keeps (every live one and the newest `PrintJournal.finishedKept` finished).
     public var completed: Int
     public var lastError: String?
 }

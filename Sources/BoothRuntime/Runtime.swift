@@ -361,7 +361,8 @@ public final class BoothRuntime: Sendable {
         case let .setLED(pattern):
             state.withLock { $0.led }?.set(pattern)
         case let .startTimer(token, ms):
-            loop.schedule(token: token, milliseconds: ms)
+            // The machine has one current timer; earlier tokens are stale (BoothMachine.timerToken).
+            loop.scheduleReplacingEarlierTokens(token: token, milliseconds: ms)
         case let .capture(id, trigger):
             let (session, shot) = state.withLock { ($0.session, $0.machine.shot) }
             captures.assign(id: id, session: session, shot: max(shot, 1))

@@ -49,6 +49,8 @@ struct Arguments {
     var verbose = false
     var socketPath: String?
     var stallLoopAfter: Int?
+    var reviewMilliseconds: Int?
+    var autoPressDelay: Int?
 }
 
 func fail(_ message: String, _ code: Int32) -> Never {
@@ -96,6 +98,16 @@ func parseArguments(_ argv: [String]) -> Arguments {
             let v = value(arg)
             guard let ms = Int(v), ms >= 0 else { fail("--test-stall-loop-after takes milliseconds, got '\(v)'", ExitCode.usage) }
             a.stallLoopAfter = ms
+        case "--test-review":
+            // Soak hook, not in --help: the review lasts this many ms, below session.review's 1 s floor.
+            let v = value(arg)
+            guard let ms = Int(v), (0...300_000).contains(ms) else { fail("--test-review takes 0 to 300000 milliseconds, got '\(v)'", ExitCode.usage) }
+            a.reviewMilliseconds = ms
+        case "--test-auto-press-delay":
+            // Soak hook, not in --help: --auto-press presses this many ms after idle (default 300).
+            let v = value(arg)
+            guard let ms = Int(v), (0...60_000).contains(ms) else { fail("--test-auto-press-delay takes 0 to 60000 milliseconds, got '\(v)'", ExitCode.usage) }
+            a.autoPressDelay = ms
         default: fail("unknown option '\(arg)'; see --help", ExitCode.usage)
         }
         i += 1
@@ -115,9 +127,16 @@ if args.simulate {
     if let cam = args.cameraPath { overrides.append((key: "camera.device", value: cam)) }
 }
 let log = Logger(threshold: args.verbose ? .debug : .info)
+/// The settings as loaded, with the soak hooks that go below the schema's floors applied.
+func withTestHooks(_ s: Settings, _ args: Arguments) -> Settings {
+    var s = s
+    if let ms = args.reviewMilliseconds { s.session.reviewMilliseconds = ms }
+    return s
+}
 func loadOrExit(_ args: Arguments, _ overrides: [(key: String, value: String)]) -> (settings: Settings, notes: [String]) {
     do {
-        return try loadSettings(path: args.configPath, required: args.configGiven, overrides: overrides)
+        let loaded = try loadSettings(path: args.configPath, required: args.configGiven, overrides: overrides)
+        return (withTestHooks(loaded.settings, args), loaded.notes)
     } catch {
         fail("invalid settings, not starting:\n\(error)", error.exitCode)
     }
@@ -148,6 +167,7 @@ runtimeOptions.composer = composer
 // Under systemd (Type=notify): READY/STATUS/WATCHDOG to $NOTIFY_SOCKET; nil otherwise.
 runtimeOptions.systemd = SystemdNotifier.fromEnvironment()
 runtimeOptions.stallLoopAfterMilliseconds = args.stallLoopAfter
+if let ms = args.autoPressDelay { runtimeOptions.autoPressDelayMilliseconds = ms }
 if let n = runtimeOptions.systemd {
     log.info("systemd: notifications to \(n.socketPath)"
              + (n.watchdogIntervalMilliseconds.map { ", WATCHDOG=1 every \($0) ms while alive" } ?? ", no watchdog"))
@@ -158,7 +178,7 @@ let runtime = BoothRuntime(
     factory: factory, log: log,
     reloader: {
         do {
-            return .success(try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings)
+            return .success(withTestHooks(try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings, args))
         } catch let ConfigLoadError.invalid(e) {
             return .failure(e)
         } catch {

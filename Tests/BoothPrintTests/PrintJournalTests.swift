@@ -153,4 +153,20 @@ struct PrintJournalTests {
         let page = try PrintRenderer().render(photo, to: FrameSize(width: 400, height: 600))
         #expect(try JPEGDecoder().header(page).size == FrameSize(width: 400, height: 600))
     }
+
+    @Test("finished requests beyond the newest N are forgotten, oldest first; live ones never")
+    func forgetFinished() {
+        var j = journal(6)
+        _ = j.finish(1, .completed, note: nil, now: 2000)
+        _ = j.finish(2, .dropped, note: "old", now: 2000)
+        _ = j.finish(4, .aborted, note: nil, now: 2000)
+        _ = j.finish(5, .completed, note: nil, now: 2000)
+        j.requests[2].state = .submitted   // 3 is out at the printer, 6 held
+        #expect(j.forgetFinished(keeping: 2).map(\.id) == [1, 2])
+        #expect(j.requests.map(\.id) == [3, 4, 5, 6])
+        #expect(j.forgetFinished(keeping: 2).isEmpty, "two finished are kept")
+        #expect(j.forgetFinished(keeping: 0).map(\.id) == [4, 5])
+        #expect(j.requests.map(\.id) == [3, 6], "live requests stay")
+        #expect(j.nextID == 7, "ids are never reused")
+    }
 }

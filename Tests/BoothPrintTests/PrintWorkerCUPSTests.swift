@@ -167,4 +167,47 @@ struct PrintWorkerCUPSTests {
         #expect(await eventually { rig.worker.polls >= polls + 3 })
         #expect(rig.stack.printed().isEmpty)
     }
+
+    @Test("a poll that changes nothing leaves the journal file alone (no rewrite, no fsync)")
+    func quietPollsDoNotRewrite() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig()
+        defer { rig.stop() }
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
+        func inode() -> UInt64? {
+            var st = stat()
+            return stat(rig.settings.journal, &st) == 0 ? UInt64(st.st_ino) : nil
+        }
+        let before = try #require(inode(), "no journal file at \(rig.settings.journal)")
+        let polls = rig.worker.polls
+        #expect(await eventually { rig.worker.polls >= polls + 3 })
+        // AtomicFile writes a new file and renames it over the old one: a rewrite is a new inode.
+        #expect(inode() == before, "the journal was rewritten by polls that changed nothing")
+    }
+}
+
+@Suite("Print worker without CUPS")
+struct PrintWorkerStopTests {
+    @Test("a print asked for just before a stop is journaled as held, not forgotten")
+    func requestBeforeStopIsJournaled() throws {
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let dir = NSTemporaryDirectory() + "photobooth-print-stop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let settings = printSettings(dir: dir, queue: "booth-nowhere")
+        let logs = LogLines()
+        let worker = PrintWorker(settings: settings, log: logs.logger())
+        // The stop is asked for before the thread first looks at its inbox, so the request is
+        // still there when the thread sees it must stop.
+        worker.request(jpeg: photo, captureID: 7, source: "session 7")
+        worker.stop(timeoutSeconds: 0)
+        worker.launch()
+        worker.stop(timeoutSeconds: 10)
+        #expect(worker.journal.requests.map(\.state) == [.held], "\(logs.text)")
+        let data = try #require(FileManager.default.contents(atPath: settings.journal), "no journal file written")
+        let onDisk = try JSONDecoder().decode(PrintJournal.self, from: data)
+        #expect(onDisk.requests.map(\.source) == ["session 7"])
+        #expect(onDisk.requests.first.map { FileManager.default.fileExists(atPath: $0.file) } == true, "the page is in the spool")
+    }
 }

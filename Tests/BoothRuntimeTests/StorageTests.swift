@@ -140,6 +140,21 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         #expect(loop.drain().isEmpty)
     }
 
+    @Test("the machine's timer replaces earlier token timers; delayed events stay")
+    func replacingTokenTimers() {
+        let clock = ManualClock()
+        let loop = EventLoop(clock: clock)
+        let t0 = clock.now()
+        loop.post(.longPress(id: 3), afterMilliseconds: 400)
+        for token in UInt64(1)...1000 { loop.scheduleReplacingEarlierTokens(token: token, milliseconds: 300_000) }
+        loop.scheduleReplacingEarlierTokens(token: 1001, milliseconds: 100)
+        #expect(loop.pendingTimerCount == 2, "one token timer and the delayed event, not 1,002 timers")
+        clock.advance(milliseconds: 400)
+        #expect(loop.drain() == [.timer(token: 1001, at: t0.adding(milliseconds: 100)), .longPress(id: 3)])
+        clock.advance(milliseconds: 300_000)
+        #expect(loop.drain().isEmpty, "the replaced five-minute timers never fire")
+    }
+
     @Test func delayedEvents() {
         let clock = ManualClock()
         let loop = EventLoop(clock: clock)

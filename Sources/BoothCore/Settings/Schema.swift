@@ -246,7 +246,7 @@ public enum Schema {
         .path("print.journal", \.print.journal, allowsEmpty: false, "/var/lib/photobooth/print-journal.json",
               "The print journal: every request with its job id and final state, rewritten atomically, so a restart prints nothing twice and forgets nothing."),
         .path("print.spool", \.print.spool, allowsEmpty: false, "/var/lib/photobooth/prints",
-              "Directory of the rendered pictures; they stay there for reprints until photoboothctl prints purge."),
+              "Directory of the rendered pictures; they stay there for reprints while their request is in the journal (every unfinished one and the newest 100 finished), or until photoboothctl prints purge."),
 
         .path("display.device", \.display.device, allowsEmpty: true, "/dev/fb0",
               "The framebuffer the guest's screen is drawn on, in the mode the driver gives (choose it at boot, e.g. video=1280x800). Empty: no screen."),
