@@ -34,7 +34,9 @@ final class ComposeWorker: Sendable {
         var lastFrameAt: MonotonicInstant
     }
 
-    private let composer: any PictureComposing
+    /// The composer in use; nil when the settings need none (one shot, the capture is the picture).
+    /// Swapped by a reload (``setComposer(_:)``) while the booth is idle.
+    private let composer: Mutex<(any PictureComposing)?>
     private let captures: CaptureBox
     private let clock: any MonotonicClock
     private let log: Logger
@@ -45,15 +47,21 @@ final class ComposeWorker: Sendable {
     private let queue = Mutex(Queue())
     private let wake = NSCondition()
 
-    init(composer: any PictureComposing, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
+    init(composer: (any PictureComposing)?, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
          post: @escaping @Sendable (BoothEvent) -> Void, save: @escaping @Sendable (UInt64) -> Void) {
-        self.composer = composer
+        self.composer = Mutex(composer)
         self.captures = captures
         self.clock = clock
         self.log = log
         self.post = post
         self.save = save
     }
+
+    /// True when a composer is set.
+    var hasComposer: Bool { composer.withLock { $0 != nil } }
+
+    /// Uses `composer` from the next picture on (a reload of the `[picture]` or session settings).
+    func setComposer(_ composer: (any PictureComposing)?) { self.composer.withLock { $0 = composer } }
 
     func launch() {
         let t = Thread { [self] in nameCurrentThread("compose"); run() }
@@ -102,6 +110,11 @@ final class ComposeWorker: Sendable {
 
     private func composeOne(_ job: Job) {
         let start = clock.now()
+        guard let composer = self.composer.withLock({ $0 }) else {
+            post(.composeFailed(pictureID: job.pictureID,
+                                message: "no picture composer: \(job.captures.count) captures cannot be made one picture"))
+            return
+        }
         let jpeg: [UInt8]
         do {
             jpeg = try composer.composePicture(captures: job.captures, takenAt: job.takenAt)

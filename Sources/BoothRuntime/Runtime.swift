@@ -22,6 +22,10 @@ public struct RuntimeOptions: Sendable {
     /// runtime's own. nil: a one-shot session's capture is its picture (review and print show the
     /// capture, no picture file), and sessions of 2–4 shots end failed at compose ("no composer").
     public var composer: (any PictureComposing)?
+    /// Makes the composer for reloaded settings (photoboothd: ``makePictureComposer(_:)``), called
+    /// off the main loop when a reload is asked for; a throw refuses the reload. Nil: `composer`
+    /// stays for the daemon's life.
+    public var composerFactory: (@Sendable (Settings) throws -> (any PictureComposing)?)?
     /// The wall clock read when a session begins, handed to the composer as the picture's `takenAt`.
     public var sessionDate: @Sendable () -> Date = { Date() }
 
@@ -93,7 +97,7 @@ public final class BoothRuntime: Sendable {
     /// Printing beside the session (PrintWorker.swift).
     public let printer: PrintWorker
     /// The picture composer's thread, when there is a composer.
-    private let composeWorker: ComposeWorker?
+    private let composeWorker: ComposeWorker
     /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
     let admin: RuntimeAdmin
     private let displays: [any DisplaySink]
@@ -116,6 +120,8 @@ public final class BoothRuntime: Sendable {
         var machine: BoothMachine
         var settings: Settings
         var pendingSettings: Settings?
+        /// The composer made for `pendingSettings` (`.some(nil)`: none needed); nil: keep the current one.
+        var pendingComposer: (any PictureComposing)??
         var button: (any ButtonDevice)?
         var buttonRunning = false
         var led: (any LEDDevice)?
@@ -174,17 +180,15 @@ public final class BoothRuntime: Sendable {
         self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock)
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
         let storage = self.storage, box = captures
-        self.composeWorker = options.composer.map {
-            ComposeWorker(composer: $0, captures: box, clock: clock, log: log, post: post,
-                          save: { storage.save(captureID: $0) })
-        }
+        self.composeWorker = ComposeWorker(composer: options.composer, captures: box, clock: clock, log: log, post: post,
+                                           save: { storage.save(captureID: $0) })
         self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings,
                                                                                composesSingleShot: options.composer != nil)),
                                      settings: settings))
     }
 
     /// The machine's settings from `s` and whether this runtime composes.
-    func core(_ s: Settings) -> CoreConfig { coreConfig(from: s, composesSingleShot: options.composer != nil) }
+    func core(_ s: Settings) -> CoreConfig { coreConfig(from: s, composesSingleShot: composeWorker.hasComposer) }
 
     /// Asks the booth to re-read its settings (SIGHUP, `photoboothctl reload`); applied in idle or fault,
     /// else when the session under way ends. An invalid file keeps the running settings.
@@ -193,8 +197,29 @@ public final class BoothRuntime: Sendable {
     public func requestReload() -> ReloadOutcome {
         switch reloader() {
         case let .success(new):
-            let now = state.withLock { s -> BoothState in s.pendingSettings = new; return s.machine.state }
-            loop.post(.reload(core(new)))
+            // A new composer for the new settings, made here (off the main loop: it reads font and image
+            // files); one that cannot be made refuses the reload, keeping the running settings.
+            var composer: (any PictureComposing)?? = nil
+            if let factory = options.composerFactory {
+                do {
+                    composer = .some(try factory(new))
+                } catch {
+                    let refusal = SettingsError(diagnostics: [Diagnostic(file: "[picture]", line: nil, message: "\(error)")])
+                    log.error("reload refused, keeping the running settings:\n\(refusal)")
+                    return .refused(refusal)
+                }
+            }
+            let composes = composer.map { $0 != nil } ?? composeWorker.hasComposer
+            if new.session.shots > 1 && !composes {
+                log.warning("session.shots = \(new.session.shots) but this daemon has no picture composer: "
+                            + "the captures are saved, but no picture is made and the sessions end failed")
+            }
+            let now = state.withLock { s -> BoothState in
+                s.pendingSettings = new
+                s.pendingComposer = composer
+                return s.machine.state
+            }
+            loop.post(.reload(coreConfig(from: new, composesSingleShot: composes)))
             let appliesNow: Bool
             switch now {
             case .idle, .fault: appliesNow = true
@@ -234,8 +259,8 @@ public final class BoothRuntime: Sendable {
             startFaults.append((.storage, "photos directory not writable: \(error)\(writablePathsHint(settings.storage.dir, error))"))
         } }
         storage.launch()
-        composeWorker?.launch()
-        if settings.session.shots > 1 && options.composer == nil {
+        composeWorker.launch()
+        if settings.session.shots > 1 && !composeWorker.hasComposer {
             log.warning("session.shots = \(settings.session.shots) but this daemon has no picture composer: "
                         + "the captures are saved, but no picture is made and the sessions end failed")
         }
@@ -266,9 +291,12 @@ public final class BoothRuntime: Sendable {
         if case let .press(_, at) = event { admin.notePress(at: at) }
         if case let .saved(id, path) = event {
             printer.noteSaved(captureID: id, path: path)
-            if let waiting = state.withLock({ $0.printsAwaitingSave.removeValue(forKey: id) }),
-               let jpeg = printer.savedPhoto(captureID: id) {
-                printer.request(jpeg: jpeg, captureID: id, source: waiting.source, graceMilliseconds: waiting.grace)
+            if let waiting = state.withLock({ $0.printsAwaitingSave.removeValue(forKey: id) }) {
+                if let jpeg = printer.savedPhoto(captureID: id) {
+                    printer.request(jpeg: jpeg, captureID: id, source: waiting.source, graceMilliseconds: waiting.grace)
+                } else {
+                    log.error("print of picture \(id) (\(waiting.source)): \(path) cannot be read back; not printed")
+                }
             }
             let name = String(path.split(separator: "/").last ?? "")
             let saved = PhotoStore.sessionNumber(inFileName: name)
@@ -444,11 +472,6 @@ public final class BoothRuntime: Sendable {
             loop.post(.composeFailed(pictureID: pictureID, message: "captures \(captureIDs) are no longer in memory"))
             return
         }
-        guard let composeWorker else {
-            loop.post(.composeFailed(pictureID: pictureID,
-                                     message: "no picture composer: \(captureIDs.count) captures cannot be made one picture"))
-            return
-        }
         composeWorker.compose(.init(pictureID: pictureID, session: session, captures: jpegs,
                                     takenAt: takenAt, lastFrameAt: lastFrameAt ?? clock.now()))
     }
@@ -536,7 +559,11 @@ public final class BoothRuntime: Sendable {
             defer { s.pendingSettings = nil }
             return s.pendingSettings
         }) else { return }
-        let old = state.withLock { s in defer { s.settings = new }; return s.settings }
+        let (old, composer) = state.withLock { s in
+            defer { s.settings = new; s.pendingComposer = nil }
+            return (s.settings, s.pendingComposer)
+        }
+        if let composer { composeWorker.setComposer(composer) }
         storage.setMinFree(UInt64(new.storage.minFreeBytes))
         if new.print != old.print { printer.reconfigure(new.print) }
         storage.setMount(new.storage.mount)
@@ -566,7 +593,7 @@ public final class BoothRuntime: Sendable {
         // gets one more save before the storage thread finishes.
         camera.shutdown()
         // A picture being composed is finished (it goes to storage from there) before the last saves.
-        if let composeWorker, !composeWorker.finish(timeoutSeconds: 2) {
+        if !composeWorker.finish(timeoutSeconds: 2) {
             log.error("the picture being composed was not finished within 2 s when stopping")
         }
         for id in captures.heldIDs { storage.save(captureID: id) }

@@ -164,6 +164,7 @@ if args.check {
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
 var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
 runtimeOptions.composer = composer
+runtimeOptions.composerFactory = { try makePictureComposer($0) }
 // Under systemd (Type=notify): READY/STATUS/WATCHDOG to $NOTIFY_SOCKET; nil otherwise.
 runtimeOptions.systemd = SystemdNotifier.fromEnvironment()
 runtimeOptions.stallLoopAfterMilliseconds = args.stallLoopAfter

@@ -159,7 +159,8 @@ final class TestBooth: Sendable {
     ///   - button: the button device; the ``FakeButton`` (`self.button`) when nil.
     ///   - filePreview: also write the file preview (`settings.preview.file`).
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
-         cameraName: String = "sim-test-camera", options: RuntimeOptions = RuntimeOptions()) {
+         cameraName: String = "sim-test-camera", options: RuntimeOptions = RuntimeOptions(),
+         reloaded: ReloadSource? = nil) {
         self.settings = settings
         let camera = TestCamera(name: cameraName)
         self.camera = camera
@@ -176,7 +177,7 @@ final class TestBooth: Sendable {
                 return sinks
             })
         runtime = BoothRuntime(settings: settings, options: options, factory: factory, log: log,
-                               reloader: { .success(settings) })
+                               reloader: { .success(reloaded?.settings.withLock { $0 } ?? settings) })
     }
 
     /// Starts `run()` on a thread of its own.
@@ -250,4 +251,10 @@ func jpegHeader(ofFile path: String) -> JPEGHeader? {
 func decodesFully(_ path: String) -> Bool {
     guard let bytes = try? AtomicFile.read(path), let decoder = try? JPEGDecoder() else { return false }
     return decoder.validate(bytes)
+}
+
+/// The settings a test booth's reload reads (a config file's stand-in).
+final class ReloadSource: Sendable {
+    let settings: Mutex<Settings>
+    init(_ settings: Settings) { self.settings = Mutex(settings) }
 }

@@ -283,7 +283,7 @@ public enum Schema {
                 "Shown while photos cannot be saved."),
 
         .bool("picture.compose_single_shot", \.picture.composeSingleShot, "false",
-              "With session.shots = 1: false keeps the capture itself as the picture (reviewed and printed as taken, filled to the media); true composes it like a series, with the layout's margins, footer and overlay. Sessions of 2 to 4 shots are always composed. [picture] changes apply when photoboothd restarts."),
+              "With session.shots = 1: false keeps the capture itself as the picture (reviewed and printed as taken, filled to the media); true composes it like a series, with the layout's margins, footer and overlay. Sessions of 2 to 4 shots are always composed."),
         .choice("picture.layout", \.picture.layout, "auto",
                 "How the captures are arranged. auto: by the number of shots (1 single, 2 strip, 3 3up, 4 2x2). single: one capture; 2x2: a grid of four; strip: up to four in a column, twice side by side (cut into two strips); 3up: three in a row or a column. The sheet is turned to suit the captures' orientation."),
         .choice("picture.fit", \.picture.fit, "fill",

@@ -1,0 +1,100 @@
+import BoothCore
+import BoothJPEG
+import Foundation
+import Synchronization
+import Testing
+@testable import BoothRuntime
+
+// photoboothd's composer (the [picture] layout through BoothLayout): made only when a session needs
+// one, refused for sheets the booth could not show or print, and made again on reload.
+@Suite("Picture composer setup")
+struct PictureComposerSetupTests {
+    @Test("no composer for one shot (unless picture.compose_single_shot); one for a series")
+    func composerWhenNeeded() throws {
+        var s = Settings.defaults
+        #expect(try makePictureComposer(s) == nil)
+        s.picture.composeSingleShot = true
+        #expect(try makePictureComposer(s) != nil)
+        s.picture.composeSingleShot = false
+        s.session.shots = 3
+        #expect(try makePictureComposer(s) != nil)
+    }
+
+    @Test("a sheet over 40 megapixels is refused with the dpi that fits, before any session")
+    func hugeSheetRefused() throws {
+        var s = Settings.defaults
+        s.session.shots = 2
+        s.print.media = "na_5x7_5x7in"
+        s.print.dpi = 1200   // 6000x8400: 50 MP
+        do {
+            _ = try makePictureComposer(s)
+            Issue.record("a 50 MP sheet was accepted")
+        } catch let error as PictureSetupError {
+            #expect(error.description.contains("6000x8400"), "\(error)")
+            #expect(error.description.contains("picture.dpi"), "\(error)")
+            #expect(error.description.contains("at most 1069"), "\(error)")
+        }
+        s.print.dpi = 1000   // 5000x7000: 35 MP
+        #expect(try makePictureComposer(s) != nil)
+    }
+
+    @Test("a reload from one shot to three makes the composer: the next series gets its picture")
+    func reloadMakesComposer() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        var settings = seriesSettings(dir: dir, shots: 1)
+        settings.print.mode = .off
+        let reloaded = ReloadSource(settings)
+        var options = RuntimeOptions()
+        options.composer = try makePictureComposer(settings)
+        options.composerFactory = { try makePictureComposer($0) }
+        #expect(options.composer == nil)
+        let booth = TestBooth(settings, options: options, reloaded: reloaded)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { booth.camera.isStreaming })
+
+        var three = settings
+        three.session.shots = 3
+        three.picture.dpi = .dpi150
+        reloaded.settings.withLock { $0 = three }
+        guard case .accepted = booth.runtime.requestReload() else {
+            Issue.record("reload refused: \(booth.logText)")
+            return
+        }
+        try #require(await eventually { booth.logged("settings reloaded") })
+        booth.button.press()
+        try #require(await eventually(timeoutSeconds: 20) { booth.runtime.counters.completed == 1 && booth.state.isIdle },
+                     "\(booth.logText)")
+        let paths: [String] = savedCaptures(in: settings.storage.dir)
+        let files = paths.map { (path: String) -> String in fileName(path) }.sorted()
+        #expect(files == ["booth-000001-1.jpg", "booth-000001-2.jpg", "booth-000001-3.jpg", "booth-000001-picture.jpg"],
+                "\(files)")
+        let picture = try #require(paths.first { (path: String) -> Bool in path.hasSuffix("-picture.jpg") })
+        let header = try #require(jpegHeader(ofFile: picture))
+        // 4x6 in at 150 dpi, turned to suit the 3-up layout.
+        #expect([FrameSize(width: 600, height: 900), FrameSize(width: 900, height: 600)].contains(header.size), "\(header.size)")
+    }
+
+    @Test("a reload whose [picture] cannot be made is refused; the running settings stay")
+    func reloadRefusedForBadPicture() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let settings = seriesSettings(dir: dir, shots: 1)
+        let reloaded = ReloadSource(settings)
+        var options = RuntimeOptions()
+        options.composerFactory = { try makePictureComposer($0) }
+        let booth = TestBooth(settings, options: options, reloaded: reloaded)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { booth.camera.isStreaming })
+        var bad = settings
+        bad.session.shots = 2
+        bad.picture.overlay = "\(dir)/no-such-overlay.png"
+        reloaded.settings.withLock { $0 = bad }
+        guard case let .refused(error) = booth.runtime.requestReload() else {
+            Issue.record("a reload with a missing overlay was accepted")
+            return
+        }
+        #expect(error.description.contains("[picture]"), "\(error)")
+        #expect(error.description.contains("no-such-overlay.png"), "\(error)")
+    }
+}
