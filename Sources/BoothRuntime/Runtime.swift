@@ -289,6 +289,11 @@ public final class BoothRuntime: Sendable {
         }
         if case .press = event { state.withLock { $0.autoPressScheduled = false } }
         if case let .press(_, at) = event { admin.notePress(at: at) }
+        if case let .composed(id) = event, currentState != .composing(pictureID: id) {
+            // The compose deadline passed first: the session ended failed, the picture is still saved.
+            log.warning("picture \(id) composed after its session ended (compose deadline passed): "
+                        + "saved, not reviewed or printed (photoboothctl test-print FILE prints it)")
+        }
         if case let .saved(id, path) = event {
             printer.noteSaved(captureID: id, path: path)
             if let waiting = state.withLock({ $0.printsAwaitingSave.removeValue(forKey: id) }) {
