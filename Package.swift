@@ -53,15 +53,17 @@ let package = Package(
                                                                     "BoothDisplay", "BoothLayout"],
                           path: "bench/BoothBench"),
 
+        // Helpers shared by the test targets (the real photos' folder, fast runtime settings).
+        .target(name: "BoothTestSupport", dependencies: ["BoothCore"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
-        .testTarget(name: "BoothJPEGTests", dependencies: ["BoothCore", "BoothJPEG"]),
+        .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothCore", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
-        .testTarget(name: "BoothLayoutTests", dependencies: ["BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
+        .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
-        .testTarget(name: "BoothPrintTests", dependencies: ["BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
+        .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6]

@@ -34,7 +34,7 @@ public struct YUVPlanes: Sendable {
     /// Resizes for `size` and `subsampling`, keeping the storage when it is large enough.
     /// Returns false when TurboJPEG knows no plane size for them (`tjPlaneWidth` fails).
     mutating func reshape(size: FrameSize, subsampling: ChromaSubsampling) -> Bool {
-        let samp = subsampling.turboJPEGValue
+        let samp = subsampling.turboJPEG
         let planes = subsampling == .gray ? 1 : 3
         var w: [Int] = [], h: [Int] = [], o: [Int] = []
         var total = 0
@@ -61,18 +61,6 @@ public struct YUVPlanes: Sendable {
     }
 }
 
-extension ChromaSubsampling {
-    var turboJPEGValue: Int32 {
-        switch self {
-        case .s444: Int32(TJSAMP_444.rawValue)
-        case .s422: Int32(TJSAMP_422.rawValue)
-        case .s420: Int32(TJSAMP_420.rawValue)
-        case .gray: Int32(TJSAMP_GRAY.rawValue)
-        case .s440: Int32(TJSAMP_440.rawValue)
-        case .s411: Int32(TJSAMP_411.rawValue)
-        }
-    }
-}
 
 extension JPEGDecoder {
     /// Decodes to the JPEG's own Y'CbCr planes at `scale` into `planes` (storage reused when large

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothJPEG
+import BoothTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
     @Test func capturesValidateAndSurviveDHTStripAndInsert() throws {
         let files = SharedImages.captures()
         guard !files.isEmpty else {
-            print("RealCaptureTests skipped: \(SharedImages.missingMessage)")
+            print("RealCaptureTests skipped: \(SharedImages.missingMessage())")
             return
         }
         let decoder = try JPEGDecoder()

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothJPEG
+import BoothTestSupport
 import Foundation
 
 /// Test patterns, colour conversion for building YUYV sources, image comparison, and the shared
@@ -88,31 +89,6 @@ func strippingHuffmanTables(_ jpeg: [UInt8]) throws -> [UInt8] {
     return out
 }
 
-/// The shared real photos: `$PHOTOBOOTH_SHARED_IMAGES` if set, else `<package root>/../shared/images`.
-enum SharedImages {
-    static var directory: URL {
-        if let path = ProcessInfo.processInfo.environment["PHOTOBOOTH_SHARED_IMAGES"] {
-            return URL(fileURLWithPath: path)
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return packageRoot.appendingPathComponent("../shared/images").standardizedFileURL
-    }
-
-    static var capturesDirectory: URL { directory.appendingPathComponent("captures") }
-
-    /// The `.jpg` files in `captures/`, sorted; empty when the directory is missing.
-    static func captures() -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: capturesDirectory.path)) ?? []
-        return names.filter { $0.hasSuffix(".jpg") }.sorted().map { capturesDirectory.appendingPathComponent($0) }
-    }
-
-    static var missingMessage: String {
-        "no real captures: \(capturesDirectory.path) is missing or has no .jpg (set PHOTOBOOTH_SHARED_IMAGES to the shared images folder)"
-    }
-
-    static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
-}
 
 /// Byte-for-byte equality through `Data` (memcmp), fast also in debug builds.
 func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool { Data(a) == Data(b) }

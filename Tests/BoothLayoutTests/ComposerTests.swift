@@ -1,6 +1,7 @@
 import BoothCore
 import BoothJPEG
 @testable import BoothLayout
+import BoothTestSupport
 import Foundation
 import Testing
 
@@ -245,7 +246,7 @@ struct ComposerTests {
     func realCaptures() throws {
         let urls = SharedImages.captures1080()
         guard urls.count == 4 else {
-            print("skipped: \(SharedImages.missingMessage)")
+            print("skipped: \(SharedImages.missingMessage("_1920x1080.jpg"))")
             return
         }
         let captures = try urls.map { [UInt8](try Data(contentsOf: $0)) }

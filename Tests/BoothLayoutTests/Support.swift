@@ -1,6 +1,7 @@
 import BoothCore
 import BoothJPEG
 import CPNG
+import BoothTestSupport
 import Foundation
 
 /// Synthetic captures, PNG writing, the shared real photos.
@@ -62,26 +63,3 @@ enum Fixture {
     static func luma(_ r: Double, _ g: Double, _ b: Double) -> Double { 0.299 * r + 0.587 * g + 0.114 * b }
 }
 
-/// The shared real photos: `$PHOTOBOOTH_SHARED_IMAGES` if set, else `<package root>/../shared/images`.
-enum SharedImages {
-    static var directory: URL {
-        if let path = ProcessInfo.processInfo.environment["PHOTOBOOTH_SHARED_IMAGES"] {
-            return URL(fileURLWithPath: path)
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return packageRoot.appendingPathComponent("../shared/images").standardizedFileURL
-    }
-
-    static var capturesDirectory: URL { directory.appendingPathComponent("captures") }
-
-    /// The four 1920x1080 captures, sorted; empty when missing.
-    static func captures1080() -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: capturesDirectory.path)) ?? []
-        return names.filter { $0.hasSuffix("_1920x1080.jpg") }.sorted().map { capturesDirectory.appendingPathComponent($0) }
-    }
-
-    static var missingMessage: String {
-        "no real captures: \(capturesDirectory.path) has no *_1920x1080.jpg (set PHOTOBOOTH_SHARED_IMAGES to the shared images folder)"
-    }
-}

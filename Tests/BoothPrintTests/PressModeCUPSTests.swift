@@ -1,6 +1,7 @@
 import BoothCore
 import BoothPrint
 import BoothRuntime
+import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -43,23 +44,8 @@ final class PrintingBooth: Sendable {
     private let exit = Mutex<Int32?>(nil)
 
     init(stack: CUPSStack, mode: PrintMode) {
-        var s = Settings.defaults
-        s.camera.device = "sim"
-        s.camera.format = .yuyv
-        s.camera.previewSize = FrameSize(width: 320, height: 240)
-        s.camera.captureSize = FrameSize(width: 320, height: 240)
-        s.camera.frameRate = 30
-        s.camera.settleFrames = 0
-        s.camera.captureTimeoutMilliseconds = 3000
-        s.camera.idleStopMilliseconds = 600_000
-        s.session.previewMilliseconds = 0
-        s.session.previewTimeoutMilliseconds = 600_000
-        s.session.countdownMilliseconds = 0
         // Review lasts until the test moves on (it stops the booth).
-        s.session.reviewMilliseconds = 600_000
-        s.storage.dir = "\(stack.dir)/photos"
-        s.storage.minFreeBytes = 0
-        s.preview.file = ""
+        var s = fastSettings(dir: stack.dir, reviewMilliseconds: 600_000)
         s.print = printSettings(dir: stack.dir, queue: stack.queue)
         s.print.mode = mode
         let settings = s

@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothCore
 import BoothJPEG
+import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing

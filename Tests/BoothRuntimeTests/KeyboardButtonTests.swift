@@ -1,4 +1,5 @@
 import BoothCore
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization

@@ -2,6 +2,7 @@ import BoothCamera
 import BoothCore
 import BoothJPEG
 import BoothPrint
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization

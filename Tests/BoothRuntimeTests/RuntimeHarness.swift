@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothCore
 import BoothJPEG
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -121,29 +122,6 @@ final class RecordingDisplay: DisplaySink {
     }
 }
 
-/// Settings for fast tests: small frames, no preview phase, no countdown, a short review,
-/// photos and preview file in `dir`. Fields are set directly, bypassing the file validation.
-func fastSettings(dir: String) -> Settings {
-    var s = Settings.defaults
-    s.camera.device = "sim"
-    s.camera.format = .yuyv
-    s.camera.previewSize = FrameSize(width: 320, height: 240)
-    s.camera.captureSize = FrameSize(width: 320, height: 240)
-    s.camera.frameRate = 30
-    s.camera.settleFrames = 0
-    s.camera.captureTimeoutMilliseconds = 3000
-    s.camera.idleStopMilliseconds = 600_000
-    s.session.previewMilliseconds = 0
-    s.session.previewTimeoutMilliseconds = 600_000
-    s.session.countdownMilliseconds = 0
-    s.session.reviewMilliseconds = 100
-    s.storage.dir = "\(dir)/photos"
-    s.storage.minFreeBytes = 0
-    s.preview.file = ""
-    s.preview.frameRate = 10
-    s.preview.size = FrameSize(width: 320, height: 200)
-    return s
-}
 
 /// One booth under test: the runtime on its own thread and the fakes around it.
 final class TestBooth: Sendable {

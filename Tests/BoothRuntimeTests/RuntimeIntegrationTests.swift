@@ -2,6 +2,7 @@ import BoothCamera
 import BoothCore
 import BoothDisplay
 import BoothJPEG
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization
