@@ -185,8 +185,17 @@ public final class PictureComposer {
         guard let font, !texts.isEmpty else { return }
         let color = YCbCr(options.textColor)
         for band in plan.footers {
-            let masks = texts.enumerated().map { i, text in
-                font.mask(text, pixelHeight: plan.lineHeights[min(i, plan.lineHeights.count - 1)], maxWidth: band.width)
+            // Each line on one line of its own: a line too wide for the band is drawn smaller rather
+            // than wrapped (wrapping would push the lines below it off the sheet); then all of them
+            // smaller again if together they are taller than the band.
+            var heights = texts.indices.map { plan.lineHeights[min($0, plan.lineHeights.count - 1)] }
+            var masks = texts.indices.map { fittedMask(font, texts[$0], pixelHeight: &heights[$0], width: band.width) }
+            let natural = masks.reduce(0) { $0 + $1.height }
+            if natural > band.height, natural > 0 {
+                masks = texts.indices.map { i in
+                    var h = max(6, heights[i] * band.height / natural)
+                    return fittedMask(font, texts[i], pixelHeight: &h, width: band.width)
+                }
             }
             let total = masks.reduce(0) { $0 + $1.height }
             var y = band.y + max(0, (band.height - total) / 2)
@@ -195,6 +204,17 @@ public final class PictureComposer {
                 y += mask.height
             }
         }
+    }
+
+    /// `text` rendered on one line at most `pixelHeight` pixels high and at most `width` wide: the
+    /// size is lowered (and written back) until FreeType no longer wraps it.
+    private func fittedMask(_ font: Font, _ text: String, pixelHeight: inout Int, width: Int) -> AlphaMask {
+        var mask = font.mask(text, pixelHeight: pixelHeight, maxWidth: width)
+        while pixelHeight > 6, mask.height > font.mask("Ag", pixelHeight: pixelHeight).height {
+            pixelHeight = max(6, pixelHeight * 7 / 8)
+            mask = font.mask(text, pixelHeight: pixelHeight, maxWidth: width)
+        }
+        return mask
     }
 
     private func drawCaptures(_ captures: [[UInt8]], headers: [JPEGHeader], plan: PicturePlan,

@@ -110,6 +110,29 @@ struct ComposerTests {
         #expect(composer.footerTexts(takenAt: Date(timeIntervalSince1970: 1_767_225_600)).first == "Anna & Ben")
         #expect(composer.footerTexts(takenAt: Date(timeIntervalSince1970: 1_767_225_600)).last?.count == 10)
 
+        // A line far too long for the band is drawn smaller on one line, not wrapped: the date line
+        // below it stays on the sheet, inside the band (dark pixels in the band's lower third).
+        let long = try PictureComposer(options: PictureOptions(
+            layout: .grid2x2, dpi: 150,
+            footerLines: ["Anna & Ben's Wedding at the Old Mill, with all our friends and family — 01.01.2026", "{date}"],
+            dateFormat: "%d.%m.%Y"))
+        for shots in [2, 3, 4] {
+            let longPlan = try long.render(captures: Array(captures.prefix(shots)), takenAt: Date(timeIntervalSince1970: 1_767_225_600))
+            guard let q = long.canvasPlanes(), let longBand = longPlan.footers.first else {
+                Issue.record("no canvas or no footer band")
+                return
+            }
+            var outside = 0, lowerThird = 0
+            for y in 0..<longPlan.sheet.height {
+                for x in 0..<longPlan.sheet.width where q.y[y * q.lumaStride + x] < 100 {
+                    let inBand = x >= longBand.x && x < longBand.maxX && y >= longBand.y && y < longBand.maxY
+                    if !inBand { outside += 1 } else if y >= longBand.y + longBand.height * 2 / 3 { lowerThird += 1 }
+                }
+            }
+            #expect(outside == 0, "\(shots) shots: the long footer stays in its band")
+            #expect(lowerThird > 50, "\(shots) shots: the date line is drawn below the long line (\(lowerThird) dark pixels)")
+        }
+
         let noFooter = try PictureComposer(options: PictureOptions(layout: .grid2x2, dpi: 150, footerLines: ["", ""]))
         #expect(try noFooter.render(captures: captures, takenAt: Date()).footers.isEmpty)
     }
