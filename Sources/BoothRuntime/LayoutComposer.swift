@@ -34,3 +34,32 @@ public func makePictureComposer(_ settings: Settings) throws -> (any PictureComp
     }
     return try LockedPictureComposer(options: options)
 }
+
+/// What `photoboothd` would say of the `[picture]` files in `settings` (font, overlay, background
+/// image, sheet size), as config diagnostics for `photoboothctl config validate` and `config set`:
+/// an error when sessions need the composer (`session.shots` > 1 or `picture.compose_single_shot`),
+/// else a warning (a later change to the shot count would fail). Empty when the composer can be made.
+/// - Parameters:
+///   - file: the config file's name for the diagnostic; `text`: its text, to find the key's line.
+public func pictureDiagnostics(_ settings: Settings, file: String, text: String?) -> [Diagnostic] {
+    var all = settings
+    all.picture.composeSingleShot = true
+    do {
+        _ = try makePictureComposer(all)
+        return []
+    } catch {
+        let key: String
+        switch error {
+        case let PictureError.png(path, _): key = path == settings.picture.overlay ? "overlay" : "background_image"
+        case PictureError.backgroundImage: key = "background_image"
+        case PictureError.font: key = "font"
+        case PictureError.mediaSize: key = "size"
+        default: key = "dpi"
+        }
+        let line = text.flatMap { ConfigDocument(parsing: $0).entries(section: "picture", key: key).last?.number }
+        let needed = settings.session.shots > 1 || settings.picture.composeSingleShot
+        let note = needed ? "" : " (unused while session.shots = 1, but every series would fail)"
+        return [Diagnostic(file: file, line: line, key: "picture.\(key)", message: "picture.\(key): \(error)\(note)",
+                           severity: needed ? .error : .warning)]
+    }
+}

@@ -191,6 +191,15 @@ struct ConfigSet: Subcommand {
             case .invalidFile: return ExitCode.config
             }
         }
+        // Refused before writing, as photoboothd would refuse the file: a [picture] file that cannot be read.
+        if case let .success(settings) = Settings.parse(text: edit.text, file: path) {
+            let picture = pictureDiagnostics(settings, file: path, text: edit.text)
+            for d in picture { warn(d.description) }
+            if picture.contains(where: { $0.severity == .error }) {
+                warn("\(path) not changed: photoboothd would refuse it")
+                return ExitCode.dataError
+            }
+        }
         if edit.text == existing {
             print("\(key) = \(edit.value) (unchanged, \(path) line \(edit.line))")
             return ExitCode.ok
@@ -269,7 +278,10 @@ struct ConfigValidate: Subcommand {
             let service = ServicePaths.diagnostics(for: settings, file: path,
                                                    asService: absolutePath(path) == Schema.defaultConfigPath)
             check.diagnostics += service
-            if service.contains(where: { $0.severity == .error }) { check.settings = nil }
+            // The picture's font, overlay and background image must load, as photoboothd checks at start.
+            let picture = pictureDiagnostics(settings, file: path, text: text)
+            check.diagnostics += picture
+            if (service + picture).contains(where: { $0.severity == .error }) { check.settings = nil }
         }
         if args.json {
             printJSON(Output(file: path, valid: check.isValid,

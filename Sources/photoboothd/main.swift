@@ -154,7 +154,12 @@ let composer: (any PictureComposing)?
 do {
     composer = try makePictureComposer(loaded.settings)
 } catch {
-    fail("invalid settings, not starting:\n\(args.configPath): [picture]: \(error)", 78)
+    let why = pictureDiagnostics(loaded.settings, file: args.configPath, text: nil).map(\.description)
+    fail("invalid settings, not starting:\n" + (why.isEmpty ? "\(args.configPath): [picture]: \(error)" : why.joined(separator: "\n")), 78)
+}
+if composer == nil {
+    // Not needed with one shot; said now rather than when the shot count changes.
+    for d in pictureDiagnostics(loaded.settings, file: args.configPath, text: nil) { log.warning(d.description) }
 }
 
 if args.check {

@@ -97,4 +97,28 @@ struct PictureComposerSetupTests {
         #expect(error.description.contains("[picture]"), "\(error)")
         #expect(error.description.contains("no-such-overlay.png"), "\(error)")
     }
+
+    @Test("config diagnostics for [picture] files: an error naming key and line when sessions need the composer, else a warning")
+    func pictureFileDiagnostics() throws {
+        let text = "[session]\nshots = 3\n\n[picture]\nfooter_top = Anna\noverlay = /nonexistent/frame.png\n"
+        let settings = try Settings.parse(text: text, file: "booth.conf").get()
+        let errors = pictureDiagnostics(settings, file: "booth.conf", text: text)
+        #expect(errors.count == 1)
+        #expect(errors.first?.severity == .error)
+        #expect(errors.first?.line == 6)
+        #expect(errors.first?.key == "picture.overlay")
+        #expect(errors.first?.description.hasPrefix("booth.conf:6: picture.overlay: /nonexistent/frame.png") == true,
+                "\(errors)")
+
+        var single = settings
+        single.session.shots = 1
+        let warnings = pictureDiagnostics(single, file: "booth.conf", text: text)
+        #expect(warnings.map(\.severity) == [.warning], "\(warnings)")
+
+        var fine = settings
+        fine.picture.overlay = ""
+        #expect(pictureDiagnostics(fine, file: "booth.conf", text: text).isEmpty)
+        fine.picture.font = "/nonexistent/font.ttf"
+        #expect(pictureDiagnostics(fine, file: "booth.conf", text: text).first?.key == "picture.font")
+    }
 }
