@@ -176,6 +176,13 @@ struct PrintWorkerCUPSTests {
         defer { rig.stop() }
         rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
         #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
+        // The state changes in memory first and is written after the worker's lock is released:
+        // wait until the file on disk holds the completed request before taking its inode.
+        func onDisk() -> [PrintRequestState]? {
+            guard let data = FileManager.default.contents(atPath: rig.settings.journal) else { return nil }
+            return (try? PrintJournal.decode(data))?.requests.map(\.state)
+        }
+        #expect(await eventually { onDisk() == [.completed] }, "journal on disk: \(String(describing: onDisk()))")
         func inode() -> UInt64? {
             var st = stat()
             return stat(rig.settings.journal, &st) == 0 ? UInt64(st.st_ino) : nil
