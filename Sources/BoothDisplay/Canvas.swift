@@ -102,8 +102,9 @@ func blend(_ dst: UInt32, _ src: UInt32, _ a: UInt32) -> UInt32 {
     return 0xFF00_0000 | r << 16 | g << 8 | b
 }
 
-/// A rectangle in pixels: top-left (`x`, `y`), `width` x `height`.
-public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
+/// A rectangle of whole pixels on a canvas, screen or sheet: top-left (`x`, `y`) from the top-left corner,
+/// `width` x `height`; all in pixels.
+public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
     public var x: Int, y: Int, width: Int, height: Int
 
     public init(x: Int, y: Int, width: Int, height: Int) {
@@ -112,11 +113,27 @@ public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
 
     public var isEmpty: Bool { width <= 0 || height <= 0 }
     public var size: FrameSize { FrameSize(width: width, height: height) }
+    /// The column just right of the rectangle: `x + width` (pixels).
+    public var maxX: Int { x + width }
+    /// The row just below the rectangle: `y + height` (pixels).
+    public var maxY: Int { y + height }
+    /// Width over height; 0 for an empty rectangle.
+    public var aspect: Double { height > 0 ? Double(width) / Double(height) : 0 }
 
-    /// The part inside a `size` canvas.
+    /// True when the two share at least one pixel.
+    public func intersects(_ other: PixelRect) -> Bool {
+        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
+    }
+
+    /// True when `other` lies entirely inside this rectangle.
+    public func contains(_ other: PixelRect) -> Bool {
+        other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY
+    }
+
+    /// The part inside a `size` canvas (empty, width or height 0, when none is).
     public func clipped(to size: FrameSize) -> PixelRect {
         let x0 = max(0, x), y0 = max(0, y)
-        let x1 = min(size.width, x + width), y1 = min(size.height, y + height)
+        let x1 = min(size.width, maxX), y1 = min(size.height, maxY)
         return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 

@@ -96,8 +96,8 @@ final class I420Canvas: @unchecked Sendable {
 
     /// Fills `rect` (even coordinates) with `color`: libyuv `SetPlane` on each plane.
     func fill(_ rect: PixelRect, _ color: YCbCr) {
-        let r = clipped(rect)
-        guard r.width > 0, r.height > 0 else { return }
+        let r = rect.clipped(to: FrameSize(width: lumaStride, height: lumaRows))
+        guard !r.isEmpty else { return }
         SetPlane(y + r.y * lumaStride + r.x, Int32(lumaStride), Int32(r.width), Int32(r.height), UInt32(color.y))
         let cx = r.x / 2, cy = r.y / 2, cw = (r.width + 1) / 2, ch = (r.height + 1) / 2
         SetPlane(cb + cy * chromaStride + cx, Int32(chromaStride), Int32(cw), Int32(ch), UInt32(color.cb))
@@ -209,12 +209,6 @@ final class I420Canvas: @unchecked Sendable {
                   overlay.alpha + r0 * o.lumaStride, Int32(o.lumaStride),
                   y + r0 * lumaStride, Int32(lumaStride), cb + c0 * chromaStride, Int32(chromaStride),
                   cr + c0 * chromaStride, Int32(chromaStride), Int32(lumaStride), Int32(r1 - r0))
-    }
-
-    private func clipped(_ r: PixelRect) -> PixelRect {
-        let x0 = max(0, r.x), y0 = max(0, r.y)
-        let x1 = min(lumaStride, r.maxX), y1 = min(lumaRows, r.maxY)
-        return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 }
 

@@ -1,37 +1,6 @@
 import BoothCore
+import BoothDisplay
 import Foundation
-
-/// A rectangle of whole pixels on the sheet: `x`, `y` from the top-left corner, `width` × `height`.
-public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
-    public var x: Int
-    public var y: Int
-    public var width: Int
-    public var height: Int
-
-    public init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-
-    public var maxX: Int { x + width }
-    public var maxY: Int { y + height }
-    /// Width over height; 0 for an empty rectangle.
-    public var aspect: Double { height > 0 ? Double(width) / Double(height) : 0 }
-
-    /// True when the two share at least one pixel.
-    public func intersects(_ other: PixelRect) -> Bool {
-        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
-    }
-
-    /// True when `other` lies entirely inside this rectangle.
-    public func contains(_ other: PixelRect) -> Bool {
-        other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY
-    }
-
-    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
-}
 
 /// A layout as drawn, `auto` resolved.
 public enum PictureLayout: String, Sendable, CaseIterable {

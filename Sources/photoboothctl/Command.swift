@@ -17,7 +17,10 @@ protocol Subcommand {
     static var options: [Option] { get }
     /// How many positional arguments: a range.
     static var positionals: ClosedRange<Int> { get }
-    init(_ args: ParsedArguments)
+    /// What `parse` found on the command line.
+    var args: ParsedArguments { get }
+    /// The memberwise initializer of a subcommand whose only stored property is `let args`.
+    init(args: ParsedArguments)
     /// Runs it; returns the exit code (sysexits).
     func run() -> Int32
 }
@@ -33,6 +36,10 @@ struct Option: Hashable {
     static let file = Option(name: "--file", takesValue: true, help: "work on this config file, without asking the daemon")
     static let socket = Option(name: "--socket", takesValue: true,
                                help: "the daemon's control socket (default \(ControlSocketPath.system), else \(ControlSocketPath.user()))")
+    static let markdown = Option(name: "--markdown", takesValue: false, help: "print all settings as the README's Markdown table")
+    static let force = Option(name: "--force", takesValue: false, help: "replace an existing FILE")
+    static let local = Option(name: "--local", takesValue: false, help: "list the devices without asking the daemon")
+    static let reset = Option(name: "--reset", takesValue: false, help: "zero the totals (prints them first)")
 }
 
 /// Options and positional arguments after the subcommand's words.
@@ -109,9 +116,14 @@ extension Subcommand {
 // MARK: Output
 
 /// Writes a line to stderr, prefixed `photoboothctl: `.
-func warn(_ message: String) {
-    var bytes = Array("photoboothctl: \(message)\n".utf8)
-    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+func warn(_ message: String) { FileHandleOutput.stderr("photoboothctl: \(message)") }
+
+enum FileHandleOutput {
+    /// Writes `line` and a newline to stderr (fd 2, unbuffered).
+    static func stderr(_ line: String) {
+        var bytes = Array("\(line)\n".utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
 }
 
 /// Prints `value` as pretty JSON with sorted keys.
@@ -136,11 +148,29 @@ func report(_ error: ControlClientError) -> Int32 {
     }
 }
 
-/// Sends one request to the daemon.
+/// Sends one request to the daemon and waits up to `timeoutSeconds` (s) for its reply, decoded as `type`.
+/// - Throws: `ControlClientError` (not running, not allowed, refused, broken reply).
+func ask<R: Codable & Sendable>(_ request: ControlRequest, socket: String?, as type: R.Type,
+                                 timeoutSeconds: Int = 10) throws(ControlClientError) -> R {
+    let client = try ControlClient(socket: socket)
+    return try client.send(request, expecting: type, timeoutSeconds: timeoutSeconds)
+}
+
+/// Sends `command` (with `reset`) to the daemon: `ask(ControlRequest(command, reset: reset), …)`.
 func ask<R: Codable & Sendable>(_ command: ControlProtocol.Command, socket: String?, reset: Bool? = nil,
                                  as type: R.Type, timeoutSeconds: Int = 10) throws(ControlClientError) -> R {
-    let client = try ControlClient(socket: socket)
-    return try client.send(ControlRequest(command, reset: reset), expecting: type, timeoutSeconds: timeoutSeconds)
+    try ask(ControlRequest(command, reset: reset), socket: socket, as: type, timeoutSeconds: timeoutSeconds)
+}
+
+/// Sends `request` to the daemon (`--socket`) and prints the reply: as JSON with `--json`, else `text(reply)`.
+/// Returns 0, or after printing why, the exit code for the failed request (`report`).
+func answer<R: Codable & Sendable>(_ request: ControlRequest, _ args: ParsedArguments, as type: R.Type,
+                                    text: (R) -> String) -> Int32 {
+    do {
+        let reply = try ask(request, socket: args.socket, as: type)
+        if args.json { printJSON(reply) } else { print(text(reply)) }
+        return ExitCode.ok
+    } catch { return report(error) }
 }
 
 /// `1h 2m 3s`.

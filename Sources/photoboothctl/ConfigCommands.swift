@@ -7,15 +7,18 @@ import Glibc
 /// the default path. `daemonFile` is true when it is the file a running daemon reads.
 func configTarget(_ args: ParsedArguments) -> (path: String, daemonFile: Bool) {
     if let file = args.value(.file) { return (file, daemonUses(file, socket: args.socket)) }
-    if let info = try? ask(.hello, socket: args.socket, as: DaemonInfo.self, timeoutSeconds: 3) {
-        return (info.configPath, true)
-    }
+    if let info = runningDaemon(socket: args.socket) { return (info.configPath, true) }
     return (Schema.defaultConfigPath, false)
+}
+
+/// The daemon answering on the socket (`hello`, 3 s at most), or nil when none does.
+func runningDaemon(socket: String?) -> DaemonInfo? {
+    try? ask(.hello, socket: socket, as: DaemonInfo.self, timeoutSeconds: 3)
 }
 
 /// True when a daemon answers on the socket and reads `file`.
 func daemonUses(_ file: String, socket: String?) -> Bool {
-    guard let info = try? ask(.hello, socket: socket, as: DaemonInfo.self, timeoutSeconds: 3) else { return false }
+    guard let info = runningDaemon(socket: socket) else { return false }
     return sameFile(info.configPath, file)
 }
 
@@ -54,13 +57,6 @@ func checkedSettings(_ path: String) -> Result<(settings: Settings, text: String
     }
 }
 
-enum FileHandleOutput {
-    static func stderr(_ line: String) {
-        var bytes = Array("\(line)\n".utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
-    }
-}
-
 /// `config show`: every setting with the value the file gives it.
 struct ConfigShow: Subcommand {
     static let words = ["config", "show"]
@@ -73,7 +69,6 @@ struct ConfigShow: Subcommand {
     static let options: [Option] = [.json, .file, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     struct Output: Codable {
         var file: String
@@ -121,7 +116,6 @@ struct ConfigGet: Subcommand {
     static let options: [Option] = [.json, .file, .socket]
     static let positionals = 1...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     struct Output: Codable {
         var key: String
@@ -170,7 +164,6 @@ struct ConfigSet: Subcommand {
     static let options: [Option] = [.file, .socket]
     static let positionals = 2...2
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
         let key = args.positional[0], value = args.positional[1]
@@ -224,9 +217,7 @@ struct ConfigSet: Subcommand {
             return ExitCode.ok
         }
         do {
-            let reply = try ask(.reload, socket: args.socket, as: ReloadReply.self)
-            print(reply.appliedNow ? "photoboothd reloaded: in force now"
-                                   : "photoboothd reloaded: in force when the session under way ends (state \(reply.state))")
+            print("photoboothd " + Reload.text(try ask(.reload, socket: args.socket, as: ReloadReply.self)))
             return ExitCode.ok
         } catch {
             return report(error)
@@ -248,7 +239,6 @@ struct ConfigValidate: Subcommand {
     static let options: [Option] = [.json, .file, .socket]
     static let positionals = 0...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     struct Output: Codable {
         struct Problem: Codable {
@@ -307,10 +297,9 @@ struct ConfigDescribe: Subcommand {
         settings table (the text between <!-- settings-table:begin --> and <!-- settings-table:end -->).
         Exit codes: 0; 64 unknown key.
         """
-    static let options: [Option] = [.json, Option(name: "--markdown", takesValue: false, help: "print all settings as the README's Markdown table")]
+    static let options: [Option] = [.json, .markdown]
     static let positionals = 0...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     struct Output: Codable {
         var key: String
@@ -322,7 +311,7 @@ struct ConfigDescribe: Subcommand {
     }
 
     func run() -> Int32 {
-        if args.has(Option(name: "--markdown", takesValue: false, help: "")) {
+        if args.has(.markdown) {
             print(Schema.markdownTable(), terminator: "")
             return ExitCode.ok
         }
@@ -356,10 +345,9 @@ struct ConfigInit: Subcommand {
         An existing FILE is kept unless --force. The file is written atomically.
         Exit codes: 0; 73 FILE exists (without --force) or cannot be written.
         """
-    static let options: [Option] = [Option(name: "--force", takesValue: false, help: "replace an existing FILE")]
+    static let options: [Option] = [.force]
     static let positionals = 0...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
         let text = Schema.defaultConfigText()
@@ -367,7 +355,7 @@ struct ConfigInit: Subcommand {
             print(text, terminator: "")
             return ExitCode.ok
         }
-        if access(path, F_OK) == 0, !args.flags.contains("--force") {
+        if access(path, F_OK) == 0, !args.has(.force) {
             warn("\(path) exists; not replacing it (use --force, or 'photoboothctl config set' to change one key)")
             return ExitCode.cantCreate
         }

@@ -12,15 +12,8 @@ struct Status: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
-    func run() -> Int32 {
-        let s: StatusReport
-        do { s = try ask(.status, socket: args.socket, as: StatusReport.self) } catch { return report(error) }
-        if args.json { printJSON(s); return ExitCode.ok }
-        print(Status.text(s))
-        return ExitCode.ok
-    }
+    func run() -> Int32 { answer(ControlRequest(.status), args, as: StatusReport.self, text: Status.text) }
 
     static func text(_ s: StatusReport) -> String {
         func row(_ label: String, _ value: String) -> String { (label + ":").padding(toLength: 10, withPad: " ", startingAt: 0) + value }
@@ -85,14 +78,13 @@ struct Devices: Subcommand {
         answers, or with --local, photoboothctl lists them itself.
         Exit codes: 0; 77 not allowed.
         """
-    static let options: [Option] = [.json, .socket, Option(name: "--local", takesValue: false, help: "list the devices without asking the daemon")]
+    static let options: [Option] = [.json, .socket, .local]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
         var devices: DeviceReport
-        if args.flags.contains("--local") {
+        if args.has(.local) {
             devices = DeviceReport.gather(source: "photoboothctl")
         } else {
             do {
@@ -172,14 +164,9 @@ struct Press: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
-        do {
-            let r = try ask(.press, socket: args.socket, as: PressReply.self)
-            if args.json { printJSON(r) } else { print("pressed (the booth was \(r.stateBefore))") }
-            return ExitCode.ok
-        } catch { return report(error) }
+        answer(ControlRequest(.press), args, as: PressReply.self) { "pressed (the booth was \($0.stateBefore))" }
     }
 }
 
@@ -195,7 +182,6 @@ struct Snapshot: Subcommand {
     static let options: [Option] = [.socket]
     static let positionals = 1...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
         let r: SnapshotReply
@@ -233,16 +219,12 @@ struct Reload: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
-    func run() -> Int32 {
-        do {
-            let r = try ask(.reload, socket: args.socket, as: ReloadReply.self)
-            if args.json { printJSON(r) } else {
-                print(r.appliedNow ? "reloaded: in force now" : "reloaded: in force when the session under way ends (state \(r.state))")
-            }
-            return ExitCode.ok
-        } catch { return report(error) }
+    func run() -> Int32 { answer(ControlRequest(.reload), args, as: ReloadReply.self, text: Reload.text) }
+
+    /// `reloaded: in force now`, or when the session under way ends (`config set` prefixes `photoboothd `).
+    static func text(_ r: ReloadReply) -> String {
+        r.appliedNow ? "reloaded: in force now" : "reloaded: in force when the session under way ends (state \(r.state))"
     }
 }
 
@@ -255,13 +237,12 @@ struct Stats: Subcommand {
         The totals survive restarts (kept next to the photos, in storage.dir/\(StatsStore.fileName)).
         Exit codes: 0; 69 daemon not running; 77 not allowed.
         """
-    static let options: [Option] = [.json, .socket, Option(name: "--reset", takesValue: false, help: "zero the totals (prints them first)")]
+    static let options: [Option] = [.json, .socket, .reset]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
-        let reset = args.flags.contains("--reset")
+        let reset = args.has(.reset)
         do {
             let before = reset ? try ask(.stats, socket: args.socket, as: BoothStats.self) : nil
             let s = try ask(.stats, socket: args.socket, reset: reset ? true : nil, as: BoothStats.self)

@@ -2,18 +2,14 @@ import BoothCore
 import BoothRuntime
 import Foundation
 
-/// Sends a print request and prints the reply (message, or the journal for `prints list`).
+/// The print commands' replies as text.
 enum PrintsCommand {
-    static func send(_ request: ControlRequest, socket: String?, json: Bool, listing: Bool = false) -> Int32 {
-        do {
-            let client = try ControlClient(socket: socket)
-            let r = try client.send(request, expecting: PrintsReply.self, timeoutSeconds: 10)
-            if json { printJSON(r); return ExitCode.ok }
-            if listing { print(table(r)) } else { print(r.message) }
-            return ExitCode.ok
-        } catch { return report(error) }
+    /// Sends a print request and prints the reply: JSON with `--json`, else its message.
+    static func send(_ request: ControlRequest, _ args: ParsedArguments) -> Int32 {
+        answer(request, args, as: PrintsReply.self) { $0.message }
     }
 
+    /// `prints list`'s table: the paper line, then one line a request.
     static func table(_ r: PrintsReply) -> String {
         var out = ["paper: \(r.sheetsRemaining.map { "\($0) sheets left" } ?? "not counted")"]
         if r.requests.isEmpty { out.append("no print requests"); return out.joined(separator: "\n") }
@@ -42,8 +38,27 @@ enum PrintsCommand {
         if let e = p.lastError { line += "; last error: \(e)" }
         return line
     }
+}
 
-    static func id(_ args: ParsedArguments) -> Int? { args.positional.first.flatMap { Int($0) } }
+/// `prints ACTION ID` (reprint, cancel): the same command but for the action word.
+protocol PrintsIDSubcommand: Subcommand {
+    /// The word after `prints`, also the request's action.
+    static var action: String { get }
+}
+
+extension PrintsIDSubcommand {
+    static var words: [String] { ["prints", action] }
+    static var synopsis: String { "prints \(action) ID [--json] [--socket PATH]" }
+    static var options: [Option] { [.json, .socket] }
+    static var positionals: ClosedRange<Int> { 1...1 }
+
+    func run() -> Int32 {
+        guard let id = args.positional.first.flatMap({ Int($0) }) else {
+            warn("prints \(Self.action) needs a numeric ID")
+            return ExitCode.dataError
+        }
+        return PrintsCommand.send(ControlRequest(.prints, action: Self.action, id: id), args)
+    }
 }
 
 /// `test-print [FILE]`.
@@ -58,7 +73,6 @@ struct TestPrint: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
         var file: String?
@@ -70,7 +84,7 @@ struct TestPrint: Subcommand {
             }
             file = absolute
         }
-        return PrintsCommand.send(ControlRequest(.testPrint, file: file), socket: args.socket, json: args.json)
+        return PrintsCommand.send(ControlRequest(.testPrint, file: file), args)
     }
 }
 
@@ -83,14 +97,13 @@ struct Refill: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 1...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
         guard let sheets = args.positional.first.flatMap({ Int($0) }), sheets >= 0 else {
             warn("refill needs a number of sheets ≥ 0, got '\(args.positional.first ?? "")'")
             return ExitCode.dataError
         }
-        return PrintsCommand.send(ControlRequest(.refill, sheets: sheets), socket: args.socket, json: args.json)
+        return PrintsCommand.send(ControlRequest(.refill, sheets: sheets), args)
     }
 }
 
@@ -103,10 +116,9 @@ struct PrintsList: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
-        PrintsCommand.send(ControlRequest(.prints, action: "list"), socket: args.socket, json: args.json, listing: true)
+        answer(ControlRequest(.prints, action: "list"), args, as: PrintsReply.self, text: PrintsCommand.table)
     }
 }
 
@@ -119,43 +131,24 @@ struct Prints: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
-    func run() -> Int32 { PrintsList(args).run() }
+    func run() -> Int32 { PrintsList(args: args).run() }
 }
 
 /// `prints reprint ID`.
-struct PrintsReprint: Subcommand {
-    static let words = ["prints", "reprint"]
-    static let synopsis = "prints reprint ID [--json] [--socket PATH]"
+struct PrintsReprint: PrintsIDSubcommand {
+    static let action = "reprint"
     static let summary = "Print request ID again (within print.reprint_limit)."
     static let details = "Exit codes: 0 queued; 65 ID not a number; 69 daemon not running; 77 not allowed; 70 refused (unknown ID, limit)."
-    static let options: [Option] = [.json, .socket]
-    static let positionals = 1...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
-
-    func run() -> Int32 {
-        guard let id = PrintsCommand.id(args) else { warn("prints reprint needs a numeric ID"); return ExitCode.dataError }
-        return PrintsCommand.send(ControlRequest(.prints, action: "reprint", id: id), socket: args.socket, json: args.json)
-    }
 }
 
 /// `prints cancel ID`.
-struct PrintsCancel: Subcommand {
-    static let words = ["prints", "cancel"]
-    static let synopsis = "prints cancel ID [--json] [--socket PATH]"
+struct PrintsCancel: PrintsIDSubcommand {
+    static let action = "cancel"
     static let summary = "Cancel request ID: held ones at once, printing ones at CUPS."
     static let details = "Exit codes: 0; 65 ID not a number; 69 daemon not running; 77 not allowed; 70 no such live request."
-    static let options: [Option] = [.json, .socket]
-    static let positionals = 1...1
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
-
-    func run() -> Int32 {
-        guard let id = PrintsCommand.id(args) else { warn("prints cancel needs a numeric ID"); return ExitCode.dataError }
-        return PrintsCommand.send(ControlRequest(.prints, action: "cancel", id: id), socket: args.socket, json: args.json)
-    }
 }
 
 /// `prints purge`.
@@ -167,9 +160,8 @@ struct PrintsPurge: Subcommand {
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
-    init(_ args: ParsedArguments) { self.args = args }
 
     func run() -> Int32 {
-        PrintsCommand.send(ControlRequest(.prints, action: "purge"), socket: args.socket, json: args.json)
+        PrintsCommand.send(ControlRequest(.prints, action: "purge"), args)
     }
 }

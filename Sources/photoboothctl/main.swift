@@ -65,7 +65,7 @@ guard let command = match else {
 }
 do {
     let parsed = try command.parse(Array(argv.dropFirst(command.words.count)))
-    exit(command.init(parsed).run())
+    exit(command.init(args: parsed).run())
 } catch let UsageError.message(message) {
     warn(message)
     exit(ExitCode.usage)

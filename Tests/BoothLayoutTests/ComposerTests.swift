@@ -1,4 +1,5 @@
 import BoothCore
+import struct BoothDisplay.PixelRect
 import BoothJPEG
 @testable import BoothLayout
 import BoothTestSupport

@@ -1,4 +1,5 @@
 import BoothCore
+import struct BoothDisplay.PixelRect
 @testable import BoothLayout
 import Testing
 
