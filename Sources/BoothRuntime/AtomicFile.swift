@@ -36,8 +36,16 @@ public enum AtomicFile {
     ///   - durable: fsync the file and the directory (photos); false for throwaway files (preview).
     ///   - replace: replace an existing file (wraps `rename`); false fails with EEXIST instead
     ///     (wraps `renameat2(RENAME_NOREPLACE)`; where the file system lacks it, `link` + `unlink`).
-    /// - Throws: ``FileError`` naming the failed call (`open`, `write`, `fsync`, `renameat2`…).
-    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, replace: Bool = false) throws(FileError) {
+    ///   - syncDirectory: fsyncs the directory after the rename (default ``syncDirectory(_:)``); injected by tests.
+    /// - Returns: nil when the write is complete (durable included); when durable and the directory fsync
+    ///   failed twice *after* the rename made the file visible, that fsync's error: the file is in place
+    ///   under its final name (do not write it again), only the durability of its directory entry is not
+    ///   confirmed. Callers log it as a warning.
+    /// - Throws: ``FileError`` naming the failed call (`open`, `write`, `fsync`, `renameat2`…) when the
+    ///   file was not put in place (no partial file is left).
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, replace: Bool = false,
+                             syncDirectory: (String) throws(FileError) -> Void = syncDirectory) throws(FileError) -> FileError? {
         let dir = directoryName(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
         let temp = "\(dir)/\(tempPrefix)\(base).\(getpid())"
@@ -71,7 +79,20 @@ public enum AtomicFile {
             unlink(temp)
         }
         ok = true
-        if durable { try syncDirectory(dir) }
+        guard durable else { return nil }
+        // The file is visible under its final name now: a failed directory fsync must not make the
+        // caller write it again (a duplicate under the next number). Retried once, then reported.
+        do {
+            try syncDirectory(dir)
+            return nil
+        } catch {
+            do {
+                try syncDirectory(dir)
+                return nil
+            } catch {
+                return error
+            }
+        }
     }
 
     /// fsyncs a directory so a rename in it is durable.

@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothCore
 import Foundation
+import Glibc
 
 /// `photoboothd --check`: opens each device the settings name, once, and says what is wrong in
 /// the same words the daemon's fault log uses. Returns 0 when all work, 69 (EX_UNAVAILABLE) otherwise.
@@ -10,13 +11,8 @@ public func checkDevices(settings: Settings, factory: DeviceFactory, log: Logger
         if ok { log.info("check: ok: \(what)") } else { log.error("check: \(what)"); problems += 1 }
     }
 
-    let store = PhotoStore(directory: settings.storage.dir)
-    do {
-        try store.prepare()
-        report(true, "storage \(settings.storage.dir) (\(formatBytes((try? store.freeBytes()) ?? 0)) free)")
-    } catch {
-        report(false, "storage: photos directory not writable: \(error)")
-    }
+    let storage = checkStorage(directory: settings.storage.dir)
+    report(storage.ok, storage.report)
 
     let camera = factory.camera(settings)
     do {
@@ -46,4 +42,48 @@ public func checkDevices(settings: Settings, factory: DeviceFactory, log: Logger
         led.stop()
     }
     return problems == 0 ? ExitCode.ok : ExitCode.unavailable
+}
+
+/// The storage part of `--check`: whether `storage.dir` exists and is writable, or, when it does not
+/// exist yet, whether it can be created (its nearest existing parent is a writable directory) and
+/// which folders the daemon would create. Changes nothing: no folder, probe file or temp-file cleanup
+/// (the daemon does those at start). Wraps `stat`, `access(W_OK | X_OK)` (as the calling user; it
+/// catches read-only file systems, EROFS, for root too) and `statvfs`.
+/// - Returns: `ok` and the line to log (`"storage /srv/photos (12 GB free)"`, or what is wrong).
+public func checkStorage(directory: String) -> (ok: Bool, report: String) {
+    func isDirectory(_ path: String) -> Bool? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (st.st_mode & S_IFMT) == S_IFDIR
+    }
+    func free(_ path: String) -> String {
+        var s = statvfs()
+        guard statvfs(path, &s) == 0 else { return "free space unknown" }
+        return "\(formatBytes(UInt64(s.f_bavail) * UInt64(s.f_frsize))) free"
+    }
+    func writable(_ path: String) -> String? {
+        access(path, W_OK | X_OK) == 0 ? nil : "access failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+    if let isDir = isDirectory(directory) {
+        guard isDir else { return (false, "storage: photos directory \(directory) is not a directory") }
+        if let problem = writable(directory) {
+            return (false, "storage: photos directory \(directory) not writable: \(problem)")
+        }
+        return (true, "storage \(directory) (\(free(directory)))")
+    }
+    var missing = [directory]
+    var parent = directoryName(of: directory)
+    while isDirectory(parent) == nil, parent != "/", parent != "." {
+        missing.insert(parent, at: 0)
+        parent = directoryName(of: parent)
+    }
+    let created = missing.joined(separator: ", ")
+    guard isDirectory(parent) == true else {
+        return (false, "storage: photos directory \(directory) cannot be created: \(parent) is not a directory")
+    }
+    if let problem = writable(parent) {
+        return (false, "storage: photos directory \(directory) cannot be created in \(parent): \(problem)")
+    }
+    return (true, "storage \(directory) does not exist yet; the daemon will create \(created) "
+                  + "(\(parent) is writable, \(free(parent)))")
 }

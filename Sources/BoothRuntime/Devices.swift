@@ -25,6 +25,14 @@ public protocol ButtonDevice: AnyObject, Sendable {
     func stop()
     /// False once the device stopped by itself (line failed) or was stopped.
     var isRunning: Bool { get }
+    /// Why the device delivers no more presses although nothing failed (the keyboard at end of its
+    /// input: `"input ended"`), for `status`; nil while it delivers (the default). Such a device stays
+    /// ``isRunning`` (it is no fault and nothing to retry: the booth runs on with its other presses).
+    var ended: String? { get }
+}
+
+extension ButtonDevice {
+    public var ended: String? { nil }
 }
 
 /// The LED by the button.

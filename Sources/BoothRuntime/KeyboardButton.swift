@@ -4,13 +4,15 @@ import Glibc
 import Synchronization
 
 /// The terminal as the button, for `--simulate`: Enter = press, `c` then Enter = long press
-/// (cancel). At end of input the keyboard button switches off (the thread ends: no busy loop).
+/// (cancel). At end of input the keyboard button switches off (the thread ends: no busy loop) and
+/// ``ended`` says so for `status`; it stays ``isRunning`` (no fault: other presses still work).
 public final class KeyboardButton: ButtonDevice {
     public let identity = "keyboard (Enter = press, c + Enter = long press)"
     private let fd: Int32
     private let clock: any MonotonicClock
     private let log: Logger
     private let stopped = Mutex(false)
+    private let inputEnded = Mutex(false)
     private let nextID = Mutex<UInt64>(1)
 
     /// - Parameter fd: the input to read (standard input by default).
@@ -29,6 +31,7 @@ public final class KeyboardButton: ButtonDevice {
                 let n = read(fd, &byte, 1)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 {
+                    inputEnded.withLock { $0 = true }
                     log.info("keyboard: end of input, keyboard button off")
                     return
                 }
@@ -50,6 +53,8 @@ public final class KeyboardButton: ButtonDevice {
 
     public func stop() { stopped.withLock { $0 = true } }
     public var isRunning: Bool { !stopped.withLock { $0 } }
+    /// `"input ended"` once the input reached its end (or failed), nil before.
+    public var ended: String? { inputEnded.withLock { $0 } ? "input ended" : nil }
 }
 
 /// A button that never presses: `--simulate` with standard input not a terminal and no keyboard wanted.

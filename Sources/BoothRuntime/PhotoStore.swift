@@ -11,6 +11,7 @@ public final class PhotoStore: Sendable {
     /// The photos directory (`storage.dir`).
     public let directory: String
     private let dateFolder: @Sendable () -> String
+    private let syncDirectory: @Sendable (String) throws(FileError) -> Void
     private let next = Mutex(1)
     /// Sessions whose number moved past an existing name, and the number they got, so the session's
     /// other captures and its picture follow it (the newest 16).
@@ -21,9 +22,15 @@ public final class PhotoStore: Sendable {
     /// - Parameters:
     ///   - directory: `storage.dir`.
     ///   - dateFolder: names today's folder; injected for tests (default: local date, `YYYY-MM-DD`).
-    public init(directory: String, dateFolder: @escaping @Sendable () -> String = { localDateString() }) {
+    ///   - syncDirectory: fsyncs a folder after a save's rename (default ``AtomicFile/syncDirectory(_:)``);
+    ///     injected by tests to make it fail.
+    public init(directory: String, dateFolder: @escaping @Sendable () -> String = { localDateString() },
+                syncDirectory: @escaping @Sendable (String) throws(FileError) -> Void = { dir throws(FileError) in
+                    try AtomicFile.syncDirectory(dir)
+                }) {
         self.directory = directory
         self.dateFolder = dateFolder
+        self.syncDirectory = syncDirectory
     }
 
     /// Creates the directory if missing, checks it is writable (creates and removes a probe
@@ -70,16 +77,23 @@ public final class PhotoStore: Sendable {
     /// session's picture as `booth-<session>-picture.jpg`, atomically and durably.
     /// A name that already exists is never overwritten: the session number moves past it, and the
     /// session's later shots and its picture take the same new number, so their names stay tied.
+    /// - Parameter directoryNotSynced: called with the folder's fsync error when the file is in place but
+    ///   the fsync of its folder failed twice (see ``AtomicFile/write(_:to:durable:replace:syncDirectory:)``):
+    ///   the capture counts as saved, its directory entry's durability is not confirmed.
     /// - Returns: the path written.
     /// - Throws: ``FileError``; `isNoSpace` when the file system is full (no partial file is left).
-    public func saveCapture(_ jpeg: [UInt8], session: Int, shot: Int) throws(FileError) -> String {
+    public func saveCapture(_ jpeg: [UInt8], session: Int, shot: Int,
+                            directoryNotSynced: (FileError) -> Void = { _ in }) throws(FileError) -> String {
         let folder = "\(directory)/\(dateFolder())"
         try makeDirectories(folder)
         var number = moved.withLock { list in list.last { $0.session == session }?.number } ?? session
         while true {
             let path = "\(folder)/\(PhotoStore.captureName(session: number, shot: shot))"
             do {
-                try AtomicFile.write(jpeg, to: path, durable: true, replace: false)
+                if let unsynced = try AtomicFile.write(jpeg, to: path, durable: true, replace: false,
+                                                       syncDirectory: syncDirectory) {
+                    directoryNotSynced(unsynced)
+                }
                 next.withLock { $0 = max($0, number + 1) }
                 if number != session {
                     moved.withLock { list in

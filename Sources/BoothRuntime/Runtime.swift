@@ -125,6 +125,10 @@ public final class BoothRuntime: Sendable {
         var button: (any ButtonDevice)?
         var buttonRunning = false
         var led: (any LEDDevice)?
+        /// The pattern the machine last asked for, shown again by an LED opened later.
+        var ledPattern: LEDPattern = .off
+        /// A configured LED line that could not be opened is tried again (``LEDRetry``).
+        var ledRetry = LEDRetry()
         var session = 0
         /// The highest session with a capture on disk: the totals file records captures and this
         /// together, so a restart's reconciliation with the photos counts each photo exactly once.
@@ -268,8 +272,7 @@ public final class BoothRuntime: Sendable {
         printer.observe { [weak self] in self?.printStateChanged() }
         printer.launch()
         if let message = startButton(settings) { startFaults.append((.button, message)) }
-        let led = factory.led(settings)
-        state.withLock { $0.led = led }
+        openLED(settings)
         execute(state.withLock { $0.machine.start() })
         for (kind, message) in startFaults { loop.post(.deviceFault(kind, message: message)) }
         loop.post(.storageStatus(refusal: storage.refusal()))
@@ -392,7 +395,7 @@ public final class BoothRuntime: Sendable {
             show(screen)
             if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
         case let .setLED(pattern):
-            state.withLock { $0.led }?.set(pattern)
+            state.withLock { $0.ledPattern = pattern; return $0.led }?.set(pattern)
         case let .startTimer(token, ms):
             // The machine has one current timer; earlier tokens are stale (BoothMachine.timerToken).
             loop.scheduleReplacingEarlierTokens(token: token, milliseconds: ms)
@@ -534,6 +537,35 @@ public final class BoothRuntime: Sendable {
         }
     }
 
+    /// Opens the LED line (`factory.led`) and shows the current pattern on it. A configured line that
+    /// does not open is no fault (the booth runs without its LED); it is tried again from the tick
+    /// after 1 s, doubling to 30 s, as a failed button line is (``retryLEDIfDue()``).
+    private func openLED(_ settings: Settings) {
+        let led = factory.led(settings)
+        let now = clock.now()
+        let (pattern, wait) = state.withLock { s -> (LEDPattern, Int?) in
+            s.led = led
+            if led != nil || !settings.led.isConfigured {
+                s.ledRetry.reset()
+                return (s.ledPattern, nil)
+            }
+            return (s.ledPattern, s.ledRetry.failed(at: now))
+        }
+        if let wait {
+            log.warning("led: line \(settings.led.line) not opened; trying again in \(wait / 1000) s")
+        } else if let led {
+            led.set(pattern)
+        }
+    }
+
+    /// From the tick: opens the LED line again when an attempt is due (see ``openLED(_:)``).
+    func retryLEDIfDue() {
+        let (due, settings) = state.withLock { s in (s.led == nil && s.ledRetry.isDue(at: clock.now()), s.settings) }
+        guard due else { return }
+        openLED(settings)
+        if state.withLock({ $0.led }) != nil { log.notice("led: line \(settings.led.line) opened") }
+    }
+
     /// Requests the button line; returns the fault message when it cannot.
     private func startButton(_ settings: Settings) -> String? {
         let button = factory.button(settings)
@@ -584,9 +616,9 @@ public final class BoothRuntime: Sendable {
             state.withLock { $0.button }?.stop()
             state.withLock { $0.led }?.stop()
             state.withLock { $0.buttonRunning = false }
+            state.withLock { $0.led = nil }
             if let message = startButton(new) { loop.post(.deviceFault(.button, message: message)) }
-            let led = factory.led(new)
-            state.withLock { $0.led = led }
+            openLED(new)
         }
         log.notice("settings reloaded")
     }

@@ -121,6 +121,7 @@ extension BoothRuntime {
 
     /// The main loop's tick (on the loop's thread): removable media, then the watchdog.
     func tick() {
+        retryLEDIfDue()
         let problem = storage.mountProblem()
         if supervisor.shouldPostMountFault(problem), let problem {
             loop.post(.deviceFault(.storage, message: problem))

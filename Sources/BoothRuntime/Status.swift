@@ -105,8 +105,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
         /// `button.chip` and `button.line` as configured.
         public var chip: String
         public var line: String
-        /// False when the line could not be requested or failed.
+        /// False when the line could not be requested or failed, or the device ended (see `ended`).
         public var running: Bool
+        /// Why the button delivers no more presses although nothing failed, e.g. `"input ended"` for the
+        /// keyboard (`--simulate`) after end of its input; nil otherwise.
+        public var ended: String?
         /// The last press (from the button or `photoboothctl press`), local time; nil when none since start.
         public var lastPress: String?
         /// Seconds since the last press.
@@ -209,7 +212,8 @@ extension BoothRuntime {
                           framesLost: cam.framesLost,
                           badFrames: cam.badFrames, lastError: cam.lastError),
             button: .init(device: button?.identity ?? "none", chip: settings.button.chip, line: settings.button.line,
-                          running: buttonRunning && (button?.isRunning ?? false),
+                          running: buttonRunning && (button?.isRunning ?? false) && button?.ended == nil,
+                          ended: button?.ended,
                           lastPress: pressAge.map { StatsStore.dateText(Int(time(nil)) - Int($0.rounded())) },
                           secondsSinceLastPress: pressAge.map { ($0 * 10).rounded() / 10 }),
             storage: .init(dir: store.directory, freeBytes: try? store.freeBytes(),

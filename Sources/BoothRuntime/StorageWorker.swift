@@ -124,7 +124,10 @@ public final class StorageWorker: Sendable {
             return false
         }
         do {
-            let path = try store.saveCapture(record.jpeg, session: record.session, shot: record.shot)
+            let path = try store.saveCapture(record.jpeg, session: record.session, shot: record.shot) { error in
+                log.warning("capture \(id) saved, but durability of its directory entry is not confirmed "
+                            + "(directory fsync failed twice after the rename): \(error)")
+            }
             let savedAt = clock.now()
             captures.remove(id)
             savedPaths.withLock { $0.append((id, path)); if $0.count > 64 { $0.removeFirst($0.count - 64) } }

@@ -45,7 +45,7 @@ struct Status: Subcommand {
         out.append(row("camera", cam))
         if let e = c.lastError { out.append(row("", "last camera error: \(e)")) }
         let b = s.button
-        var button = b.device + (b.running ? "" : " (NOT RUNNING)")
+        var button = b.device + (b.ended.map { " (\($0): no presses from it)" } ?? (b.running ? "" : " (NOT RUNNING)"))
         if let last = b.lastPress, let ago = b.secondsSinceLastPress {
             button += "; last press \(last) (\(formatDuration(seconds: Int(ago))) ago)"
         } else {

@@ -41,6 +41,31 @@ struct PictureSettingsTests {
         #expect(error("picture.background", "#102030") == nil)
     }
 
+    @Test("picture.margin takes mm like print.media's sizes, a bare number as before; anything else names file, line, key and what is allowed")
+    func marginInMillimetres() throws {
+        func margin(_ value: String) -> Int? {
+            try? Settings.defaults.with(overrides: [(key: "picture.margin", value: value)]).get().picture.marginMillimetres
+        }
+        #expect(margin("4mm") == 4)
+        #expect(margin("4 mm") == 4)
+        #expect(margin("4MM") == 4)
+        #expect(margin("0mm") == 0)
+        #expect(margin("4") == 4, "a bare number is still millimetres")
+        let settings = try Settings.parse(text: "[picture]\nmargin = 5mm\n", file: "booth.conf").get()
+        #expect(settings.picture.marginMillimetres == 5)
+        for bad in ["4cm", "4.5mm", "-1mm", "mm", "4 m", "51mm"] {
+            #expect(margin(bad) == nil, "'\(bad)' accepted")
+        }
+        #expect(error("picture.margin", "4cm")?.contains("'4cm' is not a length in whole millimetres") == true)
+        #expect(error("picture.margin", "51mm")?.contains("out of range") == true)
+        guard case .failure(let e) = Settings.parse(text: "[picture]\n\nmargin = 2in\n", file: "booth.conf") else {
+            Issue.record("2in accepted"); return
+        }
+        let line = e.description
+        #expect(line.hasPrefix("booth.conf:3:"), "\(line)")
+        #expect(line.contains("picture.margin: '2in' is not a length in whole millimetres; use 0 to 50 mm (whole millimetres, like 3 or 3mm)"), "\(line)")
+    }
+
     @Test("bad layout, dpi, quality and margin are refused with what is allowed")
     func badValues() {
         #expect(error("picture.layout", "2x3")?.contains("auto, single, 2x2, strip or 3up") == true)

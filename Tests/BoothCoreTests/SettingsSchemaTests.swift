@@ -45,6 +45,7 @@ struct SettingsSchemaTests {
             switch spec.type {
             case .bool: alternative = spec.defaultText == "true" ? "false" : "true"
             case .int(let range, _): alternative = String(range.lowerBound == Int(spec.defaultText) ? range.upperBound : range.lowerBound)
+            case .millimetres(let range): alternative = "\(range.lowerBound == Int(spec.defaultText) ? range.upperBound : range.lowerBound)mm"
             case .duration(let range, _), .durationOrOff(let range):
                 alternative = Units.formatDuration(Units.formatDuration(range.upperBound) == spec.defaultText ? range.lowerBound : range.upperBound)
             case .size: alternative = "2x2"

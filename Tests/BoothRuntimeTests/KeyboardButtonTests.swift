@@ -60,6 +60,7 @@ func threadCount(named name: String) -> Int {
         let keyboard = KeyboardButton(fd: input.readEnd, clock: SystemClock(), log: logs.logger())
         let signals = Mutex<[ButtonSignal]>([])
         try keyboard.start { signal in signals.withLock { $0.append(signal) } }
+        #expect(keyboard.ended == nil)
         #expect(await eventually { threadCount(named: "keyboard") == 1 }, "the keyboard thread runs: \(threadNames())")
 
         input.type("\n")
@@ -80,6 +81,8 @@ func threadCount(named name: String) -> Int {
         #expect(await eventually { threadCount(named: "keyboard") == 0 }, "the thread ends at end of input")
         #expect(logs.all.filter { $0.contains("end of input") }.count == 1)
         #expect(signals.withLock { $0.count } == 2, "no signal after end of input")
+        #expect(keyboard.ended == "input ended")
+        #expect(keyboard.isRunning, "no fault: the booth runs on without the keyboard")
     }
 
     @Test func theRuntimeRunsOnTheKeyboardAndKeepsWorkingAfterEndOfInput() async throws {
@@ -109,6 +112,9 @@ func threadCount(named name: String) -> Int {
         input.closeWriteEnd()
         try #require(await eventually { keyboardLogs.all.contains { $0.contains("end of input") } })
         #expect(await eventually { threadCount(named: "keyboard") == 0 })
+        let button = booth.runtime.statusReport(configPath: "-").button
+        #expect(!button.running, "status does not show the keyboard as a working button after end of input")
+        #expect(button.ended == "input ended")
 
         // The booth still runs: presses from elsewhere (auto-press, the control socket) work.
         booth.runtime.loop.post(.press(id: 1_000, at: SystemClock.monotonicNow()))

@@ -136,7 +136,9 @@ final class TestBooth: Sendable {
     /// - Parameters:
     ///   - button: the button device; the ``FakeButton`` (`self.button`) when nil.
     ///   - filePreview: also write the file preview (`settings.preview.file`).
+    ///   - led: the LED factory; none (nil LED) when nil.
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
+         led: (@Sendable (Settings) -> (any LEDDevice)?)? = nil,
          cameraName: String = "sim-test-camera", options: RuntimeOptions = RuntimeOptions(),
          reloaded: ReloadSource? = nil) {
         self.settings = settings
@@ -148,7 +150,7 @@ final class TestBooth: Sendable {
         let factory = DeviceFactory(
             camera: { _ in camera },
             button: { _ in custom ?? fake },
-            led: { _ in nil },
+            led: { s in led?(s) },
             displays: { s, clock, log in
                 var sinks: [any DisplaySink] = [display]
                 if filePreview, let preview = try? makeFilePreview(s, log: log) { sinks.append(preview) }

@@ -1,6 +1,7 @@
 import BoothCore
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 @testable import BoothRuntime
 
@@ -121,6 +122,61 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         #expect(formatBytes(500_000_000) == "500 MB")
         #expect(formatBytes(1_500_000_000) == "1.5 GB")
         #expect(formatBytes(999) == "999 B")
+    }
+}
+
+/// A directory fsync that fails its first `failures` calls with EIO; counts calls.
+private final class FailingDirectorySync: Sendable {
+    private let calls = Mutex(0)
+    private let failures: Int
+    init(failures: Int) { self.failures = failures }
+    var count: Int { calls.withLock { $0 } }
+    func sync(_ dir: String) throws(FileError) {
+        let n = calls.withLock { $0 += 1; return $0 }
+        if n <= failures { throw FileError(call: "fsync", errno: EIO, path: dir) }
+    }
+}
+
+@Suite struct DirectorySyncAfterRenameTests {
+    @Test func fileInPlaceWithUnconfirmedDirectoryIsReturnedNotThrown() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let sync = FailingDirectorySync(failures: 2)
+        let unsynced = try AtomicFile.write([1, 2, 3], to: "\(dir)/a.jpg", syncDirectory: sync.sync)
+        #expect(unsynced == FileError(call: "fsync", errno: EIO, path: dir))
+        #expect(sync.count == 2, "the directory fsync is retried once")
+        #expect(try AtomicFile.read("\(dir)/a.jpg") == [1, 2, 3])
+        #expect(listDirectory(dir) == ["a.jpg"])
+    }
+
+    @Test func oneFailedDirectorySyncIsRetried() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let sync = FailingDirectorySync(failures: 1)
+        #expect(try AtomicFile.write([1], to: "\(dir)/a.jpg", syncDirectory: sync.sync) == nil)
+        #expect(sync.count == 2)
+    }
+
+    @Test func storageWorkerReportsSavedOnceWithAWarning() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let sync = FailingDirectorySync(failures: 1_000)
+        let store = PhotoStore(directory: dir, dateFolder: { "2026-11-29" }, syncDirectory: sync.sync)
+        try store.prepare()
+        let captures = CaptureBox(), events = Mutex<[BoothEvent]>([]), logs = LogRecorder()
+        let worker = StorageWorker(store: store, captures: captures, minFree: 0, clock: ManualClock(),
+                                   log: logs.logger(), post: { e in events.withLock { $0.append(e) } })
+        let now = MonotonicInstant(nanoseconds: 1_000_000_000)
+        captures.put(CaptureRecord(id: 1, session: 1, shot: 1, jpeg: [0xFF, 0xD8, 0xFF, 0xD9], trigger: now,
+                                   frameTimestamp: now, readyAt: now, size: FrameSize(width: 16, height: 16),
+                                   format: .mjpeg, passedThrough: true))
+        worker.launch()
+        worker.save(captureID: 1)
+        worker.retry()  // what the machine does after a storage fault: it must find nothing to write again
+        #expect(worker.finish(timeoutSeconds: 5))
+        let posted = events.withLock { $0 }
+        #expect(posted.contains { if case .saved(1, "\(dir)/2026-11-29/booth-000001-1.jpg") = $0 { true } else { false } })
+        #expect(!posted.contains { if case .saveFailed = $0 { true } else { false } })
+        #expect(listDirectory("\(dir)/2026-11-29") == ["booth-000001-1.jpg"], "never a second copy")
+        #expect(captures.heldIDs.isEmpty)
+        #expect(logs.all.contains { $0.hasPrefix("<4>") && $0.contains("durability") && $0.contains("not confirmed") })
     }
 }
 

@@ -50,6 +50,12 @@ public struct SettingSpec: Sendable {
                     write: { s, v in if case .int(let n) = v { s[keyPath: path] = n } })
     }
 
+    static func millimetres(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
+                            _ d: String, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .millimetres(range: range), d, doc, read: { .int($0[keyPath: path]) },
+                    write: { s, v in if case .int(let n) = v { s[keyPath: path] = n } })
+    }
+
     static func duration(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
                          wholeSeconds: Bool = false, _ d: String, _ doc: String) -> SettingSpec {
         SettingSpec(key, .duration(range: range, wholeSeconds: wholeSeconds), d, doc,
@@ -294,8 +300,8 @@ public enum Schema {
                 "Resolution of the picture in dots per inch; print takes print.dpi (4x6in at 300 dpi: 1800x1200 pixels, at 600 dpi: 3600x2400)."),
         .int("picture.quality", \.picture.quality, 1...100, "92",
              "JPEG quality of the picture (4:2:0 chroma subsampling)."),
-        .int("picture.margin", \.picture.marginMillimetres, 0...50, unit: "mm", "3",
-             "Margin around and between the captures, in millimetres."),
+        .millimetres("picture.margin", \.picture.marginMillimetres, 0...50, "3",
+                     "Margin around and between the captures, in millimetres."),
         .color("picture.background", \.picture.background, "white",
                "Colour of the sheet around the captures."),
         .path("picture.background_image", \.picture.backgroundImage, allowsEmpty: true, "",

@@ -8,6 +8,9 @@ public enum SettingType: Sendable, Hashable {
     case bool
     /// A whole number within `range`; `unit` (e.g. `"frames per second"`) is only for messages and docs.
     case int(range: ClosedRange<Int>, unit: String?)
+    /// A length in whole millimetres within `range`, written `3mm` (the unit print.media names use; any
+    /// letter case, a space before it allowed) or a bare `3`; stored as an int of millimetres.
+    case millimetres(range: ClosedRange<Int>)
     /// A duration within `range` milliseconds; with `wholeSeconds`, a multiple of 1000 ms.
     case duration(range: ClosedRange<Int>, wholeSeconds: Bool)
     /// `off`, or a duration within `range` milliseconds.
@@ -35,6 +38,7 @@ public enum SettingType: Sendable, Hashable {
         switch self {
         case .bool: "boolean"
         case .int: "whole number"
+        case .millimetres: "length"
         case .duration: "duration"
         case .durationOrOff: "duration or off"
         case .size: "size"
@@ -54,6 +58,8 @@ public enum SettingType: Sendable, Hashable {
             return "true or false"
         case .int(let range, let unit):
             return "\(range.lowerBound) to \(range.upperBound)" + (unit.map { " \($0)" } ?? "")
+        case .millimetres(let range):
+            return "\(range.lowerBound) to \(range.upperBound) mm (whole millimetres, like 3 or 3mm)"
         case .duration(let range, let wholeSeconds):
             return "\(Units.formatDuration(range.lowerBound)) to \(Units.formatDuration(range.upperBound))"
                 + (wholeSeconds ? " in whole seconds" : "")
@@ -122,6 +128,19 @@ extension SettingType {
                 return .failure(ValueProblem("\(q) is not a whole number; use \(allowed)"))
             }
             guard let n = Int(text), range.contains(n) else {
+                return .failure(ValueProblem("\(q) is out of range; allowed \(allowed)"))
+            }
+            return .success(.int(n))
+        case .millimetres(let range):
+            var number = Substring(text)
+            if number.lowercased().hasSuffix("mm") {
+                number = number.dropLast(2)
+                while number.last == " " || number.last == "\t" { number.removeLast() }
+            }
+            guard !number.isEmpty, number.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return .failure(ValueProblem("\(q) is not a length in whole millimetres; use \(allowed)"))
+            }
+            guard number.count <= 18, let n = Int(number), range.contains(n) else {
                 return .failure(ValueProblem("\(q) is out of range; allowed \(allowed)"))
             }
             return .success(.int(n))

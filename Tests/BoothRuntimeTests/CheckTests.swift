@@ -1,0 +1,52 @@
+import BoothCore
+import BoothTestSupport
+import Foundation
+import Glibc
+import Testing
+@testable import BoothRuntime
+
+// `photoboothd --check` must not change the system: the storage check reports, it creates nothing.
+@Suite struct CheckStorageTests {
+    @Test func missingDirectoryIsReportedAsCreatableNotCreated() {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let photos = "\(dir)/card/photos"
+        let result = checkStorage(directory: photos)
+        #expect(result.ok)
+        #expect(result.report.contains("will create \(dir)/card, \(photos)"), "\(result.report)")
+        #expect(result.report.contains("\(dir) is writable"))
+        #expect(listDirectory(dir).isEmpty, "nothing created")
+    }
+
+    @Test func existingDirectoryIsCheckedWithoutProbeOrCleanup() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let leftover = "\(AtomicFile.tempPrefix)booth-000001-1.jpg.7"
+        try AtomicFile.write([1], to: "\(dir)/\(leftover)", durable: false, replace: true)
+        let result = checkStorage(directory: dir)
+        #expect(result.ok)
+        #expect(result.report.hasPrefix("storage \(dir) (") && result.report.hasSuffix(" free)"), "\(result.report)")
+        #expect(listDirectory(dir) == [leftover], "a leftover temp file is the daemon's to remove, not the check's")
+    }
+
+    @Test func parentThatIsAFileIsAProblem() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        try AtomicFile.write([1], to: "\(dir)/file", replace: true)
+        let result = checkStorage(directory: "\(dir)/file/photos")
+        #expect(!result.ok)
+        #expect(result.report.contains("cannot be created") && result.report.contains("\(dir)/file is not a directory"))
+        let notDir = checkStorage(directory: "\(dir)/file")
+        #expect(!notDir.ok)
+        #expect(notDir.report.contains("is not a directory"))
+    }
+
+    @Test func checkDevicesLeavesAMissingPhotosDirectoryMissing() {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let settings = fastSettings(dir: dir)
+        let camera = TestCamera(name: "sim-check"), button = FakeButton(), logs = LogRecorder()
+        let factory = DeviceFactory(camera: { _ in camera }, button: { _ in button }, led: { _ in nil },
+                                    displays: { _, _, _ in [] })
+        let code = checkDevices(settings: settings, factory: factory, log: logs.logger())
+        #expect(code == ExitCode.ok, "\(logs.all)")
+        #expect(access(settings.storage.dir, F_OK) != 0, "--check created \(settings.storage.dir)")
+        #expect(logs.all.contains { $0.contains("check: ok: storage \(settings.storage.dir) does not exist yet") })
+    }
+}
