@@ -17,8 +17,10 @@ public enum PictureError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Puts camera frames and JPEGs onto a canvas: decoded to XRGB8888 (MJPEG/JPEG with TurboJPEG's
 /// scaled decode, 1/2, 1/4 or 1/8, to the smallest size still at or above what the screen shows;
 /// YUYV with libyuv's `YUY2ToARGB`; RGB24 with `RAWToARGB`), turned by the camera rotation
-/// (`ARGBRotate`), scaled to fit or fill (`ARGBScale`, bilinear) and mirrored (`ARGBMirror`) for the
-/// live view. Keeps its buffers between frames. Not thread-safe: one per drawing thread.
+/// (`ARGBRotate`), scaled to fit or fill (`ARGBScale`, bilinear) and mirrored (`ARGBMirror`, at the
+/// smaller of the source and the drawn size) for the live view; onto a canvas stored right to left
+/// (``Canvas/storedMirrored``) a mirrored live view is drawn as the camera sees it, with no mirror
+/// pass. Keeps its buffers between frames. Not thread-safe: one per drawing thread.
 public final class PictureScaler {
     private var decoder: JPEGDecoder?
     private var source: [UInt32] = []
@@ -120,7 +122,12 @@ public final class PictureScaler {
             for bar in [top, bottom, left, right] { canvas.fill(bar, 0) }
         }
         let stride = canvas.width * 4
-        let destOffset = ((area.y + dest.y) * canvas.width + area.x + dest.x) * 4
+        // A canvas stored right to left (``Canvas/storedMirrored``) takes the picture at the
+        // reflected place, and reflected once more: a mirrored live view is then not mirrored here
+        // at all (the copy into the framebuffer does it).
+        let at = canvas.stored(PixelRect(x: area.x + dest.x, y: area.y + dest.y, width: dest.width, height: dest.height))
+        let mirror = mirror != canvas.storedMirrored
+        let destOffset = (at.y * canvas.width + at.x) * 4
         var crop = shown
         var pictureIsMirrored = false
         if mirror && crop.size.area <= dest.size.area {
