@@ -48,14 +48,18 @@ public final class PictureScaler {
         place(into: &canvas, area: area, rotation: rotation, scaling: scaling, mirror: mirror)
     }
 
-    /// Draws a JPEG (the capture, already upright) into `area` of `canvas`, never mirrored.
+    /// Draws a JPEG (the capture, already upright) into `area` of `canvas`, never mirrored. Decoded
+    /// with TurboJPEG's accurate IDCT and smooth chroma upsampling (RGB24, then `RAWToARGB`): the
+    /// fast flags of the live view are never used for a capture.
     /// - Throws: `TurboJPEGError` when it does not decode.
     public func draw(jpeg: [UInt8], into canvas: inout Canvas, area: PixelRect, scaling: Scaling) throws {
-        try decode(jpeg, for: area.size, rotation: .r0, scaling: scaling)
+        try decode(jpeg, for: area.size, rotation: .r0, scaling: scaling, exact: true)
         place(into: &canvas, area: area, rotation: .r0, scaling: scaling, mirror: false)
     }
 
-    private func decode(_ jpeg: [UInt8], for area: FrameSize, rotation: Rotation, scaling: Scaling) throws {
+    /// Live view (`exact` false): `decodeXRGB`, with `TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE`.
+    private func decode(_ jpeg: [UInt8], for area: FrameSize, rotation: Rotation, scaling: Scaling,
+                        exact: Bool = false) throws {
         let decoder = try self.decoder ?? JPEGDecoder()
         self.decoder = decoder
         let full = try decoder.header(jpeg).size
@@ -68,7 +72,20 @@ public final class PictureScaler {
             break
         }
         lastScale = scale
-        sourceSize = try decoder.decodeXRGB(jpeg, scale: scale, into: &source)
+        guard exact else {
+            sourceSize = try decoder.decodeXRGB(jpeg, scale: scale, into: &source)
+            return
+        }
+        var rgb: [UInt8] = []
+        let size = try decoder.decode(jpeg, scale: scale, into: &rgb)
+        if source.count != size.area { source = [UInt32](repeating: 0, count: size.area) }
+        sourceSize = size
+        rgb.withUnsafeBufferPointer { src in
+            source.withUnsafeMutableBytes { dst in
+                _ = RAWToARGB(src.baseAddress, Int32(size.width * 3), dst.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                              Int32(size.width * 4), Int32(size.width), Int32(size.height))
+            }
+        }
     }
 
     private func convert(_ frame: Frame) throws(PictureError) {

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothDisplay
+import BoothJPEG
 import Testing
 
 /// The mirrored live view on an unturned XRGB8888 screen is drawn onto a canvas stored right to left
@@ -130,5 +131,32 @@ struct MirrorTests {
         #expect(xrgb.rgb(x: 0, y: 0) == 0xFF_0000 && xrgb.rgb(x: 1, y: 0) == 0xFF_0000 && xrgb.rgb(x: 2, y: 0) == 0)
         #expect(xrgb.rgb(x: 3, y: 1) == 0x00_00FF)
         #expect(xrgb.bytes[20..<28].allSatisfy { $0 == 0xAB }, "padding untouched")
+    }
+}
+
+@Suite("Review decode")
+struct ReviewDecodeTests {
+    @Test("the review shows the capture as TurboJPEG's accurate decode gives it, not the live view's fast decode")
+    func reviewUsesAccurateDecode() throws {
+        let size = FrameSize(width: 320, height: 200)
+        // Sharp colour edges: fast chroma upsampling and the fast IDCT differ from the accurate decode there.
+        let jpeg = try Fixture.quadrantsJPEG(width: size.width, height: size.height)
+        let fb = MemoryFramebuffer(format: .xrgb8888(size))
+        let c = ScreenCompositor(framebuffer: fb, renderer: try Fixture.renderer())
+        c.draw(.review(pictureID: 1), live: nil, capture: jpeg, options: LiveViewOptions(), displayRotation: .r0)
+        let accurate = try JPEGDecoder().decodeRGB(jpeg)
+        var fast: [UInt32] = []
+        try JPEGDecoder().decodeXRGB(jpeg, into: &fast)
+        var differsFromAccurate = 0, differsFromFast = 0
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let i = (y * size.width + x) * 3
+                let exact = UInt32(accurate.bytes[i]) << 16 | UInt32(accurate.bytes[i + 1]) << 8 | UInt32(accurate.bytes[i + 2])
+                if fb.rgb(x: x, y: y) != exact { differsFromAccurate += 1 }
+                if fb.rgb(x: x, y: y) != fast[y * size.width + x] & 0xFF_FFFF { differsFromFast += 1 }
+            }
+        }
+        #expect(differsFromAccurate == 0, "\(differsFromAccurate) pixels differ from the accurate decode")
+        #expect(differsFromFast > 0, "the fast decode differs somewhere, so this test can tell them apart")
     }
 }
