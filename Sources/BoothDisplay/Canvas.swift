@@ -4,9 +4,20 @@ import CYUV
 /// An XRGB8888 picture in memory: `size.width * size.height` 32-bit pixels, rows top to bottom,
 /// each `0xXXRRGGBB` (little-endian bytes B, G, R, X: libyuv's "ARGB" and fbdev's XRGB8888).
 /// The screens are drawn here, then turned and converted into the framebuffer's format.
+///
+/// With ``storedMirrored`` the rows are stored right to left (the screen's mirror image) while every
+/// drawing call and ``rgb(x:y:)`` still takes screen coordinates: the compositor's way to fold the
+/// live view's mirror into the copy into framebuffer memory (``Framebuffer/presentMirrored(_:)``).
 public struct Canvas: Sendable, Equatable {
     public private(set) var size: FrameSize
+    /// The pixels as stored: rows top to bottom, each left to right, or right to left when
+    /// ``storedMirrored``.
     public var pixels: [UInt32]
+    /// True when each row is stored right to left: screen pixel (`x`, `y`) is
+    /// `pixels[y * width + width - 1 - x]`. Set before drawing (changing it moves no pixel already
+    /// drawn); ``ScreenCompositor`` sets it for the mirrored live view on an XRGB8888 screen that is
+    /// not turned. False for a new canvas.
+    public var storedMirrored = false
 
     /// A `size` canvas filled with `color` (`0xRRGGBB`).
     public init(size: FrameSize, color: UInt32 = 0) {
@@ -22,7 +33,14 @@ public struct Canvas: Sendable, Equatable {
     /// The pixel at (`x`, `y`) as `0xRRGGBB` (the X byte masked off); 0 outside.
     public func rgb(x: Int, y: Int) -> UInt32 {
         guard x >= 0, y >= 0, x < width, y < height else { return 0 }
-        return pixels[y * width + x] & 0xFF_FFFF
+        return pixels[y * width + (storedMirrored ? width - 1 - x : x)] & 0xFF_FFFF
+    }
+
+    /// Where screen rectangle `rect` (already clipped) is in storage: the same, or reflected
+    /// left-right when ``storedMirrored``.
+    func stored(_ rect: PixelRect) -> PixelRect {
+        guard storedMirrored else { return rect }
+        return PixelRect(x: width - rect.x - rect.width, y: rect.y, width: rect.width, height: rect.height)
     }
 
     /// Resizes to `size` (contents undefined afterwards), keeping the storage when it is large enough.
@@ -39,7 +57,7 @@ public struct Canvas: Sendable, Equatable {
 
     /// Fills `rect` (clipped to the canvas) with `color`.
     public mutating func fill(_ rect: PixelRect, _ color: UInt32) {
-        let r = rect.clipped(to: size)
+        let r = stored(rect.clipped(to: size))
         guard !r.isEmpty else { return }
         let w = width, c = color | 0xFF00_0000
         pixels.withUnsafeMutableBufferPointer { p in
@@ -53,7 +71,7 @@ public struct Canvas: Sendable, Equatable {
     /// Darkens (or lightens) `rect` toward `color` by `alpha` (0…255), for bands behind text.
     /// Toward black (`color` 0) it is libyuv's `ARGBShade` (each channel times `255 - alpha`, SIMD).
     public mutating func shade(_ rect: PixelRect, _ color: UInt32, alpha: Int) {
-        let r = rect.clipped(to: size)
+        let r = stored(rect.clipped(to: size))
         guard !r.isEmpty else { return }
         let w = width, a = UInt32(max(0, min(255, alpha)))
         if color & 0xFF_FFFF == 0 {
@@ -77,6 +95,8 @@ public struct Canvas: Sendable, Equatable {
         let clip = PixelRect(x: x, y: y, width: mask.width, height: mask.height).clipped(to: size)
         guard !clip.isEmpty else { return }
         let w = width, o = UInt32(max(0, min(255, opacity)))
+        // Stored right to left: screen column cx is storage column w - 1 - cx.
+        let flip = storedMirrored
         pixels.withUnsafeMutableBufferPointer { p in
             mask.alpha.withUnsafeBufferPointer { m in
                 for cy in clip.y..<(clip.y + clip.height) {
@@ -84,7 +104,8 @@ public struct Canvas: Sendable, Equatable {
                     for cx in clip.x..<(clip.x + clip.width) {
                         let a = UInt32(m[mrow + cx]) * o / 255
                         if a == 0 { continue }
-                        p[row + cx] = a == 255 ? color | 0xFF00_0000 : blend(p[row + cx], color, a)
+                        let i = row + (flip ? w - 1 - cx : cx)
+                        p[i] = a == 255 ? color | 0xFF00_0000 : blend(p[i], color, a)
                     }
                 }
             }

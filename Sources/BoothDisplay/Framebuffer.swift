@@ -1,5 +1,6 @@
 import BoothCore
 import CFramebufferShims
+import CYUV
 import Glibc
 import Synchronization
 
@@ -25,11 +26,36 @@ public protocol Framebuffer: AnyObject, Sendable {
     /// Copies a packed frame (`format.rowBytes` per row, `format.size.height` rows) into the visible
     /// area line by line, honouring `format.lineLength`. Ignored when `packed` is shorter than that.
     func present(_ packed: UnsafeRawBufferPointer)
+    /// As ``present(_:)`` for a 32 bpp frame stored right to left: each row is reversed on its way
+    /// in (the pixel at `x` lands at `width - 1 - x`), so the copy into framebuffer memory is also the
+    /// live view's mirror. Ignored for other depths or a short `packed`.
+    func presentMirrored(_ packed: UnsafeRawBufferPointer)
 }
 
 extension Framebuffer {
     /// ``present(_:)`` from an array.
     public func present(_ packed: [UInt8]) { packed.withUnsafeBytes { present($0) } }
+
+    /// Default for framebuffers that only copy: mirrors into a packed buffer (`ARGBMirror`), then
+    /// ``present(_:)``. Ignored unless `format.bitsPerPixel` is 32 and `packed` is a whole frame.
+    public func presentMirrored(_ packed: UnsafeRawBufferPointer) {
+        let f = format
+        guard f.bitsPerPixel == 32, packed.count >= f.rowBytes * f.size.height else { return }
+        var mirrored = [UInt8](repeating: 0, count: f.rowBytes * f.size.height)
+        mirrored.withUnsafeMutableBufferPointer { d in
+            _ = ARGBMirror(packed.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(f.rowBytes),
+                           d.baseAddress, Int32(f.rowBytes), Int32(f.size.width), Int32(f.size.height))
+        }
+        present(mirrored)
+    }
+}
+
+/// Copies a packed 32 bpp frame into memory at `base` (`lineLength` bytes per line) with each row
+/// reversed, in one pass (libyuv's `ARGBMirror`, which moves whole 4-byte pixels, so any 32 bpp
+/// bitfield layout is kept).
+func copyMirrored(_ packed: UnsafeRawBufferPointer, to base: UnsafeMutableRawPointer?, format f: FramebufferFormat) {
+    _ = ARGBMirror(packed.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(f.rowBytes),
+                   base?.assumingMemoryBound(to: UInt8.self), Int32(f.lineLength), Int32(f.size.width), Int32(f.size.height))
 }
 
 /// A framebuffer in memory, `lineLength * height` bytes: for tests and for rendering to files.
@@ -56,6 +82,15 @@ public final class MemoryFramebuffer: Framebuffer {
             m.withUnsafeMutableBytes { dst in
                 cfb_copy_rows(dst.baseAddress, f.lineLength, packed.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
             }
+        }
+        frames.withLock { $0 += 1 }
+    }
+
+    public func presentMirrored(_ packed: UnsafeRawBufferPointer) {
+        let f = format
+        guard f.bitsPerPixel == 32, packed.count >= f.rowBytes * f.size.height else { return }
+        memory.withLock { m in
+            m.withUnsafeMutableBytes { copyMirrored(packed, to: $0.baseAddress, format: f) }
         }
         frames.withLock { $0 += 1 }
     }
@@ -136,5 +171,11 @@ public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
         let f = format
         guard packed.count >= f.rowBytes * f.size.height else { return }
         cfb_copy_rows(map + visibleOffset, f.lineLength, packed.baseAddress, f.rowBytes, f.rowBytes, f.size.height)
+    }
+
+    public func presentMirrored(_ packed: UnsafeRawBufferPointer) {
+        let f = format
+        guard f.bitsPerPixel == 32, packed.count >= f.rowBytes * f.size.height else { return }
+        copyMirrored(packed, to: map + visibleOffset, format: f)
     }
 }

@@ -9,7 +9,9 @@ public final class ScreenCompositor {
     public let framebuffer: any Framebuffer
     public let renderer: ScreenRenderer
     private let converter: FramebufferConverter
-    /// The last canvas drawn (logical orientation, before the display rotation).
+    /// The last canvas drawn (logical orientation, before the display rotation; stored right to
+    /// left for the mirrored live view on an unturned XRGB8888 screen, ``Canvas/storedMirrored``:
+    /// read it with ``Canvas/rgb(x:y:)``).
     public private(set) var canvas = Canvas(size: FrameSize(width: 0, height: 0))
 
     public init(framebuffer: any Framebuffer, renderer: ScreenRenderer) {
@@ -22,9 +24,22 @@ public final class ScreenCompositor {
     /// status (``ScreenRenderer/render(_:live:capture:printStatus:options:into:)``).
     public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, printStatus: String? = nil,
                      options: LiveViewOptions, displayRotation: Rotation) {
-        canvas.resize(converter.canvasSize(for: displayRotation))
+        let size = converter.canvasSize(for: displayRotation)
+        canvas.resize(size)
+        // The mirrored live view on a screen the canvas goes to as it is: draw the screen's mirror
+        // image (the camera's frame unmirrored, overlays reflected) and let the copy into
+        // framebuffer memory reverse each row, which saves a full mirror pass per frame.
+        canvas.storedMirrored = options.mirror && converter.presentsStraight(size, rotation: displayRotation)
+            && ScreenCompositor.showsLiveView(screen)
         renderer.render(screen, live: live, capture: capture, printStatus: printStatus, options: options, into: &canvas)
         converter.present(canvas, rotation: displayRotation, on: framebuffer)
+    }
+
+    static func showsLiveView(_ screen: Screen) -> Bool {
+        switch screen {
+        case .idle, .preview, .countdown, .betweenShots: true
+        case .capture, .review, .fault: false
+        }
     }
 }
 

@@ -111,10 +111,12 @@ public final class FramebufferConverter {
     /// Converts `canvas` turned by `rotation` and presents it on `framebuffer` (whose format must be
     /// this converter's). An XRGB8888 framebuffer without a turn is copied straight from the canvas.
     /// Returns false (nothing presented) when the canvas is not `canvasSize(for: rotation)`.
+    /// A canvas stored right to left (``Canvas/storedMirrored``) goes in through
+    /// ``Framebuffer/presentMirrored(_:)`` on that path, so the copy-in is the mirror too.
     @discardableResult
     public func present(_ canvas: Canvas, rotation: Rotation, on framebuffer: any Framebuffer) -> Bool {
-        if rotation == .r0 && format.isXRGB8888 && canvas.size == format.size {
-            canvas.pixels.withUnsafeBytes { framebuffer.present($0) }
+        if presentsStraight(canvas.size, rotation: rotation) {
+            canvas.pixels.withUnsafeBytes { canvas.storedMirrored ? framebuffer.presentMirrored($0) : framebuffer.present($0) }
             return true
         }
         guard convert(canvas, rotation: rotation) else { return false }
@@ -122,11 +124,30 @@ public final class FramebufferConverter {
         return true
     }
 
-    /// Converts `canvas` (which must be `canvasSize(for: rotation)`) turned clockwise by `rotation`.
+    /// True when a `size` canvas under `rotation` is copied into the framebuffer as it is, with no
+    /// conversion pass: an XRGB8888 framebuffer of that size, not turned.
+    public func presentsStraight(_ size: FrameSize, rotation: Rotation) -> Bool {
+        rotation == .r0 && format.isXRGB8888 && size == format.size
+    }
+
+    /// Converts `canvas` (which must be `canvasSize(for: rotation)`) turned clockwise by `rotation`
+    /// (a canvas stored right to left is put back left to right first, `ARGBMirror`).
     /// Returns false (nothing converted) when the canvas has another size.
     @discardableResult
     public func convert(_ canvas: Canvas, rotation: Rotation) -> Bool {
         guard canvas.size == canvasSize(for: rotation) else { return false }
+        var canvas = canvas
+        if canvas.storedMirrored {
+            var upright = Canvas(size: canvas.size)
+            canvas.pixels.withUnsafeBytes { s in
+                upright.pixels.withUnsafeMutableBytes { d in
+                    _ = ARGBMirror(s.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(canvas.bytesPerLine),
+                                   d.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(canvas.bytesPerLine),
+                                   Int32(canvas.width), Int32(canvas.height))
+                }
+            }
+            canvas = upright
+        }
         let source: Canvas
         if rotation == .r0 {
             source = canvas

@@ -17,8 +17,10 @@ public enum PictureError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Puts camera frames and JPEGs onto a canvas: decoded to XRGB8888 (MJPEG/JPEG with TurboJPEG's
 /// scaled decode, 1/2, 1/4 or 1/8, to the smallest size still at or above what the screen shows;
 /// YUYV with libyuv's `YUY2ToARGB`; RGB24 with `RAWToARGB`), turned by the camera rotation
-/// (`ARGBRotate`), scaled to fit or fill (`ARGBScale`, bilinear) and mirrored (`ARGBMirror`) for the
-/// live view. Keeps its buffers between frames. Not thread-safe: one per drawing thread.
+/// (`ARGBRotate`), scaled to fit or fill (`ARGBScale`, bilinear) and mirrored (`ARGBMirror`, at the
+/// smaller of the source and the drawn size) for the live view; onto a canvas stored right to left
+/// (``Canvas/storedMirrored``) a mirrored live view is drawn as the camera sees it, with no mirror
+/// pass. Keeps its buffers between frames. Not thread-safe: one per drawing thread.
 public final class PictureScaler {
     private var decoder: JPEGDecoder?
     private var source: [UInt32] = []
@@ -46,14 +48,18 @@ public final class PictureScaler {
         place(into: &canvas, area: area, rotation: rotation, scaling: scaling, mirror: mirror)
     }
 
-    /// Draws a JPEG (the capture, already upright) into `area` of `canvas`, never mirrored.
+    /// Draws a JPEG (the capture, already upright) into `area` of `canvas`, never mirrored. Decoded
+    /// with TurboJPEG's accurate IDCT and smooth chroma upsampling (RGB24, then `RAWToARGB`): the
+    /// fast flags of the live view are never used for a capture.
     /// - Throws: `TurboJPEGError` when it does not decode.
     public func draw(jpeg: [UInt8], into canvas: inout Canvas, area: PixelRect, scaling: Scaling) throws {
-        try decode(jpeg, for: area.size, rotation: .r0, scaling: scaling)
+        try decode(jpeg, for: area.size, rotation: .r0, scaling: scaling, exact: true)
         place(into: &canvas, area: area, rotation: .r0, scaling: scaling, mirror: false)
     }
 
-    private func decode(_ jpeg: [UInt8], for area: FrameSize, rotation: Rotation, scaling: Scaling) throws {
+    /// Live view (`exact` false): `decodeXRGB`, with `TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE`.
+    private func decode(_ jpeg: [UInt8], for area: FrameSize, rotation: Rotation, scaling: Scaling,
+                        exact: Bool = false) throws {
         let decoder = try self.decoder ?? JPEGDecoder()
         self.decoder = decoder
         let full = try decoder.header(jpeg).size
@@ -66,7 +72,20 @@ public final class PictureScaler {
             break
         }
         lastScale = scale
-        sourceSize = try decoder.decodeXRGB(jpeg, scale: scale, into: &source)
+        guard exact else {
+            sourceSize = try decoder.decodeXRGB(jpeg, scale: scale, into: &source)
+            return
+        }
+        var rgb: [UInt8] = []
+        let size = try decoder.decode(jpeg, scale: scale, into: &rgb)
+        if source.count != size.area { source = [UInt32](repeating: 0, count: size.area) }
+        sourceSize = size
+        rgb.withUnsafeBufferPointer { src in
+            source.withUnsafeMutableBytes { dst in
+                _ = RAWToARGB(src.baseAddress, Int32(size.width * 3), dst.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                              Int32(size.width * 4), Int32(size.width), Int32(size.height))
+            }
+        }
     }
 
     private func convert(_ frame: Frame) throws(PictureError) {
@@ -120,7 +139,12 @@ public final class PictureScaler {
             for bar in [top, bottom, left, right] { canvas.fill(bar, 0) }
         }
         let stride = canvas.width * 4
-        let destOffset = ((area.y + dest.y) * canvas.width + area.x + dest.x) * 4
+        // A canvas stored right to left (``Canvas/storedMirrored``) takes the picture at the
+        // reflected place, and reflected once more: a mirrored live view is then not mirrored here
+        // at all (the copy into the framebuffer does it).
+        let at = canvas.stored(PixelRect(x: area.x + dest.x, y: area.y + dest.y, width: dest.width, height: dest.height))
+        let mirror = mirror != canvas.storedMirrored
+        let destOffset = (at.y * canvas.width + at.x) * 4
         var crop = shown
         var pictureIsMirrored = false
         if mirror && crop.size.area <= dest.size.area {
