@@ -52,8 +52,9 @@ extension Framebuffer {
 
 /// Copies a packed 32 bpp frame into memory at `base` (`lineLength` bytes per line) with each row
 /// reversed, in one pass (libyuv's `ARGBMirror`, which moves whole 4-byte pixels, so any 32 bpp
-/// bitfield layout is kept).
-func copyMirrored(_ packed: UnsafeRawBufferPointer, to base: UnsafeMutableRawPointer?, format f: FramebufferFormat) {
+/// bitfield layout is kept). `packed` must hold `format.rowBytes` × `format.size.height` bytes and
+/// `base` `format.lineLength` × `format.size.height`; the caller checks both.
+public func copyMirrored(_ packed: UnsafeRawBufferPointer, to base: UnsafeMutableRawPointer?, format f: FramebufferFormat) {
     _ = ARGBMirror(packed.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(f.rowBytes),
                    base?.assumingMemoryBound(to: UInt8.self), Int32(f.lineLength), Int32(f.size.width), Int32(f.size.height))
 }

@@ -74,13 +74,26 @@ final class JPEGFileFramebuffer: Framebuffer {
     var written: Int { state.withLock { $0.written } }
 
     func present(_ packed: UnsafeRawBufferPointer) {
+        let count = format.size.area * 4
+        guard packed.count >= count else { return }
+        write { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: packed[0..<count])) }
+    }
+
+    /// The live view's mirror on its way into the file's pixels (one `ARGBMirror` pass, no extra buffer).
+    func presentMirrored(_ packed: UnsafeRawBufferPointer) {
+        let format = self.format
+        guard packed.count >= format.rowBytes * format.size.height else { return }
+        write { copyMirrored(packed, to: $0.baseAddress, format: format) }
+    }
+
+    /// Fills the reused pixel buffer with `fill`, then encodes it and writes the file.
+    private func write(_ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         let size = format.size, quality = self.quality
-        guard packed.count >= size.area * 4 else { return }
         state.withLock { s in
             do {
                 if s.encoder == nil { s.encoder = try JPEGEncoder() }
                 if s.pixels.count != size.area { s.pixels = [UInt32](repeating: 0, count: size.area) }
-                s.pixels.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: packed[0..<(size.area * 4)])) }
+                s.pixels.withUnsafeMutableBytes { fill($0) }
                 guard let encoder = s.encoder else { return }
                 let jpeg = try encoder.encode(xrgb: s.pixels, size: size, quality: quality)
                 try AtomicFile.write(jpeg, to: path, durable: false, replace: true)

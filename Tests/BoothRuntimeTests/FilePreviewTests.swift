@@ -1,0 +1,48 @@
+import BoothCore
+import BoothJPEG
+import Testing
+@testable import BoothRuntime
+
+@Suite("File preview framebuffer")
+struct FilePreviewTests {
+    /// A 64x16 XRGB8888 frame: the left half red, the right half blue.
+    static let size = FrameSize(width: 64, height: 16)
+    static func halves() -> [UInt32] {
+        (0..<size.area).map { ($0 % size.width) < size.width / 2 ? 0x00FF_0000 : 0x0000_00FF }
+    }
+
+    /// Mean red and blue of the decoded file's left quarter (away from the JPEG's colour bleed at the seam).
+    static func leftQuarter(_ path: String) throws -> (red: Int, blue: Int) {
+        let image = try JPEGDecoder().decodeRGB(try AtomicFile.read(path))
+        #expect(image.size == size)
+        var red = 0, blue = 0, n = 0
+        for y in 0..<size.height {
+            for x in 0..<(size.width / 4) {
+                let i = (y * size.width + x) * 3
+                red += Int(image.bytes[i]); blue += Int(image.bytes[i + 2]); n += 1
+            }
+        }
+        return (red / n, blue / n)
+    }
+
+    @Test("present writes the frame as it is; presentMirrored writes each row reversed (the live view's mirror)")
+    func mirroredPresent() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let path = "\(dir)/preview.jpg"
+        let framebuffer = JPEGFileFramebuffer(path: path, size: Self.size, quality: 90, log: Logger(threshold: .error) { _ in })
+        let frame = Self.halves()
+
+        frame.withUnsafeBytes { framebuffer.present($0) }
+        let straight = try Self.leftQuarter(path)
+        #expect(straight.red > 200 && straight.blue < 50, "left stays red: \(straight)")
+
+        frame.withUnsafeBytes { framebuffer.presentMirrored($0) }
+        let mirrored = try Self.leftQuarter(path)
+        #expect(mirrored.blue > 200 && mirrored.red < 50, "the right half's blue is now on the left: \(mirrored)")
+        #expect(framebuffer.written == 2)
+
+        // A short frame is ignored, the file is left as it was.
+        Array(frame.prefix(10)).withUnsafeBytes { framebuffer.presentMirrored($0) }
+        #expect(framebuffer.written == 2)
+    }
+}
