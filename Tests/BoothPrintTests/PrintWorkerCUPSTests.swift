@@ -163,8 +163,13 @@ struct PrintWorkerCUPSTests {
         #expect(await eventually { rig.states() == [.cancelled] })
         #expect(rig.worker.reviewText(captureID: 1) == "Not printing")
         #expect(rig.stack.lp("cupsenable", [rig.stack.queue]) == 0)
+        // The worker saw the queue enabled (a held request would be submitted in that poll), then
+        // more polls: a job would be at CUPS by now, even if not yet at the printer.
+        #expect(await eventually { rig.worker.health.allowsSubmission }, "\(rig.worker.status())")
         let polls = rig.worker.polls
         #expect(await eventually { rig.worker.polls >= polls + 3 })
+        #expect(rig.states() == [.cancelled])
+        #expect(try rig.stack.jobs().isEmpty, "the skipped request reached CUPS")
         #expect(rig.stack.printed().isEmpty)
     }
 
