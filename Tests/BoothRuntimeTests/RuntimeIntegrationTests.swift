@@ -70,9 +70,14 @@ import Testing
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
         for n in 1...2 {
+            let idleScreens = booth.display.screens.filter { $0 == .idle(notice: nil) }.count
             booth.button.press()
-            try #require(await eventually { booth.runtime.counters.completed == n && booth.state.isIdle },
-                         "session \(n) completes:\n\(booth.logText)")
+            // The state and the completed count change before the idle screen is shown: wait for
+            // this session's idle screen, or the frames below would be counted from the previous one.
+            try #require(await eventually {
+                booth.runtime.counters.completed == n && booth.state.isIdle
+                    && booth.display.screens.filter { $0 == .idle(notice: nil) }.count > idleScreens
+            }, "session \(n) completes:\n\(booth.logText)")
             // Back in idle, the live frames are at the preview size again.
             let back = await eventually {
                 (booth.display.frameSizes(afterLast: .idle(notice: nil))?.count ?? 0) >= 5
@@ -359,6 +364,10 @@ import Testing
         let bar = 3 * (size.height / 2 * size.width + 4)
         #expect(review.bytes[bar] < 20 && review.bytes[bar + 1] < 20 && review.bytes[bar + 2] < 20, "letterbox bar")
         #expect(textPixels(review, in: digit) < 20 && textPixels(review, in: band) < 20, "no text without printing")
+        // The preview thread keeps rewriting the file (temp file, rename) until the booth stops:
+        // "left" is checked once it has.
+        booth.shutdownAndWait()
+        try #require(booth.exited != nil, "run() returned")
         #expect(listDirectory("\(dir)/run").filter { $0 != "preview.jpg" }.isEmpty, "no temp files left")
     }
 }
