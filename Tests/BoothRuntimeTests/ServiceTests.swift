@@ -39,13 +39,13 @@ final class NotifyListener: Sendable {
         guard setsockopt(fd, SOL_SOCKET, NotifyListener.soTimestamp, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
             throw FileError(call: "setsockopt(SO_TIMESTAMP)", errno: errno, path: address)
         }
-        let fd = self.fd
+        let socketFD = fd
         let t = Thread { [self] in
             while !stop.withLock({ $0 }) {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                var p = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
                 guard poll(&p, 1, 50) > 0 else { continue }
                 received.withLock { list in
-                    if let datagram = NotifyListener.receive(fd) { list.append(datagram) }
+                    if let datagram = NotifyListener.receive(socketFD) { list.append(datagram) }
                 }
             }
         }
@@ -157,6 +157,7 @@ final class NotifyListener: Sendable {
         #expect(listener.messages.filter { $0.hasPrefix("READY=1") }.count == 1)
         try #require(await eventually { listener.times(of: "WATCHDOG=1").count >= 5 })
         let beats = listener.times(of: "WATCHDOG=1")
+        #expect(beats.allSatisfy { $0 > 1_700_000_000 }, "each beat carries the kernel's send time: \(beats)")
         let gaps = zip(beats.dropFirst(), beats).map { ($0 - $1) * 1000 }
         #expect(gaps.allSatisfy { $0 < 400 }, "WATCHDOG=1 about every 100 ms: \(gaps)")
         booth.shutdownAndWait()
