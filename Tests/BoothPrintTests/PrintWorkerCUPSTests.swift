@@ -215,7 +215,8 @@ struct PrintWorkerStopTests {
         worker.request(jpeg: photo, captureID: 7, source: "session 7")
         worker.stop(timeoutSeconds: 0)
         worker.launch()
-        worker.stop(timeoutSeconds: 10)
+        // Rendering the page of a full-size photo first takes a while on a loaded machine.
+        worker.stop(timeoutSeconds: 30)
         #expect(worker.journal.requests.map(\.state) == [.held], "\(logs.text)")
         let data = try #require(FileManager.default.contents(atPath: settings.journal), "no journal file written")
         let onDisk = try JSONDecoder().decode(PrintJournal.self, from: data)

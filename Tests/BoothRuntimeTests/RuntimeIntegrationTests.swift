@@ -121,7 +121,8 @@ import Testing
                      "a retry ran while the camera was unplugged:\n\(booth.logText)")
         #expect(booth.state.faultReasons?[.camera] != nil)
         booth.camera.replug()
-        try #require(await eventually(timeoutSeconds: 15) { booth.state.isIdle }, "\(booth.logText)")
+        // The retries back off (doubling): a test task that got to the replug late waits longer for the next one.
+        try #require(await eventually(timeoutSeconds: 30) { booth.state.isIdle }, "\(booth.logText)")
         #expect(await eventually { booth.logged("camera recovered") })
         try #require(await eventually { booth.camera.isStreaming })
 
