@@ -19,6 +19,9 @@ final class NotifyListener: Sendable {
     /// `drained` never sees one that is neither in the socket nor recorded.
     private let received = Mutex<[(at: Double, text: String)]>([])
     private let stop = Mutex(false)
+    /// Set by the reading thread as it ends: the socket is closed only after (its number could be
+    /// reused by another test's descriptor, which a late reader would then read from).
+    private let finished = Mutex(false)
     /// `SO_TIMESTAMP` (asm-generic/socket.h; also the control message's type, `SCM_TIMESTAMP`).
     private static let soTimestamp: Int32 = 29
 
@@ -41,6 +44,7 @@ final class NotifyListener: Sendable {
         }
         let socketFD = fd
         let t = Thread { [self] in
+            defer { finished.withLock { $0 = true } }
             while !stop.withLock({ $0 }) {
                 var p = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
                 guard poll(&p, 1, 50) > 0 else { continue }
@@ -86,7 +90,8 @@ final class NotifyListener: Sendable {
 
     func close() {
         stop.withLock { $0 = true }
-        usleep(100_000)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !finished.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
         Glibc.close(fd)
         if !address.hasPrefix("@") { unlink(address) }
     }
