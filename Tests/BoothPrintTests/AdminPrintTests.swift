@@ -48,9 +48,12 @@ extension PrintWorkerCUPSTests {
         func list() -> PrintsReply? { decodeJSON(PrintsReply.self, ctl("prints", "list", "--json").out) }
         func states() -> [String] { list()?.requests.map(\.state) ?? [] }
 
-        // status: the printer's fields, once the worker connected.
-        #expect(await eventually { decodeJSON(StatusReport.self, ctl("status", "--json").out)?.printer?.queue == stack.queue },
-                "\(ctl("status", "--json").out)\n\(daemonLog())")
+        // status: the printer's fields, once the worker connected and polled the queue (the queue's
+        // name is known as soon as it connects; its health only after the poll that follows).
+        #expect(await eventually {
+            guard let p = decodeJSON(StatusReport.self, ctl("status", "--json").out)?.printer else { return false }
+            return p.queue == stack.queue && p.health != "unknown"
+        }, "\(ctl("status", "--json").out)\n\(daemonLog())")
         let status = try #require(decodeJSON(StatusReport.self, ctl("status", "--json").out)?.printer)
         #expect(status.mode == "auto")
         #expect(status.destination == stack.queue)

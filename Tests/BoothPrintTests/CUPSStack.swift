@@ -66,7 +66,7 @@ func spawn(_ path: String, _ args: [String], env: [String: String] = [:], output
 
 /// What the print tests need installed (cups, cups-ipp-utils, cups-client, dbus), or nil when all is there.
 func missingCUPSTools() -> String? {
-    let missing = ["cupsd", "ippeveprinter", "lpadmin", "cupsdisable", "cupsenable", "dbus-daemon"].filter { tool in
+    let missing = ["cupsd", "ippeveprinter", "lpadmin", "cupsdisable", "cupsenable", "cancel", "dbus-daemon"].filter { tool in
         !["/usr/sbin/\(tool)", "/usr/bin/\(tool)"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
     guard !missing.isEmpty else { return nil }

@@ -83,10 +83,17 @@ extension PrintWorkerCUPSTests {
         try #require(second > 0)
         defer { kill(second, SIGTERM); _ = waitFor(second) }
         let log2 = { daemon.output("daemon2.log") }
+        // The second daemon has polled (its first poll says how the printer is, then reconciles and
+        // submits); a second of further polls later the request is still the one job at CUPS.
+        #expect(await eventually(timeoutSeconds: 30) {
+            let log = log2()
+            return ["printer ready", "printer warning", "printer unavailable"].contains { log.contains($0) }
+        }, "\(log2())")
         try? await Task.sleep(nanoseconds: 1_000_000_000)
         #expect(daemon.journal()?.requests.first?.state == .submitted, "\(log2())")
+        #expect(try stack.jobs().count == 1, "submitted again after the restart")
         stack.release()
-        #expect(await eventually(timeoutSeconds: 20) { daemon.journal()?.requests.first?.state == .completed }, "\(log2())")
+        #expect(await eventually(timeoutSeconds: 30) { daemon.journal()?.requests.first?.state == .completed }, "\(log2())")
         let after = try #require(daemon.journal())
         #expect(after.requests.count == 1)
         #expect(after.requests[0].jobID == job)
@@ -120,7 +127,8 @@ extension PrintWorkerCUPSTests {
         defer { kill(second, SIGTERM); _ = waitFor(second) }
         stack.setEmpty(false)
         let log2 = { daemon.output("daemon2.log") }
-        #expect(await eventually(timeoutSeconds: 30) {
+        // Three jobs one after the other through cupsd and the printer: generous for a loaded machine.
+        #expect(await eventually(timeoutSeconds: 60) {
             daemon.journal()?.requests.map(\.state) == [.completed, .completed, .completed]
         }, "\(log2())")
         let printed = stack.printed()

@@ -111,7 +111,8 @@ extension PrintWorkerCUPSTests {
         booth.button.press()
         #expect(await eventually { booth.printer.reviewText(captureID: first) == "Printing…" }, "\(booth.logs.text)")
         #expect(await eventually { stack.printed().count == 1 })
-        #expect(booth.logs.contains("print of picture \(first) requested by a press"))
+        // The loop hands the request to the print thread before it writes this line.
+        #expect(await eventually { booth.logs.contains("print of picture \(first) requested by a press") }, "\(booth.logs.text)")
         // A second press during the same review: no second request, no second job.
         booth.button.press()
         #expect(await eventually { booth.logs.contains("press ignored in review") })
@@ -144,6 +145,8 @@ extension PrintWorkerCUPSTests {
         #expect(again.printer.journal.requests.last?.note == "skipped by a long press")
         #expect(again.printer.reviewText(captureID: second) == "Not printing")
         again.button.press()
+        // The press reached the machine (after a skip it is ignored), then enough polls to be past the grace.
+        #expect(await eventually { again.logs.contains("press ignored in review") }, "\(again.logs.text)")
         #expect(await again.settle(8), "past the long-press grace")
         #expect(again.printer.journal.requests.count == 2, "no request after the skip")
         #expect(try stack.jobs().count == 1, "the skipped picture never reached CUPS")

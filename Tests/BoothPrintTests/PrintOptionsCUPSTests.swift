@@ -64,7 +64,8 @@ extension PrintWorkerCUPSTests {
         rig.worker.reconfigure(s)
         let copies = "booth rejects copies=2; it supports: 1-1"
         #expect(await eventually { rig.worker.status().lastError == copies }, "\(rig.worker.status())")
-        #expect(rig.logs.contains("fix print.copies and reload"))
+        // lastError is set under the worker's lock; the log line that names the fix follows it.
+        #expect(await eventually { rig.logs.contains("fix print.copies and reload") }, "\(rig.logs.text)")
         try await nothingSubmitted("copies")
 
         // Colour.
@@ -73,7 +74,7 @@ extension PrintWorkerCUPSTests {
         rig.worker.reconfigure(s)
         let colour = "booth rejects print-color-mode=color; it supports: monochrome"
         #expect(await eventually { rig.worker.status().lastError == colour }, "\(rig.worker.status())")
-        #expect(rig.logs.contains("fix print.color and reload"))
+        #expect(await eventually { rig.logs.contains("fix print.color and reload") }, "\(rig.logs.text)")
         try await nothingSubmitted("colour")
 
         // Fixed. The held request keeps the media its page was rendered for (A6): checked again at

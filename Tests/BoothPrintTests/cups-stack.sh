@@ -21,8 +21,9 @@ cmd=$1; dir=$2
 pidof_file() { [ -f "$dir/$1.pid" ] && cat "$dir/$1.pid" || true; }
 port_of() { cat "$dir/$1.port"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# Waits up to 30 s: cupsd and ippeveprinter start slowly on a loaded 2-core CI machine.
 wait_port() {
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 600); do
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
     sleep 0.05
   done
@@ -108,7 +109,9 @@ CONF
     # cupsd makes the everywhere PPD on a thread of its own after lpadmin returns; until it is there the
     # queue lists no media or colour. Wait for it, or for cupsd to say it could not make one (printer.conf
     # lacks the pwg-raster attributes, so the default queue stays raw).
-    for _ in $(seq 1 200); do
+    # Up to 60 s: cupsd asks the printer over IPP, which is slow under load; proceeding without the
+    # PPD would make the queue raw and the media/colour checks of the options test go wrong.
+    for _ in $(seq 1 1200); do
       [ -f "$dir/root/ppd/$queue.ppd" ] && break
       grep -q "$queue: PPD creation failed" "$dir/log/error_log" 2>/dev/null && break
       sleep 0.05

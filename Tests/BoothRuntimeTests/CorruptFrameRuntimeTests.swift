@@ -176,6 +176,10 @@ private func simulatedFrame(_ sequence: UInt32, _ request: StreamRequest) throws
         let dir = makeTempDir(); defer { removeTree(dir) }
         var s = fastSettings(dir: dir)
         s.camera.format = .mjpeg
+        // 10 fps: the corrupt-data frame (the fifth spoilt one) must still be among the worker's four
+        // kept frames when the capture is armed; at 30 fps a loop delayed ~0.3 s on a loaded machine
+        // would have let it pass as preview and age out, so no frame would fail the capture's decode.
+        s.camera.frameRate = 10
         let booth = TestBooth(s)
         booth.start()
         defer { booth.shutdownAndWait() }

@@ -193,7 +193,9 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         try #require(await eventually { booth.runtime.counters.failed == 1 && booth.state.isIdle }, "\(booth.logText)")
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 2 })
         #expect(savedCaptures(in: settings.storage.dir).map(fileName) == ["booth-000001-1.jpg", "booth-000001-2.jpg"])
-        #expect(booth.display.screens.contains(.idle(notice: BoothMachine.composeFailedNotice)))
+        // endSession (the failed count) runs before the idle screen is shown: wait for the screen.
+        #expect(await eventually { booth.display.screens.contains(.idle(notice: BoothMachine.composeFailedNotice)) },
+                "\(booth.display.screens)")
         #expect(booth.runtime.printer.journal.requests.isEmpty)
     }
 

@@ -65,6 +65,8 @@ struct PictureComposerSetupTests {
         booth.button.press()
         try #require(await eventually(timeoutSeconds: 20) { booth.runtime.counters.completed == 1 && booth.state.isIdle },
                      "\(booth.logText)")
+        // The storage thread saves (and fsyncs) beside the session: the files may land after the review ended.
+        try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 4 }, "\(booth.logText)")
         let paths: [String] = savedCaptures(in: settings.storage.dir)
         let files = paths.map { (path: String) -> String in fileName(path) }.sorted()
         #expect(files == ["booth-000001-1.jpg", "booth-000001-2.jpg", "booth-000001-3.jpg", "booth-000001-picture.jpg"],

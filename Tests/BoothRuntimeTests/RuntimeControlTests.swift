@@ -50,12 +50,23 @@ final class SimulatedBooth: Sendable {
     }
 
     /// Polls status until `condition` holds or `seconds` pass (waits on the booth's real threads).
-    func waitForStatus(seconds: Double = 10, _ condition: (StatusReport) -> Bool) throws -> StatusReport {
+    func waitForStatus(seconds: Double = 20, _ condition: (StatusReport) -> Bool) throws -> StatusReport {
         let deadline = Date(timeIntervalSinceNow: seconds)
         var last = try ask(.status, StatusReport.self)
         while !condition(last), Date() < deadline {
             usleep(20_000)
             last = try ask(.status, StatusReport.self)
+        }
+        return last
+    }
+
+    /// Polls stats until `condition` holds or `seconds` pass.
+    func waitForStats(seconds: Double = 20, _ condition: (BoothStats) -> Bool) throws -> BoothStats {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var last = try ask(.stats, BoothStats.self)
+        while !condition(last), Date() < deadline {
+            usleep(20_000)
+            last = try ask(.stats, BoothStats.self)
         }
         return last
     }
@@ -101,13 +112,15 @@ final class SimulatedBooth: Sendable {
         #expect(press.stateBefore == "idle")
         let done = try booth.waitForStatus { $0.counters.completed == 1 && $0.state == "idle" }
         #expect(done.counters.sessions == 1)
-        #expect(done.counters.captures == 1)
         #expect(done.button.lastPress != nil)
         #expect(done.storage.nextSession == 2)
-        let saved = try booth.waitForStatus { $0.storage.savedSinceStart == 1 }
+        // The storage thread counts the save, then posts it; the loop counts the capture when it
+        // handles that event, and records the totals after: each is awaited, not assumed.
+        let saved = try booth.waitForStatus { $0.storage.savedSinceStart == 1 && $0.counters.captures == 1 }
         #expect(saved.storage.savedSinceStart == 1)
+        #expect(saved.counters.captures == 1)
 
-        let stats = try booth.ask(.stats, BoothStats.self)
+        let stats = try booth.waitForStats { $0.captures == 1 }
         #expect(stats.sessions == 1 && stats.completed == 1 && stats.captures == 1)
 
         // Reload: an invalid file keeps the running settings and says why.
@@ -137,7 +150,8 @@ final class SimulatedBooth: Sendable {
         let booth = try SimulatedBooth()
         _ = try booth.waitForStatus { $0.camera.streaming }
         _ = try booth.ask(.press, PressReply.self)
-        _ = try booth.waitForStatus { $0.counters.completed == 1 && $0.storage.savedSinceStart == 1 }
+        // The loop counts the capture when it handles the storage thread's saved event, after savedSinceStart.
+        _ = try booth.waitForStatus { $0.counters.completed == 1 && $0.storage.savedSinceStart == 1 && $0.counters.captures == 1 }
         let dir = booth.runtime.store.directory
         booth.stop()
         let stats = StatsStore(directory: dir, log: LogRecorder().logger())

@@ -192,7 +192,8 @@ final class TestBooth: Sendable {
 }
 
 /// Polls `condition` every 10 ms until it holds or `timeoutSeconds` passed; returns whether it held.
-func eventually(timeoutSeconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+/// The default is generous: it only runs out when something is wrong, and CI shares 2 cores.
+func eventually(timeoutSeconds: Double = 20, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -10,12 +10,20 @@ import Testing
 // media and a full disk. The mount tests need root (tmpfs mounts) and are skipped without it.
 
 /// Listens on an AF_UNIX datagram socket as systemd does for `$NOTIFY_SOCKET`; keeps each datagram
-/// with the monotonic time it arrived.
+/// with the time the kernel queued it (`SO_TIMESTAMP`, wall clock in seconds): the moment it was
+/// sent, however late the listener's thread gets to read it on a loaded machine.
 final class NotifyListener: Sendable {
     let address: String
     private let fd: Int32
-    private let received = Mutex<[(at: MonotonicInstant, text: String)]>([])
+    /// Datagrams read so far. Each is taken from the socket and recorded under this lock, so
+    /// `drained` never sees one that is neither in the socket nor recorded.
+    private let received = Mutex<[(at: Double, text: String)]>([])
     private let stop = Mutex(false)
+    /// Set by the reading thread as it ends: the socket is closed only after (its number could be
+    /// reused by another test's descriptor, which a late reader would then read from).
+    private let finished = Mutex(false)
+    /// `SO_TIMESTAMP` (asm-generic/socket.h; also the control message's type, `SCM_TIMESTAMP`).
+    private static let soTimestamp: Int32 = 29
 
     /// - Parameter address: a path, or `@name` for the abstract namespace.
     init(_ address: String) throws {
@@ -30,30 +38,76 @@ final class NotifyListener: Sendable {
         let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
         let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         guard r == 0 else { throw FileError(call: "bind", errno: errno, path: address) }
-        var tv = timeval(tv_sec: 0, tv_usec: 50_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var on: Int32 = 1
+        guard setsockopt(fd, SOL_SOCKET, NotifyListener.soTimestamp, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw FileError(call: "setsockopt(SO_TIMESTAMP)", errno: errno, path: address)
+        }
+        let socketFD = fd
         let t = Thread { [self] in
-            var buf = [UInt8](repeating: 0, count: 4096)
+            defer { finished.withLock { $0 = true } }
             while !stop.withLock({ $0 }) {
-                let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n > 0 {
-                    let text = String(decoding: buf[0..<n], as: UTF8.self)
-                    received.withLock { $0.append((SystemClock().now(), text)) }
+                var p = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 50) > 0 else { continue }
+                received.withLock { list in
+                    if let datagram = NotifyListener.receive(socketFD) { list.append(datagram) }
                 }
             }
         }
         t.start()
     }
 
+    /// One datagram without blocking, with the kernel's queueing time; nil when none is there.
+    private static func receive(_ fd: Int32) -> (at: Double, text: String)? {
+        var buf = [UInt8](repeating: 0, count: 4096)
+        var control = [UInt8](repeating: 0, count: 64)
+        var at = 0.0
+        let n = buf.withUnsafeMutableBytes { data in
+            control.withUnsafeMutableBytes { ctl -> Int in
+                var iov = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                return withUnsafeMutablePointer(to: &iov) { iovp -> Int in
+                    var msg = msghdr()
+                    msg.msg_iov = iovp
+                    msg.msg_iovlen = 1
+                    msg.msg_control = ctl.baseAddress
+                    msg.msg_controllen = ctl.count
+                    let n = recvmsg(fd, &msg, Int32(MSG_DONTWAIT))
+                    // One control message: cmsghdr (len, level, type), then a timeval at the next size_t boundary.
+                    let header = MemoryLayout<cmsghdr>.size
+                    if n >= 0, msg.msg_controllen >= header + MemoryLayout<timeval>.size, let base = ctl.baseAddress {
+                        let c = base.loadUnaligned(as: cmsghdr.self)
+                        if c.cmsg_level == SOL_SOCKET && c.cmsg_type == NotifyListener.soTimestamp {
+                            let tv = base.loadUnaligned(fromByteOffset: header, as: timeval.self)
+                            at = Double(tv.tv_sec) + Double(tv.tv_usec) / 1e6
+                        }
+                    }
+                    return n
+                }
+            }
+        }
+        guard n > 0 else { return nil }
+        return (at, String(decoding: buf[0..<n], as: UTF8.self))
+    }
+
     func close() {
         stop.withLock { $0 = true }
-        usleep(100_000)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !finished.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
         Glibc.close(fd)
         if !address.hasPrefix("@") { unlink(address) }
     }
 
     var messages: [String] { received.withLock { $0.map(\.text) } }
-    func times(of text: String) -> [MonotonicInstant] { received.withLock { $0.filter { $0.text == text }.map(\.at) } }
+    /// When each datagram `text` was sent (queued by the kernel), wall-clock seconds.
+    func times(of text: String) -> [Double] { received.withLock { $0.filter { $0.text == text }.map(\.at) } }
+
+    /// True when every datagram sent so far is recorded: none waits in the socket (a datagram is
+    /// queued there as it is sent) and none is half-read (reading and recording share the lock).
+    var drained: Bool {
+        received.withLock { _ in
+            var one: UInt8 = 0
+            return recv(fd, &one, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        }
+    }
 }
 
 @Suite(.serialized) struct SystemdNotifyTests {
@@ -108,7 +162,8 @@ final class NotifyListener: Sendable {
         #expect(listener.messages.filter { $0.hasPrefix("READY=1") }.count == 1)
         try #require(await eventually { listener.times(of: "WATCHDOG=1").count >= 5 })
         let beats = listener.times(of: "WATCHDOG=1")
-        let gaps = zip(beats.dropFirst(), beats).map { $0.milliseconds(since: $1) }
+        #expect(beats.allSatisfy { $0 > 1_700_000_000 }, "each beat carries the kernel's send time: \(beats)")
+        let gaps = zip(beats.dropFirst(), beats).map { ($0 - $1) * 1000 }
         #expect(gaps.allSatisfy { $0 < 400 }, "WATCHDOG=1 about every 100 ms: \(gaps)")
         booth.shutdownAndWait()
         #expect(await eventually { listener.messages.contains("STOPPING=1\nSTATUS=stopping") })
@@ -120,15 +175,17 @@ final class NotifyListener: Sendable {
         defer { listener.close() }
         var options = RuntimeOptions()
         options.systemd = SystemdNotifier(socketPath: listener.address, watchdogIntervalMilliseconds: 100)
-        options.stallLoopAfterMilliseconds = 700
+        // 2 s after start: about 20 beats before it, whatever the start-up costs on a loaded machine.
+        options.stallLoopAfterMilliseconds = 2000
         // The loop stays stalled for good: this booth's thread is left behind, sleeping.
         let booth = TestBooth(fastSettings(dir: dir), options: options)
         booth.start()
         try #require(await eventually { booth.logged("main loop stalled on purpose") }, "\(booth.logText)")
-        #expect(listener.times(of: "WATCHDOG=1").count >= 3, "alive before the stall")
-        // A datagram sent just before the stall may still be read after it: let those land first.
-        try await Task.sleep(for: .milliseconds(300))
+        // Every WATCHDOG=1 the loop sent before it stalled is queued in the socket already (it was
+        // sent before the line above was logged); once the listener has read them all, count.
+        try #require(await eventually { listener.drained }, "the listener reads what is queued")
         let settled = listener.times(of: "WATCHDOG=1").count
+        #expect(settled >= 3, "alive before the stall")
         try await Task.sleep(for: .milliseconds(1000))
         let later = listener.times(of: "WATCHDOG=1").count
         #expect(later == settled, "no WATCHDOG=1 once the loop is stuck: \(later - settled) sent in 1 s")
@@ -220,11 +277,12 @@ struct StorageMediaTests {
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 }, "\(booth.logText)")
 
         try #require(run("/bin/umount", "-l", media) == 0)
-        try #require(await eventually(timeoutSeconds: 5) { booth.state.faultReasons?[.storage] != nil },
+        try #require(await eventually(timeoutSeconds: 20) { booth.state.faultReasons?[.storage] != nil },
                      "media gone -> fault(storage):\n\(booth.logText)")
         #expect(booth.state.faultReasons?[.storage]?.contains("not mounted at \(media)") == true)
         booth.button.press()
-        try await Task.sleep(for: .milliseconds(300))
+        // The press was handled (and refused) before the check, or the check proves nothing.
+        try #require(await eventually { booth.logged("press ignored: booth in fault") }, "\(booth.logText)")
         #expect(listDirectory(media).isEmpty, "nothing written to the SD card under the empty mount point")
 
         try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", media) == 0)
