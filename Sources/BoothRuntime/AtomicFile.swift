@@ -37,12 +37,13 @@ public enum AtomicFile {
     ///   - replace: replace an existing file (wraps `rename`); false fails with EEXIST instead
     ///     (wraps `renameat2(RENAME_NOREPLACE)`; where the file system lacks it, `link` + `unlink`).
     ///   - syncDirectory: fsyncs the directory after the rename (default ``syncDirectory(_:)``); injected by tests.
-    /// - Returns: nil when the write is complete (durable included); when durable and the directory fsync
-    ///   failed twice *after* the rename made the file visible, that fsync's error: the file is in place
-    ///   under its final name (do not write it again), only the durability of its directory entry is not
-    ///   confirmed. Callers log it as a warning.
+    /// - Returns: nil when the write is complete (durable included). Only for a new file (`replace`
+    ///   false, `durable` true) whose directory fsync failed *after* the rename made it visible: that
+    ///   fsync's error. The file is in place under its final name (do not write it again), only the
+    ///   durability of its directory entry is not confirmed; the caller logs it as a warning.
     /// - Throws: ``FileError`` naming the failed call (`open`, `write`, `fsync`, `renameat2`…) when the
-    ///   file was not put in place (no partial file is left).
+    ///   file was not put in place (no partial file is left); when replacing, also the directory's
+    ///   `open`/`fsync` failing after the rename (writing again is harmless there).
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, replace: Bool = false,
                              syncDirectory: (String) throws(FileError) -> Void = syncDirectory) throws(FileError) -> FileError? {
@@ -80,18 +81,16 @@ public enum AtomicFile {
         }
         ok = true
         guard durable else { return nil }
-        // The file is visible under its final name now: a failed directory fsync must not make the
-        // caller write it again (a duplicate under the next number). Retried once, then reported.
         do {
             try syncDirectory(dir)
             return nil
         } catch {
-            do {
-                try syncDirectory(dir)
-                return nil
-            } catch {
-                return error
-            }
+            // Replacing: writing again is harmless, so the caller hears of it as a failure. A new file
+            // is visible under its final name now: it must not be written again (a duplicate under the
+            // next number), so the error is returned instead. Not retried: on Linux a failed fsync's
+            // error is reported once, and a second fsync's success would not prove the entry durable.
+            if replace { throw error }
+            return error
         }
     }
 

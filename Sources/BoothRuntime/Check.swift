@@ -50,11 +50,19 @@ public func checkDevices(settings: Settings, factory: DeviceFactory, log: Logger
 /// (the daemon does those at start). Wraps `stat`, `access(W_OK | X_OK)` (as the calling user; it
 /// catches read-only file systems, EROFS, for root too) and `statvfs`.
 /// - Returns: `ok` and the line to log (`"storage /srv/photos (12 GB free)"`, or what is wrong).
-public func checkStorage(directory: String) -> (ok: Bool, report: String) {
-    func isDirectory(_ path: String) -> Bool? {
+public func checkStorage(directory given: String) -> (ok: Bool, report: String) {
+    enum Entry: Equatable { case directory, notDirectory, missing, unusable(String) }
+    /// What is at `path`: only ENOENT (or ENOTDIR: a component up the path is a file, found as the
+    /// walk goes up) with no dangling symbolic link is "missing" (to be created).
+    func entry(_ path: String) -> Entry {
         var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        return (st.st_mode & S_IFMT) == S_IFDIR
+        if stat(path, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR ? .directory : .notDirectory }
+        let e = errno
+        if e == ENOENT || e == ENOTDIR {
+            var link = stat()
+            return lstat(path, &link) == 0 ? .unusable("it is a symbolic link to a missing target") : .missing
+        }
+        return .unusable("stat failed: \(String(cString: strerror(e))) (errno \(e))")
     }
     func free(_ path: String) -> String {
         var s = statvfs()
@@ -64,22 +72,34 @@ public func checkStorage(directory: String) -> (ok: Bool, report: String) {
     func writable(_ path: String) -> String? {
         access(path, W_OK | X_OK) == 0 ? nil : "access failed: \(String(cString: strerror(errno))) (errno \(errno))"
     }
-    if let isDir = isDirectory(directory) {
-        guard isDir else { return (false, "storage: photos directory \(directory) is not a directory") }
+    var directory = given
+    while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+    switch entry(directory) {
+    case .directory:
         if let problem = writable(directory) {
             return (false, "storage: photos directory \(directory) not writable: \(problem)")
         }
         return (true, "storage \(directory) (\(free(directory)))")
+    case .notDirectory:
+        return (false, "storage: photos directory \(directory) is not a directory")
+    case let .unusable(why):
+        return (false, "storage: photos directory \(directory) cannot be used: \(why)")
+    case .missing:
+        break
     }
     var missing = [directory]
     var parent = directoryName(of: directory)
-    while isDirectory(parent) == nil, parent != "/", parent != "." {
+    while entry(parent) == .missing, parent != "/", parent != "." {
         missing.insert(parent, at: 0)
         parent = directoryName(of: parent)
     }
     let created = missing.joined(separator: ", ")
-    guard isDirectory(parent) == true else {
+    switch entry(parent) {
+    case .directory: break
+    case .notDirectory, .missing:
         return (false, "storage: photos directory \(directory) cannot be created: \(parent) is not a directory")
+    case let .unusable(why):
+        return (false, "storage: photos directory \(directory) cannot be created: \(parent): \(why)")
     }
     if let problem = writable(parent) {
         return (false, "storage: photos directory \(directory) cannot be created in \(parent): \(problem)")

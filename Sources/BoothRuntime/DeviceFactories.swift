@@ -79,7 +79,8 @@ public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = ni
         camera: { _ -> any CameraDevice in realCamera ? V4L2Camera() : SimulatedCamera(corruption: corruption) },
         button: { _ in KeyboardButton(clock: SystemClock(), log: log) },
         led: { _ in nil },
-        displays: { s, clock, log in filePreviewDisplays(s, clock, log) + simulatedScreen(s, clock, log) })
+        displays: { s, clock, log in filePreviewDisplays(s, clock, log) + simulatedScreen(s, clock, log) },
+        opensLED: false)
 }
 
 /// `--simulate` draws on the framebuffer only when `display.device` exists (a desktop has none,
@@ -92,7 +93,9 @@ func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger) 
 /// The real booth: the V4L2 camera, the button and LED on GPIO lines through libgpiod, the framebuffer
 /// screen and the file preview.
 public func realDevices(log: Logger) -> DeviceFactory {
-    DeviceFactory(
+    // The LED's open error is warned when it is new; the same error on every retry only at debug.
+    let lastLEDError = Mutex<String?>(nil)
+    return DeviceFactory(
         camera: { _ in V4L2Camera() },
         button: { s in GPIOButtonDevice(settings: s, log: log) },
         led: { s -> (any LEDDevice)? in
@@ -101,9 +104,13 @@ public func realDevices(log: Logger) -> DeviceFactory {
                                                                         line: s.led.line),
                                                activeLow: s.led.activeLow)
             do {
-                return GPIOLEDDevice(try GPIOLED.start(config, log: { log.log($0, $1) }))
+                let led = GPIOLEDDevice(try GPIOLED.start(config, log: { log.log($0, $1) }))
+                lastLEDError.withLock { $0 = nil }
+                return led
             } catch {
-                log.warning("led not available, running without it: \(error)")
+                let text = "\(error)"
+                let new = lastLEDError.withLock { last in defer { last = text }; return last != text }
+                log.log(new ? .warning : .debug, "led not available, running without it: \(text)")
                 return nil
             }
         },

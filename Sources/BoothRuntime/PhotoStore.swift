@@ -78,7 +78,7 @@ public final class PhotoStore: Sendable {
     /// A name that already exists is never overwritten: the session number moves past it, and the
     /// session's later shots and its picture take the same new number, so their names stay tied.
     /// - Parameter directoryNotSynced: called with the folder's fsync error when the file is in place but
-    ///   the fsync of its folder failed twice (see ``AtomicFile/write(_:to:durable:replace:syncDirectory:)``):
+    ///   the fsync of its folder failed (see ``AtomicFile/write(_:to:durable:replace:syncDirectory:)``):
     ///   the capture counts as saved, its directory entry's durability is not confirmed.
     /// - Returns: the path written.
     /// - Throws: ``FileError``; `isNoSpace` when the file system is full (no partial file is left).

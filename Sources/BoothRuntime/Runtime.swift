@@ -41,15 +41,20 @@ public struct DeviceFactory: Sendable {
     public var button: @Sendable (Settings) -> any ButtonDevice
     public var led: @Sendable (Settings) -> (any LEDDevice)?
     public var displays: @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink]
+    /// False when `led` never opens a line by design (`--simulate`): a configured `led.line` is then
+    /// not retried.
+    public var opensLED: Bool
 
     public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
                 button: @escaping @Sendable (Settings) -> any ButtonDevice,
                 led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
-                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink]) {
+                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
+                opensLED: Bool = true) {
         self.camera = camera
         self.button = button
         self.led = led
         self.displays = displays
+        self.opensLED = opensLED
     }
 }
 
@@ -543,16 +548,19 @@ public final class BoothRuntime: Sendable {
     private func openLED(_ settings: Settings) {
         let led = factory.led(settings)
         let now = clock.now()
-        let (pattern, wait) = state.withLock { s -> (LEDPattern, Int?) in
+        let retries = factory.opensLED && settings.led.isConfigured
+        let (pattern, wait, first) = state.withLock { s -> (LEDPattern, Int?, Bool) in
             s.led = led
-            if led != nil || !settings.led.isConfigured {
+            if led != nil || !retries {
                 s.ledRetry.reset()
-                return (s.ledPattern, nil)
+                return (s.ledPattern, nil, false)
             }
-            return (s.ledPattern, s.ledRetry.failed(at: now))
+            let first = s.ledRetry.nextAttempt == nil
+            return (s.ledPattern, s.ledRetry.failed(at: now), first)
         }
         if let wait {
-            log.warning("led: line \(settings.led.line) not opened; trying again in \(wait / 1000) s")
+            // Warned once; the later attempts (every 30 s at most, for as long as the line is missing) at debug.
+            log.log(first ? .warning : .debug, "led: line \(settings.led.line) not opened; trying again in \(wait / 1000) s")
         } else if let led {
             led.set(pattern)
         }

@@ -126,7 +126,7 @@ public final class StorageWorker: Sendable {
         do {
             let path = try store.saveCapture(record.jpeg, session: record.session, shot: record.shot) { error in
                 log.warning("capture \(id) saved, but durability of its directory entry is not confirmed "
-                            + "(directory fsync failed twice after the rename): \(error)")
+                            + "(directory fsync failed after the rename): \(error)")
             }
             let savedAt = clock.now()
             captures.remove(id)

@@ -51,9 +51,11 @@ struct PictureSettingsTests {
         #expect(margin("4MM") == 4)
         #expect(margin("0mm") == 0)
         #expect(margin("4") == 4, "a bare number is still millimetres")
+        #expect(margin("+3") == 3, "a leading + as whole-number settings take it")
+        #expect(margin("+3mm") == 3)
         let settings = try Settings.parse(text: "[picture]\nmargin = 5mm\n", file: "booth.conf").get()
         #expect(settings.picture.marginMillimetres == 5)
-        for bad in ["4cm", "4.5mm", "-1mm", "mm", "4 m", "51mm"] {
+        for bad in ["4cm", "4.5mm", "-1mm", "mm", "4 m", "51mm", "+", "++3", "+-3"] {
             #expect(margin(bad) == nil, "'\(bad)' accepted")
         }
         #expect(error("picture.margin", "4cm")?.contains("'4cm' is not a length in whole millimetres") == true)

@@ -38,6 +38,19 @@ import Testing
         #expect(notDir.report.contains("is not a directory"))
     }
 
+    @Test("a dangling symbolic link is no directory the daemon could create; a trailing slash is one directory")
+    func danglingLinkAndTrailingSlash() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        #expect(symlink("\(dir)/gone", "\(dir)/photos") == 0)
+        let linked = checkStorage(directory: "\(dir)/photos")
+        #expect(!linked.ok)
+        #expect(linked.report.contains("symbolic link to a missing target"), "\(linked.report)")
+        let slash = checkStorage(directory: "\(dir)/new/")
+        #expect(slash.ok)
+        #expect(slash.report.contains("will create \(dir)/new ("), "\(slash.report)")
+        #expect(listDirectory(dir) == ["photos"], "nothing created")
+    }
+
     @Test func checkDevicesLeavesAMissingPhotosDirectoryMissing() {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let settings = fastSettings(dir: dir)

@@ -48,15 +48,17 @@ final class FlakyLEDFactory: Sendable {
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.led.line = "23"
-        let factory = FlakyLEDFactory(failures: 1)
+        let factory = FlakyLEDFactory(failures: 2)
         let booth = TestBooth(settings, led: { factory.open($0) })
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { factory.count >= 1 })
-        #expect(await eventually { factory.count == 2 && !factory.led.patterns.isEmpty }, "\(booth.logText)")
+        #expect(await eventually { factory.count == 3 && !factory.led.patterns.isEmpty }, "\(booth.logText)")
         let current = booth.runtime.state.withLock { $0.ledPattern }
         #expect(factory.led.patterns.last == current, "the reopened LED shows what the machine last asked for")
-        #expect(booth.logText.contains("led: line 23 not opened; trying again in 1 s"))
+        // The first failure is warned (<4>); the next, of a line still missing, only at debug (<7>).
+        #expect(booth.logText.contains("<4>led: line 23 not opened; trying again in 1 s"), "\(booth.logText)")
+        #expect(booth.logText.contains("<7>led: line 23 not opened; trying again in 2 s"), "\(booth.logText)")
         #expect(booth.logText.contains("led: line 23 opened"))
         #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry(), "nothing pending once open")
     }
@@ -70,5 +72,19 @@ final class FlakyLEDFactory: Sendable {
         defer { booth.shutdownAndWait() }
         try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
         #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry())
+    }
+
+    @Test("a factory without an LED by design (--simulate): a configured line is not retried or warned about")
+    func simulateDoesNotRetryTheLED() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        var settings = fastSettings(dir: dir)
+        settings.led.line = "23"
+        let factory = FlakyLEDFactory(failures: 1_000)
+        let booth = TestBooth(settings, led: { factory.open($0) }, opensLED: false)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
+        #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry(), "nothing pending")
+        #expect(!booth.logText.contains("not opened"), "\(booth.logText)")
     }
 }

@@ -137,8 +137,9 @@ final class TestBooth: Sendable {
     ///   - button: the button device; the ``FakeButton`` (`self.button`) when nil.
     ///   - filePreview: also write the file preview (`settings.preview.file`).
     ///   - led: the LED factory; none (nil LED) when nil.
+    ///   - opensLED: ``DeviceFactory/opensLED`` (false: as `--simulate`, which has no LED by design).
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
-         led: (@Sendable (Settings) -> (any LEDDevice)?)? = nil,
+         led: (@Sendable (Settings) -> (any LEDDevice)?)? = nil, opensLED: Bool = true,
          cameraName: String = "sim-test-camera", options: RuntimeOptions = RuntimeOptions(),
          reloaded: ReloadSource? = nil) {
         self.settings = settings
@@ -155,7 +156,8 @@ final class TestBooth: Sendable {
                 var sinks: [any DisplaySink] = [display]
                 if filePreview, let preview = try? makeFilePreview(s, log: log) { sinks.append(preview) }
                 return sinks
-            })
+            },
+            opensLED: opensLED)
         runtime = BoothRuntime(settings: settings, options: options, factory: factory, log: log,
                                reloader: { .success(reloaded?.settings.withLock { $0 } ?? settings) })
     }

@@ -137,6 +137,7 @@ extension SettingType {
                 number = number.dropLast(2)
                 while number.last == " " || number.last == "\t" { number.removeLast() }
             }
+            if number.hasPrefix("+") { number = number.dropFirst() }  // as .int takes it
             guard !number.isEmpty, number.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 return .failure(ValueProblem("\(q) is not a length in whole millimetres; use \(allowed)"))
             }
