@@ -16,7 +16,7 @@
 #                        downloads live in $PHOTOBOOTH_CI_CACHE/gpiod-v2
 #   GPIOD_V2_SUITE       Debian suite to fetch from (default trixie)
 #   DEBIAN_MIRROR        mirror URL (default: the first Debian mirror in the
-#                        system's apt sources, else http://deb.debian.org/debian)
+#                        system's apt sources; none found and none given: the check fails)
 # Exit status: 0 when both builds pass; non-zero with a message naming the step.
 set -euo pipefail
 
@@ -45,10 +45,12 @@ nm -u "$work/shim-v1.o" | grep -w gpiod_line_request >/dev/null ||
     fail "v1 object does not reference gpiod_line_request: the v1 branch was not compiled"
 
 # --- 2. v2: fetch trixie's libgpiod-dev (cached) ---------------------------
+# PHOTOBOOTH_APT_ETC: where the apt sources are read (default /etc/apt; the tests point it elsewhere).
+apt_etc=${PHOTOBOOTH_APT_ETC:-/etc/apt}
 mirror_from_system() {
     # deb822 (*.sources: "URIs: …") and one-line (*.list: "deb URL suite …") forms.
     local files=() f
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
+    for f in "$apt_etc"/sources.list "$apt_etc"/sources.list.d/*.sources "$apt_etc"/sources.list.d/*.list; do
         [ -f "$f" ] && files+=("$f")
     done
     [ ${#files[@]} -gt 0 ] || return 0
@@ -57,9 +59,6 @@ mirror_from_system() {
         awk '$1=="deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "${files[@]}"
     } | grep -E '/debian/?$' | grep -v -- '-security' | head -n1
 }
-mirror=${DEBIAN_MIRROR:-$(mirror_from_system)}
-mirror=${mirror:-http://deb.debian.org/debian}
-mirror=${mirror%/}
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || fail "$keyring missing: apt-get install debian-archive-keyring"
@@ -70,6 +69,9 @@ have_debs() { compgen -G "$debs/libgpiod-dev_2.*.deb" >/dev/null && compgen -G "
 if have_debs; then
     step "using cached $(basename "$(ls "$debs"/libgpiod-dev_2.*.deb | head -n1)")"
 else
+    mirror=${DEBIAN_MIRROR:-$(mirror_from_system)}
+    [ -n "$mirror" ] || fail "no Debian mirror found in the system's apt sources ($apt_etc/sources.list, $apt_etc/sources.list.d/*.sources or *.list: a 'URIs:' or 'deb' line ending in /debian); set DEBIAN_MIRROR=URL to name one"
+    mirror=${mirror%/}
     step "fetching libgpiod-dev from $mirror $suite (private apt state in $cache/apt)"
     apt_dir="$cache/apt"
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$debs"

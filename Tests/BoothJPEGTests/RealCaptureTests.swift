@@ -9,7 +9,7 @@ import Testing
     @Test func capturesValidateAndSurviveDHTStripAndInsert() throws {
         let files = SharedImages.captures()
         guard !files.isEmpty else {
-            print("RealCaptureTests skipped: \(SharedImages.missingMessage())")
+            Issue.record("missing prerequisite: \(SharedImages.missingMessage())")
             return
         }
         let decoder = try JPEGDecoder()

@@ -270,7 +270,7 @@ struct ComposerTests {
     func realCaptures() throws {
         let urls = SharedImages.captures1080()
         guard urls.count == 4 else {
-            print("skipped: \(SharedImages.missingMessage("_1920x1080.jpg"))")
+            Issue.record("missing prerequisite: \(SharedImages.missingMessage("_1920x1080.jpg"))")
             return
         }
         let captures = try urls.map { [UInt8](try Data(contentsOf: $0)) }

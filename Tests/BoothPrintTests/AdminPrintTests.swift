@@ -23,7 +23,7 @@ extension PrintWorkerCUPSTests {
         if let why = missingCUPSTools() { print(why); return }
         let daemon = "\(packageRoot())/.build/debug/photoboothd", ctlPath = "\(packageRoot())/.build/debug/photoboothctl"
         guard FileManager.default.isExecutableFile(atPath: daemon), FileManager.default.isExecutableFile(atPath: ctlPath) else {
-            print("skipped: photoboothd or photoboothctl not built in .build/debug (swift build first)")
+            Issue.record("missing prerequisite: photoboothd or photoboothctl not built in .build/debug (swift build first)")
             return
         }
         let photo = try #require(samplePhoto(), "no sample photo")

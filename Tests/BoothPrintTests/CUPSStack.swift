@@ -1,3 +1,4 @@
+import Testing
 import BoothCore
 import BoothPrint
 import BoothRuntime
@@ -64,13 +65,16 @@ func spawn(_ path: String, _ args: [String], env: [String: String] = [:], output
     return pid
 }
 
-/// What the print tests need installed (cups, cups-ipp-utils, cups-client, dbus), or nil when all is there.
+/// What the print tests need installed (cups, cups-ipp-utils, cups-client, dbus), or nil when all is there;
+/// when something is missing, the calling test fails (an issue is recorded) and the message is returned.
 func missingCUPSTools() -> String? {
     let missing = ["cupsd", "ippeveprinter", "lpadmin", "cupsdisable", "cupsenable", "cancel", "dbus-daemon"].filter { tool in
         !["/usr/sbin/\(tool)", "/usr/bin/\(tool)"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
     guard !missing.isEmpty else { return nil }
-    return "print tests skipped: \(missing.joined(separator: ", ")) missing (apt-get install --no-install-recommends cups cups-ipp-utils cups-client dbus)"
+    let why = "missing prerequisite for the print tests: \(missing.joined(separator: ", ")) (apt-get install --no-install-recommends cups cups-ipp-utils cups-client dbus)"
+    Issue.record(Comment(rawValue: why))   // a missing tool fails the test that needs it, never a silent pass
+    return why
 }
 
 /// A private cupsd + ippeveprinter + dbus-daemon (Tests/BoothPrintTests/cups-stack.sh), stopped by PID.

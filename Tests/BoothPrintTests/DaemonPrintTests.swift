@@ -24,7 +24,7 @@ private struct StackDaemon {
     init?(settings: [String]) throws {
         if let why = missingCUPSTools() { print(why); return nil }
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            print("skipped: \(path) not built (swift build first)")
+            Issue.record("missing prerequisite: \(path) not built (swift build first)")
             return nil
         }
         let stack = try CUPSStack()

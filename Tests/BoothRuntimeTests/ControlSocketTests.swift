@@ -174,13 +174,13 @@ final class Calls: Sendable {
 
     @Test func aPeerOutsideTheGroupIsRefusedByThePeerCheck() throws {
         guard access("/usr/bin/python3", X_OK) == 0 else {
-            print("skipped: needs /usr/bin/python3 as the client run under another uid"); return
+            Issue.record("missing prerequisite: /usr/bin/python3 (apt-get install python3), the client run under another uid"); return
         }
         // Mode 0666 lets uid 65534 past the file permissions, so the SO_PEERCRED check is what refuses it.
         let s = try CountingServer(mode: 0o666, policy: PeerPolicy(groupName: "photobooth-test-absent-group")); defer { s.close() }
         chmod(s.dir, 0o755); chmod("\(s.dir)/ctl", 0o755)
         guard let (status, output) = try runAsNobody(["/usr/bin/python3", "-c", Self.pythonClient, s.path]) else {
-            print("skipped: needs root and /usr/bin/setpriv to run a client as uid 65534"); return
+            Issue.record("missing prerequisite: root and /usr/bin/setpriv (util-linux) to run a client as uid 65534"); return
         }
         #expect(status == 0, "client output: \(output)")
         #expect(output.contains("\"code\":\"not-allowed\""), "client output: \(output)")
@@ -191,18 +191,21 @@ final class Calls: Sendable {
     @Test func theDefaultModeKeepsOtherUsersOutAndPhotoboothctlSaysWhy() throws {
         let s = try CountingServer(); defer { s.close() }
         chmod(s.dir, 0o755); chmod("\(s.dir)/ctl", 0o755)
-        if access("/usr/bin/python3", X_OK) == 0, let (_, output) = try runAsNobody(["/usr/bin/python3", "-c", Self.pythonClient, s.path]) {
+        guard access("/usr/bin/python3", X_OK) == 0 else {
+            Issue.record("missing prerequisite: /usr/bin/python3 (apt-get install python3)"); return
+        }
+        if let (_, output) = try runAsNobody(["/usr/bin/python3", "-c", Self.pythonClient, s.path]) {
             #expect(output.contains("EACCES"), "a 0660 socket refuses others at connect: \(output)")
         }
         let ctl = "\(packageRoot())/.build/debug/photoboothctl"
         guard access(ctl, X_OK) == 0 else {
-            print("skipped the photoboothctl part: \(ctl) not built (swift build)"); return
+            Issue.record("missing prerequisite: \(ctl) not built (swift build first)"); return
         }
         guard let (status, output) = try runAsNobody([ctl, "status", "--socket", s.path]) else {
-            print("skipped: needs root and /usr/bin/setpriv"); return
+            Issue.record("missing prerequisite: root and /usr/bin/setpriv (util-linux)"); return
         }
         if output.contains("Permission denied") && output.contains("exec") {
-            print("skipped: uid 65534 cannot execute \(ctl)"); return
+            Issue.record("uid 65534 cannot execute \(ctl): the checkout must be readable and searchable by others"); return
         }
         #expect(status == ExitCode.noPermission, "output: \(output)")
         #expect(output.contains("permission denied"))

@@ -27,13 +27,12 @@ func packageRoot(_ file: String = #filePath) -> String {
     @Test func readmeSettingsTableIsWhatTheSchemaGenerates() throws {
         let path = "\(packageRoot())/README.md"
         guard let bytes = try? AtomicFile.read(path) else {
-            print("skipped: no README.md at \(path)")
+            Issue.record("no README.md at \(path)")
             return
         }
         let readme = String(decoding: bytes, as: UTF8.self)
         guard let b = readme.firstRange(of: Self.begin), let e = readme.firstRange(of: Self.end), b.upperBound <= e.lowerBound else {
-            print("skipped: README.md has no \(Self.begin) … \(Self.end) markers yet; put the output of "
-                  + "'swift run photoboothctl config describe --markdown' between them")
+            Issue.record("README.md has no \(Self.begin) … \(Self.end) markers; put the output of 'swift run photoboothctl config describe --markdown' between them")
             return
         }
         let table = readme[b.upperBound..<e.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)

@@ -12,6 +12,7 @@
 #    stream's format, size and rate, the button's chip and line, the line used by "photobooth".
 # vm-timeout: 180
 . "$REPO/hardware/scenarios/lib.sh"
+need python3 v4l2-ctl
 
 VIVID=$(vivid_node) || fail "no vivid capture node"
 log "vivid capture node: $VIVID (the booth finds it by card name 'vivid')"

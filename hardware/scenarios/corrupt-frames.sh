@@ -14,6 +14,7 @@
 # log is rate-limited, photoboothctl status shows the counts, SIGTERM stops it cleanly.
 # vm-timeout: 240
 . "$REPO/hardware/scenarios/lib.sh"
+need jq v4l2-ctl
 
 require_captures
 mapfile -t PHOTOS < <(captures_of_size 1280x720)

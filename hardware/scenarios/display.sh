@@ -18,6 +18,7 @@
 # vm-module: bochs
 # vm-module: vfb vfb_enable=1 videomemorysize=4194304
 . "$REPO/hardware/scenarios/lib.sh"
+need python3
 
 CHECK=(/usr/bin/python3 "$REPO/hardware/scenarios/display_check.py")
 SOCK=/tmp/pb-control

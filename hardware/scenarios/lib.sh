@@ -21,15 +21,27 @@ log() { printf '[%s +%ss] %s\n' "${SCENARIO:-scenario}" "$(awk -v a="$_T0" '{pri
 fail() { printf '[%s] FAIL: %s\n' "${SCENARIO:-scenario}" "$*" >&2; exit 1; }
 pass() { log "PASS: $*"; }
 
-# assert_eq ACTUAL EXPECTED WHAT
+# need CMD... : every command must be on PATH, or the scenario fails naming the missing ones
+# (install.sh --test installs them; a missing tool must never turn a check into an empty value).
+need() {
+    local c missing=()
+    for c in "$@"; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
+    [ ${#missing[@]} -eq 0 ] || fail "missing prerequisite: ${missing[*]} not found on PATH (install.sh --test installs them)"
+}
+# assert_eq ACTUAL EXPECTED WHAT (an empty EXPECTED is allowed; say so by passing '')
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; pass "$3 = '$1'"; }
-# assert_ge ACTUAL MIN WHAT  (numbers; decimals allowed)
+# is_number VALUE: a decimal number (sign, digits, fraction, exponent as awk and printf write them); nothing else.
+is_number() { [[ $1 =~ ^[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]]; }
+# assert_ge ACTUAL MIN WHAT  (numbers; decimals allowed). An empty or unparsable ACTUAL fails:
+# awk would read it as 0 and pass a "<=" check on a value that was never measured.
 assert_ge() {
+    is_number "$1" || fail "$3: expected a number >= $2, got '$1' (empty or not a number)"
     awk -v a="$1" -v b="$2" 'BEGIN {exit !(a + 0 >= b + 0)}' || fail "$3: expected >= $2, got $1"
     pass "$3 = $1 (>= $2)"
 }
-# assert_le ACTUAL MAX WHAT
+# assert_le ACTUAL MAX WHAT (likewise: an empty or unparsable ACTUAL fails)
 assert_le() {
+    is_number "$1" || fail "$3: expected a number <= $2, got '$1' (empty or not a number)"
     awk -v a="$1" -v b="$2" 'BEGIN {exit !(a + 0 <= b + 0)}' || fail "$3: expected <= $2, got $1"
     pass "$3 = $1 (<= $2)"
 }

@@ -12,6 +12,7 @@
 # vm-module: bochs
 # vm-timeout: 420
 . "$REPO/hardware/scenarios/lib.sh"
+need systemctl systemd-analyze udevadm
 
 [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm), not systemd"
 log "systemd $(systemctl --version | head -n1 | awk '{print $2}') is PID 1; system state: $(systemctl is-system-running 2>&1)"

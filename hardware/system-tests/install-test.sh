@@ -8,6 +8,9 @@ cd "$(dirname "$0")/../.."
 D=$(mktemp -d /tmp/photobooth-destdir-XXXXXX)
 trap 'rm -rf "$D"' EXIT
 fail() { echo "install-test: $*"; exit 1; }
+for t in systemd-analyze ldd cmp; do
+  command -v "$t" >/dev/null || fail "missing prerequisite: $t (install.sh --test installs it: apt-get install systemd libc-bin diffutils)"
+done
 manifest() { (cd "$D" && find . -printf '%p %M %s %T@\n' | sort); }
 
 ./install.sh --install --destdir "$D" --no-start > "$D.log1" 2>&1 || { cat "$D.log1"; fail "first install failed"; }

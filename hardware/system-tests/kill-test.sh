@@ -9,7 +9,8 @@ cd "$(dirname "$0")/../.."
 N=${1:-200}
 BIN=${PHOTOBOOTHD:-$PWD/.build/debug/photoboothd}
 [ -x "$BIN" ] || { echo "kill-test: no $BIN (swift build first)"; exit 1; }
-command -v djpeg >/dev/null || { echo "kill-test: needs djpeg (apt-get install libjpeg-turbo-progs)"; exit 1; }
+command -v djpeg >/dev/null || { echo "kill-test: missing prerequisite: djpeg (apt-get install libjpeg-turbo-progs)"; exit 1; }
+command -v python3 >/dev/null || { echo "kill-test: missing prerequisite: python3 (apt-get install python3)"; exit 1; }
 work=$(mktemp -d /tmp/photobooth-kill-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
