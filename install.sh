@@ -190,9 +190,17 @@ do_install() {
     echo "(--destdir: no apt; a package must depend on: ${RUNTIME_DEPS[*]})"
   fi
   release_build
-  step "installing the programs to $D/usr/local/bin"
-  install_file "$BIN_DIR/photoboothd" "$D/usr/local/bin/photoboothd" 0755
-  install_file "$BIN_DIR/photoboothctl" "$D/usr/local/bin/photoboothctl" 0755
+  step "installing the programs to $D/usr/local/bin (stripped of symbols: an SD card's room is the booth's photos')"
+  local stripped prog total=0 size
+  stripped=$(mktemp -d /tmp/photobooth-stripped.XXXXXX)
+  for prog in photoboothd photoboothctl; do
+    run_step "strip $prog" strip --strip-all -o "$stripped/$prog" "$BIN_DIR/$prog"
+    install_file "$stripped/$prog" "$D/usr/local/bin/$prog" 0755
+    size=$(stat -c %s "$D/usr/local/bin/$prog"); total=$((total + size))
+    printf '  %-13s %s MB\n' "$prog" "$(awk -v b="$size" 'BEGIN {printf "%.1f", b / 1e6}')"
+  done
+  rm -rf "$stripped"
+  printf '  together      %s MB\n' "$(awk -v b="$total" 'BEGIN {printf "%.1f", b / 1e6}')"
   step "installing the default config to $D/etc/photobooth/photobooth.conf (never overwritten)"
   local conf="$D/etc/photobooth/photobooth.conf"
   if [ -e "$conf" ]; then

@@ -8,8 +8,8 @@ cd "$(dirname "$0")/../.."
 D=$(mktemp -d /tmp/photobooth-destdir-XXXXXX)
 trap 'rm -rf "$D"' EXIT
 fail() { echo "install-test: $*"; exit 1; }
-for t in systemd-analyze ldd cmp; do
-  command -v "$t" >/dev/null || fail "missing prerequisite: $t (install.sh --test installs it: apt-get install systemd libc-bin diffutils)"
+for t in systemd-analyze ldd cmp readelf; do
+  command -v "$t" >/dev/null || fail "missing prerequisite: $t (install.sh --test installs it: apt-get install systemd libc-bin diffutils binutils)"
 done
 manifest() { (cd "$D" && find . -printf '%p %M %s %T@\n' | sort); }
 
@@ -29,6 +29,14 @@ cmp -s etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.servic
 cmp -s etc/photobooth/photobooth.conf "$D/etc/photobooth/photobooth.conf" || fail "the installed config differs from etc/"
 "$D/usr/local/bin/photoboothd" --version | grep -q photoboothd || fail "the installed photoboothd does not run"
 if ldd "$D/usr/local/bin/photoboothd" | grep -q libswift; then fail "photoboothd links the Swift runtime dynamically"; fi
+# Installed stripped, and small enough for an SD card: both programs together at most 60 MB.
+for prog in photoboothd photoboothctl; do
+  sections=$(readelf -S -W "$D/usr/local/bin/$prog") || fail "readelf -S $prog failed"
+  grep -qE '\.symtab|\.debug_' <<<"$sections" && fail "$prog is installed with its symbol table or debug sections (not stripped)"
+done
+total=$(( $(stat -c %s "$D/usr/local/bin/photoboothd") + $(stat -c %s "$D/usr/local/bin/photoboothctl") ))
+[ "$total" -le 60000000 ] || fail "photoboothd and photoboothctl take $total bytes together; the goal is at most 60 MB"
+echo "install-test: installed stripped, $((total / 1000000)) MB together ($(stat -c %s "$D/usr/local/bin/photoboothd") + $(stat -c %s "$D/usr/local/bin/photoboothctl") bytes; at most 60 MB)"
 echo "install-test: files and modes ok; the binary needs no Swift toolchain ($(ldd "$D/usr/local/bin/photoboothd" | wc -l) shared libraries, none from Swift)"
 
 before=$(manifest)
