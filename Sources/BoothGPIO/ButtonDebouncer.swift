@@ -60,7 +60,9 @@ public enum ButtonEvent: Sendable, Hashable {
     /// when the line's sequence numbers jumped (libgpiod v2; the kernel's event queue
     /// overflowed), nil when the loss is only inferred (libgpiod v1, no sequence numbers):
     /// a press edge while the line was believed pressed, or a release while believed
-    /// released. The line's level is then re-read at once (`nextDeadline`).
+    /// released. Such a repeated edge can also be a glitch whose direction the kernel
+    /// read late; without sequence numbers the two cannot be told apart. The line's level
+    /// is then re-read at once (`nextDeadline`).
     case edgesLost(count: UInt64?, before: ButtonEdge)
     /// The press `id` ended with its release edge lost: a press edge at `before` arrived
     /// while it was held. Reported instead of its `release`: it was released at or before
@@ -219,7 +221,8 @@ public struct ButtonDebouncer: Sendable {
         return events
     }
 
-    /// Called at (or after) `nextDeadline` with the line's level re-read at `now`.
+    /// Called at (or after) `nextDeadline`, or whenever the line is re-read, with the
+    /// line's level read at `now`.
     public mutating func poll(now: MonotonicInstant, lineActive active: Bool) -> [ButtonEvent] {
         resyncAt = nil
         var events: [ButtonEvent] = []

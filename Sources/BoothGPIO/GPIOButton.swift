@@ -280,8 +280,9 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
                 log(.warning, "button: \(count) \(count == 1 ? "edge" : "edges") lost before \(before) (a gap in the line's "
                     + "sequence numbers: the kernel's event queue overflowed)")
             case .edgesLost(nil, let before):
-                log(.warning, "button: edge lost before \(before): the line was already \(before.active ? "active" : "inactive") "
-                    + "(a repeated edge; libgpiod v\(Shim.apiVersion) reports no sequence numbers)")
+                log(.warning, "button: edge lost or misreported before \(before): the line was already "
+                    + "\(before.active ? "active" : "inactive") (a repeated edge; without sequence numbers, as with "
+                    + "libgpiod v1, a lost edge cannot be told from a glitch whose direction the kernel read late)")
             case .releaseLost(let id, let before, let held):
                 log(.notice, "button: release #\(id) lost: released at or before \(before), held at most \(ms(held)) ms; "
                     + "the press edge at \(before) is a new press")
