@@ -217,7 +217,7 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
                             + "edges said \(said) since \(debouncer.lineActiveSince): missed edge")
                     }
                     if afterLoss {
-                        log(.notice, "button: re-read after lost edges at \(now): \(active ? "active" : "inactive")"
+                        log(.notice, "button: line re-read at \(now), edges suspected lost: \(active ? "active" : "inactive")"
                             + (active == debouncer.lineActive ? ", as the edges said" : ", edges said \(said): resynchronised"))
                     }
                     deliver(debouncer.poll(now: now, lineActive: active))

@@ -179,7 +179,7 @@ struct GPIOButtonThreadTests {
         let log = inbox.logLines.withLock { $0 }
         #expect(log.contains { $0.contains("edge lost or misreported before rising at \(t1)") }, "\(log)")
         #expect(log.contains { $0.contains("release #1 lost: released at or before \(t1)") }, "\(log)")
-        #expect(log.contains { $0.contains("re-read after lost edges") && $0.contains(": active, as the edges said") },
+        #expect(log.contains { $0.contains("edges suspected lost") && $0.contains(": active, as the edges said") },
                 "\(log)")
     }
 
@@ -200,7 +200,7 @@ struct GPIOButtonThreadTests {
         let log = inbox.logLines.withLock { $0 }
         #expect(log.contains { $0.contains("3 edges lost before falling at \(t1) (#5)") && $0.contains("overflowed") },
                 "\(log)")
-        #expect(log.contains { $0.contains("re-read after lost edges") && $0.contains(": inactive, as the edges said") },
+        #expect(log.contains { $0.contains("edges suspected lost") && $0.contains(": inactive, as the edges said") },
                 "\(log)")
     }
 
