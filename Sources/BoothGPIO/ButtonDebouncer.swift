@@ -1,19 +1,28 @@
 import BoothCore
 
 /// One edge as the kernel reported it: the line's new logical level (active-low
-/// applied) and the kernel timestamp on CLOCK_MONOTONIC.
+/// applied), the kernel timestamp on CLOCK_MONOTONIC, and its sequence number when
+/// the library reports one.
 public struct ButtonEdge: Sendable, Hashable, CustomStringConvertible {
     /// True for a rising edge (the line became active), false for a falling edge.
     public var active: Bool
     public var at: MonotonicInstant
+    /// The edge's number among the line's events since it was requested, from 1: the
+    /// kernel's `line_seqno` (GPIO v2 uAPI), read with `gpiod_edge_event_get_line_seqno`
+    /// (libgpiod v2). A gap means the kernel's event queue overflowed and dropped edges.
+    /// nil with libgpiod v1 (1.6.x uses the v1 uAPI: `struct gpioevent_data` has no number).
+    public var sequence: UInt64?
 
-    public init(active: Bool, at: MonotonicInstant) {
+    public init(active: Bool, at: MonotonicInstant, sequence: UInt64? = nil) {
         self.active = active
         self.at = at
+        self.sequence = sequence
     }
 
-    /// `"rising at 12.345678s"`.
-    public var description: String { "\(active ? "rising" : "falling") at \(at)" }
+    /// `"rising at 12.345678s"`, `"rising at 12.345678s (#17)"` with a sequence number.
+    public var description: String {
+        "\(active ? "rising" : "falling") at \(at)" + (sequence.map { " (#\($0))" } ?? "")
+    }
 }
 
 /// Why an edge did not change the button's state.
@@ -23,8 +32,10 @@ public enum ButtonRejectReason: String, Sendable, Hashable {
     /// A re-read of the line at a deadline found the other level: an edge was missed,
     /// so the level it started is not trusted. The pulse width is an upper bound.
     case contradictedByLevel = "contradicted-by-level"
-    /// The same direction twice: the edge between was lost (libgpiod v1 reads the
-    /// level late on fast glitches). The pulse width is an upper bound, 0 when none was pending.
+    /// The same direction twice while a level was still settling, or, with sequence
+    /// numbers and no gap, while settled: the edge between was lost or its direction
+    /// misreported (the kernel reads the level late on fast glitches). The pulse width is
+    /// an upper bound, 0 when none was pending.
     case repeatedEdge = "repeated-edge"
 }
 
@@ -43,8 +54,21 @@ public enum ButtonEvent: Sendable, Hashable {
     case rejected(edge: ButtonEdge, reason: ButtonRejectReason, pulseMilliseconds: Double)
     /// The line has been active longer than the stuck limit: a fault reason ("button stuck").
     case stuck(at: MonotonicInstant)
-    /// The stuck line was released (after its `release`, if it was a press).
+    /// The stuck line was released (after its `release` or `releaseLost`, if it was a press).
     case unstuck(at: MonotonicInstant)
+    /// Edges were lost before `before`, the first edge read after them: `count` of them
+    /// when the line's sequence numbers jumped (libgpiod v2; the kernel's event queue
+    /// overflowed), nil when the loss is only inferred (libgpiod v1, no sequence numbers):
+    /// a press edge while the line was believed pressed, or a release while believed
+    /// released. Such a repeated edge can also be a glitch whose direction the kernel
+    /// read late; without sequence numbers the two cannot be told apart. The line's level
+    /// is then re-read at once (`nextDeadline`).
+    case edgesLost(count: UInt64?, before: ButtonEdge)
+    /// The press `id` ended with its release edge lost: a press edge at `before` arrived
+    /// while it was held. Reported instead of its `release`: it was released at or before
+    /// `before`, having been held at most `heldAtMostMilliseconds`. The press edge at
+    /// `before` is then debounced as a new press. Follows its `edgesLost`.
+    case releaseLost(id: UInt64, before: MonotonicInstant, heldAtMostMilliseconds: Double)
     /// Emitted by `GPIOButton` only: the line failed while in use; the button thread
     /// has stopped and released the line. The runtime makes it a fault and re-opens.
     case failed(GPIOError)
@@ -77,6 +101,14 @@ public struct ButtonTiming: Sendable, Hashable {
 /// re-read level disagrees with the edges (a missed edge), the edges since the last
 /// one are not trusted: a missed release is then released after `debounce`, and
 /// never produces a long press.
+///
+/// Lost edges (the kernel's event queue overflowed) are detected from the edges'
+/// sequence numbers where the library reports them (libgpiod v2), and otherwise
+/// (libgpiod v1) from a settled level repeated: a press edge while held, a release
+/// while released. Either is reported as `edgesLost` and asks for an immediate re-read
+/// (`nextDeadline`). A press edge while held ends the held press (`releaseLost`) and
+/// starts a new one, so a lost release never merges a tap with the next press into a
+/// long press, nor leaves the next press taken for the old hold.
 public struct ButtonDebouncer: Sendable {
     public let timing: ButtonTiming
     /// The line's level as the edges (and re-reads) say, not debounced.
@@ -85,6 +117,10 @@ public struct ButtonDebouncer: Sendable {
     public private(set) var lineActiveSince: MonotonicInstant
     private var held: Held?
     private var lastID: UInt64 = 0
+    /// The last edge's sequence number; the kernel numbers a request's events from 1.
+    private var lastSequence: UInt64 = 0
+    /// Set by a lost edge: re-read the line now. Cleared by `poll`.
+    private var resyncAt: MonotonicInstant?
 
     private struct Held: Sendable {
         /// nil for a line already active when the debouncer started: not a press.
@@ -110,15 +146,61 @@ public struct ButtonDebouncer: Sendable {
     public var heldPressID: UInt64? { held?.id }
 
     /// When `poll` must next be called (with a re-read level); nil when nothing is pending.
-    public var nextDeadline: MonotonicInstant? { deadline()?.at }
+    public var nextDeadline: MonotonicInstant? {
+        switch (resyncAt, deadline()?.at) {
+        case let (r?, d?): min(r, d)
+        case let (r, d): r ?? d
+        }
+    }
+
+    /// True from a lost edge (`edgesLost`) until the next `poll`: the line must be re-read now.
+    public var needsReRead: Bool { resyncAt != nil }
+
+    /// An edge from the kernel without a sequence number (libgpiod v1).
+    public mutating func edge(active: Bool, at: MonotonicInstant) -> [ButtonEvent] {
+        edge(ButtonEdge(active: active, at: at))
+    }
 
     /// An edge from the kernel. Timestamps earlier than the last known change are
     /// taken as that change's time (edges read after a re-read may predate it).
-    public mutating func edge(active: Bool, at: MonotonicInstant) -> [ButtonEvent] {
+    public mutating func edge(_ edge: ButtonEdge) -> [ButtonEvent] {
+        let active = edge.active
         var events: [ButtonEvent] = []
-        let t = max(at, lineActiveSince)
+        let t = max(edge.at, lineActiveSince)
         advance(to: t, into: &events)
         let pending = lineActive != isHeld
+        // Lost edges: a gap in the sequence numbers, or (without them) a settled level repeated.
+        var lost = false
+        var lostCount: UInt64?
+        if let sequence = edge.sequence {
+            // A number not above the last (a wrap after 2^32 edges) tells nothing.
+            if sequence > lastSequence, sequence - lastSequence > 1 {
+                lost = true
+                lostCount = sequence - lastSequence - 1
+            }
+            lastSequence = sequence
+        } else {
+            lost = active == lineActive && !pending
+        }
+        if lost {
+            events.append(.edgesLost(count: lostCount, before: ButtonEdge(active: active, at: t, sequence: edge.sequence)))
+            resyncAt = t
+            if active == lineActive && !pending {
+                // Settled and repeated: the opposite level came and went unseen before `t`.
+                if active, let ended = held {
+                    // A press edge while held: the release was lost. End the press; this edge
+                    // starts a new one.
+                    if let id = ended.id {
+                        events.append(.releaseLost(id: id, before: t, heldAtMostMilliseconds: t.milliseconds(since: ended.since)))
+                    }
+                    if ended.stuckFired { events.append(.unstuck(at: t)) }
+                    held = nil
+                }
+                // A release while released: a press was lost; nothing to end.
+                lineActiveSince = t
+                return events
+            }
+        }
         if active == lineActive {
             if pending {
                 events.append(.rejected(edge: ButtonEdge(active: lineActive, at: lineActiveSince), reason: .repeatedEdge,
@@ -139,8 +221,10 @@ public struct ButtonDebouncer: Sendable {
         return events
     }
 
-    /// Called at (or after) `nextDeadline` with the line's level re-read at `now`.
+    /// Called at (or after) `nextDeadline`, or whenever the line is re-read, with the
+    /// line's level read at `now`.
     public mutating func poll(now: MonotonicInstant, lineActive active: Bool) -> [ButtonEvent] {
+        resyncAt = nil
         var events: [ButtonEvent] = []
         let t = max(now, lineActiveSince)
         if active == lineActive {

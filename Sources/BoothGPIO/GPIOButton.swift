@@ -14,6 +14,10 @@ import Glibc
 /// the debouncer's next deadline as timeout, feeds the kernel-timestamped edges to a
 /// `ButtonDebouncer`, re-reads the level at each deadline, logs every accepted and
 /// rejected edge, and hands each `ButtonEvent` to `handler` (on the button thread).
+/// Lost edges (a gap in the edges' sequence numbers with libgpiod v2; with libgpiod v1,
+/// which has none, a press edge while held or a release while released) are logged and
+/// the level re-read at once; so is a read of a whole kernel queue's worth of edges
+/// (16), which may have overflowed.
 /// If the line fails while in use, `handler` gets `.failed(GPIOError)` and the
 /// thread ends, releasing the line; start a new button to recover (see
 /// `GPIOLineAddress.resolve()` to test whether the chip and line are back).
@@ -191,18 +195,30 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
             case .failure(let failure): return fail(call: "poll", errno: failure.code)
             }
             if revents[1] != 0 || control.isStopping { return }  // stop() woke us
+            var queueFull = false
             if revents[0] & Int16(POLLIN) != 0 {
-                guard readEdges() else { return }
+                guard let count = readEdges() else { return }
+                if count >= ButtonLoop.kernelQueueSize {
+                    queueFull = true
+                    log(.notice, "button: read \(count) edges at once: the kernel's queue of "
+                        + "\(ButtonLoop.kernelQueueSize) may have overflowed; re-reading the line")
+                }
             } else if revents[0] & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
                 return fail(call: "poll", errno: ENODEV)
             }
             let now = Sys.now()
-            if let deadline = debouncer.nextDeadline, deadline <= now {
+            if queueFull || debouncer.nextDeadline.map({ $0 <= now }) == true {
+                let afterLoss = debouncer.needsReRead
                 switch line.value() {
                 case .success(let active):
+                    let said = debouncer.lineActive ? "active" : "inactive"
                     if active != debouncer.lineActive {
                         log(.notice, "button: level re-read at \(now) is \(active ? "active" : "inactive"), "
-                            + "edges said \(debouncer.lineActive ? "active" : "inactive") since \(debouncer.lineActiveSince): missed edge")
+                            + "edges said \(said) since \(debouncer.lineActiveSince): missed edge")
+                    }
+                    if afterLoss {
+                        log(.notice, "button: line re-read at \(now), edges suspected lost: \(active ? "active" : "inactive")"
+                            + (active == debouncer.lineActive ? ", as the edges said" : ", edges said \(said): resynchronised"))
                     }
                     deliver(debouncer.poll(now: now, lineActive: active))
                 case .failure(let failure):
@@ -212,19 +228,25 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
         }
     }
 
-    /// Reads edges until none is pending; false when the line failed.
-    private func readEdges() -> Bool {
+    /// Events the kernel queues per line before it drops some (the v1 uAPI's lineevent
+    /// kfifo; the v2 uAPI's default event buffer is 16 per line).
+    static var kernelQueueSize: Int { 16 }
+
+    /// Reads edges until none is pending; how many were read, nil when the line failed.
+    private func readEdges() -> Int? {
+        var count = 0
         while true {
             switch line.readEdges() {
             case .success(let edges):
-                if edges.isEmpty { return true }
+                if edges.isEmpty { return count }
+                count += edges.count
                 for edge in edges {
                     log(.debug, "button: edge \(edge)")
-                    deliver(debouncer.edge(active: edge.active, at: edge.at))
+                    deliver(debouncer.edge(edge))
                 }
             case .failure(let failure):
                 fail(call: Shim.callName(.readEvents), errno: failure.code)
-                return false
+                return nil
             }
         }
     }
@@ -254,6 +276,16 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
                     + "longer than \(configuration.timing.stuckMilliseconds) ms at \(at)")
             case .unstuck(let at):
                 log(.notice, "button: no longer stuck, released at \(at)")
+            case .edgesLost(let count?, let before):
+                log(.warning, "button: \(count) \(count == 1 ? "edge" : "edges") lost before \(before) (a gap in the line's "
+                    + "sequence numbers: the kernel's event queue overflowed)")
+            case .edgesLost(nil, let before):
+                log(.warning, "button: edge lost or misreported before \(before): the line was already "
+                    + "\(before.active ? "active" : "inactive") (a repeated edge; without sequence numbers, as with "
+                    + "libgpiod v1, a lost edge cannot be told from a glitch whose direction the kernel read late)")
+            case .releaseLost(let id, let before, let held):
+                log(.notice, "button: release #\(id) lost: released at or before \(before), held at most \(ms(held)) ms; "
+                    + "the press edge at \(before) is a new press")
             case .failed(let error):
                 log(.error, "button: \(error)")
             }

@@ -78,7 +78,8 @@ enum Shim {
         if n < 0 { return .failure(Errno(errno)) }
         return .success(buffer.prefix(Int(n)).map {
             ButtonEdge(active: $0.edge == Int32(PB_GPIO_EDGE_RISING.rawValue),
-                       at: MonotonicInstant(nanoseconds: $0.timestamp_ns))
+                       at: MonotonicInstant(nanoseconds: $0.timestamp_ns),
+                       sequence: $0.line_seqno == 0 ? nil : $0.line_seqno)
         })
     }
 

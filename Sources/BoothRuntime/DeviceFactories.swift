@@ -159,7 +159,7 @@ public final class GPIOButtonDevice: ButtonDevice {
             switch event {
             case let .press(id, at): handler(.press(id: id, at: at))
             case let .longPress(id, _): handler(.longPress(id: id))
-            case .release, .rejected: break
+            case .release, .rejected, .edgesLost, .releaseLost: break
             case .stuck: handler(.stuck("button stuck: held longer than \(stuckLimit / 1000) s (check the wiring)"))
             case .unstuck: handler(.unstuck)
             case let .failed(error):

@@ -322,6 +322,7 @@ int pb_gpio_line_read_events(pb_gpio_line *line, pb_gpio_edge_event *events, int
         events[i].timestamp_ns = (uint64_t)batch[i].ts.tv_sec * 1000000000u + (uint64_t)batch[i].ts.tv_nsec;
         events[i].edge = batch[i].event_type == GPIOD_LINE_EVENT_RISING_EDGE ? PB_GPIO_EDGE_RISING : PB_GPIO_EDGE_FALLING;
         events[i].offset = line->offset;
+        events[i].line_seqno = 0;  // the v1 uAPI's gpioevent_data has none
     }
     return n;
 }
@@ -482,6 +483,7 @@ int pb_gpio_line_read_events(pb_gpio_line *line, pb_gpio_edge_event *events, int
         events[i].edge = gpiod_edge_event_get_event_type(event) == GPIOD_EDGE_EVENT_RISING_EDGE ? PB_GPIO_EDGE_RISING
                                                                                                 : PB_GPIO_EDGE_FALLING;
         events[i].offset = gpiod_edge_event_get_line_offset(event);
+        events[i].line_seqno = gpiod_edge_event_get_line_seqno(event);
     }
     return n;
 }

@@ -212,6 +212,94 @@ struct ButtonDebouncerTests {
         #expect(r.events.last == .release(id: 1, at: t(205), heldMilliseconds: 195))
     }
 
+    @Test("a tap whose release edge was lost, then an 800 ms press: a second press, not a long press")
+    func lostReleaseThenShortPress() {
+        // The kernel dropped the falling edge at 100 ms (an overflowed event queue). The press
+        // edge at 1000 ms while the line was believed pressed proves it was lost.
+        var r = Replay()
+        r.run([(0, true), (1000, true), (1800, false)], until: 5000,
+              truth: { (0..<100).contains($0) || (1000..<1800).contains($0) })
+        #expect(r.longPresses.isEmpty, "the second press was held 800 ms of a 1500 ms long press: \(r.events)")
+        #expect(r.presses == [.press(id: 1, at: t(0)), .press(id: 2, at: t(1000))])
+        #expect(r.events.last == .release(id: 2, at: t(1800), heldMilliseconds: 800))
+        #expect(!r.debouncer.isHeld)
+    }
+
+    @Test("a long hold whose release edge was lost: the next press is a press, not ignored until the stuck limit")
+    func lostReleaseAfterLongHold() {
+        var r = Replay(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500,
+                                            stuckMilliseconds: 30_000))
+        // Held 0..3000 ms (its falling edge lost), then a 300 ms press at 10 s.
+        r.run([(0, true), (10_000, true), (10_300, false)], until: 12_000,
+              truth: { (0..<3000).contains($0) || (10_000..<10_300).contains($0) })
+        #expect(r.presses == [.press(id: 1, at: t(0)), .press(id: 2, at: t(10_000))], "\(r.events)")
+        #expect(r.longPresses == [.longPress(id: 1, at: t(1500))])
+        #expect(r.events.last == .release(id: 2, at: t(10_300), heldMilliseconds: 300))
+        #expect(!r.events.contains { if case .release(1, _, _) = $0 { true } else { false } },
+                "press 1's release was lost: it is not reported as a release at 10.3 s")
+    }
+
+    @Test("a stuck press whose release was lost: the next press edge clears stuck and is a new press")
+    func lostReleaseWhileStuck() {
+        var r = Replay()
+        r.run([(0, true), (7000, true)], until: 8000, truth: { (0..<6000).contains($0) || $0 >= 7000 })
+        #expect(r.events == [
+            .press(id: 1, at: t(0)), .longPress(id: 1, at: t(1500)), .stuck(at: t(5000)),
+            .edgesLost(count: nil, before: ButtonEdge(active: true, at: t(7000))),
+            .releaseLost(id: 1, before: t(7000), heldAtMostMilliseconds: 7000), .unstuck(at: t(7000)),
+            .press(id: 2, at: t(7000)),
+        ], "\(r.events)")
+        #expect(r.polls.contains(7000), "the line was re-read at once after the loss")
+    }
+
+    @Test("a release edge while released: a press was lost; logged and re-read, never a press")
+    func releaseWhileReleased() {
+        var r = Replay()
+        r.run([(0, true), (100, false), (500, false)], until: 1000)
+        #expect(r.events == [.press(id: 1, at: t(0)), .release(id: 1, at: t(100), heldMilliseconds: 100),
+                             .edgesLost(count: nil, before: ButtonEdge(active: false, at: t(500)))])
+        #expect(r.polls == [30, 130, 500])
+    }
+
+    @Test("sequence numbers: a gap is counted; a press edge after the lost release starts a new press")
+    func sequenceGap() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500),
+                                lineActive: false, at: t(0))
+        #expect(d.edge(ButtonEdge(active: true, at: t(0), sequence: 1)).isEmpty)
+        #expect(d.poll(now: t(30), lineActive: true) == [.press(id: 1, at: t(0))])
+        // Edge 2, the release at 100 ms, was dropped by the kernel.
+        #expect(d.edge(ButtonEdge(active: true, at: t(1000), sequence: 3)) == [
+            .edgesLost(count: 1, before: ButtonEdge(active: true, at: t(1000), sequence: 3)),
+            .releaseLost(id: 1, before: t(1000), heldAtMostMilliseconds: 1000),
+        ])
+        #expect(d.needsReRead)
+        #expect(d.nextDeadline == t(1000), "re-read at once")
+        #expect(d.poll(now: t(1001), lineActive: true).isEmpty)
+        #expect(!d.needsReRead)
+        #expect(d.nextDeadline == t(1030))
+        #expect(d.poll(now: t(1030), lineActive: true) == [.press(id: 2, at: t(1000))])
+        // A gap before an edge that changes the level is counted; the edge counts as usual.
+        #expect(d.edge(ButtonEdge(active: false, at: t(1200), sequence: 7)) == [
+            .edgesLost(count: 3, before: ButtonEdge(active: false, at: t(1200), sequence: 7)),
+        ])
+        #expect(d.poll(now: t(1230), lineActive: false) == [.release(id: 2, at: t(1200), heldMilliseconds: 200)])
+    }
+
+    @Test("sequence numbers without a gap: a repeated edge is a misreported glitch, the hold goes on")
+    func sequenceNoGapRepeated() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500),
+                                lineActive: false, at: t(0))
+        _ = d.edge(ButtonEdge(active: true, at: t(0), sequence: 1))
+        #expect(d.poll(now: t(30), lineActive: true) == [.press(id: 1, at: t(0))])
+        // A 1 ms dropout whose falling edge the kernel reported as rising (the level read late).
+        #expect(d.edge(ButtonEdge(active: true, at: t(500), sequence: 2))
+                == [.rejected(edge: ButtonEdge(active: true, at: t(500)), reason: .repeatedEdge, pulseMilliseconds: 0)])
+        _ = d.edge(ButtonEdge(active: true, at: t(501), sequence: 3))
+        #expect(!d.needsReRead)
+        #expect(d.heldPressID == 1)
+        #expect(d.poll(now: t(1500), lineActive: true) == [.longPress(id: 1, at: t(1500))])
+    }
+
     @Test("edges stamped before the last re-read are taken at the re-read time")
     func lateEdgeTimestamps() {
         var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30), lineActive: false, at: t(0))

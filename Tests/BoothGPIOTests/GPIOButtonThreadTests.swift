@@ -37,6 +37,24 @@ private final class FakeLine: ButtonLineIO {
         pipe.wake()
     }
 
+    /// Queues one edge as given (with its sequence number) and wakes the poller.
+    func push(_ edge: ButtonEdge) {
+        state.withLock {
+            $0.queue.append(edge)
+            $0.level = edge.active
+        }
+        pipe.wake()
+    }
+
+    /// Queues edges while the level is `level`: the edges after them were lost.
+    func push(_ edges: [ButtonEdge], level: Bool) {
+        state.withLock {
+            $0.queue += edges
+            $0.level = level
+        }
+        pipe.wake()
+    }
+
     /// Changes the level without an edge: a lost edge.
     func setLevelSilently(_ active: Bool) { state.withLock { $0.level = active } }
 
@@ -135,6 +153,78 @@ struct GPIOButtonThreadTests {
         button.stop()
         #expect(inbox.pending.isEmpty, "no long press after the release")
         #expect(inbox.logLines.withLock { $0 }.contains { $0.contains("missed edge") })
+    }
+
+    @Test("a press edge while believed pressed: the lost release is logged, the line re-read, a new press")
+    func pressWhileBelievedPressed() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let button = try start(line, inbox)
+        let t0 = Sys.now()
+        line.push(true, at: t0)
+        #expect(inbox.next() == .press(id: 1, at: t0))
+        // The release edge is lost; the next press comes well before the 2 s long press.
+        line.setLevelSilently(false)
+        let t1 = t0.adding(milliseconds: 200)
+        line.push(true, at: t1)
+        var seen: [ButtonEvent] = []
+        while let event = inbox.next() {
+            seen.append(event)
+            if case .press = event { break }
+        }
+        button.stop()
+        #expect(seen.last == .press(id: 2, at: t1), "\(seen)")
+        #expect(seen.contains { if case .releaseLost(1, t1, _) = $0 { true } else { false } }, "\(seen)")
+        #expect(!seen.contains { if case .longPress = $0 { true } else { false } })
+        let log = inbox.logLines.withLock { $0 }
+        #expect(log.contains { $0.contains("edge lost or misreported before rising at \(t1)") }, "\(log)")
+        #expect(log.contains { $0.contains("release #1 lost: released at or before \(t1)") }, "\(log)")
+        #expect(log.contains { $0.contains("edges suspected lost") && $0.contains(": active, as the edges said") },
+                "\(log)")
+    }
+
+    @Test("a gap in the edges' sequence numbers is logged with its count and the line is re-read")
+    func sequenceGap() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let button = try start(line, inbox)
+        let t0 = Sys.now()
+        line.push(ButtonEdge(active: true, at: t0, sequence: 1))
+        #expect(inbox.next() == .press(id: 1, at: t0))
+        // Edges 2 to 4 were dropped by the kernel; the line is inactive again after edge 5.
+        let t1 = t0.adding(milliseconds: 300)
+        line.push(ButtonEdge(active: false, at: t1, sequence: 5))
+        #expect(inbox.next() == .edgesLost(count: 3, before: ButtonEdge(active: false, at: t1, sequence: 5)))
+        #expect(inbox.next() == .release(id: 1, at: t1, heldMilliseconds: 300))
+        button.stop()
+        let log = inbox.logLines.withLock { $0 }
+        #expect(log.contains { $0.contains("3 edges lost before falling at \(t1) (#5)") && $0.contains("overflowed") },
+                "\(log)")
+        #expect(log.contains { $0.contains("edges suspected lost") && $0.contains(": inactive, as the edges said") },
+                "\(log)")
+    }
+
+    @Test("a read of a whole kernel queue of edges re-reads the line: a level the edges missed is found")
+    func fullQueueReRead() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let button = try start(line, inbox)
+        let t0 = Sys.now()
+        // 16 edges of glitches (no sequence numbers, libgpiod v1), ending inactive; the kernel
+        // dropped the rest, and the button is in fact held.
+        line.push((0..<16).map { ButtonEdge(active: $0 % 2 == 0, at: t0.adding(milliseconds: Int64($0) - 20)) }, level: true)
+        var seen: [ButtonEvent] = []
+        while let event = inbox.next() {
+            seen.append(event)
+            if case .press = event { break }
+        }
+        button.stop()
+        guard case .press(1, let at)? = seen.last else {
+            Issue.record("expected press #1 from the re-read, got \(seen)")
+            return
+        }
+        #expect(at >= t0, "pressed from the re-read, not from an edge of the burst (the last at -5 ms)")
+        #expect(inbox.logLines.withLock { $0 }.contains { $0.contains("read 16 edges at once") })
     }
 
     @Test("stop from the handler does not deadlock; the line is released and events stop")

@@ -15,7 +15,11 @@
 #     then a clean tap in its preview starts the countdown;
 #  5. a tap during its countdown and a tap during its review -> accepted edges, ignored by the
 #     booth (no new session, one capture);
-#  6. totals: 2 sessions (1 cancelled, 1 completed), 1 capture saved, the daemon still up.
+#  6. totals: 2 sessions (1 cancelled, 1 completed), 1 capture saved, the daemon still up;
+#  7. a release lost in an overflowed kernel queue: held past its long press, the daemon frozen
+#     (SIGSTOP), 40 glitch edges and the release queued (the kernel keeps 16 per line and drops
+#     the rest), the daemon thawed -> the loss is detected (a full queue read, a lost edge or a
+#     re-read) and the next 300 ms press is accepted, not taken for the old hold.
 # vm-timeout: 200
 . "$REPO/hardware/scenarios/lib.sh"
 
@@ -114,5 +118,22 @@ assert_eq "$(sessions)" 2 "sessions begun"
 assert_eq "$(log_count 'session [0-9]+ completed')" 1 "sessions completed"
 assert_eq "$(log_count 'capture [0-9]+ saved:')" 1 "captures saved"
 assert_eq "$(find "$PHOTODIR" -name 'booth-*.jpg' | wc -l)" 1 "JPEG files"
+
+# 7. lost release: the press of session 3 is held past its long press (so no deadline re-reads
+# the line before the stuck limit), then its release is lost in the kernel's full queue.
+pressed=$(presses)
+longs=$(log_count 'long press #')
+pulse booth 0 low:0
+wait_for_count 'edge accepted: rising' $((pressed + 1)) 10
+wait_for_count 'long press #' $((longs + 1)) 10
+kill -STOP "$BOOTH_PID"
+pulse booth 0 '(high:1,low:1)*20' high:0
+sleep 0.2
+kill -CONT "$BOOTH_PID"
+sleep 1
+assert_eq "$(presses)" $((pressed + 1)) "presses accepted from the burst queued while frozen (none)"
+pulse booth 0 low:300 high:0
+wait_for_count 'edge accepted: rising' $((pressed + 2)) 10
+assert_ge "$(log_count 'edges at once|edges? lost|missed edge')" 1 "lost edges detected after the daemon was frozen"
 booth_alive "after the button checks"
 booth_stop

@@ -43,6 +43,12 @@ typedef struct {
     int32_t edge;
     /// Line offset on its chip.
     uint32_t offset;
+    /// The event's number among this line's events since the request, from 1
+    /// (libgpiod v2: gpiod_edge_event_get_line_seqno, the kernel's GPIO v2 uAPI
+    /// line_seqno); a gap means the kernel's event queue overflowed and dropped
+    /// events. 0 with libgpiod v1: it uses the v1 uAPI, whose struct
+    /// gpioevent_data has no sequence number.
+    uint64_t line_seqno;
 } pb_gpio_edge_event;
 
 /// Longest line name / consumer kept by pb_gpio_line_info (kernel limit: 32 with NUL).
