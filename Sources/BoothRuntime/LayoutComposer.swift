@@ -42,6 +42,12 @@ public func makePictureComposer(_ settings: Settings) throws -> (any PictureComp
 /// - Parameters:
 ///   - file: the config file's name for the diagnostic; `text`: its text, to find the key's line.
 public func pictureDiagnostics(_ settings: Settings, file: String, text: String?) -> [Diagnostic] {
+    pictureDiagnostics(settings, sources: SettingSources(file: file, text: text))
+}
+
+/// ``pictureDiagnostics(_:file:text:)`` for settings whose keys may come from the command line: the
+/// diagnostic is located where the key was set (`file:line`, or `--set picture.overlay=…`).
+public func pictureDiagnostics(_ settings: Settings, sources: SettingSources) -> [Diagnostic] {
     var all = settings
     all.picture.composeSingleShot = true
     do {
@@ -56,10 +62,9 @@ public func pictureDiagnostics(_ settings: Settings, file: String, text: String?
         case PictureError.mediaSize: key = "size"
         default: key = "dpi"
         }
-        let line = text.flatMap { ConfigDocument(parsing: $0).entries(section: "picture", key: key).last?.number }
         let needed = settings.session.shots > 1 || settings.picture.composeSingleShot
         let note = needed ? "" : " (unused while session.shots = 1, but every series would fail)"
-        return [Diagnostic(file: file, line: line, key: "picture.\(key)", message: "picture.\(key): \(error)\(note)",
-                           severity: needed ? .error : .warning)]
+        return [sources.diagnostic(key: "picture.\(key)", message: "picture.\(key): \(error)\(note)",
+                                   severity: needed ? .error : .warning)]
     }
 }
