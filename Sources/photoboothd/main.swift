@@ -28,7 +28,8 @@ let usage = """
                         as root, else $XDG_RUNTIME_DIR/photobooth/control; --simulate
                         always uses the latter)
       --check           check the settings and devices, print what is wrong, exit
-                        (0 when all is well, 69 when a device is not available)
+                        (0 when all is well, 69 when a device or CUPS is not
+                        available, 78 when the settings cannot work here)
       --verbose         also log debug lines
       --help, --version
 
@@ -186,7 +187,12 @@ let runtime = BoothRuntime(
     factory: factory, log: log,
     reloader: {
         do {
-            return .success(withTestHooks(try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings, args))
+            let reloaded = try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides)
+            // Located where each key was set (a --set flag, not the file), before the runtime makes the composer.
+            let picture = pictureDiagnostics(reloaded.settings, sources: reloaded.sources)
+            if picture.contains(where: { $0.severity == .error }) { return .failure(SettingsError(diagnostics: picture)) }
+            for w in reloaded.warnings + picture { log.warning(w.description) }
+            return .success(withTestHooks(reloaded.settings, args))
         } catch let ConfigLoadError.invalid(e) {
             return .failure(e)
         } catch {
