@@ -79,6 +79,47 @@ struct ConfigSourceTests {
         #expect(!output.contains("booth.conf: picture.background_image"), "\(output)")
     }
 
+    @Test("photoboothd: a reload refused for a [picture] file given with --set names the flag")
+    func reloadNamesTheSetFlag() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let daemon = "\(packageRoot())/.build/debug/photoboothd", ctl = "\(packageRoot())/.build/debug/photoboothctl"
+        try #require(access(daemon, X_OK) == 0 && access(ctl, X_OK) == 0, "photoboothd and photoboothctl not built (swift build)")
+        try AtomicFile.write(Array("[session]\nshots = 1\n".utf8), to: "\(dir)/booth.conf", replace: true)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: daemon)
+        p.arguments = ["--simulate", "--config", "\(dir)/booth.conf", "--set", "picture.overlay=\(dir)/none.png", "--socket", "\(dir)/ctl"]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { p.terminate(); p.waitUntilExit() }
+        try #require(await eventually(timeoutSeconds: 20) { access("\(dir)/ctl", F_OK) == 0 }, "no control socket")
+        // Two shots need the composer, and its overlay (from --set) is missing: the reload is refused.
+        try AtomicFile.write(Array("[session]\nshots = 2\n".utf8), to: "\(dir)/booth.conf", replace: true)
+        let reload = Process()
+        reload.executableURL = URL(fileURLWithPath: ctl)
+        reload.arguments = ["reload", "--socket", "\(dir)/ctl"]
+        let pipe = Pipe()
+        reload.standardOutput = pipe
+        reload.standardError = pipe
+        try reload.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reload.waitUntilExit()
+        #expect(reload.terminationStatus == ExitCode.config, "\(output)")
+        #expect(output.contains("--set picture.overlay=\(dir)/none.png: picture.overlay: \(dir)/none.png"), "\(output)")
+    }
+
+    @Test("a sheet too large through print.dpi (picture.dpi = print) names print.dpi at its line")
+    func sheetTooLargeNamesPrintDPI() throws {
+        let text = "[session]\nshots = 2\n[print]\nmedia = na_5x7_5x7in\ndpi = 1200\n"
+        let settings = try Settings.parse(text: text, file: "booth.conf").get()
+        let found = pictureDiagnostics(settings, file: "booth.conf", text: text)
+        #expect(found.map(\.key) == ["print.dpi"])
+        #expect(found.first?.description.hasPrefix("booth.conf:5: print.dpi: picture.size and picture.dpi make a 6000x8400 picture") == true,
+                "\(found)")
+    }
+
     @Test("photoboothd: a combination error stops the start (78) naming both keys; a warning is logged and the daemon goes on")
     func daemonCombination() throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
