@@ -48,7 +48,7 @@ public func checkDevices(settings: Settings, sources: SettingSources? = nil, fac
         case let .found(queue):
             report(true, "print queue \(queue) (print.mode = \(settings.print.mode.rawValue))")
         case let .noCUPS(why):
-            report(false, "print: \(cite("print.mode")) needs CUPS, which does not answer: \(why); start it "
+            report(false, "print: \(cite("print.mode")) needs CUPS, which does not answer the look-up: \(why); start it "
                           + "(systemctl start cups), or set print.mode = off")
         case let .noSuchQueue(why, queues):
             configProblems += 1
@@ -95,9 +95,9 @@ public func checkDevices(settings: Settings, sources: SettingSources? = nil, fac
 public enum PrintQueueLookup: Sendable, Equatable {
     /// It exists; `queue` is its name (the default destination's, for an empty destination).
     case found(queue: String)
-    /// The CUPS server does not answer (not installed, not running): the failed call.
+    /// The CUPS server does not answer (not installed, not running) or fails the look-up: the failed call.
     case noCUPS(String)
-    /// CUPS answers but has no such queue (or no default destination): the failed call and the queues it has.
+    /// CUPS answers `client-error-not-found`: no such queue (or no default destination); the failed call and the queues it has.
     case noSuchQueue(String, queues: [String])
 }
 
@@ -109,7 +109,8 @@ public func lookUpPrintQueue(_ destination: String) -> PrintQueueLookup {
     do {
         return .found(queue: try CUPSConnection(destination: destination, timeoutMilliseconds: 3000).queueName)
     } catch {
-        if error.call == "httpConnect2" { return .noCUPS(error.description) }
+        // Only IPP's not-found is "no such queue"; any other failure is CUPS not answering the look-up.
+        if error.call == "httpConnect2" || error.status != "client-error-not-found" { return .noCUPS(error.description) }
         let queues = (try? CUPSConnection.destinations(timeoutMilliseconds: 2000))?.map(\.name) ?? []
         return .noSuchQueue(error.description, queues: queues)
     }

@@ -63,7 +63,7 @@ struct CheckSettingsTests {
         let logs = LogRecorder()
         #expect(checkDevices(settings: settings, factory: devices(), log: logs.logger(),
                              printQueue: { _ in .noCUPS("httpConnect2 for the default destination: cannot reach the CUPS server") }) == ExitCode.unavailable)
-        #expect(logs.all.contains { $0.contains("check: print: print.mode = auto needs CUPS, which does not answer") }, "\(logs.all)")
+        #expect(logs.all.contains { $0.contains("check: print: print.mode = auto needs CUPS, which does not answer the look-up") }, "\(logs.all)")
         #expect(checkDevices(settings: settings, factory: devices(), log: LogRecorder().logger(), printQueue: { _ in .found(queue: "booth") }) == ExitCode.ok)
         settings.print.mode = .off
         var asked = false
