@@ -272,6 +272,13 @@ struct SettingsCombinationTests {
         #expect(check("[camera]\ncapture_size = 1920x1080\n").diagnostics.isEmpty)
     }
 
+    @Test("combination diagnostics take their place in line order among the file's own")
+    func combinationsInLineOrder() {
+        let found = check("[camera]\ncapture_size = 640x480\n[button]\nline = GPIO17 # the button\n").diagnostics
+        #expect(found.map(\.line) == [2, 4], "\(found)")
+        #expect(found.map(\.key) == ["camera.capture_size", "button.line"])
+    }
+
     @Test("config set refuses an edit that makes a combination an error")
     func editRefusesBrokenCombination() {
         guard case .failure(.invalidFile(let error)) = Settings.edit(text: "[picture]\nlayout = single\n", file: "booth.conf",

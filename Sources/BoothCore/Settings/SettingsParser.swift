@@ -3,7 +3,8 @@
 public struct ConfigCheck: Sendable {
     /// The settings (defaults overridden by the file) when there is no `.error` diagnostic; else nil.
     public var settings: Settings?
-    /// Every problem found, errors and warnings, in line order.
+    /// Every problem found, errors and warnings, in line order (those without a line, from `--set` or about
+    /// keys at their defaults, last).
     public var diagnostics: [Diagnostic]
     /// The file as lexed.
     public var document: ConfigDocument
@@ -102,6 +103,11 @@ extension Settings {
         diagnostics += settings.apply(overrides: overrides, sources: &sources)
         if !diagnostics.contains(where: { $0.severity == .error }) {
             diagnostics += settings.combinationDiagnostics(sources: sources)
+            // In line order, as the file's own; those without a line (a --set, a default) after them.
+            diagnostics = diagnostics.enumerated().sorted { a, b in
+                let la = a.element.line ?? Int.max, lb = b.element.line ?? Int.max
+                return la != lb ? la < lb : a.offset < b.offset
+            }.map(\.element)
         }
         let valid = !diagnostics.contains { $0.severity == .error }
         return ConfigCheck(settings: valid ? settings : nil, diagnostics: diagnostics, document: document, sources: sources)
