@@ -1,18 +1,64 @@
 import BoothCamera
 import BoothCore
+import BoothPrint
 import Foundation
 import Glibc
 
 /// `photoboothd --check`: opens each device the settings name, once, and says what is wrong in
-/// the same words the daemon's fault log uses. Returns 0 when all work, 69 (EX_UNAVAILABLE) otherwise.
-public func checkDevices(settings: Settings, factory: DeviceFactory, log: Logger) -> Int32 {
-    var problems = 0
+/// the same words the daemon's fault log uses; then the settings that need the system to be judged:
+/// with `print.mode` auto or press, the CUPS queue (`print.destination`, or the default) must exist;
+/// with `storage.mount`, media must be mounted there and `storage.dir` be on it. Those name both keys
+/// with where they were set (`sources`) and the fix.
+/// - Parameters:
+///   - sources: where each setting came from, to name it in a problem; nil: not known (values only).
+///   - printQueue: looks a destination up (``lookUpPrintQueue(_:)``, libcups; a seam for tests).
+/// - Returns: 0 when all work; 78 (EX_CONFIG) when the settings cannot work with this system (a print
+///   queue CUPS does not have, `storage.dir` not on the `storage.mount` media); else 69 (EX_UNAVAILABLE)
+///   when a device or service is not available (camera, button, photos directory, CUPS, removable media).
+public func checkDevices(settings: Settings, sources: SettingSources? = nil, factory: DeviceFactory, log: Logger,
+                         printQueue: (String) -> PrintQueueLookup = lookUpPrintQueue) -> Int32 {
+    var problems = 0, configProblems = 0
     func report(_ ok: Bool, _ what: String) {
         if ok { log.info("check: ok: \(what)") } else { log.error("check: \(what)"); problems += 1 }
+    }
+    func cite(_ key: String) -> String {
+        if let sources { return sources.cite(key, in: settings) }
+        let value = settings.text(forKey: key) ?? ""
+        return "\(key) = \(value.isEmpty ? "(empty)" : value)"
     }
 
     let storage = checkStorage(directory: settings.storage.dir)
     report(storage.ok, storage.report)
+    switch StorageGuard.checkMount(mount: settings.storage.mount, dir: settings.storage.dir) {
+    case nil:
+        if !settings.storage.mount.isEmpty { report(true, "removable media mounted at \(settings.storage.mount)") }
+    case let .media(why):
+        report(false, "storage: \(cite("storage.mount")) for \(cite("storage.dir")): \(why); the booth would be in "
+                      + "fault(storage) from the start: mount the media there, or correct storage.mount (empty: no check)")
+    case let .directory(why):
+        configProblems += 1
+        report(false, "storage: \(cite("storage.dir")) with \(cite("storage.mount")): \(why); the booth would be in "
+                      + "fault(storage) from the start: put storage.dir on the media (e.g. \(settings.storage.mount)/photos), "
+                      + "or correct storage.mount (empty: no check)")
+    }
+
+    if settings.print.mode != .off {
+        let destination = settings.print.destination
+        switch printQueue(destination) {
+        case let .found(queue):
+            report(true, "print queue \(queue) (print.mode = \(settings.print.mode.rawValue))")
+        case let .noCUPS(why):
+            report(false, "print: \(cite("print.mode")) needs CUPS, which does not answer the look-up: \(why); start it "
+                          + "(systemctl start cups), or set print.mode = off")
+        case let .noSuchQueue(why, queues):
+            configProblems += 1
+            let wanted = destination.isEmpty ? "the CUPS default destination" : "the CUPS queue \(destination)"
+            let offered = queues.isEmpty ? "CUPS has no queues: add one (lpadmin -p QUEUE -E -v URI -m everywhere)"
+                : "CUPS has \(queues.joined(separator: ", ")): set print.destination to one of them, or add the queue (lpadmin)"
+            report(false, "print: \(cite("print.mode")) prints to \(wanted) (\(cite("print.destination"))), "
+                          + "which does not exist: \(why); \(offered); or set print.mode = off")
+        }
+    }
 
     let camera = factory.camera(settings)
     do {
@@ -41,7 +87,33 @@ public func checkDevices(settings: Settings, factory: DeviceFactory, log: Logger
         led.set(.off)
         led.stop()
     }
+    if configProblems > 0 { return ExitCode.config }
     return problems == 0 ? ExitCode.ok : ExitCode.unavailable
+}
+
+/// What CUPS says of a print destination, for `--check`.
+public enum PrintQueueLookup: Sendable, Equatable {
+    /// It exists; `queue` is its name (the default destination's, for an empty destination).
+    case found(queue: String)
+    /// The CUPS server does not answer (not installed, not running) or fails the look-up: the failed call.
+    case noCUPS(String)
+    /// CUPS answers `client-error-not-found`: no such queue (or no default destination); the failed call and the queues it has.
+    case noSuchQueue(String, queues: [String])
+}
+
+/// Looks `destination` up in CUPS (empty: the default destination). Blocking, up to about 5 s:
+/// call it from a thread of the caller's own (photoboothd's main thread under `--check`).
+/// Wraps `httpConnect2` and `cupsGetNamedDest` (``CUPSConnection``), and `cupsGetDests2` for the
+/// queues to name when it is missing.
+public func lookUpPrintQueue(_ destination: String) -> PrintQueueLookup {
+    do {
+        return .found(queue: try CUPSConnection(destination: destination, timeoutMilliseconds: 3000).queueName)
+    } catch {
+        // Only IPP's not-found is "no such queue"; any other failure is CUPS not answering the look-up.
+        if error.call == "httpConnect2" || error.status != "client-error-not-found" { return .noCUPS(error.description) }
+        let queues = (try? CUPSConnection.destinations(timeoutMilliseconds: 2000))?.map(\.name) ?? []
+        return .noSuchQueue(error.description, queues: queues)
+    }
 }
 
 /// The storage part of `--check`: whether `storage.dir` exists and is writable, or, when it does not

@@ -28,31 +28,27 @@ public enum ConfigLoadError: Error, CustomStringConvertible {
 }
 
 /// Reads and validates the settings: defaults, then the file (when it exists, or always when
-/// `required`), then `overrides` (`section.key`, value) from the command line.
-/// - Returns: the settings and notes for the log (e.g. "no config file, using defaults").
-/// - Throws: ``ConfigLoadError``: the file unreadable, or every problem in it.
+/// `required`), then `overrides` (`section.key`, value) from the command line, then the combinations
+/// of the result (``Settings/combinationDiagnostics(sources:)``: an error refuses the settings, a
+/// warning is returned). A problem an override causes is located as `--set key=value`, not in the file.
+/// - Returns: the settings, notes for the log (e.g. "no config file, using defaults"), the warnings
+///   (file, overrides and combinations) and where each setting came from (to locate later diagnostics).
+/// - Throws: ``ConfigLoadError``: the file unreadable, or every problem in it and in the overrides.
 public func loadSettings(path: String, required: Bool, overrides: [(key: String, value: String)]) throws(ConfigLoadError)
-    -> (settings: Settings, notes: [String]) {
+    -> (settings: Settings, notes: [String], warnings: [Diagnostic], sources: SettingSources) {
     var notes: [String] = []
-    var settings = Settings.defaults
+    var text: String?
     if required || access(path, F_OK) == 0 {
         let bytes: [UInt8]
         do { bytes = try AtomicFile.read(path) } catch { throw .unreadable(error) }
-        let check = Settings.check(text: String(decoding: bytes, as: UTF8.self), file: path)
-        guard let s = check.settings else { throw .invalid(SettingsError(diagnostics: check.diagnostics)) }
-        settings = s
+        text = String(decoding: bytes, as: UTF8.self)
         notes.append("settings from \(path)")
-        notes += check.diagnostics.map(\.description)
     } else {
         notes.append("no config file at \(path); using the built-in defaults")
     }
-    if !overrides.isEmpty {
-        switch settings.with(overrides: overrides) {
-        case let .success(s): settings = s
-        case let .failure(e): throw .invalid(e)
-        }
-    }
-    return (settings, notes)
+    let check = Settings.check(text: text, file: path, overrides: overrides)
+    guard let settings = check.settings else { throw .invalid(SettingsError(diagnostics: check.diagnostics)) }
+    return (settings, notes, check.diagnostics.filter { $0.severity == .warning }, check.sources)
 }
 
 /// `path` made absolute against the working directory (`getcwd`); unchanged when already absolute.

@@ -42,24 +42,30 @@ public func makePictureComposer(_ settings: Settings) throws -> (any PictureComp
 /// - Parameters:
 ///   - file: the config file's name for the diagnostic; `text`: its text, to find the key's line.
 public func pictureDiagnostics(_ settings: Settings, file: String, text: String?) -> [Diagnostic] {
+    pictureDiagnostics(settings, sources: SettingSources(file: file, text: text))
+}
+
+/// ``pictureDiagnostics(_:file:text:)`` for settings whose keys may come from the command line: the
+/// diagnostic is located where the key was set (`file:line`, or `--set picture.overlay=…`).
+public func pictureDiagnostics(_ settings: Settings, sources: SettingSources) -> [Diagnostic] {
     var all = settings
     all.picture.composeSingleShot = true
     do {
         _ = try makePictureComposer(all)
         return []
     } catch {
+        // The key to change, located where it was set: picture.dpi = print and picture.size = media
+        // take print.dpi and print.media, which are then the keys at fault.
         let key: String
         switch error {
-        case let PictureError.png(path, _): key = path == settings.picture.overlay ? "overlay" : "background_image"
-        case PictureError.backgroundImage: key = "background_image"
-        case PictureError.font: key = "font"
-        case PictureError.mediaSize: key = "size"
-        default: key = "dpi"
+        case let PictureError.png(path, _): key = path == settings.picture.overlay ? "picture.overlay" : "picture.background_image"
+        case PictureError.backgroundImage: key = "picture.background_image"
+        case PictureError.font: key = "picture.font"
+        case PictureError.mediaSize: key = settings.picture.size == .media ? "print.media" : "picture.size"
+        default: key = settings.picture.dpi == .print ? "print.dpi" : "picture.dpi"
         }
-        let line = text.flatMap { ConfigDocument(parsing: $0).entries(section: "picture", key: key).last?.number }
         let needed = settings.session.shots > 1 || settings.picture.composeSingleShot
         let note = needed ? "" : " (unused while session.shots = 1, but every series would fail)"
-        return [Diagnostic(file: file, line: line, key: "picture.\(key)", message: "picture.\(key): \(error)\(note)",
-                           severity: needed ? .error : .warning)]
+        return [sources.diagnostic(key: key, message: "\(key): \(error)\(note)", severity: needed ? .error : .warning)]
     }
 }

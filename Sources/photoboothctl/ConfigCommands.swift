@@ -232,6 +232,10 @@ struct ConfigValidate: Subcommand {
     static let summary = "Check a config file and list every problem as file:line: message."
     static let details = """
         Without FILE: the running daemon's file, else \(Schema.defaultConfigPath).
+        Keys that do not work together are reported with both keys' lines and the fix: an error where the
+        combination cannot work (picture.layout holding fewer captures than session.shots), a warning where it
+        works differently (empty slots, a layout not used, camera.capture_size smaller than preview_size).
+        The print queue and storage.mount need the system: photoboothd --check judges those.
         A storage.dir outside the service's writable paths (\(ServicePaths.writable.joined(separator: ", ")))
         is an error in \(Schema.defaultConfigPath) and a warning in any other file.
         Exit codes: 0 valid (warnings may be printed); 66 unreadable or missing; 78 invalid.

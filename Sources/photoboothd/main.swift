@@ -28,7 +28,8 @@ let usage = """
                         as root, else $XDG_RUNTIME_DIR/photobooth/control; --simulate
                         always uses the latter)
       --check           check the settings and devices, print what is wrong, exit
-                        (0 when all is well, 69 when a device is not available)
+                        (0 when all is well, 69 when a device or CUPS is not
+                        available, 78 when the settings cannot work here)
       --verbose         also log debug lines
       --help, --version
 
@@ -133,16 +134,18 @@ func withTestHooks(_ s: Settings, _ args: Arguments) -> Settings {
     if let ms = args.reviewMilliseconds { s.session.reviewMilliseconds = ms }
     return s
 }
-func loadOrExit(_ args: Arguments, _ overrides: [(key: String, value: String)]) -> (settings: Settings, notes: [String]) {
+func loadOrExit(_ args: Arguments, _ overrides: [(key: String, value: String)])
+    -> (settings: Settings, notes: [String], warnings: [Diagnostic], sources: SettingSources) {
     do {
         let loaded = try loadSettings(path: args.configPath, required: args.configGiven, overrides: overrides)
-        return (withTestHooks(loaded.settings, args), loaded.notes)
+        return (withTestHooks(loaded.settings, args), loaded.notes, loaded.warnings, loaded.sources)
     } catch {
         fail("invalid settings, not starting:\n\(error)", error.exitCode)
     }
 }
 let loaded = loadOrExit(args, overrides)
 for note in loaded.notes { log.info(note) }
+for warning in loaded.warnings { log.warning(warning.description) }
 
 if let c = args.corruptFrames { log.notice("simulated camera: corrupt frames on purpose, \(c)") }
 let factory = args.simulate ? simulatedDevices(realCamera: args.cameraPath != nil, corruption: args.corruptFrames, log: log)
@@ -154,16 +157,16 @@ let composer: (any PictureComposing)?
 do {
     composer = try makePictureComposer(loaded.settings)
 } catch {
-    let why = pictureDiagnostics(loaded.settings, file: args.configPath, text: nil).map(\.description)
+    let why = pictureDiagnostics(loaded.settings, sources: loaded.sources).map(\.description)
     fail("invalid settings, not starting:\n" + (why.isEmpty ? "\(args.configPath): [picture]: \(error)" : why.joined(separator: "\n")), 78)
 }
 if composer == nil {
     // Not needed with one shot; said now rather than when the shot count changes.
-    for d in pictureDiagnostics(loaded.settings, file: args.configPath, text: nil) { log.warning(d.description) }
+    for d in pictureDiagnostics(loaded.settings, sources: loaded.sources) { log.warning(d.description) }
 }
 
 if args.check {
-    exit(checkDevices(settings: loaded.settings, factory: factory, log: log))
+    exit(checkDevices(settings: loaded.settings, sources: loaded.sources, factory: factory, log: log))
 }
 
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
@@ -184,7 +187,12 @@ let runtime = BoothRuntime(
     factory: factory, log: log,
     reloader: {
         do {
-            return .success(withTestHooks(try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings, args))
+            let reloaded = try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides)
+            // Located where each key was set (a --set flag, not the file), before the runtime makes the composer.
+            let picture = pictureDiagnostics(reloaded.settings, sources: reloaded.sources)
+            if picture.contains(where: { $0.severity == .error }) { return .failure(SettingsError(diagnostics: picture)) }
+            for w in reloaded.warnings + picture { log.warning(w.description) }
+            return .success(withTestHooks(reloaded.settings, args))
         } catch let ConfigLoadError.invalid(e) {
             return .failure(e)
         } catch {

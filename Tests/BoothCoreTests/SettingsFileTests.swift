@@ -66,7 +66,7 @@ struct SettingsFileTests {
             "booth.conf:3: camera.frame_rate: '500' is out of range; allowed 1 to 120 frames per second",
             "booth.conf:4: camera.format: 'mjepg' is not one of auto, mjpeg, yuyv or rgb24; did you mean 'mjpeg'?",
             "booth.conf:6: unknown section '[buton]'; did you mean '[button]'?",
-            "booth.conf:9: button.active_low: 'ture' is not a boolean; use true or false",
+            "booth.conf:9: button.active_low: 'ture' is not a boolean; use true or false (also yes/no, on/off; any letter case)",
             "booth.conf:10: unknown key 'button.debunce'; did you mean 'button.debounce'?",
             "booth.conf:11: button.debounce: '20' has no unit; use one of ms, s, min or h, like 3s or 40ms; allowed 1ms to 1s",
             "booth.conf:12: duplicate key 'button.debounce'; first set at line 11",
@@ -113,7 +113,7 @@ struct SettingsFileTests {
         #expect(found[0].line == 2)
         #expect(found[0].message.hasSuffix("(comments must be on their own line; a '#' or ';' after a value is part of the value)"))
         #expect(found[1].line == 3)
-        #expect(found[1].message.hasPrefix("button.active_low: 'true ; wiring v2' is not a boolean; use true or false (comments must be on their own line"))
+        #expect(found[1].message.hasPrefix("button.active_low: 'true ; wiring v2' is not a boolean; use true or false (also yes/no, on/off; any letter case) (comments must be on their own line"))
         // No blank before '#': not an inline comment, no hint.
         #expect(found[2].line == 4)
         #expect(!found[2].message.contains("comments must be"))
@@ -182,7 +182,7 @@ struct SettingsOverrideTests {
         #expect(result.camera.frameRate == 25)
     }
 
-    @Test("overrides are validated like the file, every problem reported, named 'command line'")
+    @Test("overrides are validated like the file, every problem reported, located as the --set flag (not a file)")
     func errors() {
         guard case .failure(let error) = Settings.defaults.with(overrides: [
             (key: "button.debunce", value: "30ms"),
@@ -194,11 +194,98 @@ struct SettingsOverrideTests {
             return
         }
         #expect(error.diagnostics.map(\.description) == [
-            "command line: unknown key 'button.debunce'; did you mean 'button.debounce'?",
-            "command line: button.active_low: 'ture' is not a boolean; use true or false",
-            "command line: storage.jpeg_quality: '101' is out of range; allowed 1 to 100",
-            "command line: unknown key 'nonsense'; keys are written section.key, like button.debounce",
+            "--set button.debunce=30ms: unknown key 'button.debunce'; did you mean 'button.debounce'?",
+            "--set button.active_low=ture: button.active_low: 'ture' is not a boolean; use true or false (also yes/no, on/off; any letter case)",
+            "--set storage.jpeg_quality=101: storage.jpeg_quality: '101' is out of range; allowed 1 to 100",
+            "--set nonsense=1: unknown key 'nonsense'; keys are written section.key, like button.debounce",
         ])
-        #expect(error.diagnostics.allSatisfy { $0.file == Settings.commandLineFile && $0.line == nil })
+        #expect(error.diagnostics.allSatisfy { $0.file.hasPrefix("--set ") && $0.line == nil })
+    }
+}
+
+@Suite("Settings combinations")
+struct SettingsCombinationTests {
+    private func check(_ text: String) -> ConfigCheck { Settings.check(text: text, file: "booth.conf") }
+
+    @Test("picture.layout = single with 4 shots is an error at the layout's line, citing the shots' line, with the fix")
+    func singleLayoutWithFourShots() {
+        let result = check("[session]\nshots = 4\n\n[picture]\nlayout = single\n")
+        #expect(result.settings == nil, "guests would pose four times for a picture of shot 1")
+        #expect(result.diagnostics.map(\.description) == [
+            "booth.conf:5: picture.layout = single (booth.conf:5) holds 1 capture, but session.shots = 4 (booth.conf:2) "
+                + "takes 4: guests would pose for 4 shots and shots 2 to 4 are not in the picture; "
+                + "set picture.layout = auto (2x2 for 4 shots), or session.shots = 1",
+        ])
+        #expect(result.diagnostics.first?.key == "picture.layout")
+    }
+
+    @Test("more shots than the layout holds is an error; fewer (empty slots) a warning; a layout no series uses a warning")
+    func layoutAgainstShots() {
+        let threeUpFour = check("[session]\nshots = 4\n[picture]\nlayout = 3up\n")
+        #expect(threeUpFour.settings == nil)
+        #expect(threeUpFour.diagnostics.first?.message.contains("shot 4 is not in the picture") == true, "\(threeUpFour.diagnostics)")
+
+        let gridThree = check("[session]\nshots = 3\n[picture]\nlayout = 2x2\n")
+        #expect(gridThree.isValid, "it works, with an empty slot")
+        #expect(gridThree.diagnostics.map(\.severity) == [.warning])
+        #expect(gridThree.diagnostics.first?.description == "booth.conf:4: warning: picture.layout = 2x2 (booth.conf:4) has 4 slots, "
+                + "but session.shots = 3 (booth.conf:2) fills 3: every picture has 1 empty slot; "
+                + "set picture.layout = auto (3up for 3 shots), or session.shots = 4")
+
+        let threeUpTwo = check("[session]\nshots = 2\n[picture]\nlayout = 3up\n")
+        #expect(threeUpTwo.isValid)
+        #expect(threeUpTwo.diagnostics.first?.message.contains("1 empty slot") == true)
+
+        // One shot, not composed: the layout is silently ignored today; say so.
+        let stripOne = check("[picture]\nlayout = strip\n")
+        #expect(stripOne.isValid)
+        #expect(stripOne.diagnostics.map(\.description) == [
+            "booth.conf:2: warning: picture.layout = strip (booth.conf:2) is not used: with session.shots = 1 (the default) "
+                + "and picture.compose_single_shot = false (the default) the capture itself is the picture; "
+                + "set picture.compose_single_shot = true to compose it as strip, or session.shots = 2 to 4",
+        ])
+        // Composed, one shot in a 2x2: three empty slots.
+        let gridOne = check("[picture]\ncompose_single_shot = yes\nlayout = 2x2\n")
+        #expect(gridOne.isValid)
+        #expect(gridOne.diagnostics.first?.message.contains("session.shots = 1 (the default) with picture.compose_single_shot = true (booth.conf:2) fills 1: every picture has 3 empty slots") == true,
+                "\(gridOne.diagnostics)")
+
+        for fine in ["[picture]\nlayout = strip\ncompose_single_shot = true\n", "[session]\nshots = 3\n[picture]\nlayout = strip\n",
+                     "[session]\nshots = 4\n", "[session]\nshots = 4\n[picture]\nlayout = 2x2\n", "[picture]\nlayout = single\n",
+                     "[session]\nshots = 3\n[picture]\nlayout = 3up\n"] {
+            #expect(check(fine).diagnostics.isEmpty, "\(fine): \(check(fine).diagnostics)")
+        }
+    }
+
+    @Test("a capture size smaller than the live view's is a warning at the key that was set, naming both")
+    func captureSmallerThanPreview() {
+        let small = check("[camera]\ncapture_size = 640x480\n")
+        #expect(small.isValid)
+        #expect(small.diagnostics.map(\.description) == [
+            "booth.conf:2: warning: camera.capture_size = 640x480 (booth.conf:2) is smaller than camera.preview_size = 1280x720 (the default): "
+                + "photos would have fewer pixels than the live view, and every capture switches the camera to the smaller size and back; "
+                + "set camera.capture_size to 1280x720 or larger (or preview_size smaller)",
+        ])
+        let bigPreview = check("[camera]\n\npreview_size = 1920x1080\n")
+        #expect(bigPreview.diagnostics.first?.line == 3, "located at the key that was set")
+        #expect(bigPreview.diagnostics.first?.message.contains("camera.capture_size = 1280x720 (the default)") == true)
+        #expect(check("[camera]\ncapture_size = 1920x1080\n").diagnostics.isEmpty)
+    }
+
+    @Test("combination diagnostics take their place in line order among the file's own")
+    func combinationsInLineOrder() {
+        let found = check("[camera]\ncapture_size = 640x480\n[button]\nline = GPIO17 # the button\n").diagnostics
+        #expect(found.map(\.line) == [2, 4], "\(found)")
+        #expect(found.map(\.key) == ["camera.capture_size", "button.line"])
+    }
+
+    @Test("config set refuses an edit that makes a combination an error")
+    func editRefusesBrokenCombination() {
+        guard case .failure(.invalidFile(let error)) = Settings.edit(text: "[picture]\nlayout = single\n", file: "booth.conf",
+                                                                     key: "session.shots", value: "3") else {
+            Issue.record("session.shots = 3 with layout = single was written")
+            return
+        }
+        #expect(error.description.contains("session.shots = 3 (booth.conf:"), "\(error)")
     }
 }

@@ -26,9 +26,27 @@ struct SettingsValueTests {
         for (text, expected) in [("true", true), ("FALSE", false), ("yes", true), ("no", false), ("on", true), ("Off", false)] {
             #expect(accepted("button.active_low", text)?.button.activeLow == expected, "\(text)")
         }
-        #expect(rejection("button.active_low", "ture") == "button.active_low: 'ture' is not a boolean; use true or false")
+        #expect(rejection("button.active_low", "ture")
+                == "button.active_low: 'ture' is not a boolean; use true or false (also yes/no, on/off; any letter case)")
         #expect(rejection("button.active_low", "1") != nil)
         #expect(rejection("button.active_low", "") != nil)
+    }
+
+    @Test("every word a boolean accepts is in what the docs and messages say is allowed")
+    func booleanWordsDocumented() throws {
+        // Configs in the field use these; they stay accepted, so the docs must name them.
+        for (text, expected) in [("yes", true), ("no", false), ("on", true), ("off", false), ("True", true),
+                                 ("TRUE", true), ("false ", false), ("\tOFF", false)] {
+            #expect(accepted("display.mirror", text)?.display.mirror == expected, "'\(text)'")
+        }
+        let spec = try #require(Schema.spec(for: "display.mirror"))
+        for word in ["true", "false", "yes", "no", "on", "off", "any letter case"] {
+            #expect(spec.allowed.contains(word), "allowed: \(spec.allowed)")
+            #expect(Schema.describe(spec).contains(word), "config describe: \(Schema.describe(spec))")
+            #expect(rejection("display.mirror", "maybe")?.contains(word) == true, "the error names '\(word)'")
+        }
+        #expect(Schema.markdownTable().contains("| `display.mirror` | boolean | `true` | true or false (also yes/no, on/off; any letter case) |"))
+        #expect(Schema.defaultConfigText().contains("# Allowed: true or false (also yes/no, on/off; any letter case).\nmirror = true\n"))
     }
 
     @Test("integers: range, sign, non-numbers, overflow")

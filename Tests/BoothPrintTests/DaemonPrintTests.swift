@@ -56,6 +56,22 @@ private struct StackDaemon {
 
 // Part of the serialized print suite: CUPS_SERVER is process-wide.
 extension PrintWorkerCUPSTests {
+    @Test("--check against cupsd: the queue is found; a queue CUPS does not have is a settings error (78) listing its queues")
+    func checkLooksTheQueueUp() throws {
+        guard let daemon = try StackDaemon(settings: []) else { return }
+        let stack = daemon.stack
+        defer { stack.stop() }
+        let found = run(daemon.path, daemon.arguments + ["--check"], env: daemon.environment)
+        #expect(found.0 == 0, "\(found.1)")
+        #expect(found.1.contains("check: ok: print queue booth (print.mode = auto)"), "\(found.1)")
+        let missing = run(daemon.path, daemon.arguments + ["--set", "print.destination=no-such-queue", "--check"], env: daemon.environment)
+        #expect(missing.0 == 78, "\(missing.1)")
+        #expect(missing.1.contains("check: print: print.mode = auto (--set print.mode=auto) prints to the CUPS queue no-such-queue "
+                                   + "(print.destination = no-such-queue (--set print.destination=no-such-queue)), which does not exist"),
+                "\(missing.1)")
+        #expect(missing.1.contains("CUPS has booth: set print.destination to one of them"), "\(missing.1)")
+    }
+
     @Test("SIGKILL mid-print, restart: the journal takes the job's end from CUPS, no duplicate")
     func sigkillMidPrint() async throws {
         guard let daemon = try StackDaemon(settings: ["session.review=30s", "print.sheets=20"]) else { return }

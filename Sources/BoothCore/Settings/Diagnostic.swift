@@ -1,8 +1,9 @@
 /// One problem found in a config file or in command-line overrides, located by file and line.
 ///
 /// `description` is the compiler-style form operators and editors understand:
-/// `"/etc/photobooth/photobooth.conf:12: button.active_low: 'ture' is not a boolean; use true or false"`
-/// (warnings read `file:line: warning: message`; a diagnostic without a line reads `file: message`).
+/// `"/etc/photobooth/photobooth.conf:12: button.active_low: 'ture' is not a boolean; use true or false (…)"`
+/// (warnings read `file:line: warning: message`; a diagnostic without a line reads `file: message`, e.g.
+/// `"--set session.shots=9: session.shots: '9' is out of range; allowed 1 to 4 shots"`).
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// How bad a problem is: an error makes the whole file invalid, a warning does not.
     public enum Severity: String, Sendable, Hashable {
@@ -10,9 +11,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         case warning
     }
 
-    /// The file name as given to the parser (`"command line"` for overrides).
+    /// The file name as given to the parser; for a command-line override, the flag: `--set key=value`.
     public var file: String
-    /// 1-based line number in `file`; nil when the problem has no line (command-line overrides).
+    /// 1-based line number in `file`; nil when the problem has no line (command-line overrides, keys at their default).
     public var line: Int?
     /// The full `section.key` the problem is about, when there is one.
     public var key: String?

@@ -55,7 +55,7 @@ public enum SettingType: Sendable, Hashable {
     public var allowed: String {
         switch self {
         case .bool:
-            return "true or false"
+            return "true or false (also yes/no, on/off; any letter case)"
         case .int(let range, let unit):
             return "\(range.lowerBound) to \(range.upperBound)" + (unit.map { " \($0)" } ?? "")
         case .millimetres(let range):
@@ -112,7 +112,7 @@ enum SettingValue: Sendable, Hashable {
 
 extension SettingType {
     /// Reads `text` (already trimmed and unquoted). On failure, the message fragment after `key: `,
-    /// e.g. `"'ture' is not a boolean; use true or false"`.
+    /// e.g. `"'ture' is not a boolean; use true or false (also yes/no, on/off; any letter case)"`.
     func parse(_ text: String) -> Result<SettingValue, ValueProblem> {
         let q = "'\(text)'"
         switch self {
@@ -120,7 +120,7 @@ extension SettingType {
             switch text.lowercased() {
             case "true", "yes", "on": return .success(.bool(true))
             case "false", "no", "off": return .success(.bool(false))
-            default: return .failure(ValueProblem("\(q) is not a boolean; use true or false"))
+            default: return .failure(ValueProblem("\(q) is not a boolean; use \(allowed)"))
             }
         case .int(let range, _):
             let digits = text.hasPrefix("+") || text.hasPrefix("-") ? text.dropFirst() : Substring(text)

@@ -3,19 +3,19 @@
 public struct ConfigCheck: Sendable {
     /// The settings (defaults overridden by the file) when there is no `.error` diagnostic; else nil.
     public var settings: Settings?
-    /// Every problem found, errors and warnings, in line order.
+    /// Every problem found, errors and warnings, in line order (those without a line, from `--set` or about
+    /// keys at their defaults, last).
     public var diagnostics: [Diagnostic]
     /// The file as lexed.
     public var document: ConfigDocument
+    /// Where each setting came from (a line of the file, a `--set`, or the default), to locate later diagnostics.
+    public var sources: SettingSources
 
     /// True when there is no `.error` diagnostic.
     public var isValid: Bool { settings != nil }
 }
 
 extension Settings {
-    /// The file name diagnostics use for command-line overrides.
-    public static let commandLineFile = "command line"
-
     /// Reads a config file's text: `Settings.defaults` with every key in the file applied.
     /// Fails with every error and warning found (not just the first), each as `file:line: message`;
     /// on success, warnings are dropped (use `check(text:file:)` to see them).
@@ -30,10 +30,20 @@ extension Settings {
 
     /// Validates a config file's text and reports everything: unknown sections and keys (with the closest
     /// known name), values of the wrong type or out of range, duplicate keys, keys outside any section,
-    /// malformed lines. A value is read to the end of its line; one wrapped in double quotes (`"…"`) is unquoted.
+    /// malformed lines, and combinations of keys that do not work together (``combinationDiagnostics(sources:)``).
+    /// A value is read to the end of its line; one wrapped in double quotes (`"…"`) is unquoted.
     public static func check(text: String, file: String) -> ConfigCheck {
-        let document = ConfigDocument(parsing: text)
+        check(text: text, file: file, overrides: [])
+    }
+
+    /// Validates the settings the daemon would run with: the file's `text` (nil when there is no file:
+    /// the defaults), then command-line `overrides` in order (`section.key`, value; a later one for the
+    /// same key wins), then the combinations of the result. Diagnostics of an override are located as
+    /// `--set key=value` (no line); those of a combination where its first key was set.
+    public static func check(text: String?, file: String, overrides: [(key: String, value: String)]) -> ConfigCheck {
+        let document = ConfigDocument(parsing: text ?? "")
         var settings = Settings.defaults
+        var sources = SettingSources(file: file)
         var diagnostics: [Diagnostic] = []
         var firstLineOfKey: [String: Int] = [:]
         var firstLineOfSection: [String: Int] = [:]
@@ -79,6 +89,7 @@ extension Settings {
                     continue
                 }
                 firstLineOfKey[fullKey] = line.number
+                sources.origins[fullKey] = .file(file, line: line.number)
                 switch apply(spec, value: unquoted(rawValue), to: &settings) {
                 case .failure(let problem):
                     report(fullKey, problem.message)
@@ -89,19 +100,41 @@ extension Settings {
                 }
             }
         }
+        diagnostics += settings.apply(overrides: overrides, sources: &sources)
+        if !diagnostics.contains(where: { $0.severity == .error }) {
+            diagnostics += settings.combinationDiagnostics(sources: sources)
+            // In line order, as the file's own; those without a line (a --set, a default) after them.
+            diagnostics = diagnostics.enumerated().sorted { a, b in
+                let la = a.element.line ?? Int.max, lb = b.element.line ?? Int.max
+                return la != lb ? la < lb : a.offset < b.offset
+            }.map(\.element)
+        }
         let valid = !diagnostics.contains { $0.severity == .error }
-        return ConfigCheck(settings: valid ? settings : nil, diagnostics: diagnostics, document: document)
+        return ConfigCheck(settings: valid ? settings : nil, diagnostics: diagnostics, document: document, sources: sources)
     }
 
-    /// These settings with `overrides` applied in order (a later one for the same key wins), validated
-    /// like a config file; diagnostics name the file `"command line"` and have no line.
+    /// These settings with `overrides` applied in order (a later one for the same key wins), each value
+    /// validated as in a config file; diagnostics are located as `--set key=value` and have no line.
+    /// Combinations are not checked here (this base may not be a whole configuration): use
+    /// `check(text:file:overrides:)` for the settings a daemon runs with.
     /// - Parameter overrides: full `section.key` and value, e.g. `("storage.dir", "./photos")`.
     public func with(overrides: [(key: String, value: String)]) -> Result<Settings, SettingsError> {
         var settings = self
+        var sources = SettingSources(file: "")
+        let diagnostics = settings.apply(overrides: overrides, sources: &sources)
+        if diagnostics.contains(where: { $0.severity == .error }) {
+            return .failure(SettingsError(diagnostics: diagnostics))
+        }
+        return .success(settings)
+    }
+
+    /// Applies `overrides` in order, recording each key's origin as `--set key=value`; returns their diagnostics.
+    mutating func apply(overrides: [(key: String, value: String)], sources: inout SettingSources) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for (key, value) in overrides {
+            let origin = SettingOrigin.commandLine(key: key, value: value)
             func report(_ message: String, _ severity: Diagnostic.Severity = .error) {
-                diagnostics.append(Diagnostic(file: Settings.commandLineFile, line: nil, key: key, message: message, severity: severity))
+                diagnostics.append(Diagnostic(file: origin.description, line: nil, key: key, message: message, severity: severity))
             }
             guard let spec = Schema.spec(for: key) else {
                 var message = "unknown key '\(key)'"
@@ -113,16 +146,13 @@ extension Settings {
                 report(message)
                 continue
             }
-            switch Settings.apply(spec, value: Settings.trimmed(value), to: &settings) {
+            switch Settings.apply(spec, value: Settings.trimmed(value), to: &self) {
             case .failure(let problem): report(problem.message)
-            case .success(let warning?): report(warning, .warning)
-            case .success(nil): break
+            case .success(let warning?): report(warning, .warning); sources.origins[key] = origin
+            case .success(nil): sources.origins[key] = origin
             }
         }
-        if diagnostics.contains(where: { $0.severity == .error }) {
-            return .failure(SettingsError(diagnostics: diagnostics))
-        }
-        return .success(settings)
+        return diagnostics
     }
 
     /// Parses `value` for `spec` and stores it. Success carries an optional warning message; failure the

@@ -1,0 +1,79 @@
+/// Settings that are each valid alone but do not work together as the operator meant. The pure rules
+/// (no device, file or service asked) live here and run with every file check, every load and every
+/// `config set`; those that need the system (a CUPS queue, a mount point) are in `photoboothd --check`.
+///
+/// An error where the combination cannot work (guests would pose for shots the picture drops); a
+/// warning where it works, but differently than the keys suggest (empty slots, a layout not used, a
+/// photo smaller than the live view). Each message names both keys with where they were set
+/// (file:line, `--set key=value`, or the default) and the fix.
+extension Settings {
+    /// The problems of this combination of settings, located with `sources` (the first key the operator set).
+    public func combinationDiagnostics(sources: SettingSources) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        out += layoutDiagnostics(sources)
+        out += captureSizeDiagnostics(sources)
+        return out
+    }
+
+    /// How many captures a `picture.layout` draws: nil for `auto` (as many as shots) and `strip`
+    /// (a column of up to four, one row per shot).
+    static func slots(of layout: PictureLayoutSetting) -> Int? {
+        switch layout {
+        case .auto, .strip: nil
+        case .single: 1
+        case .grid2x2: 4
+        case .threeUp: 3
+        }
+    }
+
+    /// The layout `auto` picks for `shots` (1 single, 2 strip, 3 3up, 4 2x2).
+    static func autoLayout(shots: Int) -> PictureLayoutSetting {
+        switch shots {
+        case ...1: .single
+        case 2: .strip
+        case 3: .threeUp
+        default: .grid2x2
+        }
+    }
+
+    private func layoutDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        let layout = picture.layout, shots = session.shots
+        let layoutKey = "picture.layout", shotsKey = "session.shots", composeKey = "picture.compose_single_shot"
+        let composed = shots > 1 || picture.composeSingleShot
+        let autoFix = "picture.layout = auto (\(Settings.autoLayout(shots: shots).rawValue) for \(shots) shot\(shots == 1 ? "" : "s"))"
+        if !composed {
+            guard layout != .auto, layout != .single else { return [] }
+            let wants = Settings.slots(of: layout).map { "session.shots = \($0)" } ?? "session.shots = 2 to 4"
+            return [sources.diagnostic(keys: [layoutKey, shotsKey, composeKey], message:
+                "\(sources.cite(layoutKey, in: self)) is not used: with \(sources.cite(shotsKey, in: self)) and "
+                + "\(sources.cite(composeKey, in: self)) the capture itself is the picture; set \(composeKey) = true "
+                + "to compose it as \(layout.rawValue), or \(wants)", severity: .warning)]
+        }
+        guard let slots = Settings.slots(of: layout), slots != shots else { return [] }
+        let shotsCited = sources.cite(shotsKey, in: self)
+            + (shots == 1 ? " with \(sources.cite(composeKey, in: self))" : "")
+        if slots < shots {
+            let dropped = slots + 1 == shots ? "shot \(shots) is" : "shots \(slots + 1) to \(shots) are"
+            return [sources.diagnostic(keys: [layoutKey, shotsKey, composeKey], message:
+                "\(sources.cite(layoutKey, in: self)) holds \(slots) capture\(slots == 1 ? "" : "s"), but "
+                + "\(shotsCited) takes \(shots): guests would pose for \(shots) shots and \(dropped) not in the picture; "
+                + "set \(autoFix), or session.shots = \(slots)")]
+        }
+        let empty = slots - shots
+        return [sources.diagnostic(keys: [layoutKey, shotsKey, composeKey], message:
+            "\(sources.cite(layoutKey, in: self)) has \(slots) slots, but \(shotsCited) fills \(shots): "
+            + "every picture has \(empty) empty slot\(empty == 1 ? "" : "s"); set \(autoFix), or session.shots = \(slots)",
+            severity: .warning)]
+    }
+
+    private func captureSizeDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        let capture = camera.captureSize, preview = camera.previewSize
+        guard capture.width < preview.width || capture.height < preview.height else { return [] }
+        let captureKey = "camera.capture_size", previewKey = "camera.preview_size"
+        return [sources.diagnostic(keys: [captureKey, previewKey], message:
+            "\(sources.cite(captureKey, in: self)) is smaller than \(sources.cite(previewKey, in: self)): "
+            + "photos would have fewer pixels than the live view, and every capture switches the camera to the "
+            + "smaller size and back; set \(captureKey) to \(preview) or larger (or preview_size smaller)",
+            severity: .warning)]
+    }
+}
