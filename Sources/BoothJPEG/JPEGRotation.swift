@@ -25,7 +25,7 @@ extension JPEGDecoder {
 
 /// How a JPEG was turned by ``JPEGRotator``.
 public enum JPEGRotationMethod: String, Sendable, Equatable {
-    /// Not turned (rotation 0): the bytes as they came.
+    /// Not turned (rotation 0, or Exif Orientation 1 or none for `upright`): the bytes as they came.
     case unchanged
     /// Turned in the DCT domain with `tjTransform` (no generation loss).
     case lossless
@@ -38,6 +38,7 @@ public enum JPEGRotationMethod: String, Sendable, Equatable {
 /// transform (`tjTransform`, `TJXOP_ROT90/180/270`, `TJXOPT_PERFECT`, `TJXOPT_COPYNONE` so no EXIF
 /// orientation survives to contradict the pixels) when the image is a whole number of MCUs along the
 /// edges the turn moves; otherwise decodes, turns and re-encodes (4:2:0), never trimming pixels.
+/// `upright` does the same for a JPEG from outside by its own Exif Orientation (all eight).
 /// Not thread-safe (TurboJPEG handles are not): one per thread.
 public final class JPEGRotator {
     private let transformer: TurboJPEGHandle
