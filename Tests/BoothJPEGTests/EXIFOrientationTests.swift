@@ -123,6 +123,27 @@ struct EXIFOrientationTests {
         }
     }
 
+    /// 1920x1080 4:2:0: whole MCUs across (120), not down (67.5): flips and turns that move the
+    /// bottom edge are re-encoded, the others lossless.
+    @Test("a real 1920x1080 capture file tagged 2…8 comes out upright; lossless exactly where the width alone decides")
+    func realFileUpright() throws {
+        let url = try #require(SharedImages.captures1080().first, Comment(rawValue: SharedImages.missingMessage("_1920x1080.jpg")))
+        let file = try SharedImages.bytes(url)
+        let decoder = try JPEGDecoder(), rotator = try JPEGRotator()
+        let original = try decoder.decodeRGB(file)
+        for n in 2...8 {
+            let (bytes, method, _) = try rotator.upright(EXIFFixture.inserting(EXIFFixture.app1(orientation: n), into: file), quality: 95)
+            #expect(method == ([2, 5, 8].contains(n) ? .lossless : .reencoded), "orientation \(n)")
+            let got = try decoder.decodeRGB(bytes)
+            #expect(got.size == (n >= 5 ? FrameSize(width: 1080, height: 1920) : original.size))
+            // Stored again as the tag said, the upright pixels are the file's own.
+            let back = EXIFFixture.stored(got.bytes, width: got.size.width, height: got.size.height, orientation: n)
+            let mean = Self.meanDifference(original, back.bytes, back.size)
+            print("file orientation \(n): \(method), mean difference \(mean)")
+            #expect(mean < 2, "orientation \(n) (\(method)): mean difference \(mean)")
+        }
+    }
+
     @Test("a decoded image is turned upright by an exact permutation of its pixels")
     func rgbUpright() throws {
         let size = FrameSize(width: 7, height: 5)
