@@ -25,7 +25,7 @@ extension JPEGDecoder {
 
 /// How a JPEG was turned by ``JPEGRotator``.
 public enum JPEGRotationMethod: String, Sendable, Equatable {
-    /// Not turned (rotation 0): the bytes as they came.
+    /// Not turned (rotation 0, or Exif Orientation 1 or none for `upright`): the bytes as they came.
     case unchanged
     /// Turned in the DCT domain with `tjTransform` (no generation loss).
     case lossless
@@ -38,6 +38,7 @@ public enum JPEGRotationMethod: String, Sendable, Equatable {
 /// transform (`tjTransform`, `TJXOP_ROT90/180/270`, `TJXOPT_PERFECT`, `TJXOPT_COPYNONE` so no EXIF
 /// orientation survives to contradict the pixels) when the image is a whole number of MCUs along the
 /// edges the turn moves; otherwise decodes, turns and re-encodes (4:2:0), never trimming pixels.
+/// `upright` does the same for a JPEG from outside by its own Exif Orientation (all eight).
 /// Not thread-safe (TurboJPEG handles are not): one per thread.
 public final class JPEGRotator {
     private let transformer: TurboJPEGHandle
@@ -96,15 +97,86 @@ public final class JPEGRotator {
         return (try reencode(jpeg, rotation, quality: quality), .reencoded)
     }
 
-    private func transform(_ jpeg: [UInt8], _ rotation: Rotation) throws(TurboJPEGError) -> [UInt8] {
-        var t = tjtransform()
-        switch rotation {
-        case .r0: t.op = Int32(TJXOP_NONE.rawValue)
-        case .r90: t.op = Int32(TJXOP_ROT90.rawValue)
-        case .r180: t.op = Int32(TJXOP_ROT180.rawValue)
-        case .r270: t.op = Int32(TJXOP_ROT270.rawValue)
+    /// True when turning a `header` image upright from `orientation` loses nothing in the DCT
+    /// domain (libjpeg's `jtransform_perfect_transform`): a horizontal flip and 270° need whole MCU
+    /// columns (width), a vertical flip and 90° whole MCU rows (height), 180° and the transverse
+    /// both, the transpose neither.
+    public static func isLossless(_ header: JPEGHeader, _ orientation: EXIFOrientation) -> Bool {
+        let (mw, mh) = mcuSize(header.chromaSubsampling)
+        let wOK = header.size.width % mw == 0, hOK = header.size.height % mh == 0
+        switch orientation {
+        case .topLeft, .leftTop: return true
+        case .topRight, .leftBottom: return wOK
+        case .bottomLeft, .rightTop: return hOK
+        case .bottomRight, .rightBottom: return wOK && hOK
         }
-        t.options = TJXOPT_PERFECT | TJXOPT_COPYNONE
+    }
+
+    /// `jpeg` turned upright as its Exif Orientation tag says (``EXIFOrientation/read(_:)``), the
+    /// rule for every JPEG the booth takes in: for 2…8 the matching `tjTransform` op (`TJXOP_HFLIP`,
+    /// `ROT180`, `VFLIP`, `TRANSPOSE`, `ROT90`, `TRANSVERSE`, `ROT270`) with `TJXOPT_PERFECT`, losslessly,
+    /// when `isLossless(header, orientation)` holds; otherwise decoded, turned
+    /// (``EXIFOrientation/upright(_:)``) and encoded again at `quality` (1–100, 4:2:0), never trimming
+    /// pixels. Either way the other markers (Exif, ICC, XMP, comments; the Exif thumbnail is not
+    /// turned) are kept and the Orientation value is set to 1, so no viewer turns the pixels again.
+    /// Orientation 1, no tag or an unreadable one: the bytes as they came (`.unchanged`).
+    /// - Throws: `TurboJPEGError` from the header read (also over the decoder's 40 MP limit, call
+    ///   `tjDecompress2`), decode or encode (a corrupt JPEG); `JPEGFrameError` for a bad quality.
+    public func upright(_ jpeg: [UInt8], quality: Int) throws
+        -> (bytes: [UInt8], method: JPEGRotationMethod, orientation: EXIFOrientation) {
+        let orientation = EXIFOrientation.read(jpeg)
+        guard orientation != .topLeft else { return (jpeg, .unchanged, orientation) }
+        let header = try decoder.checkedHeader(jpeg)
+        if JPEGRotator.isLossless(header, orientation), let bytes = try? transform(jpeg, op: orientation.transformOp, options: TJXOPT_PERFECT) {
+            return (EXIFOrientation.resettingTag(bytes), .lossless, orientation)
+        }
+        guard (1...100).contains(quality) else { throw JPEGFrameError.invalidQuality(quality) }
+        let image = orientation.upright(try decoder.decodeRGB(jpeg))
+        let frame = Frame(format: .rgb24, size: image.size, bytesPerLine: image.size.width * 3, bytes: image.bytes,
+                          timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
+        let encoded = try encoder.encode(frame, quality: quality)
+        return (EXIFOrientation.resettingTag(JPEGRotator.copyingMarkers(from: jpeg, into: encoded)), .reencoded, orientation)
+    }
+
+    /// `encoded` with the APPn (except APP0 JFIF and APP14 Adobe, which the encoder writes for
+    /// itself) and COM segments of `source` inserted after its own SOI and APP0, as `tjTransform`
+    /// copies them (`JCOPYOPT_ALL`). `encoded` unchanged when either does not parse.
+    static func copyingMarkers(from source: [UInt8], into encoded: [UInt8]) -> [UInt8] {
+        let theirs: [JPEGSegment], own: [JPEGSegment]
+        do {
+            theirs = try JPEGMarkers.segments(source)
+            own = try JPEGMarkers.segments(encoded)
+        } catch {
+            return encoded
+        }
+        let kept = theirs.filter { s in ((0xE1...0xEF).contains(s.marker) && s.marker != 0xEE) || s.marker == 0xFE }
+        guard !kept.isEmpty else { return encoded }
+        let firstOther: JPEGSegment? = own.first { $0.marker != 0xE0 }
+        let at = firstOther?.offset ?? 2
+        var out: [UInt8] = []
+        out.reserveCapacity(encoded.count + kept.reduce(0) { $0 + $1.range.count })
+        out.append(contentsOf: encoded[0..<at])
+        for s in kept { out.append(contentsOf: source[s.range]) }
+        out.append(contentsOf: encoded[at...])
+        return out
+    }
+
+    private func transform(_ jpeg: [UInt8], _ rotation: Rotation) throws(TurboJPEGError) -> [UInt8] {
+        let op: TJXOP
+        switch rotation {
+        case .r0: op = TJXOP_NONE
+        case .r90: op = TJXOP_ROT90
+        case .r180: op = TJXOP_ROT180
+        case .r270: op = TJXOP_ROT270
+        }
+        return try transform(jpeg, op: op, options: TJXOPT_PERFECT | TJXOPT_COPYNONE)
+    }
+
+    /// Wraps `tjTransform` with one transform `op` and `options` (`TJXOPT_*`).
+    private func transform(_ jpeg: [UInt8], op: TJXOP, options: Int32) throws(TurboJPEGError) -> [UInt8] {
+        var t = tjtransform()
+        t.op = Int32(op.rawValue)
+        t.options = options
         var out: UnsafeMutablePointer<UInt8>?
         var outSize: UInt = 0
         let rc = jpeg.withUnsafeBufferPointer { src in
@@ -140,5 +212,21 @@ public final class JPEGRotator {
         let frame = Frame(format: .rgb24, size: out, bytesPerLine: ow * 3, bytes: turned,
                           timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
         return try encoder.encode(frame, quality: quality)
+    }
+}
+
+extension EXIFOrientation {
+    /// The `tjTransform` op that turns an image of this orientation upright.
+    var transformOp: TJXOP {
+        switch self {
+        case .topLeft: TJXOP_NONE
+        case .topRight: TJXOP_HFLIP
+        case .bottomRight: TJXOP_ROT180
+        case .bottomLeft: TJXOP_VFLIP
+        case .leftTop: TJXOP_TRANSPOSE
+        case .rightTop: TJXOP_ROT90
+        case .rightBottom: TJXOP_TRANSVERSE
+        case .leftBottom: TJXOP_ROT270
+        }
     }
 }

@@ -55,7 +55,8 @@ public final class PictureComposer {
     }
 
     /// Loads what the options name: the font (when there are footer lines), the overlay PNG, the
-    /// background image (JPEG or PNG, by its first bytes).
+    /// background image (JPEG or PNG, by its first bytes; a JPEG turned upright as its Exif
+    /// Orientation says, `JPEGRotator.upright`).
     /// - Throws: `PictureError.font` (FreeType `FT_New_Face`), `.png` (libpng), `.backgroundImage`
     ///   (file unreadable or JPEG not decodable), `.encode`/`.decode` when TurboJPEG cannot make a handle.
     public init(options: PictureOptions) throws(PictureError) {
@@ -273,11 +274,14 @@ public final class PictureComposer {
             return .png(planes)
         }
         do {
+            // Upright as its Exif Orientation says (losslessly where the size is whole MCUs, else
+            // re-encoded at quality 95): the file stays as it is, only the planes are turned.
+            let upright = try JPEGRotator().upright(bytes, quality: 95).bytes
             var planes = YUVPlanes()
-            try JPEGDecoder().decodeYUVPlanes(bytes, into: &planes)
+            try JPEGDecoder().decodeYUVPlanes(upright, into: &planes)
             return .jpeg(planes)
         } catch {
-            throw PictureError.backgroundImage(path: path, message: error.description)
+            throw PictureError.backgroundImage(path: path, message: String(describing: error))
         }
     }
 

@@ -1,7 +1,8 @@
 import BoothCore
 import BoothJPEG
 
-/// Renders a picture for the printer: the JPEG decoded (TurboJPEG), turned a quarter when its
+/// Renders a picture for the printer: the JPEG decoded (TurboJPEG) and turned upright as its Exif
+/// Orientation says (`EXIFOrientation`: a file from a camera or phone held sideways), turned a quarter when its
 /// orientation differs from the media's, cropped to the media's exact aspect (fill: no white
 /// border, the centre kept), resampled bilinearly to the media's size at `dpi`, and encoded again
 /// (TurboJPEG, 4:4:4 as `JPEGEncoder` does for RGB). The printer then gets a page it prints 1:1
@@ -41,7 +42,8 @@ public final class PrintRenderer {
         return size
     }
 
-    /// Renders `jpeg` at `size` pixels (the media at the print resolution, e.g. 1200x1800).
+    /// Renders `jpeg` at `size` pixels (the media at the print resolution, e.g. 1200x1800), upright
+    /// as its Exif Orientation (1…8) says; the page has no Exif, so nothing turns it again.
     /// - Throws: ``PrintPageTooLarge`` when `size` has more than ``maxPagePixels`` (or a side < 1);
     ///   ``TurboJPEGError`` when the JPEG does not decode or the page does not encode.
     public func render(_ jpeg: [UInt8], to size: FrameSize) throws -> [UInt8] {
@@ -49,7 +51,7 @@ public final class PrintRenderer {
         guard size.width >= 1, size.height >= 1, !overflow, pixels <= PrintRenderer.maxPagePixels else {
             throw PrintPageTooLarge(media: "\(size)", dpi: 0, maxDPI: 0, maxPixels: PrintRenderer.maxPagePixels)
         }
-        let image = try decoder.decodeRGB(jpeg)
+        let image = EXIFOrientation.read(jpeg).upright(try decoder.decodeRGB(jpeg))
         let page = PrintRenderer.fill(image, to: size)
         let frame = Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: page,
                           timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)

@@ -1,4 +1,5 @@
-// libFuzzer target: JPEG marker handling (segment walk, SOI/EOI checks, standard Huffman table insertion).
+// libFuzzer target: JPEG marker handling (segment walk, SOI/EOI checks, standard Huffman table insertion,
+// the Exif Orientation tag).
 import BoothJPEG
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -13,6 +14,10 @@ public func fuzzMarkers(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
     }
     _ = try? JPEGMarkers.hasHuffmanTables(bytes)
+    // The Exif Orientation reader (APP1 TIFF IFD0 tag 0x0112): any value it returns is 1…8, and the
+    // reset changes no length.
+    _ = EXIFOrientation.read(bytes)
+    if EXIFOrientation.resettingTag(bytes).count != bytes.count { fatalError("orientation reset changed the length") }
     if let out = try? JPEGMarkers.insertingStandardHuffmanTables(bytes) {
         // Insertion only ever adds the one DHT segment.
         if out.count != bytes.count && out.count != bytes.count + JPEGMarkers.standardHuffmanTablesSegment.count {

@@ -1,0 +1,43 @@
+import BoothCore
+import BoothJPEG
+import BoothPrint
+import BoothTestSupport
+import Foundation
+import Testing
+
+@Suite("test-print FILE: a JPEG with Exif Orientation prints upright")
+struct PrintOrientationTests {
+    @Test("the page of a JPEG stored turned or mirrored is upright, for all eight orientations", arguments: 1...8)
+    func pageUpright(orientation: Int) throws {
+        let url = try #require(SharedImages.captures(endingIn: "_1280x720.jpg").first,
+                               Comment(rawValue: SharedImages.missingMessage("_1280x720.jpg")))
+        let full = try JPEGDecoder().decodeRGB(try SharedImages.bytes(url), scale: .half)  // 640x360
+        // Upright 360x240 (the 4x6 page's aspect), red at the top-left, green at the top-right.
+        let w = 360, h = 240
+        var upright = [UInt8](repeating: 0, count: w * h * 3)
+        for y in 0..<h {
+            let s = ((y + 60) * full.size.width + 100) * 3
+            upright.replaceSubrange((y * w * 3)..<((y + 1) * w * 3), with: full.bytes[s..<(s + w * 3)])
+        }
+        EXIFFixture.paintCorner(&upright, width: w, size: 40, rgb: (255, 0, 0))
+        for y in 0..<40 {
+            for x in (w - 40)..<w { let i = (y * w + x) * 3; upright[i] = 0; upright[i + 1] = 255; upright[i + 2] = 0 }
+        }
+        let stored = EXIFFixture.stored(upright, width: w, height: h, orientation: orientation)
+        let encoded = try JPEGEncoder().encode(Frame(format: .rgb24, size: stored.size, bytesPerLine: stored.size.width * 3,
+                                                     bytes: stored.bytes, timestamp: MonotonicInstant(nanoseconds: 0),
+                                                     sequence: 0), quality: 95)
+        let jpeg = EXIFFixture.inserting(EXIFFixture.app1(orientation: orientation, bigEndian: true), into: encoded)
+        let page = try PrintRenderer().render(jpeg, to: FrameSize(width: 720, height: 480))
+        let image = try JPEGDecoder().decodeRGB(page)
+        #expect(image.size == FrameSize(width: 720, height: 480))
+        func rgb(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+            let i = (y * image.size.width + x) * 3
+            return (Int(image.bytes[i]), Int(image.bytes[i + 1]), Int(image.bytes[i + 2]))
+        }
+        let tl = rgb(20, 20), tr = rgb(699, 20)
+        #expect(tl.0 > 200 && tl.1 < 60 && tl.2 < 60, "orientation \(orientation): red top-left, got \(tl)")
+        #expect(tr.0 < 60 && tr.1 > 200 && tr.2 < 60, "orientation \(orientation): green top-right, got \(tr)")
+        #expect(try !JPEGMarkers.segments(page).contains { $0.marker == 0xE1 }, "the spooled page carries no Exif to turn it again")
+    }
+}

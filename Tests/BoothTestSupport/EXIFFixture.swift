@@ -1,0 +1,73 @@
+import BoothCore
+
+/// JPEGs as a camera held sideways writes them, made by the tests without the code under test:
+/// upright RGB24 pixels stored turned or mirrored as Exif Orientation 1…8 says (Exif 2.32 §4.6.4 A:
+/// which visual side row 0 and column 0 are on), and an `APP1` `Exif` segment carrying the tag.
+public enum EXIFFixture {
+    /// The pixels a camera stores for an `upright` image (RGB24, `width` × `height`, rows packed)
+    /// when it writes Orientation `orientation` (1…8), and their size (width and height swap for 5…8).
+    public static func stored(_ upright: [UInt8], width w: Int, height h: Int, orientation: Int) -> (bytes: [UInt8], size: FrameSize) {
+        let size = orientation >= 5 ? FrameSize(width: h, height: w) : FrameSize(width: w, height: h)
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                // Stored (x, y) shows upright (ux, uy).
+                let (ux, uy): (Int, Int)
+                switch orientation {
+                case 2: (ux, uy) = (w - 1 - x, y)  // row 0 top, column 0 right
+                case 3: (ux, uy) = (w - 1 - x, h - 1 - y)  // bottom, right
+                case 4: (ux, uy) = (x, h - 1 - y)  // bottom, left
+                case 5: (ux, uy) = (y, x)  // row 0 left, column 0 top
+                case 6: (ux, uy) = (w - 1 - y, x)  // right, top
+                case 7: (ux, uy) = (w - 1 - y, h - 1 - x)  // right, bottom
+                case 8: (ux, uy) = (y, h - 1 - x)  // left, bottom
+                default: (ux, uy) = (x, y)
+                }
+                let s = (uy * w + ux) * 3, d = (y * size.width + x) * 3
+                out[d] = upright[s]; out[d + 1] = upright[s + 1]; out[d + 2] = upright[s + 2]
+            }
+        }
+        return (out, size)
+    }
+
+    /// An `APP1` segment (`FF E1`, length, `Exif\0\0`, TIFF) whose IFD0 holds ImageDescription
+    /// (`0x010E`, ASCII, stored past the IFD) and Orientation (`0x0112`, SHORT, `orientation`), in
+    /// Intel (`II`) or Motorola (`MM`) byte order.
+    public static func app1(orientation: Int, bigEndian: Bool = false) -> [UInt8] {
+        var tiff: [UInt8] = []
+        func u16(_ v: Int) { tiff += bigEndian ? [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func u32(_ v: Int) {
+            let b = [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)]
+            tiff += bigEndian ? b.reversed() : b
+        }
+        tiff += bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
+        u16(42); u32(8)
+        let description = Array("booth test\0".utf8)
+        u16(2)  // entries
+        u16(0x010E); u16(2); u32(description.count); u32(8 + 2 + 2 * 12 + 4)
+        u16(0x0112); u16(3); u32(1); u16(orientation); u16(0)
+        u32(0)  // no IFD1
+        tiff += description
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        let length = payload.count + 2
+        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+    }
+
+    /// `jpeg` with `segment` inserted after SOI and a JFIF `APP0` if there is one (where cameras put Exif).
+    public static func inserting(_ segment: [UInt8], into jpeg: [UInt8]) -> [UInt8] {
+        var at = 2
+        if jpeg.count > 6, jpeg[2] == 0xFF, jpeg[3] == 0xE0 { at = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5])) }
+        return Array(jpeg[0..<at]) + segment + Array(jpeg[at...])
+    }
+
+    /// Paints a `size` × `size` square of `rgb` at the top-left corner of an RGB24 image (a marker a
+    /// test finds again after the turn: a wrong turn or mirror moves it to another corner).
+    public static func paintCorner(_ image: inout [UInt8], width: Int, size: Int, rgb: (UInt8, UInt8, UInt8)) {
+        for y in 0..<size {
+            for x in 0..<size {
+                let i = (y * width + x) * 3
+                image[i] = rgb.0; image[i + 1] = rgb.1; image[i + 2] = rgb.2
+            }
+        }
+    }
+}
