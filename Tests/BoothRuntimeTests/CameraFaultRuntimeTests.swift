@@ -28,6 +28,19 @@ private final class SilentCamera: CameraDevice, @unchecked Sendable {
     func stop() {}
 }
 
+/// A camera that streams and never delivers; each wait takes 5 ms of real time (not the test's clock).
+private final class QuietCamera: CameraDevice, @unchecked Sendable {
+    let identity = "quiet"
+    var statistics: CameraStatistics { CameraStatistics() }
+    func start(_ request: StreamRequest) throws -> StreamInfo {
+        StreamInfo(devicePath: "/dev/quiet", card: "quiet", format: .yuyv, size: request.size,
+                   bytesPerLine: request.size.width * 2, frameInterval: nil, warnings: [], controlNotes: [])
+    }
+    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? { usleep(5_000); return nil }
+    func reconfigure(size: FrameSize) throws -> StreamInfo { try start(StreamRequest(size: size)) }
+    func stop() {}
+}
+
 private final class PostedEvents: @unchecked Sendable {
     private let condition = NSCondition()
     private var events: [BoothEvent] = []
@@ -141,6 +154,45 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         booth.camera.replug()
         #expect(await eventually { booth.state.isIdle }, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1)
+    }
+
+    /// The same for storage: removable media missing from the start, its retries failing, is one fault.
+    @Test func oneStorageOutageIsOneFaultInTheCounters() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        var s = fastSettings(dir: dir)
+        s.storage.mount = "\(dir)/media"
+        s.storage.dir = "\(dir)/media/photos"
+        let booth = TestBooth(s)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        #expect(await eventually { booth.state.faultReasons?[.storage] != nil }, "\(booth.logText)")
+        #expect(await eventually { booth.logs.all.filter { $0.contains("fault (storage):") }.count >= 3 }, "\(booth.logText)")
+        #expect(booth.runtime.counters.faults == 1, "\(booth.logText)")
+    }
+
+    /// A capture waiting with a deadline longer than the no-frames time (`camera.capture_timeout =
+    /// 10s`): the silent camera is not a fault before the deadline; the no-frames time counts from
+    /// the deadline on, and the fault says how long no frame came.
+    @Test func aLongerCaptureTimeoutIsNotPreemptedByTheNoFramesTime() {
+        let camera = QuietCamera(), events = PostedEvents(), clock = ManualClock()
+        let size = FrameSize(width: 16, height: 16)
+        let worker = CameraWorker(device: { camera }, stream: StreamRequest(format: .yuyv, size: size), captureSize: size,
+                                  jpegQuality: 90, captures: CaptureBox(), clock: clock,
+                                  log: Logger(threshold: .error) { _ in }, post: { events.post($0) }, onFrame: { _ in })
+        worker.launch(); defer { worker.shutdown() }
+        worker.startStream()
+        let started = Date(timeIntervalSinceNow: 5)
+        while !worker.status.streaming && Date() < started { usleep(5_000) }
+        let trigger = clock.now()
+        worker.capture(id: 1, trigger: trigger, deadline: trigger.adding(milliseconds: 10_000))
+        usleep(100_000)  // the worker arms the capture (its thread waits 5 ms per frame)
+        clock.advance(milliseconds: 5000)
+        #expect(events.cameraFault(seconds: 0.5) == nil, "a fault before the capture's deadline")
+        clock.advance(milliseconds: 5000)
+        #expect(events.cameraFault(seconds: 0.5) == nil, "a fault as the capture's wait ended")
+        clock.advance(milliseconds: 3000)
+        let message = events.cameraFault()
+        #expect(message?.contains("stream stalled: no frames for 13 s") == true, "\(message ?? "no fault")")
     }
 
     /// A camera with no frames at all (its one stale buffer from before STREAMON aside) reads
