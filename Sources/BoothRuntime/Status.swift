@@ -286,7 +286,10 @@ extension BoothRuntime {
                 return ControlReply(result: PressReply(stateBefore: press())).line()
             case .snapshot:
                 guard let jpeg = snapshotJPEG() else {
-                    return fail("unavailable", "no camera frame within 5 s (state \(currentState.name)"
+                    let now = currentState
+                    let why = if case .fault = now { "the camera is stopped while the booth is in fault" }
+                              else { "no camera frame within 5 s" }
+                    return fail("unavailable", "\(why) (state \(now.name)"
                                 + (camera.status.lastError.map { "; last camera error: \($0)" } ?? "") + ")")
                 }
                 let size = (try? JPEGDecoder().header(jpeg).size) ?? FrameSize(width: 0, height: 0)
