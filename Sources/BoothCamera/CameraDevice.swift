@@ -19,8 +19,17 @@ public protocol CameraDevice: AnyObject, Sendable {
     func reconfigure(size: FrameSize) throws -> StreamInfo
     /// Stops streaming and releases the device. Safe to call more than once.
     func stop()
+    /// The frame size ``reconfigure(size:)`` would switch to for `size` (the nearest size the camera
+    /// offers, as its format negotiation chooses it), without switching; nil when it cannot tell
+    /// (not started). Pixels.
+    func offeredSize(nearestTo size: FrameSize) -> FrameSize?
     /// Counters since `start`.
     var statistics: CameraStatistics { get }
+}
+
+extension CameraDevice {
+    /// Unknown: nil.
+    public func offeredSize(nearestTo size: FrameSize) -> FrameSize? { nil }
 }
 
 /// What to stream: the `camera.*` settings for one stream.

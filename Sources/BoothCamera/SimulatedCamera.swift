@@ -29,14 +29,21 @@ public struct SimulatedClock: Sendable {
 /// V4L2 buffer (``FrameCheck/defect(of:buffer:format:frameLength:)``) and the bad ones are dropped
 /// and counted in ``statistics`` exactly as ``V4L2Camera`` does.
 ///
+/// Like a real camera it can offer only some sizes (`offeredSizes`: the nearest one is used, with a
+/// warning) and stop delivering frames while the stream stays up (``stall()``, as a v4l2loopback
+/// whose writer stopped).
+///
 /// Confined to the runtime's camera thread like ``V4L2Camera``; only ``unplug()``, ``replug()``,
-/// ``corrupt(framesDueFrom:kinds:)`` and ``corruptFramesSent`` may be called from any thread
-/// (they use an atomic or a mutex), hence `@unchecked Sendable`.
+/// ``stall()``, ``resume()``, ``corrupt(framesDueFrom:kinds:)`` and ``corruptFramesSent`` may be
+/// called from any thread (they use an atomic or a mutex), hence `@unchecked Sendable`.
 public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
     /// The name used as device path in errors and ``StreamInfo``.
     public let name: String
     private let clock: SimulatedClock
     private let plugged = Atomic<Bool>(true)
+    private let stalled = Atomic<Bool>(false)
+    /// The sizes offered (any size, width rounded up to even, when nil).
+    public let offeredSizes: [FrameSize]?
     /// Every Nth frame corrupt, or nil.
     public let corruption: FrameCorruption?
     /// JPEG quality of MJPEG frames (1–100).
@@ -58,9 +65,12 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
     /// - Parameters:
     ///   - corruption: spoil every Nth frame (nil: none).
     ///   - mjpegQuality: TurboJPEG quality of the frames when MJPEG is asked for.
+    ///   - offeredSizes: the only sizes offered, as a camera's discrete `VIDIOC_ENUM_FRAMESIZES` list
+    ///     (nil: any size).
     public init(name: String = "sim", clock: SimulatedClock = .system, corruption: FrameCorruption? = nil,
-                mjpegQuality: Int = 85) {
+                mjpegQuality: Int = 85, offeredSizes: [FrameSize]? = nil) {
         self.name = name
+        self.offeredSizes = offeredSizes.flatMap { $0.isEmpty ? nil : $0 }
         self.clock = clock
         self.corruption = corruption
         self.mjpegQuality = min(max(mjpegQuality, 1), 100)
@@ -84,6 +94,13 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
 
     /// Plugs the camera back in; streaming needs a new `start`. Any thread.
     public func replug() { plugged.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Stops delivering frames while the stream stays up: ``nextFrame(timeoutMilliseconds:)`` waits
+    /// out its timeout and returns nil, with no error (a v4l2loopback whose writer stopped). Any thread.
+    public func stall() { stalled.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Delivers frames again after ``stall()`` (the newest one due; those missed count as skipped). Any thread.
+    public func resume() { stalled.store(false, ordering: .sequentiallyConsistent) }
 
     /// Whether the simulated cable is in.
     public var isPlugged: Bool { plugged.load(ordering: .sequentiallyConsistent) }
@@ -123,9 +140,10 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
     private func configure(size: FrameSize, warnings: [String]) -> StreamInfo {
         var warnings = warnings
         let format: PixelFormat = request.format == .rgb24 ? .rgb24 : request.format == .mjpeg ? .mjpeg : .yuyv
-        var actual = FrameSize(width: max(size.width, 2), height: max(size.height, 1))
-        if format != .rgb24, actual.width % 2 != 0 { actual.width += 1 }
-        if actual != size { warnings.append("size \(size) is not offered; using \(actual)") }
+        let actual = streamSize(for: size, format: format)
+        if actual != size {
+            warnings.append("size \(size) is not offered; using " + (offeredSizes == nil ? "\(actual)" : "the nearest offered size \(actual)"))
+        }
         // MJPEG frames are the YUYV pattern, encoded.
         let pattern = TestPattern(format: format == .rgb24 ? .rgb24 : .yuyv, size: actual)
         self.pattern = pattern
@@ -138,6 +156,21 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
                               controlNotes: ["simulated camera has no controls; skipped"])
         self.info = info
         return info
+    }
+
+    /// The size streamed for `size`: the nearest of ``offeredSizes``, else `size` with its width
+    /// rounded up to even (but for RGB24).
+    private func streamSize(for size: FrameSize, format: PixelFormat) -> FrameSize {
+        if let offered = offeredSizes, let nearest = FrameSizeOffer.discrete(offered).nearest(to: size) { return nearest }
+        var actual = FrameSize(width: max(size.width, 2), height: max(size.height, 1))
+        if format != .rgb24, actual.width % 2 != 0 { actual.width += 1 }
+        return actual
+    }
+
+    /// The size ``reconfigure(size:)`` would stream for `size`; nil when not started.
+    public func offeredSize(nearestTo size: FrameSize) -> FrameSize? {
+        guard let info else { return nil }
+        return streamSize(for: size, format: info.format)
     }
 
     /// Sleeps until the next frame is due (at most `timeoutMilliseconds`) and returns it, or nil
@@ -159,6 +192,10 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
             }
             let due = MonotonicInstant(nanoseconds: streamStart.nanoseconds &+ nextIndex &* period)
             var now = clock.now()
+            if stalled.load(ordering: .sequentiallyConsistent) {
+                if deadline > now { clock.sleep(deadline.nanoseconds - now.nanoseconds) }
+                return nil
+            }
             if due > deadline {
                 if deadline > now { clock.sleep(deadline.nanoseconds - now.nanoseconds) }
                 return nil
@@ -170,6 +207,7 @@ public final class SimulatedCamera: CameraDevice, @unchecked Sendable {
             guard isPlugged else {
                 throw V4L2Error(call: "VIDIOC_DQBUF", errno: ENODEV, device: name, detail: "simulated camera unplugged")
             }
+            if stalled.load(ordering: .sequentiallyConsistent) { continue }
             // The newest frame due by now; frames the caller was too late for are skipped.
             let elapsed = now.nanoseconds > streamStart.nanoseconds ? now.nanoseconds - streamStart.nanoseconds : 0
             let newest = max(nextIndex, elapsed / period)

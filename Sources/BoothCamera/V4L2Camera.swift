@@ -104,6 +104,16 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         }
     }
 
+    /// The size ``reconfigure(size:)`` would set for `size`: ``FormatChooser`` on the formats and
+    /// sizes listed at start (`VIDIOC_ENUM_FMT`, `VIDIOC_ENUM_FRAMESIZES`), no ioctl; nil when not
+    /// started or no format is usable.
+    public func offeredSize(nearestTo size: FrameSize) -> FrameSize? {
+        guard node != nil else { return nil }
+        let choice = try? FormatChooser.choose(offers: offers, preference: request.format, size: size,
+                                               framesPerSecond: request.framesPerSecond) { _, _ in nil }
+        return choice?.size
+    }
+
     /// Waits up to `timeoutMilliseconds` (poll) and returns the newest good frame, or nil on timeout.
     ///
     /// Dequeues (`VIDIOC_DQBUF`) until EAGAIN, keeps the newest buffer and re-queues older ones at

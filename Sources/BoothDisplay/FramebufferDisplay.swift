@@ -163,6 +163,9 @@ public final class FramebufferDisplay: Sendable {
         defer { finished.withLock { $0 = true } }
         var lastDraw = 0.0
         var lastRotation: (camera: Rotation, display: Rotation)?
+        /// Whether the last drawing showed a live frame: once the stream has stopped (the frame ages
+        /// past 2 s) the screen is drawn again without it, not left with that frame frozen.
+        var drewLive = false
         while true {
             wake.lock()
             while !shared.withLock({ $0.dirty || $0.stop }) {
@@ -179,10 +182,11 @@ public final class FramebufferDisplay: Sendable {
             enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?, String?) }
             let job: Job = shared.withLock { s in
                 if s.stop { return .stop }
-                guard s.dirty || turned else { return .skip }
-                s.dirty = false
                 // A frame over 2 s old is from a stream that stopped (camera.idle_stop): not shown.
                 let live = s.live.flatMap { monotonicNow().milliseconds(since: $0.timestamp) < 2000 ? $0 : nil }
+                if live == nil { s.live = nil }
+                guard s.dirty || turned || (drewLive && live == nil) else { return .skip }
+                s.dirty = false
                 return .draw(s.screen, live, s.capture, s.printStatus)
             }
             guard case let .draw(screen, live, capture, printStatus) = job else {
@@ -194,6 +198,7 @@ public final class FramebufferDisplay: Sendable {
             confined.compositor.draw(screen, live: live, capture: capture, printStatus: printStatus, options: options,
                                      displayRotation: rotation.display)
             lastRotation = rotation
+            drewLive = live != nil && ScreenCompositor.showsLiveView(screen)
             lastDraw = ProcessInfo.processInfo.systemUptime
             shared.withLock { $0.frames += 1 }
         }

@@ -14,7 +14,7 @@ public final class CameraWorker: Sendable {
     /// What the worker is asked to do.
     enum Request: Sendable {
         case start, stop, probe
-        case capture(id: UInt64, trigger: MonotonicInstant)
+        case capture(id: UInt64, trigger: MonotonicInstant, deadline: MonotonicInstant?)
         case snapshot(@Sendable ([UInt8]?) -> Void)
         case reconfigure(StreamRequest, captureSize: FrameSize, jpegQuality: Int)
         case shutdown
@@ -36,6 +36,9 @@ public final class CameraWorker: Sendable {
         /// Frames the driver never handed over (sequence gaps) since the daemon started.
         public var framesLost = 0
         public var lastError: String?
+        /// The stream's negotiation warnings (size, format or frame rate not offered, a control that
+        /// failed) and whether `camera.capture_size` is offered, as logged at its start.
+        public var warnings: [String] = []
     }
 
     private let requests = Mutex<[Request]>([])
@@ -89,8 +92,14 @@ public final class CameraWorker: Sendable {
     /// Opens and streams briefly to see whether the camera works again; answers with
     /// `deviceRecovered(.camera)` or `deviceFault(.camera)`.
     public func probe() { send(.probe) }
-    /// Takes capture `id`: the first good frame at or after `trigger`.
-    public func capture(id: UInt64, trigger: MonotonicInstant) { send(.capture(id: id, trigger: trigger)) }
+    /// Takes capture `id`: the first good frame at or after `trigger`, waiting until `deadline`
+    /// (the machine's `camera.capture_timeout`; the caller fails the capture then). While a capture
+    /// with a deadline waits, a stream without frames is not a camera fault: the deadline decides,
+    /// and the no-frames time (``stallMilliseconds``) counts again from it. Without a deadline the
+    /// capture waits until taken, superseded or the stream stops.
+    public func capture(id: UInt64, trigger: MonotonicInstant, deadline: MonotonicInstant? = nil) {
+        send(.capture(id: id, trigger: trigger, deadline: deadline))
+    }
     /// The newest frame as JPEG (nil when not streaming), handed to `reply` on the worker's thread.
     public func snapshot(_ reply: @escaping @Sendable ([UInt8]?) -> Void) { send(.snapshot(reply)) }
     /// New settings, used from the next start.
@@ -125,8 +134,8 @@ public final class CameraWorker: Sendable {
     private final class Local {
         var device: (any CameraDevice)?
         var streaming = false
-        /// The capture waiting for its frame (the machine asks for one at a time).
-        var pending: (id: UInt64, trigger: MonotonicInstant)?
+        /// The capture waiting for its frame (the machine asks for one at a time) and its deadline.
+        var pending: (id: UInt64, trigger: MonotonicInstant, deadline: MonotonicInstant?)?
         var selector = CaptureFrameSelector()
         /// Changes whenever the stream restarts (start, stop, size switch): a frame dequeued
         /// before the change belongs to the old stream.
@@ -138,6 +147,9 @@ public final class CameraWorker: Sendable {
         var recent: [Frame] = []
         /// When the stream started or last delivered a frame (the worker's clock).
         var lastFrameAt: MonotonicInstant?
+        /// Where the no-frames time counts from: ``lastFrameAt``, or the end of a capture's wait
+        /// (its deadline) when that is later.
+        var quietSince: MonotonicInstant?
         /// Bad frames dropped on arrival, cumulative, and their rate-limited log.
         var drops = DroppedFrameTally()
         /// Frames rejected at capture for the pending capture (only the first is logged).
@@ -183,12 +195,12 @@ public final class CameraWorker: Sendable {
             stopDevice(local)
         case .probe:
             probe(local)
-        case let .capture(id, trigger):
+        case let .capture(id, trigger, deadline):
             guard local.streaming else {
                 post(.captureFailed(id: id, message: "camera not streaming", at: clock.now()))
                 return true
             }
-            beginCapture(id: id, trigger: trigger, local)
+            beginCapture(id: id, trigger: trigger, deadline: deadline, local)
         case let .snapshot(reply):
             reply(local.latest.flatMap { try? jpeg(for: $0, local).bytes })
         case let .reconfigure(stream, captureSize, quality):
@@ -207,10 +219,13 @@ public final class CameraWorker: Sendable {
             let info = try device.start(request)
             local.streaming = true
             local.lastFrameAt = clock.now()
+            local.quietSince = local.lastFrameAt
             local.drops.streamStarted()
-            statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil }
+            let captureSize = settings.withLock { $0.captureSize }
+            let warnings = info.warnings + [captureSizeWarning(asked: captureSize, previewRequest: request.size, preview: info, device: device)].compactMap { $0 }
+            statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil; $0.warnings = warnings }
             log.info("camera: streaming \(info)")
-            for w in info.warnings { log.warning("camera: \(w)") }
+            for w in warnings { log.warning("camera: \(w)") }
         } catch {
             device.stop()
             local.device = nil
@@ -251,7 +266,7 @@ public final class CameraWorker: Sendable {
             var frame: Frame?
             for _ in 0..<10 where frame == nil { frame = try device.nextFrame(timeoutMilliseconds: 500) }
             noteStatistics(device.statistics, local)
-            if frame == nil { throw CameraWorkerError.noFrames(badFrames: local.drops.sinceGoodFrame) }
+            if frame == nil { throw CameraWorkerError.noFrames(badFrames: local.drops.badSinceGoodFrame) }
             local.drops.goodFrame()
             if !wasStreaming { stopDevice(local) }
             post(.deviceRecovered(.camera))
@@ -261,7 +276,7 @@ public final class CameraWorker: Sendable {
         }
     }
 
-    private func beginCapture(id: UInt64, trigger: MonotonicInstant, _ local: Local) {
+    private func beginCapture(id: UInt64, trigger: MonotonicInstant, deadline: MonotonicInstant?, _ local: Local) {
         guard let device = local.device else { return }
         if let old = local.pending {
             post(.captureFailed(id: old.id, message: "superseded by capture \(id)", at: clock.now()))
@@ -279,13 +294,14 @@ public final class CameraWorker: Sendable {
                 return
             }
         }
-        local.pending = (id, trigger)
+        local.pending = (id, trigger, deadline)
         local.rejected = 0
         local.selector.arm(at: trigger)
         takeFromRecent(local)
     }
 
-    /// A streaming camera that delivers no frame for this long (ms) is a camera fault.
+    /// A streaming camera that delivers no frame for this long (ms) is a camera fault; while a
+    /// capture waits for its frame, its deadline decides instead, and this time counts from there.
     static let stallMilliseconds = 3000
 
     /// How many of the newest frames are kept for a capture asked for after its trigger.
@@ -309,7 +325,7 @@ public final class CameraWorker: Sendable {
 
     /// Turns `frame` into capture `p`'s record and reports it; false when the frame is rejected
     /// (then the next frame is taken).
-    private func take(_ frame: Frame, latency: Double, for p: (id: UInt64, trigger: MonotonicInstant),
+    private func take(_ frame: Frame, latency: Double, for p: (id: UInt64, trigger: MonotonicInstant, deadline: MonotonicInstant?),
                       _ local: Local) -> Bool {
         do {
             let (bytes, passthrough, turn) = try jpeg(for: frame, local)
@@ -354,18 +370,27 @@ public final class CameraWorker: Sendable {
         noteStatistics(device.statistics, local)
         if !handleRequests(local) { return false }
         guard local.streaming, local.generation == generation else { return true }
+        if let p = local.pending, let deadline = p.deadline, clock.now() >= deadline {
+            endCaptureWait(p, at: deadline, local)
+            guard local.streaming else { return true }
+        }
         guard let frame else {
             // A stream that delivers nothing is a lost camera too (a v4l2loopback whose writer
             // stopped keeps its node and returns no error: it just never has a frame); so is
-            // one that delivers only bad frames.
-            if let since = local.lastFrameAt, clock.now().milliseconds(since: since) >= Double(CameraWorker.stallMilliseconds) {
-                let bad = local.drops.sinceGoodFrame
-                fail(local, bad.isEmpty ? CameraWorkerError.stalled(milliseconds: CameraWorker.stallMilliseconds)
-                                        : CameraWorkerError.onlyBadFrames(milliseconds: CameraWorker.stallMilliseconds, dropped: bad))
+            // one that delivers only bad frames. A capture waiting with a deadline is failed by
+            // its deadline first (the machine's retry, then "Sorry, try again").
+            if local.pending?.deadline != nil { return true }
+            let now = clock.now()
+            if let quiet = local.quietSince, now.milliseconds(since: quiet) >= Double(CameraWorker.stallMilliseconds) {
+                let bad = local.drops.badSinceGoodFrame
+                let silent = Int(now.milliseconds(since: local.lastFrameAt ?? quiet))
+                fail(local, bad.isEmpty ? CameraWorkerError.stalled(milliseconds: silent)
+                                        : CameraWorkerError.onlyBadFrames(milliseconds: silent, dropped: bad))
             }
             return true
         }
         local.lastFrameAt = clock.now()
+        local.quietSince = local.lastFrameAt
         local.drops.goodFrame()
         let decision = local.selector.feed(frame)
         local.latest = frame
@@ -388,6 +413,26 @@ public final class CameraWorker: Sendable {
             } catch { fail(local, error) }
         }
         return true
+    }
+
+    /// Capture `p`'s deadline passed without a good frame: the wait ends (the machine fails the
+    /// capture by its own timer), the stream goes back to the preview size, and the no-frames time
+    /// counts from the deadline.
+    private func endCaptureWait(_ p: (id: UInt64, trigger: MonotonicInstant, deadline: MonotonicInstant?),
+                                at deadline: MonotonicInstant, _ local: Local) {
+        local.pending = nil
+        local.selector.disarm()
+        local.quietSince = max(local.quietSince ?? deadline, deadline)
+        log.info("capture \(p.id): no good frame by its deadline"
+                 + (local.rejected > 0 ? " (\(counted(local.rejected, "frame")) did not decode)" : ""))
+        let (stream, captureSize, _) = settings.withLock { $0 }
+        guard captureSize != stream.size, let device = local.device else { return }
+        do {
+            _ = try device.reconfigure(size: stream.size)
+            local.selector.streamRestarted()
+            local.generation += 1
+            local.recent = []
+        } catch { fail(local, error) }
     }
 
     /// Publishes the stream's counters and folds its drops into the totals (logging them, rate-limited).
@@ -440,6 +485,7 @@ enum CameraWorkerError: Error, CustomStringConvertible {
     /// The probe saw no good frame in 5 s; `badFrames`: what it dropped meanwhile.
     case noFrames(badFrames: [FrameDefect: Int])
     case corruptFrame
+    /// No frame for `milliseconds` (since the last one, or the stream's start).
     case stalled(milliseconds: Int)
     /// Frames kept coming for `milliseconds`, all of them bad.
     case onlyBadFrames(milliseconds: Int, dropped: [FrameDefect: Int])
@@ -449,11 +495,21 @@ enum CameraWorkerError: Error, CustomStringConvertible {
             bad.isEmpty ? "no frames within 5 s"
                 : "no good frame within 5 s, only bad ones (\(DroppedFrameTally.summary(bad)))"
         case .corruptFrame: "MJPEG frame does not decode"
-        case let .stalled(ms): "stream stalled: no frame for \(ms / 1000) s"
+        case let .stalled(ms): "stream stalled: no frames for \(ms / 1000) s"
         case let .onlyBadFrames(ms, dropped):
             "only bad frames for \(ms / 1000) s (\(counted(dropped.values.reduce(0, +), "frame")) dropped: \(DroppedFrameTally.summary(dropped)))"
         }
     }
+}
+
+/// The warning when `camera.capture_size` (`asked`) is not the size captures will have: the preview
+/// stream's size when `asked` is the preview's `previewRequest` (no switch), else the nearest size
+/// the camera offers (``CameraDevice/offeredSize(nearestTo:)``). Nil when they match or the device
+/// cannot tell.
+func captureSizeWarning(asked: FrameSize, previewRequest: FrameSize, preview: StreamInfo, device: any CameraDevice) -> String? {
+    let used = asked == previewRequest ? preview.size : device.offeredSize(nearestTo: asked)
+    guard let used, used != asked else { return nil }
+    return "camera.capture_size \(asked) is not offered by the camera; captures will be \(used) (the nearest offered size)"
 }
 
 func format(_ ms: Double) -> String {

@@ -62,14 +62,17 @@ public func checkDevices(settings: Settings, sources: SettingSources? = nil, fac
 
     let camera = factory.camera(settings)
     do {
-        let info = try camera.start(streamRequest(from: settings))
+        let request = streamRequest(from: settings)
+        let info = try camera.start(request)
+        let sizeWarning = captureSizeWarning(asked: settings.camera.captureSize, previewRequest: request.size,
+                                             preview: info, device: camera)
         var frame: Frame?
         for _ in 0..<10 where frame == nil { frame = try camera.nextFrame(timeoutMilliseconds: 500) }
-        let dropped = camera.statistics.droppedByDefect
+        let dropped = DroppedFrameTally.sentByTheCamera(camera.statistics.droppedByDefect)
         camera.stop()
         if frame == nil { throw CameraWorkerError.noFrames(badFrames: dropped) }
         report(true, "camera \(info)")
-        for w in info.warnings { log.warning("check: camera: \(w)") }
+        for w in info.warnings + [sizeWarning].compactMap({ $0 }) { log.warning("check: camera: \(w)") }
     } catch {
         camera.stop()
         report(false, "camera not available: \(error)")

@@ -24,6 +24,16 @@ struct DroppedFrameTally: Sendable, Equatable {
     private(set) var lost = 0
     private var seenLost = 0
 
+    /// ``sinceGoodFrame`` without the stale buffer a driver hands out first after `VIDIOC_STREAMON`
+    /// (``FrameDefect/wholeBufferAfterStreamOn``): that one is left over from before the start, no
+    /// sign that the camera sends bad frames. Empty: the camera sent no frames at all.
+    var badSinceGoodFrame: [FrameDefect: Int] { DroppedFrameTally.sentByTheCamera(sinceGoodFrame) }
+
+    /// `counts` without the stale buffer from before `VIDIOC_STREAMON` (see ``badSinceGoodFrame``).
+    static func sentByTheCamera(_ counts: [FrameDefect: Int]) -> [FrameDefect: Int] {
+        counts.filter { $0.key != .wholeBufferAfterStreamOn && $0.value > 0 }
+    }
+
     /// The sum of ``total``.
     var totalCount: Int { total.values.reduce(0, +) }
 

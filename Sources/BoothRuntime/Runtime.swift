@@ -354,6 +354,14 @@ public final class BoothRuntime: Sendable {
         if before.name != after.name || before != after && isFaultChange(before, after) {
             log.info("state: \(describe(before)) -> \(describe(after))")
         }
+        // One outage is one fault: a kind counts when it joins the reasons, not each time a retry
+        // finds it still failing.
+        if case let .fault(now) = after {
+            let was: [FaultKind: String]
+            if case let .fault(reasons) = before { was = reasons } else { was = [:] }
+            let added = now.keys.filter { was[$0] == nil }.count
+            if added > 0 { state.withLock { $0.counters.faults += added } }
+        }
         execute(commands)
     }
 
@@ -405,11 +413,12 @@ public final class BoothRuntime: Sendable {
             // The machine has one current timer; earlier tokens are stale (BoothMachine.timerToken).
             loop.scheduleReplacingEarlierTokens(token: token, milliseconds: ms)
         case let .capture(id, trigger):
-            let (session, shot) = state.withLock { ($0.session, $0.machine.shot) }
+            let (session, shot, timeout) = state.withLock { ($0.session, $0.machine.shot, $0.machine.config.captureTimeoutMilliseconds) }
             captures.assign(id: id, session: session, shot: max(shot, 1))
             let late = clock.now().milliseconds(since: trigger)
             log.info("capture \(id): trigger at \(trigger) (\(format(late)) ms ago), session \(session), shot \(max(shot, 1))")
-            camera.capture(id: id, trigger: trigger)
+            // The machine's capture timer starts with this command: the camera waits as long.
+            camera.capture(id: id, trigger: trigger, deadline: clock.now().adding(milliseconds: Int64(timeout)))
         case let .save(id):
             storage.save(captureID: id)
         case .beginSession:
@@ -472,7 +481,6 @@ public final class BoothRuntime: Sendable {
             }
             storage.delete(captureIDs: ids)
         }
-        if case .show(.fault) = command { state.withLock { $0.counters.faults += 1 } }
     }
 
     /// Hands the session's captures to the composer's thread; answers `composeFailed` at once when

@@ -96,6 +96,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var badFrames: Int
         /// The last camera error, nil when the last start worked.
         public var lastError: String?
+        /// Warnings from the stream's start: a size, format or frame rate the camera does not offer
+        /// (`camera.capture_size` included: the size captures will have), a control that failed.
+        /// Nil from an older daemon.
+        public var warnings: [String]? = nil
     }
 
     /// The button's figures.
@@ -210,7 +214,7 @@ extension BoothRuntime {
                           framesDropped: cam.framesDropped,
                           framesDroppedByKind: Dictionary(uniqueKeysWithValues: cam.droppedByDefect.map { ($0.key.rawValue, $0.value) }),
                           framesLost: cam.framesLost,
-                          badFrames: cam.badFrames, lastError: cam.lastError),
+                          badFrames: cam.badFrames, lastError: cam.lastError, warnings: cam.warnings),
             button: .init(device: button?.identity ?? "none", chip: settings.button.chip, line: settings.button.line,
                           running: buttonRunning && (button?.isRunning ?? false) && button?.ended == nil,
                           ended: button?.ended,
@@ -232,17 +236,26 @@ extension BoothRuntime {
         return before
     }
 
-    /// The newest camera frame as JPEG, waiting up to `timeoutSeconds` for the camera thread; nil when the
-    /// camera is not streaming.
+    /// The newest camera frame as JPEG, waiting up to `timeoutSeconds` for it; nil when none came (in
+    /// fault, or a camera that does not deliver). In idle the stream is started for it when
+    /// `camera.idle_stop` had stopped it, and the idle stop counts again from now (``BoothEvent/liveViewWanted``).
     public func snapshotJPEG(timeoutSeconds: Double = 5) -> [UInt8]? {
-        let box = Mutex<[UInt8]?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        camera.snapshot { bytes in
-            box.withLock { $0 = bytes }
-            done.signal()
+        loop.post(.liveViewWanted)
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        while true {
+            let box = Mutex<[UInt8]?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            camera.snapshot { bytes in
+                box.withLock { $0 = bytes }
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success else { return nil }
+            if let jpeg = box.withLock({ $0 }) { return jpeg }
+            // No frame yet: the stream is starting (or stopped for a fault, which no wait mends).
+            if case .fault = currentState { return nil }
+            guard Date() < deadline else { return nil }
+            usleep(50_000)
         }
-        guard done.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
-        return box.withLock { $0 }
     }
 
     /// The control socket's handler: answers each command, posting to the main loop what needs it
@@ -273,8 +286,11 @@ extension BoothRuntime {
                 return ControlReply(result: PressReply(stateBefore: press())).line()
             case .snapshot:
                 guard let jpeg = snapshotJPEG() else {
-                    return fail("unavailable", "the camera is not streaming (state \(currentState.name)); "
-                                + "the stream stops after camera.idle_stop in idle and starts again on a press")
+                    let now = currentState
+                    let why = if case .fault = now { "the camera is stopped while the booth is in fault" }
+                              else { "no camera frame within 5 s" }
+                    return fail("unavailable", "\(why) (state \(now.name)"
+                                + (camera.status.lastError.map { "; last camera error: \($0)" } ?? "") + ")")
                 }
                 let size = (try? JPEGDecoder().header(jpeg).size) ?? FrameSize(width: 0, height: 0)
                 return ControlReply(result: SnapshotReply(jpegBase64: Data(jpeg).base64EncodedString(),

@@ -16,7 +16,9 @@ struct Status: Subcommand {
     func run() -> Int32 { answer(ControlRequest(.status), args, as: StatusReport.self, text: Status.text) }
 
     static func text(_ s: StatusReport) -> String {
-        func row(_ label: String, _ value: String) -> String { (label + ":").padding(toLength: 10, withPad: " ", startingAt: 0) + value }
+        func row(_ label: String, _ value: String) -> String {
+            (label.isEmpty ? "" : label + ":").padding(toLength: 10, withPad: " ", startingAt: 0) + value
+        }
         var out: [String] = []
         out.append("photoboothd \(s.version) (pid \(s.pid)), up \(formatDuration(seconds: s.uptimeSeconds)) since \(s.startedAt)")
         out.append(row("config", access(s.configPath, F_OK) == 0 ? s.configPath : "\(s.configPath) (not present: built-in defaults)"))
@@ -27,7 +29,7 @@ struct Status: Subcommand {
         }
         out.append(row("state", s.state + (s.shot.map { " (shot \($0))" } ?? "")
                                   + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
-        for kind in s.faults.keys.sorted() { out.append(row("", "fault \(kind): \(s.faults[kind] ?? "")")) }
+        for kind in s.faults.keys.sorted() { out.append(row("fault", "\(kind): \(s.faults[kind] ?? "")")) }
         let c = s.camera
         var cam = c.device.map { "\($0)" + (c.card.map { " (\($0))" } ?? "") } ?? "not opened yet (camera.device = \(c.configured))"
         if c.streaming, let f = c.format, let w = c.width, let h = c.height {
@@ -44,6 +46,7 @@ struct Status: Subcommand {
         cam += ", \(c.badFrames) bad"
         out.append(row("camera", cam))
         if let e = c.lastError { out.append(row("", "last camera error: \(e)")) }
+        for w in c.warnings ?? [] { out.append(row("warning", "camera: \(w)")) }
         let b = s.button
         var button = b.device + (b.ended.map { " (\($0): no presses from it)" } ?? (b.running ? "" : " (NOT RUNNING)"))
         if let last = b.lastPress, let ago = b.secondsSinceLastPress {
@@ -176,7 +179,8 @@ struct Snapshot: Subcommand {
     static let synopsis = "snapshot FILE [--socket PATH]"
     static let summary = "Save the camera's current frame as a JPEG file, to check the framing ('-' writes to stdout)."
     static let details = """
-        The daemon must be streaming (it is from a press until camera.idle_stop in idle).
+        In idle the daemon starts the stream for it when camera.idle_stop had stopped it (the idle stop
+        then counts again from the snapshot); in fault there is no frame.
         Exit codes: 0; 69 daemon not running; 73 FILE cannot be written; 75 no frame now; 77 not allowed.
         """
     static let options: [Option] = [.socket]

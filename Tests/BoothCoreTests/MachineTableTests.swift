@@ -868,8 +868,24 @@ enum MachineTable {
             ]
         }
 
+    /// `photoboothctl snapshot` wants the live view: in idle the stream runs (started again after the
+    /// idle stop) and the idle stop counts from now; elsewhere nothing changes (a session streams
+    /// anyway, a fault has stopped the camera).
+    static let liveViewWanted: [Row] = [
+        row(.idle, "live view wanted: the stream runs already, the idle stop counts again",
+            .liveViewWanted, .idle,
+            [.log(.info, "live view asked for: the stream runs, camera.idle_stop counts from now"),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+        row(.idleStreamStopped, "live view wanted after the idle stop: the stream starts, the idle stop counts again",
+            .liveViewWanted, .idle,
+            [.startStream, .log(.info, "live view asked for: the stream runs, camera.idle_stop counts from now"),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+    ] + [Start.preview, .countdown3, .capture1, .betweenShots2, .composing, .review, .fault, .stopped].map { start in
+        row(start, "live view wanted: nothing changes", .liveViewWanted, start.expectedState, [])
+    }
+
     static let rows: [Row] = idle + idleVariants + preview + countdown + capture + review + fault + stopped
-        + series + composeEventsElsewhere
+        + series + composeEventsElsewhere + liveViewWanted
 }
 
 @Suite("BoothMachine state × event table")

@@ -152,7 +152,7 @@ struct Resolver {
 
     func event(_ e: BoothEvent) -> BoothEvent {
         switch e {
-        case .press, .longPress, .deviceFault, .deviceRecovered, .storageStatus, .reload, .shutdown:
+        case .press, .longPress, .deviceFault, .deviceRecovered, .storageStatus, .reload, .liveViewWanted, .shutdown:
             e
         case let .timer(token, at): .timer(token: id(token), at: at)
         case let .captureSucceeded(c): .captureSucceeded(id: id(c))
@@ -639,7 +639,7 @@ enum StateKind: String, CaseIterable, Sendable {
 /// The cases of ``BoothEvent`` without their payloads; same rule as ``StateKind``.
 enum EventKind: String, CaseIterable, Sendable {
     case press, longPress, timer, captureSucceeded, captureFailed, saved, saveFailed
-    case deviceFault, deviceRecovered, storageStatus, reload, composed, composeFailed, shutdown
+    case deviceFault, deviceRecovered, storageStatus, reload, composed, composeFailed, liveViewWanted, shutdown
 
     init(_ e: BoothEvent) {
         switch e {
@@ -656,6 +656,7 @@ enum EventKind: String, CaseIterable, Sendable {
         case .reload: self = .reload
         case .composed: self = .composed
         case .composeFailed: self = .composeFailed
+        case .liveViewWanted: self = .liveViewWanted
         case .shutdown: self = .shutdown
         }
     }

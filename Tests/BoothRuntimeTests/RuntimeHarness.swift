@@ -62,7 +62,7 @@ final class TestCamera: CameraDevice {
     private let streaming = Mutex(false)
     private let startCount = Mutex(0)
 
-    init(name: String) { simulated = SimulatedCamera(name: name) }
+    init(name: String, offeredSizes: [FrameSize]? = nil) { simulated = SimulatedCamera(name: name, offeredSizes: offeredSizes) }
 
     var identity: String { simulated.identity }
     func start(_ request: StreamRequest) throws -> StreamInfo {
@@ -78,6 +78,7 @@ final class TestCamera: CameraDevice {
         streaming.withLock { $0 = false }
     }
     var statistics: CameraStatistics { simulated.statistics }
+    func offeredSize(nearestTo size: FrameSize) -> FrameSize? { simulated.offeredSize(nearestTo: size) }
 
     /// True between a successful `start` and the next `stop`.
     var isStreaming: Bool { streaming.withLock { $0 } }
@@ -85,6 +86,9 @@ final class TestCamera: CameraDevice {
     var starts: Int { startCount.withLock { $0 } }
     func unplug() { simulated.unplug() }
     func replug() { simulated.replug() }
+    /// No more frames while the stream stays up (``SimulatedCamera/stall()``).
+    func stall() { simulated.stall() }
+    func resume() { simulated.resume() }
 }
 
 /// A display that records the screens it is shown and the size of each live frame.
@@ -138,12 +142,13 @@ final class TestBooth: Sendable {
     ///   - filePreview: also write the file preview (`settings.preview.file`).
     ///   - led: the LED factory; none (nil LED) when nil.
     ///   - opensLED: ``DeviceFactory/opensLED`` (false: as `--simulate`, which has no LED by design).
+    ///   - offeredSizes: the only sizes the simulated camera offers (nil: any).
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
          led: (@Sendable (Settings) -> (any LEDDevice)?)? = nil, opensLED: Bool = true,
-         cameraName: String = "sim-test-camera", options: RuntimeOptions = RuntimeOptions(),
-         reloaded: ReloadSource? = nil) {
+         cameraName: String = "sim-test-camera", offeredSizes: [FrameSize]? = nil,
+         options: RuntimeOptions = RuntimeOptions(), reloaded: ReloadSource? = nil) {
         self.settings = settings
-        let camera = TestCamera(name: cameraName)
+        let camera = TestCamera(name: cameraName, offeredSizes: offeredSizes)
         self.camera = camera
         let log = logs.logger(threshold: .debug)
         let fake = self.button

@@ -179,8 +179,8 @@ st=$(ctl status 2>&1)
 printf '%s\n' "$st" > "$RESULTS/status-B-fault.txt"
 # the reason: "camera lost: only bad frames for 3 s (…)", or after a retry's probe "camera not
 # available: no good frame within 5 s, only bad ones (…)"
-assert_contains "$st" "fault camera: camera " "photoboothctl status in the fault"
-assert_contains "$(grep 'fault camera:' <<<"$st")" "only bad" "photoboothctl status: the camera fault's reason"
+assert_contains "$st" "fault:    camera: camera " "photoboothctl status in the fault"
+assert_contains "$(grep '^fault: *camera:' <<<"$st")" "only bad" "photoboothctl status: the camera fault's reason"
 booth_alive "in the camera fault"
 lines_ge '^pattern end ' 2 && fail "pattern B (60 s) ended before the fault was checked (too slow a guest?)"
 : > "$PATTERN"

@@ -8,9 +8,10 @@
 /// | state | press | long press | timer | capture ok / failed, composed | device fault |
 /// |---|---|---|---|---|---|
 /// | idle | storage OK → preview; else stay, screen says why | ignore | stop the stream | – | fault |
+/// | idle, live view wanted (snapshot) | start the stream if stopped; the idle timer starts again | | | | |
 /// | preview | → countdown | cancel → idle | preview elapsed → countdown (preview off: timeout → idle) | – | fault |
 /// | countdown | ignore | cancel → idle | tick; at 0 → capture | – | fault |
-/// | capture | ignore | ignore | deadline → failed | ok → save; more shots → between shots; last → compose (one shot without composer: print if auto, review); failed → retry once, then idle "Sorry, try again" | fault |
+/// | capture | ignore | ignore | deadline (also when the camera stops delivering) → failed | ok → save; more shots → between shots; last → compose (one shot without composer: print if auto, review); failed → retry once, then idle "Sorry, try again" | fault |
 /// | between shots | → countdown | cancel → idle | → countdown of the next shot | – | fault |
 /// | composing | ignore | ignore | deadline → idle, session failed | composed → (print, mode auto) review; failed → idle, session failed | deferred to review's end |
 /// | review | print (mode press, once) | skip printing (mode auto/press; not the session's own press) | → idle (or the deferred fault) | – | deferred to review's end |
@@ -121,6 +122,14 @@ public struct BoothMachine: Sendable {
                 // The LED invites a press only when a press would start a session.
                 out += [.show(.idle(notice: refusal)), .setLED(refusal == nil ? .steady : .off)]
             }
+        case .liveViewWanted:
+            guard case .idle = state else { return out }
+            if !streaming {
+                streaming = true
+                out.append(.startStream)
+            }
+            out.append(.log(.info, "live view asked for: the stream runs, camera.idle_stop counts from now"))
+            startTimer(config.idleStopMilliseconds, into: &out)
         case let .reload(newConfig):
             switch state {
             case .idle, .fault:

@@ -86,6 +86,10 @@ public enum BoothEvent: Equatable, Sendable {
     /// Composing picture `pictureID` failed (a capture that does not decode, no composer for
     /// several shots); `message` says why. The captures stay on disk.
     case composeFailed(pictureID: UInt64, message: String)
+    /// The operator wants the live view outside a session (`photoboothctl snapshot`, to frame the
+    /// shot): in idle the stream starts when `camera.idle_stop` had stopped it, and the idle stop
+    /// counts again from now. Elsewhere nothing changes.
+    case liveViewWanted
     /// SIGTERM: stop.
     case shutdown
 }

@@ -160,9 +160,9 @@ public enum Schema {
         .choice("camera.focus", \.camera.focus, "auto",
                 "auto: the camera focuses continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
         .duration("camera.capture_timeout", \.camera.captureTimeoutMilliseconds, 100...30_000, "3s",
-                  "Deadline for a capture after the trigger; a capture not done by then fails (and is retried once)."),
+                  "Deadline for a capture after the trigger; a capture not done by then fails (and is retried once). A camera that stops delivering during a capture fails it by this deadline, not as a camera fault."),
         .duration("camera.idle_stop", \.camera.idleStopMilliseconds, 1000...86_400_000, "5min",
-                  "Stop the camera stream after this long in idle; it starts again on the next press."),
+                  "Stop the camera stream after this long in idle; it starts again on the next press, or for photoboothctl snapshot (the idle time then counts again)."),
         .choice("camera.rotation", \.camera.rotation, "0",
                 "Clockwise turn of the captures' pixels and the live view, in degrees; auto follows the accelerometer (see display.accelerometer). Saved photos are upright, EXIF orientation 1 or none."),
 
