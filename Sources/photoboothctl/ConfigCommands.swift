@@ -155,7 +155,8 @@ struct ConfigGet: Subcommand {
             if args.json {
                 printJSON(Output(key: key, value: value, defaultValue: spec.defaultText, file: path, line: line))
             } else {
-                print(value)
+                // Written at once (not buffered to exit), so the value comes before the note on stderr.
+                FileHandle.standardOutput.write(Data("\(value)\n".utf8))
                 warn(text == nil ? "\(key): the default (\(path) does not exist)"
                                  : line.map { "\(key): \(path) line \($0)" } ?? "\(key): the default (not set in \(path))")
             }
