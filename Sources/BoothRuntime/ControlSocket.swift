@@ -161,7 +161,7 @@ public final class ControlSocketLock: Sendable {
     }
 
     /// Opens (creating, mode 0600) and locks `<socketPath>.lock` without waiting; its directory is created if
-    /// missing. Wraps `open`, `flock(LOCK_EX | LOCK_NB)`, `ftruncate` and `write` (the pid).
+    /// missing. Wraps `open`, `flock(LOCK_EX | LOCK_NB)`, `ftruncate` and `pwrite` (the pid).
     /// - Throws: ``Failure/held(lockPath:socketPath:pid:)`` when another process holds the lock, else ``Failure/failed(_:)``.
     public init(socketPath: String) throws(Failure) {
         path = socketPath + ".lock"
