@@ -328,12 +328,12 @@ public final class CameraWorker: Sendable {
     private func take(_ frame: Frame, latency: Double, for p: (id: UInt64, trigger: MonotonicInstant, deadline: MonotonicInstant?),
                       _ local: Local) -> Bool {
         do {
-            let (bytes, passthrough, turn) = try jpeg(for: frame, local)
+            let (bytes, passthrough, turn, method) = try jpeg(for: frame, local)
             let slot = captures.slot(of: p.id)
             captures.put(CaptureRecord(id: p.id, session: slot.session, shot: slot.shot, jpeg: bytes,
                                        trigger: p.trigger, frameTimestamp: frame.timestamp,
                                        readyAt: clock.now(), size: turn.rotated(frame.size), format: frame.format,
-                                       passedThrough: passthrough))
+                                       passedThrough: passthrough, turn: method))
             local.pending = nil
             log.info("capture \(p.id): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size)"
                      + (turn == .r0 ? ", " : " turned \(turn), ")
@@ -454,14 +454,15 @@ public final class CameraWorker: Sendable {
     /// inserted when missing), a YUYV/RGB24 frame encoded at `storage.jpeg_quality`, 4:2:0; then
     /// turned upright in its pixels by `camera.rotation` (``JPEGRotator``: lossless when whole MCUs,
     /// else re-encoded at `storage.jpeg_quality`; no EXIF orientation left).
-    private func jpeg(for frame: Frame, _ local: Local) throws -> (bytes: [UInt8], passthrough: Bool, rotation: Rotation) {
+    private func jpeg(for frame: Frame, _ local: Local) throws
+        -> (bytes: [UInt8], passthrough: Bool, rotation: Rotation, method: JPEGRotationMethod) {
         let (bytes, passthrough) = try upright(frame, local)
         let turn = rotation()
-        guard turn != .r0 else { return (bytes, passthrough, turn) }
+        guard turn != .r0 else { return (bytes, passthrough, turn, .unchanged) }
         let rotator = try local.rotator ?? JPEGRotator()
         local.rotator = rotator
-        let (turned, _) = try rotator.rotate(bytes, by: turn, quality: settings.withLock { $0.jpegQuality })
-        return (turned, false, turn)
+        let (turned, method) = try rotator.rotate(bytes, by: turn, quality: settings.withLock { $0.jpegQuality })
+        return (turned, passthrough, turn, method)
     }
 
     private func upright(_ frame: Frame, _ local: Local) throws -> (bytes: [UInt8], passthrough: Bool) {

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothJPEG
 import Synchronization
 
 /// A capture taken by the camera thread, waiting to be saved: JPEG bytes plus its timing.
@@ -18,8 +19,21 @@ public struct CaptureRecord: Sendable {
     /// Frame size and pixel format of the capture.
     public var size: FrameSize
     public var format: PixelFormat
-    /// True when the JPEG is the camera's MJPEG frame, unchanged but for inserted Huffman tables.
+    /// True when the JPEG is the camera's MJPEG frame, unchanged but for inserted Huffman tables (and ``turn``).
     public var passedThrough: Bool
+    /// How `camera.rotation` turned it: not at all, losslessly (DCT domain), or decoded and re-encoded.
+    public var turn: JPEGRotationMethod = .unchanged
+
+    /// How the JPEG was made, for the log: `as sent by the camera`, `encoded`, and how it was turned
+    /// (`turned losslessly`, `decoded, turned and re-encoded`).
+    public var madeBy: String {
+        let source = passedThrough ? "as sent by the camera" : "encoded"
+        switch turn {
+        case .unchanged: return source
+        case .lossless: return source + ", turned losslessly"
+        case .reencoded: return source + ", decoded, turned and re-encoded"
+        }
+    }
 }
 
 /// Captures between the camera thread (which takes them) and the storage thread (which saves

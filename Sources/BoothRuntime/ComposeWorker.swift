@@ -119,14 +119,14 @@ final class ComposeWorker: Sendable {
         do {
             jpeg = try composer.composePicture(captures: job.captures, takenAt: job.takenAt)
         } catch {
-            log.error("picture \(job.pictureID): composing \(job.captures.count) capture(s) failed: \(error)")
+            log.error("session \(job.session)'s picture: composing \(job.captures.count) capture(s) failed: \(error)")
             post(.composeFailed(pictureID: job.pictureID, message: "\(error)"))
             return
         }
         let done = clock.now()
         let header = (try? JPEGDecoder()).flatMap { try? $0.header(jpeg) }
         guard let header else {
-            log.error("picture \(job.pictureID): the composer returned \(jpeg.count) bytes that are not a JPEG")
+            log.error("session \(job.session)'s picture: the composer returned \(jpeg.count) bytes that are not a JPEG")
             post(.composeFailed(pictureID: job.pictureID, message: "the composer's output is not a JPEG"))
             return
         }
@@ -135,7 +135,7 @@ final class ComposeWorker: Sendable {
                                    trigger: job.lastFrameAt, frameTimestamp: job.lastFrameAt, readyAt: done,
                                    size: header.size, format: .mjpeg, passedThrough: false))
         captures.shelve(pictureID: job.pictureID, jpeg: jpeg)
-        log.info("picture \(job.pictureID) composed: \(header.size) from \(job.captures.count) capture(s), "
+        log.info("session \(job.session)'s picture composed: \(header.size) from \(job.captures.count) capture(s), "
                  + "\(jpeg.count) bytes in \(format(done.milliseconds(since: start))) ms; "
                  + "last frame to composed \(format(done.milliseconds(since: job.lastFrameAt))) ms")
         post(.composed(pictureID: job.pictureID))

@@ -4,6 +4,19 @@ import Glibc
 /// The default config file of the installed booth (`/etc/photobooth/photobooth.conf`).
 public let defaultConfigPath = Schema.defaultConfigPath
 
+/// The config file of `photoboothd --simulate` without `--config`: `./photobooth.conf` in the working
+/// directory (missing = built-in defaults; `photoboothctl config set` creates it), never the system booth's file.
+public let simulatedConfigPath = "./photobooth.conf"
+
+/// What `photoboothd --simulate` puts in the working directory instead of the system booth's paths: every file
+/// the booth writes or reads back (photos and their totals and index in `storage.dir`, the file preview, the
+/// print journal and the print spool). Applied as overrides before the `--set` ones, so `--set` still wins
+/// and a `--config` file's values for these keys do not.
+public let simulatedOverrides: [(key: String, value: String)] = [
+    ("storage.dir", "./photos"), ("preview.file", "./preview.jpg"),
+    ("print.journal", "./print-journal.json"), ("print.spool", "./prints"),
+]
+
 /// Why settings could not be loaded.
 public enum ConfigLoadError: Error, CustomStringConvertible {
     /// The file named with `--config` does not exist or cannot be read.

@@ -145,8 +145,13 @@ public struct DaemonInfo: Codable, Sendable, Equatable {
     public var configPath: String
     /// True under `--simulate`.
     public var simulated: Bool
+    /// The keys given on the daemon's command line (`--set`, and what `--simulate` sets: ``simulatedOverrides``),
+    /// sorted; they win over the file on every reload. Nil from a daemon that does not say.
+    public var overriddenKeys: [String]?
 
-    public init(version: String, protocolVersion: Int, pid: Int32, configPath: String, simulated: Bool) {
+    public init(version: String, protocolVersion: Int, pid: Int32, configPath: String, simulated: Bool,
+                overriddenKeys: [String]? = nil) {
+        self.overriddenKeys = overriddenKeys
         self.version = version
         self.protocolVersion = protocolVersion
         self.pid = pid

@@ -133,6 +133,75 @@ public enum SystemUsers {
     }
 }
 
+/// One photoboothd per control socket: an exclusive `flock` on `<socket>.lock` beside the socket, taken before
+/// the socket is bound and held until ``release()`` (the daemon holds it for its whole life; the kernel drops it
+/// when the process ends, however it ends). The lock file holds the owner's pid, for the refusal message; it is
+/// never deleted (deleting a lock file another process may be opening races with it).
+public final class ControlSocketLock: Sendable {
+    /// The lock file: the socket path with `.lock` appended.
+    public let path: String
+    private let fd: Mutex<Int32>
+
+    /// Why the lock could not be taken.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Another process holds it: another photoboothd serves this socket. `pid`: the one written in the file.
+        case held(lockPath: String, socketPath: String, pid: Int32?)
+        /// The lock file could not be opened or locked (`open`, `flock`).
+        case failed(SocketError)
+
+        public var description: String {
+            switch self {
+            case let .held(lockPath, socketPath, pid):
+                return "another photoboothd\(pid.map { " (pid \($0))" } ?? "") is running on the control socket \(socketPath) "
+                    + "(it holds \(lockPath)); stop it first, or give this one another --socket PATH"
+            case let .failed(e):
+                return "\(e)"
+            }
+        }
+    }
+
+    /// Opens (creating, mode 0600) and locks `<socketPath>.lock` without waiting; its directory is created if
+    /// missing. Wraps `open`, `flock(LOCK_EX | LOCK_NB)`, `ftruncate` and `pwrite` (the pid).
+    /// - Throws: ``Failure/held(lockPath:socketPath:pid:)`` when another process holds the lock, else ``Failure/failed(_:)``.
+    public init(socketPath: String) throws(Failure) {
+        path = socketPath + ".lock"
+        let dir = directoryName(of: socketPath)
+        if access(dir, F_OK) != 0 {
+            do { try makeDirectories(dir) } catch { throw .failed(SocketError(call: "mkdir", errno: error.errno, path: dir)) }
+            // The per-user directory is private; the system one lets the group reach the socket.
+            chmod(dir, socketPath == ControlSocketPath.system ? 0o755 : 0o700)
+        }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw .failed(SocketError(call: "open", errno: errno, path: path)) }
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let e = errno
+            if e == EINTR { continue }
+            close(fd)
+            if e == EWOULDBLOCK { throw .held(lockPath: path, socketPath: socketPath, pid: ControlSocketLock.owner(path)) }
+            throw .failed(SocketError(call: "flock", errno: e, path: path))
+        }
+        var pid = Array("\(getpid())\n".utf8)
+        if ftruncate(fd, 0) == 0 { _ = pid.withUnsafeMutableBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        self.fd = Mutex(fd)
+    }
+
+    /// The pid written in the lock file `path`, if it holds one.
+    static func owner(_ path: String) -> Int32? {
+        guard let bytes = try? AtomicFile.read(path) else { return nil }
+        return Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Releases the lock (closes the file; the file stays). Idempotent.
+    public func release() {
+        fd.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    deinit { release() }
+}
+
 /// The daemon's end of the control socket: a unix stream socket, mode 0660, group `photobooth` when that group
 /// exists. Accepts on a thread it owns (never the concurrency pool) and serves each connection on a thread of
 /// its own (at most ``maxConnections`` at once). Each peer is checked with `SO_PEERCRED` against a
@@ -156,34 +225,51 @@ public final class ControlServer: Sendable {
     private let connections = Mutex(0)
     private let stopped = NSCondition()
     private let acceptDone = Mutex(false)
+    /// The instance lock: given to `init`, or taken by `start()`.
+    private let lock: Mutex<ControlSocketLock?>
+    /// The socket file this server bound (device, inode): the only file `stop()` removes.
+    private let boundFile = Mutex<(dev: UInt64, ino: UInt64)?>(nil)
 
     /// - Parameters:
     ///   - path: where to bind (its directory is created if missing).
     ///   - mode: the socket file's mode (0660; tests widen it to reach the peer check from another uid).
     ///   - policy: who may talk.
+    ///   - lock: the instance lock for `path`, when the caller took it already (photoboothd takes it before
+    ///     it opens anything); nil: `start()` takes it.
     ///   - handler: answers one well-formed request with one reply line (JSON and `\n`); runs on the
     ///     connection's thread.
-    public init(path: String, mode: mode_t = 0o660, policy: PeerPolicy = PeerPolicy(), log: Logger,
-                handler: @escaping @Sendable (ControlRequest, PeerCredentials) -> [UInt8]) {
+    public init(path: String, mode: mode_t = 0o660, policy: PeerPolicy = PeerPolicy(), lock: ControlSocketLock? = nil,
+                log: Logger, handler: @escaping @Sendable (ControlRequest, PeerCredentials) -> [UInt8]) {
         self.path = path
+        self.lock = Mutex(lock)
         self.mode = mode
         self.policy = policy
         self.log = log
         self.handler = handler
     }
 
-    /// Binds and listens, then starts the accept thread. A stale socket file (nobody answers) is replaced;
-    /// a live one (another photoboothd) is an error.
-    /// - Throws: ``SocketError`` from `mkdir`, `socket`, `bind`, `listen`, `chmod`; `EADDRINUSE` when another
-    ///   daemon answers at `path`.
-    public func start() throws(SocketError) {
-        var addr = try ControlServer.address(path)
-        let dir = directoryName(of: path)
-        if access(dir, F_OK) != 0 {
-            do { try makeDirectories(dir) } catch { throw SocketError(call: "mkdir", errno: error.errno, path: dir) }
-            // The per-user directory is private; the system one lets the group reach the socket.
-            chmod(dir, path == ControlSocketPath.system ? 0o755 : 0o700)
+    /// Takes the instance lock (``ControlSocketLock``) unless held, binds and listens, then starts the accept
+    /// thread. A stale socket file (nobody answers, nobody holds the lock) is replaced; a live one is an error.
+    /// - Throws: ``ControlSocketLock/Failure``: `held` when another photoboothd holds the lock; `failed` with the
+    ///   ``SocketError`` from `mkdir`, `open`, `flock`, `socket`, `bind`, `listen`, `chmod` (`bind` `EADDRINUSE` when
+    ///   a daemon without the lock answers at `path`).
+    public func start() throws(ControlSocketLock.Failure) {
+        let held = lock.withLock { $0 != nil }
+        if !held {
+            let taken = try ControlSocketLock(socketPath: path)
+            lock.withLock { $0 = taken }
         }
+        do {
+            try bindAndListen()
+        } catch {
+            // Taken here, released here: a server that did not start holds nothing.
+            if !held { lock.withLock { $0?.release(); $0 = nil } }
+            throw .failed(error)
+        }
+    }
+
+    private func bindAndListen() throws(SocketError) {
+        var addr = try ControlServer.address(path)
         var st = stat()
         if lstat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
@@ -208,6 +294,8 @@ public final class ControlServer: Sendable {
         if let gid = policy.groupID(policy.groupName) { _ = chown(path, uid_t.max, gid) }
         guard chmod(path, mode) == 0 else { let e = errno; close(fd); unlink(path); throw SocketError(call: "chmod", errno: e, path: path) }
         guard listen(fd, 16) == 0 else { let e = errno; close(fd); unlink(path); throw SocketError(call: "listen", errno: e, path: path) }
+        var mine = stat()
+        if lstat(path, &mine) == 0 { boundFile.withLock { $0 = (UInt64(mine.st_dev), UInt64(mine.st_ino)) } }
         listener.withLock { $0 = fd }
         let t = Thread { [self] in acceptLoop(fd) }
         t.name = "control"
@@ -215,7 +303,8 @@ public final class ControlServer: Sendable {
         log.info("control socket: \(path)")
     }
 
-    /// Stops accepting, removes the socket file; connections being served finish their current request.
+    /// Stops accepting, removes the socket file if it is the one this server bound (never another daemon's),
+    /// then releases the instance lock; connections being served finish their current request.
     public func stop() {
         guard !stopping.withLock({ s in defer { s = true }; return s }) else { return }
         stopped.lock()
@@ -223,7 +312,11 @@ public final class ControlServer: Sendable {
             if !stopped.wait(until: Date(timeIntervalSinceNow: 2)) { break }
         }
         stopped.unlock()
-        unlink(path)
+        if let mine = boundFile.withLock({ $0 }) {
+            var st = stat()
+            if lstat(path, &st) == 0, UInt64(st.st_dev) == mine.dev, UInt64(st.st_ino) == mine.ino { unlink(path) }
+        }
+        lock.withLock { $0?.release() }
     }
 
     static func address(_ path: String) throws(SocketError) -> sockaddr_un {

@@ -539,11 +539,18 @@ public final class PrintWorker: Sendable {
         }
     }
 
+    /// The paper left, for the log: `12 sheets left`, `1 sheet left`, or `paper not counted` (no `print.sheets`,
+    /// no `refill`).
+    static func paperText(_ sheets: Int?) -> String {
+        guard let sheets else { return "paper not counted" }
+        return sheets == 1 ? "1 sheet left" : "\(sheets) sheets left"
+    }
+
     private func report(_ r: PrintRequest, from: PrintRequestState) {
         switch r.state {
         case .completed:
             let sheets = shared.withLock { $0.journal.sheetsRemaining }
-            log.info("print \(r.id) (\(r.source)): job \(r.jobID ?? 0) completed; \(sheets.map(String.init) ?? "?") sheets left")
+            log.info("print \(r.id) (\(r.source)): job \(r.jobID ?? 0) completed; \(PrintWorker.paperText(sheets))")
         case .aborted, .cancelled, .failed, .dropped:
             log.warning("print \(r.id) (\(r.source)): job \(r.jobID ?? 0) \(r.state.rawValue)\(r.note.map { " (\($0))" } ?? "") — not counted")
         case .held:

@@ -112,6 +112,8 @@ public final class BoothRuntime: Sendable {
     private let review = Mutex<ReviewOnScreen?>(nil)
     struct ReviewOnScreen {
         var captureID: UInt64
+        /// The session whose picture it is (the log names it so; the capture id is the machine's).
+        var session: Int
         var jpeg: [UInt8]?
         var printStatus: String?
     }
@@ -299,7 +301,8 @@ public final class BoothRuntime: Sendable {
         if case let .press(_, at) = event { admin.notePress(at: at) }
         if case let .composed(id) = event, currentState != .composing(pictureID: id) {
             // The compose deadline passed first: the session ended failed, the picture is still saved.
-            log.warning("picture \(id) composed after its session ended (compose deadline passed): "
+            let whose = captures.get(id).map { "session \($0.session)'s picture" } ?? "a session's picture"
+            log.warning("\(whose) composed after its session ended (compose deadline passed): "
                         + "saved, not reviewed or printed (photoboothctl test-print FILE prints it)")
         }
         if case let .saved(id, path) = event {
@@ -308,7 +311,7 @@ public final class BoothRuntime: Sendable {
                 if let jpeg = printer.savedPhoto(captureID: id) {
                     printer.request(jpeg: jpeg, captureID: id, source: waiting.source, graceMilliseconds: waiting.grace)
                 } else {
-                    log.error("print of picture \(id) (\(waiting.source)): \(path) cannot be read back; not printed")
+                    log.error("print of the picture of \(waiting.source): \(path) cannot be read back; not printed")
                 }
             }
             let name = String(path.split(separator: "/").last ?? "")
@@ -351,7 +354,7 @@ public final class BoothRuntime: Sendable {
             let commands = s.machine.handle(event)
             return (before, commands, s.machine.state)
         }
-        if before.name != after.name || before != after && isFaultChange(before, after) {
+        if describe(before) != describe(after) {
             log.info("state: \(describe(before)) -> \(describe(after))")
         }
         // One outage is one fault: a kind counts when it joins the reasons, not each time a retry
@@ -365,14 +368,10 @@ public final class BoothRuntime: Sendable {
         execute(commands)
     }
 
-    private func isFaultChange(_ a: BoothState, _ b: BoothState) -> Bool {
-        if case .fault = a, case .fault = b { return true }
-        return false
-    }
-
     private func describe(_ s: BoothState) -> String {
         if case let .fault(reasons) = s {
-            return "fault(" + reasons.keys.sorted().map { "\($0.rawValue): \(reasons[$0] ?? "")" }.joined(separator: "; ") + ")"
+            // The kinds only: each reason has its own line ("fault (camera): …"), logged once.
+            return "fault(" + reasons.keys.sorted().map(\.rawValue).joined(separator: ", ") + ")"
         }
         return s.name
     }
@@ -465,7 +464,7 @@ public final class BoothRuntime: Sendable {
                 // Saved just now: the storage thread let the bytes go and its `.saved` is on its way
                 // (a failed save keeps them in memory). Printed when that event arrives.
                 state.withLock { $0.printsAwaitingSave[id] = ("session \(session)", grace) }
-                log.debug("print of picture \(id): waiting for its save to be noted")
+                log.debug("print of the picture of session \(session): waiting for its save to be noted")
             }
         case let .skipPrint(id):
             _ = state.withLock { $0.printsAwaitingSave.removeValue(forKey: id) }
@@ -506,8 +505,8 @@ public final class BoothRuntime: Sendable {
                 for d in displays { d.show(screen, capture: nil, printStatus: nil) }
                 return
             }
-            let held = state.withLock { $0.sessionJPEGs[id] }
-            let shown = ReviewOnScreen(captureID: id, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
+            let (held, session) = state.withLock { ($0.sessionJPEGs[id], $0.session) }
+            let shown = ReviewOnScreen(captureID: id, session: session, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
                                        printStatus: printer.reviewText(captureID: id))
             r = shown
             for d in displays { d.show(screen, capture: shown.jpeg, printStatus: shown.printStatus) }
@@ -524,7 +523,7 @@ public final class BoothRuntime: Sendable {
             guard text != shown.printStatus else { return }
             shown.printStatus = text
             r = shown
-            log.info("review of capture \(shown.captureID): \(text ?? "no print status")")
+            log.info("review of session \(shown.session)'s picture: \(text ?? "no print status")")
             for d in displays { d.show(.review(pictureID: shown.captureID), capture: shown.jpeg, printStatus: text) }
         }
     }

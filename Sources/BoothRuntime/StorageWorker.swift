@@ -132,14 +132,14 @@ public final class StorageWorker: Sendable {
             captures.remove(id)
             savedPaths.withLock { $0.append((id, path)); if $0.count > 64 { $0.removeFirst($0.count - 64) } }
             if record.shot == 0 {
-                log.info("picture \(id) saved: \(path) (\(record.jpeg.count) bytes, \(record.size)); "
+                log.info("session \(record.session)'s picture saved: \(path) (\(record.jpeg.count) bytes, \(record.size)); "
                          + "last frame to saved \(format(savedAt.milliseconds(since: record.frameTimestamp))) ms")
                 post(.saved(captureID: id, path: path))
                 return true
             }
             savedCount.withLock { $0 += 1 }
             log.info("capture \(id) saved: \(path) (\(record.jpeg.count) bytes, \(record.size) \(record.format.rawValue)"
-                     + "\(record.passedThrough ? " as sent by the camera" : ", encoded")); "
+                     + ", \(record.madeBy)); "
                      + "trigger-to-frame \(format(record.frameTimestamp.milliseconds(since: record.trigger))) ms, "
                      + "frame-to-saved \(format(savedAt.milliseconds(since: record.frameTimestamp))) ms")
             post(.saved(captureID: id, path: path))

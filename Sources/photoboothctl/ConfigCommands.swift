@@ -3,12 +3,13 @@ import BoothRuntime
 import Foundation
 import Glibc
 
-/// The config file a config command works on: `--file F`, else the daemon's (asked over the socket), else
-/// the default path. `daemonFile` is true when it is the file a running daemon reads.
-func configTarget(_ args: ParsedArguments) -> (path: String, daemonFile: Bool) {
-    if let file = args.value(.file) { return (file, daemonUses(file, socket: args.socket)) }
-    if let info = runningDaemon(socket: args.socket) { return (info.configPath, true) }
-    return (Schema.defaultConfigPath, false)
+/// The config file a config command works on: `--file F`, else the running daemon's (asked over the socket:
+/// `hello` names the file it was started from, e.g. `./photobooth.conf` in its working directory under
+/// `--simulate`), else the default path. `daemon` is the daemon that reads this file, nil when none does.
+func configTarget(_ args: ParsedArguments) -> (path: String, daemon: DaemonInfo?) {
+    if let file = args.value(.file) { return (file, daemonUsing(file, socket: args.socket)) }
+    if let info = runningDaemon(socket: args.socket) { return (info.configPath, info) }
+    return (Schema.defaultConfigPath, nil)
 }
 
 /// The daemon answering on the socket (`hello`, 3 s at most), or nil when none does.
@@ -16,10 +17,18 @@ func runningDaemon(socket: String?) -> DaemonInfo? {
     try? ask(.hello, socket: socket, as: DaemonInfo.self, timeoutSeconds: 3)
 }
 
-/// True when a daemon answers on the socket and reads `file`.
-func daemonUses(_ file: String, socket: String?) -> Bool {
-    guard let info = runningDaemon(socket: socket) else { return false }
-    return sameFile(info.configPath, file)
+/// The daemon answering on the socket when it reads `file`, else nil.
+func daemonUsing(_ file: String, socket: String?) -> DaemonInfo? {
+    guard let info = runningDaemon(socket: socket), sameFile(info.configPath, file) else { return nil }
+    return info
+}
+
+/// The warning for `key` when the daemon that reads the file sets it on its command line (which wins), else nil.
+func overrideWarning(_ key: String, _ daemon: DaemonInfo?) -> String? {
+    guard let daemon, daemon.overriddenKeys?.contains(key) == true else { return nil }
+    return "photoboothd (pid \(daemon.pid)) sets \(key) on its command line (--set"
+        + (daemon.simulated ? ", or --simulate's working-directory paths" : "")
+        + "), which wins over the file: the file's value takes effect only when it is started without that"
 }
 
 func sameFile(_ a: String, _ b: String) -> Bool {
@@ -79,7 +88,7 @@ struct ConfigShow: Subcommand {
     }
 
     func run() -> Int32 {
-        let path = configTarget(args).path
+        let (path, daemon) = configTarget(args)
         switch checkedSettings(path) {
         case let .failure(f): return f.code
         case let .success((settings, text, diagnostics)):
@@ -90,7 +99,8 @@ struct ConfigShow: Subcommand {
                 printJSON(Output(file: path, exists: text != nil, settings: values, lines: lines))
                 return ExitCode.ok
             }
-            print("# \(path)" + (text == nil ? " (does not exist: every setting at its default)" : ""))
+            print("# \(path)" + (text == nil ? " (does not exist: every setting at its default)" : "")
+                  + (daemon.map { " (read by photoboothd, pid \($0.pid))" } ?? ""))
             for d in diagnostics { print("# \(d)") }
             var section = ""
             for spec in Schema.settings {
@@ -99,7 +109,8 @@ struct ConfigShow: Subcommand {
                     print("\n[\(section)]")
                 }
                 let entry = "\(spec.name) = \(values[spec.key] ?? "")"
-                let origin = lines[spec.key].map { "line \($0)" } ?? "default"
+                var origin = lines[spec.key].map { "line \($0)" } ?? "default"
+                if overrideWarning(spec.key, daemon) != nil { origin += "; photoboothd's command line sets it (wins)" }
                 print(entry.padding(toLength: max(40, entry.count + 2), withPad: " ", startingAt: 0) + "# " + origin)
             }
             return ExitCode.ok
@@ -112,7 +123,11 @@ struct ConfigGet: Subcommand {
     static let words = ["config", "get"]
     static let synopsis = "config get KEY [--json] [--file F] [--socket PATH]"
     static let summary = "Print one setting's value (section.key, e.g. session.countdown) from the config file."
-    static let details = "Exit codes: 0; 64 unknown key; 66 file unreadable; 78 file invalid."
+    static let details = """
+        The file is the running daemon's (asked over the socket), else \(Schema.defaultConfigPath); --file names another.
+        The value goes to stdout; which file and line it came from to stderr.
+        Exit codes: 0; 64 unknown key; 66 file unreadable; 78 file invalid.
+        """
     static let options: [Option] = [.json, .file, .socket]
     static let positionals = 1...1
     let args: ParsedArguments
@@ -131,17 +146,21 @@ struct ConfigGet: Subcommand {
             warn(ConfigEditError.unknownKey(key, suggestion: Schema.closestKey(to: key)).description)
             return ExitCode.usage
         }
-        let path = configTarget(args).path
+        let (path, daemon) = configTarget(args)
         switch checkedSettings(path) {
         case let .failure(f): return f.code
         case let .success((settings, text, _)):
             let value = spec.text(in: settings)
+            let line = text.flatMap { Settings.keysSet(inText: $0)[key] }
             if args.json {
-                printJSON(Output(key: key, value: value, defaultValue: spec.defaultText, file: path,
-                                 line: text.flatMap { Settings.keysSet(inText: $0)[key] }))
+                printJSON(Output(key: key, value: value, defaultValue: spec.defaultText, file: path, line: line))
             } else {
-                print(value)
+                // Written at once (not buffered to exit), so the value comes before the note on stderr.
+                FileHandle.standardOutput.write(Data("\(value)\n".utf8))
+                warn(text == nil ? "\(key): the default (\(path) does not exist)"
+                                 : line.map { "\(key): \(path) line \($0)" } ?? "\(key): the default (not set in \(path))")
             }
+            if let w = overrideWarning(key, daemon) { warn(w) }
             return ExitCode.ok
         }
     }
@@ -156,7 +175,9 @@ struct ConfigSet: Subcommand {
         The value is checked first, then the whole file: nothing is written when the result would be invalid.
         Only the key's line changes (comments, order and every other line stay byte for byte); a key not yet in
         the file is added at the end of its section. The file is replaced atomically, keeping its mode and owner.
-        A file that does not exist is created from the commented default ('config init').
+        A file that does not exist is created from the commented default ('config init'). The file is the running
+        daemon's (asked over the socket: the one it was started from; ./photobooth.conf in its working directory
+        under photoboothd --simulate without --config), else \(Schema.defaultConfigPath); --file names another.
         When the daemon reads this file it reloads: at once in idle or fault, else when the session ends.
         Exit codes: 0; 64 unknown key; 65 invalid value; 66 file unreadable; 73 file not writable;
         78 file invalid (or the daemon refused the reload).
@@ -167,7 +188,7 @@ struct ConfigSet: Subcommand {
 
     func run() -> Int32 {
         let key = args.positional[0], value = args.positional[1]
-        let (path, daemonFile) = configTarget(args)
+        let (path, daemon) = configTarget(args)
         let existing: String?
         switch readConfig(path) {
         case let .failure(f): return f.code
@@ -212,7 +233,8 @@ struct ConfigSet: Subcommand {
         for w in edit.warnings { FileHandleOutput.stderr(w.description) }
         let was = edit.previous.map { "was \($0)" } ?? "added"
         print("\(key) = \(edit.value) (\(path) line \(edit.line), \(was)\(existing == nil ? "; file created from the commented default" : ""))")
-        guard daemonFile else {
+        if let w = overrideWarning(key, daemon) { warn(w) }
+        guard daemon != nil else {
             print("not reloading: no running photoboothd reads \(path)")
             return ExitCode.ok
         }

@@ -12,7 +12,7 @@ let commands: [any Subcommand.Type] = [
 
 let usage: String = {
     var text = """
-        Usage: photoboothctl COMMAND [options]
+        Usage: photoboothctl [options] COMMAND [options]
 
         The photobooth's admin tool: configure the booth, check it, drive it.
 
@@ -24,7 +24,8 @@ let usage: String = {
     }
     text += """
 
-        'photoboothctl COMMAND --help' explains each. Data commands take --json.
+        'photoboothctl COMMAND --help' explains each. Data commands take --json. Options go before or
+        after the command (photoboothctl --socket PATH status = photoboothctl status --socket PATH).
         The daemon is reached on its control socket (\(ControlSocketPath.system) for the system booth,
         \(ControlSocketPath.user()) for photoboothd --simulate; --socket PATH names another); it answers
         root and members of group 'photobooth'.
@@ -34,7 +35,27 @@ let usage: String = {
     return text
 }()
 
-let argv = Array(CommandLine.arguments.dropFirst())
+/// The command line with options given before the command moved after its words: options go before or
+/// after the command (`--socket PATH status` = `status --socket PATH`); each command then checks its own.
+@MainActor func commandFirst(_ argv: [String]) -> [String] {
+    let takesValue = Set(commands.flatMap { $0.options.filter(\.takesValue).map(\.name) })
+    var leading: [String] = []
+    var i = 0
+    while i < argv.count, argv[i].hasPrefix("--"), argv[i].count > 2, !["--help", "--version"].contains(argv[i]) {
+        leading.append(argv[i])
+        if !argv[i].contains("="), takesValue.contains(argv[i]), i + 1 < argv.count {
+            leading.append(argv[i + 1])
+            i += 1
+        }
+        i += 1
+    }
+    let rest = Array(argv[i...])
+    guard !leading.isEmpty, let command = commands.filter({ rest.starts(with: $0.words) }).max(by: { $0.words.count < $1.words.count })
+    else { return leading.isEmpty ? argv : rest.isEmpty ? [] : rest + leading }
+    return command.words + leading + Array(rest.dropFirst(command.words.count))
+}
+
+let argv = commandFirst(Array(CommandLine.arguments.dropFirst()))
 switch argv.first {
 case "--help", "-h", "help":
     print(usage)

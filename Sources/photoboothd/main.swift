@@ -11,11 +11,14 @@ let usage = """
     The photobooth kiosk daemon: live view, countdown, capture, review.
 
     Options:
-      --config FILE     settings file (default \(defaultConfigPath); missing = built-in defaults)
+      --config FILE     settings file (default \(defaultConfigPath), with --simulate
+                        \(simulatedConfigPath); missing = built-in defaults)
       --set KEY=VALUE   override one setting, e.g. --set session.countdown=5s (repeatable)
       --simulate        built-in test-pattern camera, the terminal as the button
-                        (Enter = press, c + Enter = long press), photos in ./photos,
-                        file preview at ./preview.jpg
+                        (Enter = press, c + Enter = long press); everything it keeps
+                        stays in the working directory: photos and totals in ./photos,
+                        file preview ./preview.jpg, print journal ./print-journal.json,
+                        print spool ./prints, settings ./photobooth.conf (--set wins)
       --camera PATH     with --simulate: use this real V4L2 camera (e.g. /dev/video0)
       --corrupt-frames N[:KIND,...]
                         with --simulate: the test-pattern camera spoils every Nth frame,
@@ -33,8 +36,9 @@ let usage = """
       --verbose         also log debug lines
       --help, --version
 
-    Exit codes: 0 stopped by SIGTERM or --sessions; 64 bad option; 66 config file
-    unreadable; 69 device unavailable (--check); 78 invalid settings.
+    Exit codes (sysexits): 0 stopped by SIGTERM or --sessions; 64 bad option; 66 config
+    file unreadable; 69 device unavailable (--check); 75 another photoboothd is running
+    on the same control socket (it holds the socket's .lock file); 78 invalid settings.
     """
 
 struct Arguments {
@@ -117,14 +121,16 @@ func parseArguments(_ argv: [String]) -> Arguments {
     if a.corruptFrames != nil && (!a.simulate || a.cameraPath != nil) {
         fail("--corrupt-frames goes with --simulate and its test-pattern camera (not --camera)", ExitCode.usage)
     }
+    // The simulated booth reads its settings from the working directory too, never the system booth's file.
+    if a.simulate && !a.configGiven { a.configPath = simulatedConfigPath }
     return a
 }
 
 let args = parseArguments(CommandLine.arguments)
 var overrides: [(key: String, value: String)] = args.overrides
 if args.simulate {
-    // The simulated booth keeps everything in the working directory unless told otherwise.
-    overrides.insert(contentsOf: [(key: "storage.dir", value: "./photos"), (key: "preview.file", value: "./preview.jpg")], at: 0)
+    // The simulated booth keeps everything in the working directory unless --set says otherwise.
+    overrides.insert(contentsOf: simulatedOverrides, at: 0)
     if let cam = args.cameraPath { overrides.append((key: "camera.device", value: cam)) }
 }
 let log = Logger(threshold: args.verbose ? .debug : .info)
@@ -169,6 +175,16 @@ if args.check {
     exit(checkDevices(settings: loaded.settings, sources: loaded.sources, factory: factory, log: log))
 }
 
+// One daemon per control socket: its lock is taken before anything is opened or written, and held until exit.
+let socketPath = args.socketPath ?? ControlSocketPath.forDaemon(simulated: args.simulate)
+var socketLock: ControlSocketLock?
+do {
+    socketLock = try ControlSocketLock(socketPath: socketPath)
+} catch {
+    if case .held = error { fail("not starting: \(error)", ExitCode.tempFail) }
+    log.error("control socket lock not available, photoboothctl cannot reach this daemon: \(error)")
+}
+
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
 var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
 runtimeOptions.composer = composer
@@ -202,16 +218,16 @@ let runtime = BoothRuntime(
     })
 
 // The control socket for photoboothctl, served on a thread of its own. Without it the booth still runs.
-let socketPath = args.socketPath ?? ControlSocketPath.forDaemon(simulated: args.simulate)
-let controlServer = ControlServer(
-    path: socketPath, log: log,
-    handler: runtime.controlHandler(info: DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtocol.version,
-                                                     pid: getpid(), configPath: absolutePath(configPath),
-                                                     simulated: args.simulate)))
-do {
-    try controlServer.start()
-} catch {
-    log.error("control socket not available, photoboothctl cannot reach this daemon: \(error)")
+var info = DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtocol.version, pid: getpid(),
+                      configPath: absolutePath(configPath), simulated: args.simulate)
+info.overriddenKeys = Array(Set(finalOverrides.map(\.key))).sorted()
+let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(info: info))
+if socketLock != nil {
+    do {
+        try controlServer.start()
+    } catch {
+        log.error("control socket not available, photoboothctl cannot reach this daemon: \(error)")
+    }
 }
 
 // Signals arrive on a dispatch queue of their own and become events for the main loop. The handlers are

@@ -112,7 +112,7 @@ extension PrintWorkerCUPSTests {
         #expect(await eventually { booth.printer.reviewText(captureID: first) == "Printing…" }, "\(booth.logs.text)")
         #expect(await eventually { stack.printed().count == 1 })
         // The loop hands the request to the print thread before it writes this line.
-        #expect(await eventually { booth.logs.contains("print of picture \(first) requested by a press") }, "\(booth.logs.text)")
+        #expect(await eventually { booth.logs.contains("print of the session's picture (capture \(first)) requested by a press") }, "\(booth.logs.text)")
         // A second press during the same review: no second request, no second job.
         booth.button.press()
         #expect(await eventually { booth.logs.contains("press ignored in review") })
@@ -140,7 +140,7 @@ extension PrintWorkerCUPSTests {
         // The previous run's request is not this run's capture, whatever its number.
         #expect(again.printer.reviewText(captureID: second) == nil)
         again.button.longPress()
-        #expect(await eventually { again.logs.contains("printing of picture \(second) skipped by a long press") }, "\(again.logs.text)")
+        #expect(await eventually { again.logs.contains("printing of the session's picture (capture \(second)) skipped by a long press") }, "\(again.logs.text)")
         #expect(await eventually { again.printer.journal.requests.map(\.state) == [.completed, .cancelled] }, "\(again.logs.text)")
         #expect(again.printer.journal.requests.last?.note == "skipped by a long press")
         #expect(again.printer.reviewText(captureID: second) == "Not printing")

@@ -93,7 +93,22 @@ final class Calls: Sendable {
     @Test func aSecondServerOnALiveSocketIsRefusedAndAStaleOneIsReplaced() throws {
         let s = try CountingServer(); defer { s.close() }
         let second = ControlServer(path: s.path, log: LogRecorder().logger()) { _, _ in [] }
-        #expect(throws: SocketError(call: "bind", errno: EADDRINUSE, path: s.path)) { try second.start() }
+        #expect(throws: ControlSocketLock.Failure.held(lockPath: s.path + ".lock", socketPath: s.path, pid: getpid())) {
+            try second.start()
+        }
+        // The refused one removes nothing when it stops: the first stays reachable (issue 13).
+        second.stop()
+        _ = try ControlClient(socket: s.path).send(ControlRequest(.hello), expecting: PressReply.self)
+        // A daemon without the lock (an older photoboothd) answering there: refused too, its socket kept.
+        let lockless = try CountingServer()
+        defer { lockless.close() }
+        unlink(lockless.path + ".lock")
+        let third = ControlServer(path: lockless.path, log: LogRecorder().logger()) { _, _ in [] }
+        #expect(throws: ControlSocketLock.Failure.failed(SocketError(call: "bind", errno: EADDRINUSE, path: lockless.path))) {
+            try third.start()
+        }
+        third.stop()
+        _ = try ControlClient(socket: lockless.path).send(ControlRequest(.hello), expecting: PressReply.self)
         // A stale socket file (nobody listening) is replaced.
         let staleDir = makeTempDir(); defer { removeTree(staleDir) }
         let stalePath = "\(staleDir)/control"

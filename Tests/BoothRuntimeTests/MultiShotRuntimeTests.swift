@@ -126,7 +126,11 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         #expect(booth.runtime.counters.sessions == 1)
         #expect(await eventually { booth.runtime.counters.captures == shots })
         #expect(await eventually { booth.runtime.admin.stats.current.captures == shots })
-        #expect(await eventually { booth.logged("picture \(pictureID) saved", "booth-000001-picture.jpg") })
+        #expect(await eventually { booth.logged("session 1's picture saved", "booth-000001-picture.jpg") })
+        // The log names the picture by its session, never by the machine's id, which is no capture's (issue 13).
+        #expect(booth.logged("session 1's picture composed"), "\(booth.logText)")
+        let byID = booth.logs.all.filter { $0.contains("picture \(pictureID)") || $0.contains("capture \(pictureID)") }
+        #expect(byID.isEmpty, "\(byID)")
 
         // A restart counts the files again the same way: next session 2, captures not doubled.
         booth.shutdownAndWait()

@@ -93,11 +93,11 @@ public struct BoothMachine: Sendable {
             onCaptureSucceeded(id, into: &out)
         case let .composed(pictureID):
             guard case .composing(pictureID) = state else { return out }
-            out.append(.log(.info, "picture \(pictureID) composed from captures \(idList(sessionCaptures))"))
+            out.append(.log(.info, "the session's picture composed from captures \(idList(sessionCaptures))"))
             enterReview(pictureID: pictureID, into: &out)
         case let .composeFailed(pictureID, message):
             guard case .composing(pictureID) = state else { return out }
-            out += [.log(.error, "picture \(pictureID) not composed: \(message)"), .endSession(.failed)]
+            out += [.log(.error, "the session's picture not composed: \(message)"), .endSession(.failed)]
             leaveSession(notice: BoothMachine.composeFailedNotice, into: &out)
         case let .captureFailed(id, message, at):
             guard case let .capture(current, attempt) = state, current == id else { return out }
@@ -106,7 +106,7 @@ public struct BoothMachine: Sendable {
         case let .saved(captureID, path):
             let picture = (state == .composing(pictureID: captureID) || state == .review(pictureID: captureID))
                 && !sessionCaptures.contains(captureID)
-            out.append(.log(.debug, "\(picture ? "picture" : "capture") \(captureID) saved to \(path)"))
+            out.append(.log(.debug, "\(picture ? "the session's picture" : "capture \(captureID)") saved to \(path)"))
         case let .saveFailed(captureID, noSpace, message):
             let reason = noSpace ? "storage full while saving capture \(captureID): \(message)"
                                  : "saving capture \(captureID) failed: \(message)"
@@ -155,6 +155,12 @@ public struct BoothMachine: Sendable {
         return out
     }
 
+    /// How the log names picture `id` (the id is the machine's, not the session's number): the session's
+    /// picture, with its capture when one shot is the picture.
+    private func pictureName(_ id: UInt64) -> String {
+        sessionCaptures.contains(id) ? "the session's picture (capture \(id))" : "the session's picture"
+    }
+
     // MARK: Events
 
     private mutating func onPress(id: UInt64, at: MonotonicInstant, into out: inout [BoothCommand]) {
@@ -173,9 +179,9 @@ public struct BoothMachine: Sendable {
             enterCountdown(at: at, into: &out)
         case let .review(pictureID) where config.printMode == .press && reviewPrint == .none:
             reviewPrint = .requested
-            out += [.print(pictureID: pictureID), .log(.info, "print of picture \(pictureID) requested by a press")]
+            out += [.print(pictureID: pictureID), .log(.info, "print of \(pictureName(pictureID)) requested by a press")]
         case .countdown, .capture, .composing, .review:
-            out.append(.log(.debug, "press ignored in \(state.name)"))
+            out.append(.log(.info, "press ignored in \(state.name)"))
         case .fault:
             out.append(.log(.info, "press ignored: booth in fault"))
         case .stopped:
@@ -187,7 +193,7 @@ public struct BoothMachine: Sendable {
         switch state {
         case .preview, .countdown, .betweenShots:
             if id == sessionPressID {
-                out.append(.log(.debug, "long press of the press that started this session ignored"))
+                out.append(.log(.info, "long press of the press that started this session ignored"))
                 return
             }
             out += [.endSession(.cancelled), .log(.info, "session cancelled by a long press")]
@@ -203,9 +209,9 @@ public struct BoothMachine: Sendable {
             enterIdle(notice: nil, into: &out)
         case let .review(pictureID) where config.printMode != .off && id != sessionPressID && reviewPrint != .skipped:
             reviewPrint = .skipped
-            out += [.skipPrint(pictureID: pictureID), .log(.info, "printing of picture \(pictureID) skipped by a long press")]
+            out += [.skipPrint(pictureID: pictureID), .log(.info, "printing of \(pictureName(pictureID)) skipped by a long press")]
         case .idle, .capture, .composing, .review, .fault, .stopped:
-            out.append(.log(.debug, "long press ignored in \(state.name)"))
+            out.append(.log(.info, "long press ignored in \(state.name)"))
         }
     }
 
@@ -236,8 +242,8 @@ public struct BoothMachine: Sendable {
             captureAttemptFailed(attempt: attempt, at: at, into: &out)
         case .betweenShots:
             enterCountdown(at: at, into: &out)
-        case let .composing(pictureID):
-            out += [.log(.error, "picture \(pictureID) not composed within \(config.composeTimeoutMilliseconds) ms"),
+        case .composing:
+            out += [.log(.error, "the session's picture not composed within \(config.composeTimeoutMilliseconds) ms"),
                     .endSession(.failed)]
             leaveSession(notice: BoothMachine.composeFailedNotice, into: &out)
         case .review:
@@ -253,7 +259,12 @@ public struct BoothMachine: Sendable {
     }
 
     private mutating func onDeviceFault(_ kind: FaultKind, message: String, into out: inout [BoothCommand]) {
-        out.append(.log(.error, "fault (\(kind.rawValue)): \(message)"))
+        // Each reason is logged once: a retry that fails the same way again is a debug line.
+        if case let .fault(reasons) = state, reasons[kind] == message {
+            out.append(.log(.debug, "fault (\(kind.rawValue)) unchanged after the retry"))
+        } else {
+            out.append(.log(.error, "fault (\(kind.rawValue)): \(message)"))
+        }
         switch state {
         case var .fault(reasons):
             reasons[kind] = message
