@@ -16,8 +16,9 @@ TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libg
 # The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), TurboJPEG, libpng (the picture's PNG overlay).
 BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test),
-# udev (the systemd scenario applies etc/udev in the guest).
-TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev)
+# udev (the systemd scenario applies etc/udev in the guest), faketime (libfaketime: the clock test's
+# frozen and set-back wall clock).
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev faketime)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
 # the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
 PRINT_BUILD_DEPS=(libcups2-dev)
