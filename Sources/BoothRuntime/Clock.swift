@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import CSysShims
 import Glibc
@@ -14,12 +15,8 @@ public struct SystemClock: MonotonicClock {
     public init() {}
     public func now() -> MonotonicInstant { SystemClock.monotonicNow() }
 
-    /// `clock_gettime(CLOCK_MONOTONIC)` as a ``MonotonicInstant``.
-    public static func monotonicNow() -> MonotonicInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return MonotonicInstant(nanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec))
-    }
+    /// `clock_gettime(CLOCK_MONOTONIC)` as a ``MonotonicInstant`` (``Monotonic/now()``, the one reading).
+    public static func monotonicNow() -> MonotonicInstant { Monotonic.now() }
 }
 
 /// A clock that moves only when told to; for tests.

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothJPEG
 import Foundation
@@ -45,7 +46,7 @@ final class ComposeWorker: Sendable {
     private let save: @Sendable (UInt64) -> Void
     private struct Queue { var jobs: [Job] = []; var busy = false; var stop = false }
     private let queue = Mutex(Queue())
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
 
     init(composer: (any PictureComposing)?, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
          post: @escaping @Sendable (BoothEvent) -> Void, save: @escaping @Sendable (UInt64) -> Void) {
@@ -79,7 +80,7 @@ final class ComposeWorker: Sendable {
     @discardableResult
     func finish(timeoutSeconds: Double) -> Bool {
         queue.withLock { $0.stop = true }
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         wake.lock()
         defer { wake.unlock() }
         wake.broadcast()

@@ -1,3 +1,4 @@
+import BoothClock
 import CSysShims
 import Foundation
 import Glibc
@@ -154,7 +155,7 @@ public final class ControlServer: Sendable {
     private let listener = Mutex<Int32>(-1)
     private let stopping = Mutex(false)
     private let connections = Mutex(0)
-    private let stopped = NSCondition()
+    private let stopped = MonotonicCondition()
     private let acceptDone = Mutex(false)
 
     /// - Parameters:
@@ -220,7 +221,7 @@ public final class ControlServer: Sendable {
         guard !stopping.withLock({ s in defer { s = true }; return s }) else { return }
         stopped.lock()
         while !acceptDone.withLock({ $0 }) && listener.withLock({ $0 }) >= 0 {
-            if !stopped.wait(until: Date(timeIntervalSinceNow: 2)) { break }
+            if !stopped.wait(milliseconds: 2000) { break }
         }
         stopped.unlock()
         unlink(path)

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothPrint
 import Foundation
@@ -51,7 +52,7 @@ public final class PrintWorker: Sendable {
     private let writeJournal: @Sendable ([UInt8], String) throws -> Void
     /// Called after the journal or the printer's health changed (``observe(_:)``).
     private let observer = Mutex<(@Sendable () -> Void)?>(nil)
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
     private let done = Mutex(false)
     private let log: Logger
     /// Wall clock in seconds since 1970 (the backlog age survives restarts); tests inject one.
@@ -158,8 +159,8 @@ public final class PrintWorker: Sendable {
     public func stop(timeoutSeconds: Double = 5) {
         shared.withLock { $0.stopping = true }
         signal()
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
-        while !done.withLock({ $0 }) && Date() < deadline { usleep(10_000) }
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
+        while !done.withLock({ $0 }) && Monotonic.now() < deadline { usleep(10_000) }
     }
 
     /// Asks for a print of `jpeg`: a session's picture (`captureID` is the picture's id: the composed
@@ -329,7 +330,7 @@ public final class PrintWorker: Sendable {
                     let t = SystemClock.monotonicNow().nanoseconds
                     seconds = min(seconds, graceEnds > t ? max(0.01, Double(graceEnds - t) / 1e9) : 0.01)
                 }
-                _ = wake.wait(until: Date(timeIntervalSinceNow: seconds))
+                _ = wake.wait(milliseconds: seconds * 1000)
             }
             wake.unlock()
         }

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import Foundation
 import Glibc
@@ -56,7 +57,7 @@ public final class StatsStore: Sendable {
         var stop = false
     }
     private let state: Mutex<State>
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
 
     /// The stats file's name inside the photos directory.
     public static let fileName = ".photobooth-stats.json"
@@ -132,7 +133,7 @@ public final class StatsStore: Sendable {
     /// Writes what is pending and stops the writer; waits up to `timeoutSeconds`.
     public func finish(timeoutSeconds: Double = 2) {
         state.withLock { $0.stop = true }
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         wake.lock()
         wake.broadcast()
         while state.withLock({ $0.open && ($0.dirty || $0.writing) }) {

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import Foundation
 import Synchronization
@@ -12,7 +13,7 @@ public final class StorageWorker: Sendable {
     private let log: Logger
     private let post: @Sendable (BoothEvent) -> Void
     private let queue = Mutex<[Job]>([])
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
     private let idle = Mutex(true)
     private let minFree: Mutex<UInt64>
     private let savedCount = Mutex(0)
@@ -79,7 +80,7 @@ public final class StorageWorker: Sendable {
     @discardableResult
     public func finish(timeoutSeconds: Double) -> Bool {
         enqueue(.shutdown)
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         wake.lock()
         defer { wake.unlock() }
         while !(idle.withLock { $0 } && queue.withLock { $0.isEmpty }) {
