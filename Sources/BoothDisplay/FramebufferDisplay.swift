@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Draws screens into a framebuffer, synchronously: renders onto a canvas the size of the
@@ -109,9 +110,7 @@ public final class FramebufferDisplay: Sendable {
 
     /// Starts the drawing thread.
     public func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = threadName
-        thread.start()
+        OSThread.start(name: threadName) { [self] in self.run() }
     }
 
     /// Frames drawn so far.

@@ -2,7 +2,8 @@ import BoothCamera
 import BoothClock
 import BoothCore
 import BoothJPEG
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Runs a ``CameraDevice`` on a thread of its own: opening, streaming, the newest frame for the
@@ -80,8 +81,7 @@ public final class CameraWorker: Sendable {
 
     /// Starts the worker's thread.
     public func launch() {
-        let thread = Thread { [self] in nameCurrentThread("camera"); self.run() }
-        thread.start()
+        OSThread.start(name: "camera") { [self] in self.run() }
     }
 
     /// Opens the camera and starts the preview stream on the worker's thread; a failure is posted

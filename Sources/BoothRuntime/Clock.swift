@@ -44,11 +44,3 @@ public func localDateString(epochSeconds: Int = Int(time(nil))) -> String {
     }
     return "\(pad(tmv.tm_year + 1900, 4))-\(pad(tmv.tm_mon + 1, 2))-\(pad(tmv.tm_mday, 2))"
 }
-
-/// Names the calling thread (`ps -L`, `top -H`, /proc/self/task/*/comm; 15 bytes kept), wraps
-/// `pthread_setname_np(pthread_self(), …)`. Call it first thing in a thread's body: on Linux,
-/// Foundation's `Thread.name` set before `start()` never reaches the kernel, and set from
-/// inside it races with `start()`.
-func nameCurrentThread(_ name: String) {
-    _ = pb_set_current_thread_name(name)
-}

@@ -1,7 +1,8 @@
 import BoothClock
 import BoothCore
 import BoothJPEG
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Composes a session's captures into the picture a guest takes home (the print layout).
@@ -65,8 +66,7 @@ final class ComposeWorker: Sendable {
     func setComposer(_ composer: (any PictureComposing)?) { self.composer.withLock { $0 = composer } }
 
     func launch() {
-        let t = Thread { [self] in nameCurrentThread("compose"); run() }
-        t.start()
+        OSThread.start(name: "compose") { [self] in run() }
     }
 
     /// Queues a picture; answered by `composed` or `composeFailed` with `job.pictureID`.

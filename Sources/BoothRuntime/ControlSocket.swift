@@ -1,6 +1,6 @@
 import BoothClock
 import CSysShims
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -210,9 +210,7 @@ public final class ControlServer: Sendable {
         guard chmod(path, mode) == 0 else { let e = errno; close(fd); unlink(path); throw SocketError(call: "chmod", errno: e, path: path) }
         guard listen(fd, 16) == 0 else { let e = errno; close(fd); unlink(path); throw SocketError(call: "listen", errno: e, path: path) }
         listener.withLock { $0 = fd }
-        let t = Thread { [self] in acceptLoop(fd) }
-        t.name = "control"
-        t.start()
+        OSThread.start(name: "control") { [self] in acceptLoop(fd) }
         log.info("control socket: \(path)")
     }
 
@@ -274,13 +272,16 @@ public final class ControlServer: Sendable {
                 close(client)
                 continue
             }
-            let t = Thread { [self] in
+            let started = OSThread.start(name: "control-client") { [self] in
                 serve(client)
                 close(client)
                 connections.withLock { $0 -= 1 }
             }
-            t.name = "control-client"
-            t.start()
+            if !started {
+                log.warning("control socket: no thread for a connection (pthread_create failed); closed it")
+                close(client)
+                connections.withLock { $0 -= 1 }
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The booth's main loop: a queue of events and one-shot timers, drained on a thread the

@@ -1,7 +1,8 @@
 import BoothClock
 import BoothCore
 import BoothPrint
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Printing beside the session: renders pictures for the media, keeps the print journal, polls the
@@ -150,9 +151,7 @@ public final class PrintWorker: Sendable {
 
     /// Starts the "print" thread.
     public func launch() {
-        let t = Thread { [self] in threadMain() }
-        t.name = "print"
-        t.start()
+        OSThread.start(name: "print") { [self] in threadMain() }
     }
 
     /// Stops the thread (within one libcups timeout); the journal is on disk already.

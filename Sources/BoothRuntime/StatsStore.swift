@@ -1,6 +1,6 @@
 import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -91,9 +91,7 @@ public final class StatsStore: Sendable {
         if found > 0 { note += "; \(found) session(s) found in the photos that the totals missed were added" }
         log.info(note)
         state.withLock { $0.stats = stats; $0.open = true; $0.dirty = true }
-        let t = Thread { [self] in writerLoop() }
-        t.name = "stats"
-        t.start()
+        OSThread.start(name: "stats") { [self] in writerLoop() }
         wake.lock(); wake.signal(); wake.unlock()
     }
 

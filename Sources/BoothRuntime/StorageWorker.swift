@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Saves captures on a thread of its own, so fsync never stalls the main loop or the camera.
@@ -38,8 +39,7 @@ public final class StorageWorker: Sendable {
     }
 
     public func launch() {
-        let t = Thread { [self] in nameCurrentThread("storage"); run() }
-        t.start()
+        OSThread.start(name: "storage") { [self] in run() }
     }
 
     /// Queues capture `id` for saving; answers with `saved` or `saveFailed`.
