@@ -31,18 +31,20 @@ let package = Package(
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
+        // The one reading of CLOCK_MONOTONIC and a condition variable whose deadlines are on it.
+        .target(name: "BoothClock", dependencies: ["BoothCore", "CSysShims"]),
         // Device modules.
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG"]),
-        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothJPEG", "CV4L2Shims"]),
-        .target(name: "BoothGPIO", dependencies: ["BoothCore", "CGPIODShims"]),
+        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
+        .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
-        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
+        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
                                                      "CFramebufferShims"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "BoothPrint", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
         // Runs the core's commands against the devices.
-        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
+        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
                                                      "BoothDisplay", "BoothLayout", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothRuntime"]),
@@ -60,7 +62,7 @@ let package = Package(
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The `camera.device` setting, parsed.
 public enum CameraSelector: Sendable, Hashable, CustomStringConvertible {
@@ -11,7 +12,7 @@ public enum CameraSelector: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the setting (surrounding whitespace ignored).
     public init(parsing text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingSpaces()
         if t.isEmpty || t.lowercased() == "auto" {
             self = .auto
         } else if t.hasPrefix("/") {

@@ -1,5 +1,6 @@
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One V4L2 control (`VIDIOC_QUERYCTRL`), with its current value (`VIDIOC_G_CTRL`).
 public struct ControlInfo: Sendable, Hashable {
@@ -222,7 +223,7 @@ public struct CameraDiscovery: Sendable {
     /// The path a symlink points to, made absolute and normalised (`..` removed); nil when not a link.
     static func resolveLink(_ path: String) -> String? {
         guard let dest = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { return nil }
-        let absolute = dest.hasPrefix("/") ? dest : (path as NSString).deletingLastPathComponent + "/" + dest
+        let absolute = dest.hasPrefix("/") ? dest : String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) + "/" + dest
         return URL(fileURLWithPath: absolute).standardized.path
     }
 }

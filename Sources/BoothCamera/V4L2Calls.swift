@@ -2,6 +2,7 @@
 // of the module is a thin wrapper in this file, turning C results into Swift values
 // and `V4L2Error`s. EINTR is retried in the C shim (`pb_v4l2_ioctl`); EAGAIN from
 // VIDIOC_DQBUF is a value (nil).
+import BoothClock
 import BoothCore
 import CV4L2  // links libv4l2 (module map `link "v4l2"`) for the shim
 import CV4L2Shims
@@ -29,8 +30,8 @@ enum Sys {
         }
     }
 
-    /// `CLOCK_MONOTONIC` now.
-    static func monotonicNow() -> MonotonicInstant { MonotonicInstant(nanoseconds: pb_monotonic_ns()) }
+    /// `CLOCK_MONOTONIC` now (``Monotonic/now()``).
+    static func monotonicNow() -> MonotonicInstant { Monotonic.now() }
 
     /// Sleeps `nanoseconds` on the calling thread (`nanosleep`; an interrupted sleep ends early).
     static func sleep(nanoseconds: UInt64) {

@@ -1,5 +1,7 @@
+import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Draws screens into a framebuffer, synchronously: renders onto a canvas the size of the
@@ -66,7 +68,7 @@ public final class FramebufferDisplay: Sendable {
         var frames = 0
     }
     private let shared = Mutex(Shared())
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
     private let finished = Mutex(false)
     private let console: Mutex<ConsoleOwner?>
     // Confined to the display thread after `start`; `@unchecked` because the compositor holds
@@ -108,9 +110,7 @@ public final class FramebufferDisplay: Sendable {
 
     /// Starts the drawing thread.
     public func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = threadName
-        thread.start()
+        OSThread.start(name: threadName) { [self] in self.run() }
     }
 
     /// Frames drawn so far.
@@ -152,8 +152,8 @@ public final class FramebufferDisplay: Sendable {
     public func close() {
         shared.withLock { $0.stop = true }
         signal()
-        let deadline = Date(timeIntervalSinceNow: 2)
-        while !finished.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
+        let deadline = Monotonic.now().adding(milliseconds: 2000)
+        while !finished.withLock({ $0 }) && Monotonic.now() < deadline { usleep(5_000) }
         console.withLock { $0?.restore(); $0 = nil }
     }
 
@@ -161,7 +161,7 @@ public final class FramebufferDisplay: Sendable {
 
     private func run() {
         defer { finished.withLock { $0 = true } }
-        var lastDraw = 0.0
+        var lastDraw = 0.0  // seconds on CLOCK_MONOTONIC
         var lastRotation: (camera: Rotation, display: Rotation)?
         /// Whether the last drawing showed a live frame: once the stream has stopped (the frame ages
         /// past 2 s) the screen is drawn again without it, not left with that frame frozen.
@@ -170,12 +170,12 @@ public final class FramebufferDisplay: Sendable {
             wake.lock()
             while !shared.withLock({ $0.dirty || $0.stop }) {
                 // Wakes twice a second anyway so an auto rotation is followed on a still screen.
-                if !wake.wait(until: Date(timeIntervalSinceNow: 0.5)) { break }
+                if !wake.wait(milliseconds: 500) { break }
             }
             wake.unlock()
             let rotation = (camera: orientation.camera, display: followsDisplayRotation ? orientation.display : Rotation.r0)
             let turned = lastRotation.map { $0.camera != rotation.camera || $0.display != rotation.display } ?? true
-            let now = ProcessInfo.processInfo.systemUptime
+            let now = Double(Monotonic.now().nanoseconds) / 1e9
             if now - lastDraw < minIntervalSeconds {
                 usleep(useconds_t((minIntervalSeconds - (now - lastDraw)) * 1_000_000))
             }
@@ -199,7 +199,7 @@ public final class FramebufferDisplay: Sendable {
                                      displayRotation: rotation.display)
             lastRotation = rotation
             drewLive = live != nil && ScreenCompositor.showsLiveView(screen)
-            lastDraw = ProcessInfo.processInfo.systemUptime
+            lastDraw = Double(Monotonic.now().nanoseconds) / 1e9
             shared.withLock { $0.frames += 1 }
         }
     }

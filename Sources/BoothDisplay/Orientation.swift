@@ -1,5 +1,6 @@
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An acceleration in m/s² along a device's x (right), y (up) and z (out of the screen) axes, as IIO
 /// reports it: at rest it is the reaction to gravity, so a device standing upright reads y ≈ +9.8.
@@ -18,8 +19,8 @@ public struct MountMatrix: Sendable, Equatable {
 
     /// Parses sysfs text; nil when it is not 3 rows of 3 numbers.
     public init?(parsing text: String) {
-        let rows = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ";").map { row in
-            row.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let rows = text.trimmingWhitespace().split(separator: ";").map { row in
+            row.split(separator: ",").compactMap { Double($0.trimmingSpaces()) }
         }
         guard rows.count == 3, rows.allSatisfy({ $0.count == 3 }) else { return nil }
         self.rows = rows
@@ -110,6 +111,6 @@ public struct IIOAccelerometer: Sendable, Equatable {
 
     static func read(_ path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path), let s = String(data: data, encoding: .utf8) else { return nil }
-        return s.trimmingCharacters(in: .whitespacesAndNewlines)
+        return s.trimmingWhitespace()
     }
 }

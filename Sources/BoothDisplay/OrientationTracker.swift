@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import Glibc
 import Synchronization
@@ -97,9 +98,5 @@ public final class OrientationTracker: Sendable {
     }
 }
 
-/// CLOCK_MONOTONIC now.
-@Sendable public func monotonicNow() -> MonotonicInstant {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return MonotonicInstant(nanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec))
-}
+/// CLOCK_MONOTONIC now (``Monotonic/now()``).
+@Sendable public func monotonicNow() -> MonotonicInstant { Monotonic.now() }

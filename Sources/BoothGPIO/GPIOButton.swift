@@ -1,6 +1,6 @@
 import BoothCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc

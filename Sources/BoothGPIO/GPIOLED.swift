@@ -1,6 +1,7 @@
 import BoothCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The booth's LED on a GPIO output line, driven by a small thread of its own that

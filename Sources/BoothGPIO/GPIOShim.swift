@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 // Imported only for its modulemap's `link "gpiod"`: the C shim cannot autolink
 // libgpiod itself, and no libgpiod type is used from Swift.
@@ -120,11 +121,7 @@ enum Shim {
 /// Syscalls for the owned threads: monotonic clock, wake-up pipe, poll.
 enum Sys {
     /// Now on CLOCK_MONOTONIC, the clock of libgpiod's event timestamps.
-    static func now() -> MonotonicInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return MonotonicInstant(nanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec))
-    }
+    static func now() -> MonotonicInstant { Monotonic.now() }
 
     /// A non-blocking close-on-exec pipe: (read end, write end).
     static func makeWakePipe() -> Result<(Int32, Int32), Errno> {

@@ -1,5 +1,6 @@
+import BoothClock
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -40,12 +41,10 @@ final class ThreadControl: Sendable {
 
     /// Starts `body` on a new Foundation thread named `name`; `finish()` must end it.
     func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { [self] in
+        OSThread.start(name: name) { [self] in
             state.withLock { $0.thread = pthread_self() }
             body()
         }
-        thread.name = name
-        thread.start()
     }
 
     /// True once `stop` was called.

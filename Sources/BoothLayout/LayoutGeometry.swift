@@ -1,6 +1,7 @@
 import BoothCore
 import BoothDisplay
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A layout as drawn, `auto` resolved.
 public enum PictureLayout: String, Sendable, CaseIterable {

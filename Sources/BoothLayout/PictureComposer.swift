@@ -2,7 +2,9 @@ import BoothCore
 import BoothDisplay
 import BoothJPEG
 import CYUV
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Composes a session's captures into one picture, JPEG to JPEG, the fast way:
@@ -88,7 +90,7 @@ public final class PictureComposer {
     /// with `options.dateFormat` (strftime(3), local time zone); empty lines left out.
     public func footerTexts(takenAt: Date) -> [String] {
         let date = PictureComposer.format(takenAt, options.dateFormat)
-        return options.activeFooterLines.map { $0.replacingOccurrences(of: "{date}", with: date) }
+        return options.activeFooterLines.map { $0.replacing("{date}", with: date) }
     }
 
     /// Composes `captures` (JPEG bytes, upright, in shot order) into one JPEG picture

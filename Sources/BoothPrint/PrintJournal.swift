@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a print request is. `held` and `submitting`/`submitted` are live; the rest are final.
 public enum PrintRequestState: String, Codable, Sendable, Equatable {

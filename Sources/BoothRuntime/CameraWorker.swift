@@ -1,7 +1,9 @@
 import BoothCamera
+import BoothClock
 import BoothCore
 import BoothJPEG
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Runs a ``CameraDevice`` on a thread of its own: opening, streaming, the newest frame for the
@@ -42,7 +44,7 @@ public final class CameraWorker: Sendable {
     }
 
     private let requests = Mutex<[Request]>([])
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
     private let statusBox = Mutex(Status())
     private let deviceFactory: @Sendable () -> any CameraDevice
     private let settings: Mutex<(stream: StreamRequest, captureSize: FrameSize, jpegQuality: Int)>
@@ -53,7 +55,7 @@ public final class CameraWorker: Sendable {
     private let onFrame: @Sendable (Frame) -> Void
     private let rotation: @Sendable () -> Rotation
     private let finished = Mutex(false)
-    private let done = NSCondition()
+    private let done = MonotonicCondition()
 
     /// - Parameters:
     ///   - device: makes the camera (a ``V4L2Camera`` or a ``SimulatedCamera``); called on the worker's thread.
@@ -79,8 +81,7 @@ public final class CameraWorker: Sendable {
 
     /// Starts the worker's thread.
     public func launch() {
-        let thread = Thread { [self] in nameCurrentThread("camera"); self.run() }
-        thread.start()
+        OSThread.start(name: "camera") { [self] in self.run() }
     }
 
     /// Opens the camera and starts the preview stream on the worker's thread; a failure is posted
@@ -110,7 +111,7 @@ public final class CameraWorker: Sendable {
     /// Stops the stream, releases the camera and ends the thread; waits up to `timeoutSeconds`.
     public func shutdown(timeoutSeconds: Double = 3) {
         send(.shutdown)
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         done.lock()
         while !finished.withLock({ $0 }) {
             if !done.wait(until: deadline) { break }

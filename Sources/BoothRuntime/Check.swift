@@ -1,7 +1,7 @@
 import BoothCamera
 import BoothCore
 import BoothPrint
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `photoboothd --check`: opens each device the settings name, once, and says what is wrong in

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import CSysShims
 import Glibc
@@ -14,12 +15,8 @@ public struct SystemClock: MonotonicClock {
     public init() {}
     public func now() -> MonotonicInstant { SystemClock.monotonicNow() }
 
-    /// `clock_gettime(CLOCK_MONOTONIC)` as a ``MonotonicInstant``.
-    public static func monotonicNow() -> MonotonicInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return MonotonicInstant(nanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec))
-    }
+    /// `clock_gettime(CLOCK_MONOTONIC)` as a ``MonotonicInstant`` (``Monotonic/now()``, the one reading).
+    public static func monotonicNow() -> MonotonicInstant { Monotonic.now() }
 }
 
 /// A clock that moves only when told to; for tests.
@@ -46,12 +43,4 @@ public func localDateString(epochSeconds: Int = Int(time(nil))) -> String {
         return String(repeating: "0", count: max(0, w - s.count)) + s
     }
     return "\(pad(tmv.tm_year + 1900, 4))-\(pad(tmv.tm_mon + 1, 2))-\(pad(tmv.tm_mday, 2))"
-}
-
-/// Names the calling thread (`ps -L`, `top -H`, /proc/self/task/*/comm; 15 bytes kept), wraps
-/// `pthread_setname_np(pthread_self(), …)`. Call it first thing in a thread's body: on Linux,
-/// Foundation's `Thread.name` set before `start()` never reaches the kernel, and set from
-/// inside it races with `start()`.
-func nameCurrentThread(_ name: String) {
-    _ = pb_set_current_thread_name(name)
 }

@@ -1,6 +1,8 @@
+import BoothClock
 import BoothCore
 import BoothJPEG
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Composes a session's captures into the picture a guest takes home (the print layout).
@@ -45,7 +47,7 @@ final class ComposeWorker: Sendable {
     private let save: @Sendable (UInt64) -> Void
     private struct Queue { var jobs: [Job] = []; var busy = false; var stop = false }
     private let queue = Mutex(Queue())
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
 
     init(composer: (any PictureComposing)?, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
          post: @escaping @Sendable (BoothEvent) -> Void, save: @escaping @Sendable (UInt64) -> Void) {
@@ -64,8 +66,7 @@ final class ComposeWorker: Sendable {
     func setComposer(_ composer: (any PictureComposing)?) { self.composer.withLock { $0 = composer } }
 
     func launch() {
-        let t = Thread { [self] in nameCurrentThread("compose"); run() }
-        t.start()
+        OSThread.start(name: "compose") { [self] in run() }
     }
 
     /// Queues a picture; answered by `composed` or `composeFailed` with `job.pictureID`.
@@ -79,7 +80,7 @@ final class ComposeWorker: Sendable {
     @discardableResult
     func finish(timeoutSeconds: Double) -> Bool {
         queue.withLock { $0.stop = true }
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         wake.lock()
         defer { wake.unlock() }
         wake.broadcast()

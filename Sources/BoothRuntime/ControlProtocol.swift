@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The control socket's wire format: one JSON object per line (`\n`-terminated, UTF-8) each way.
 ///

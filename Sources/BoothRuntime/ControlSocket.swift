@@ -1,5 +1,6 @@
+import BoothClock
 import CSysShims
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -223,7 +224,7 @@ public final class ControlServer: Sendable {
     private let listener = Mutex<Int32>(-1)
     private let stopping = Mutex(false)
     private let connections = Mutex(0)
-    private let stopped = NSCondition()
+    private let stopped = MonotonicCondition()
     private let acceptDone = Mutex(false)
     /// The instance lock: given to `init`, or taken by `start()`.
     private let lock: Mutex<ControlSocketLock?>
@@ -297,9 +298,7 @@ public final class ControlServer: Sendable {
         var mine = stat()
         if lstat(path, &mine) == 0 { boundFile.withLock { $0 = (UInt64(mine.st_dev), UInt64(mine.st_ino)) } }
         listener.withLock { $0 = fd }
-        let t = Thread { [self] in acceptLoop(fd) }
-        t.name = "control"
-        t.start()
+        OSThread.start(name: "control") { [self] in acceptLoop(fd) }
         log.info("control socket: \(path)")
     }
 
@@ -309,7 +308,7 @@ public final class ControlServer: Sendable {
         guard !stopping.withLock({ s in defer { s = true }; return s }) else { return }
         stopped.lock()
         while !acceptDone.withLock({ $0 }) && listener.withLock({ $0 }) >= 0 {
-            if !stopped.wait(until: Date(timeIntervalSinceNow: 2)) { break }
+            if !stopped.wait(milliseconds: 2000) { break }
         }
         stopped.unlock()
         if let mine = boundFile.withLock({ $0 }) {
@@ -366,13 +365,16 @@ public final class ControlServer: Sendable {
                 close(client)
                 continue
             }
-            let t = Thread { [self] in
+            let started = OSThread.start(name: "control-client") { [self] in
                 serve(client)
                 close(client)
                 connections.withLock { $0 -= 1 }
             }
-            t.name = "control-client"
-            t.start()
+            if !started {
+                log.warning("control socket: no thread for a connection (pthread_create failed); closed it")
+                close(client)
+                connections.withLock { $0 -= 1 }
+            }
         }
     }
 

@@ -1,5 +1,7 @@
+import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The booth's main loop: a queue of events and one-shot timers, drained on a thread the
@@ -15,7 +17,7 @@ public final class EventLoop: Sendable {
     }
     private enum Fire { case token(UInt64), event(BoothEvent) }
     private let pending = Mutex(Pending())
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private let clock: any MonotonicClock
 
     /// - Parameter clock: where timer deadlines and firing times come from.
@@ -119,7 +121,7 @@ public final class EventLoop: Sendable {
                 let toTick = nextTick.map { $0.milliseconds(since: clock.now()) }
                 let wait = [millisecondsToNextTimer(), toTick].compactMap { $0 }.min()
                 if let ms = wait {
-                    if ms > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: ms / 1000)) }
+                    if ms > 0 { _ = condition.wait(milliseconds: ms) }
                 } else {
                     condition.wait()
                 }

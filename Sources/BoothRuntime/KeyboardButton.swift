@@ -1,5 +1,6 @@
+import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -23,8 +24,7 @@ public final class KeyboardButton: ButtonDevice {
     }
 
     public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
-        let thread = Thread { [self] in
-            nameCurrentThread("keyboard")
+        let started = OSThread.start(name: "keyboard") { [self] in
             var line: [UInt8] = []
             var byte: UInt8 = 0
             while !stopped.withLock({ $0 }) {
@@ -36,7 +36,7 @@ public final class KeyboardButton: ButtonDevice {
                     return
                 }
                 guard byte == UInt8(ascii: "\n") else { line.append(byte); continue }
-                let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                let text = String(decoding: line, as: UTF8.self).trimmingSpaces()
                 line.removeAll()
                 let id = nextID.withLock { n in defer { n += 1 }; return n }
                 if text == "c" {
@@ -48,7 +48,10 @@ public final class KeyboardButton: ButtonDevice {
                 }
             }
         }
-        thread.start()
+        if !started {
+            inputEnded.withLock { $0 = true }
+            log.warning("keyboard: no thread to read the terminal (pthread_create failed), keyboard button off")
+        }
     }
 
     public func stop() { stopped.withLock { $0 = true } }

@@ -1,6 +1,7 @@
 import BoothCore
 import BoothLayout
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension LockedPictureComposer: PictureComposing {}
 

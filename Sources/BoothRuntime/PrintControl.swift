@@ -1,7 +1,8 @@
 import BoothCore
 import BoothJPEG
 import BoothPrint
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension BoothRuntime {
     /// Answers `test-print`, `refill` and `prints` on the control socket's thread; the print worker

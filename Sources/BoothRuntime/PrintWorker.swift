@@ -1,6 +1,8 @@
+import BoothClock
 import BoothCore
 import BoothPrint
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Printing beside the session: renders pictures for the media, keeps the print journal, polls the
@@ -51,7 +53,7 @@ public final class PrintWorker: Sendable {
     private let writeJournal: @Sendable ([UInt8], String) throws -> Void
     /// Called after the journal or the printer's health changed (``observe(_:)``).
     private let observer = Mutex<(@Sendable () -> Void)?>(nil)
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
     private let done = Mutex(false)
     private let log: Logger
     /// Wall clock in seconds since 1970 (the backlog age survives restarts); tests inject one.
@@ -149,17 +151,15 @@ public final class PrintWorker: Sendable {
 
     /// Starts the "print" thread.
     public func launch() {
-        let t = Thread { [self] in threadMain() }
-        t.name = "print"
-        t.start()
+        OSThread.start(name: "print") { [self] in threadMain() }
     }
 
     /// Stops the thread (within one libcups timeout); the journal is on disk already.
     public func stop(timeoutSeconds: Double = 5) {
         shared.withLock { $0.stopping = true }
         signal()
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
-        while !done.withLock({ $0 }) && Date() < deadline { usleep(10_000) }
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
+        while !done.withLock({ $0 }) && Monotonic.now() < deadline { usleep(10_000) }
     }
 
     /// Asks for a print of `jpeg`: a session's picture (`captureID` is the picture's id: the composed
@@ -329,7 +329,7 @@ public final class PrintWorker: Sendable {
                     let t = SystemClock.monotonicNow().nanoseconds
                     seconds = min(seconds, graceEnds > t ? max(0.01, Double(graceEnds - t) / 1e9) : 0.01)
                 }
-                _ = wake.wait(until: Date(timeIntervalSinceNow: seconds))
+                _ = wake.wait(milliseconds: seconds * 1000)
             }
             wake.unlock()
         }

@@ -1,7 +1,8 @@
 import BoothCamera
 import BoothCore
 import BoothDisplay
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// How `photoboothd` was started, beyond the settings.

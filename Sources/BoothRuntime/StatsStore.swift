@@ -1,5 +1,6 @@
+import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -56,7 +57,7 @@ public final class StatsStore: Sendable {
         var stop = false
     }
     private let state: Mutex<State>
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
 
     /// The stats file's name inside the photos directory.
     public static let fileName = ".photobooth-stats.json"
@@ -90,9 +91,7 @@ public final class StatsStore: Sendable {
         if found > 0 { note += "; \(found) session(s) found in the photos that the totals missed were added" }
         log.info(note)
         state.withLock { $0.stats = stats; $0.open = true; $0.dirty = true }
-        let t = Thread { [self] in writerLoop() }
-        t.name = "stats"
-        t.start()
+        OSThread.start(name: "stats") { [self] in writerLoop() }
         wake.lock(); wake.signal(); wake.unlock()
     }
 
@@ -132,7 +131,7 @@ public final class StatsStore: Sendable {
     /// Writes what is pending and stops the writer; waits up to `timeoutSeconds`.
     public func finish(timeoutSeconds: Double = 2) {
         state.withLock { $0.stop = true }
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         wake.lock()
         wake.broadcast()
         while state.withLock({ $0.open && ($0.dirty || $0.writing) }) {

@@ -4,7 +4,8 @@ import BoothPrint
 import BoothDisplay
 import BoothGPIO
 import BoothJPEG
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -241,7 +242,7 @@ extension BoothRuntime {
     /// `camera.idle_stop` had stopped it, and the idle stop counts again from now (``BoothEvent/liveViewWanted``).
     public func snapshotJPEG(timeoutSeconds: Double = 5) -> [UInt8]? {
         loop.post(.liveViewWanted)
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = DispatchTime.now() + timeoutSeconds   // DispatchTime: CLOCK_MONOTONIC, not the wall clock
         while true {
             let box = Mutex<[UInt8]?>(nil)
             let done = DispatchSemaphore(value: 0)
@@ -249,11 +250,11 @@ extension BoothRuntime {
                 box.withLock { $0 = bytes }
                 done.signal()
             }
-            guard done.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success else { return nil }
+            guard done.wait(timeout: deadline) == .success else { return nil }
             if let jpeg = box.withLock({ $0 }) { return jpeg }
             // No frame yet: the stream is starting (or stopped for a fault, which no wait mends).
             if case .fault = currentState { return nil }
-            guard Date() < deadline else { return nil }
+            guard DispatchTime.now() < deadline else { return nil }
             usleep(50_000)
         }
     }

@@ -1,5 +1,7 @@
+import BoothClock
 import BoothCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Saves captures on a thread of its own, so fsync never stalls the main loop or the camera.
@@ -12,7 +14,7 @@ public final class StorageWorker: Sendable {
     private let log: Logger
     private let post: @Sendable (BoothEvent) -> Void
     private let queue = Mutex<[Job]>([])
-    private let wake = NSCondition()
+    private let wake = MonotonicCondition()
     private let idle = Mutex(true)
     private let minFree: Mutex<UInt64>
     private let savedCount = Mutex(0)
@@ -37,8 +39,7 @@ public final class StorageWorker: Sendable {
     }
 
     public func launch() {
-        let t = Thread { [self] in nameCurrentThread("storage"); run() }
-        t.start()
+        OSThread.start(name: "storage") { [self] in run() }
     }
 
     /// Queues capture `id` for saving; answers with `saved` or `saveFailed`.
@@ -79,7 +80,7 @@ public final class StorageWorker: Sendable {
     @discardableResult
     public func finish(timeoutSeconds: Double) -> Bool {
         enqueue(.shutdown)
-        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         wake.lock()
         defer { wake.unlock() }
         while !(idle.withLock { $0 } && queue.withLock { $0.isEmpty }) {

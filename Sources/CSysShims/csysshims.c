@@ -31,3 +31,19 @@ int pb_clock_synchronized(void) {
     if (state < 0) return -1;
     return (state != TIME_ERROR && (t.status & STA_UNSYNC) == 0) ? 1 : 0;
 }
+
+#include <time.h>
+
+uint64_t pb_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int pb_cond_wait_monotonic(pthread_cond_t *cond, pthread_mutex_t *mutex, uint64_t deadline_ns) {
+    struct timespec deadline = {
+        .tv_sec = (time_t)(deadline_ns / 1000000000ull),
+        .tv_nsec = (long)(deadline_ns % 1000000000ull),
+    };
+    return pthread_cond_clockwait(cond, mutex, CLOCK_MONOTONIC, &deadline);
+}

@@ -44,12 +44,6 @@ int pb_poll_one(int fd, short events, int timeout_ms, short *revents) {
     return r;
 }
 
-uint64_t pb_monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 const unsigned long PB_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
 const unsigned long PB_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
 const unsigned long PB_VIDIOC_G_FMT = VIDIOC_G_FMT;

@@ -1,6 +1,6 @@
 import BoothCore
 import BoothRuntime
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// One `photoboothctl` subcommand: its words, help, options and what it does. One type per subcommand.
@@ -124,6 +124,20 @@ enum FileHandleOutput {
         var bytes = Array("\(line)\n".utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
+
+    /// Writes `bytes` to stdout (fd 1) whole, retrying short writes and EINTR.
+    /// - Returns: false when `write(2)` failed (EPIPE: the reader went away; ENOSPC…).
+    @discardableResult
+    static func stdout(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            offset += n
+        }
+        return true
+    }
 }
 
 /// Prints `value` as pretty JSON with sorted keys.
@@ -186,4 +200,13 @@ func formatDuration(seconds: Int) -> String {
 func formatRate(_ fps: Double) -> String {
     let r = (fps * 100).rounded() / 100
     return r == r.rounded() ? String(Int(r)) : String(r)
+}
+
+extension String {
+    /// The string cut or padded with `pad` to `length` characters, as Foundation's NSString method of this
+    /// name does for the one-character pads used here (photoboothctl imports only FoundationEssentials,
+    /// which lacks it).
+    func padding(toLength length: Int, withPad pad: String, startingAt _: Int) -> String {
+        count >= length ? String(prefix(length)) : self + String(repeating: pad, count: length - count)
+    }
 }

@@ -1,6 +1,6 @@
 import BoothCore
 import BoothRuntime
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The config file a config command works on: `--file F`, else the running daemon's (asked over the socket:

@@ -1,6 +1,6 @@
 import BoothCore
 import BoothRuntime
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `status`.
@@ -196,7 +196,10 @@ struct Snapshot: Subcommand {
         }
         let path = args.positional[0]
         if path == "-" {
-            FileHandle.standardOutput.write(data)
+            guard FileHandleOutput.stdout([UInt8](data)) else {
+                warn("writing the snapshot to stdout failed: \(String(cString: strerror(errno)))")
+                return ExitCode.ioError
+            }
             return ExitCode.ok
         }
         do {

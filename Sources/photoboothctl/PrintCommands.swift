@@ -1,6 +1,7 @@
 import BoothCore
 import BoothRuntime
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The print commands' replies as text.
 enum PrintsCommand {

@@ -1,4 +1,6 @@
 #pragma once
+#include <pthread.h>
+#include <stdint.h>
 // System calls glibc declares only under _GNU_SOURCE, which Swift's Glibc module does not see.
 
 /// renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE): moves `from` to `to`
@@ -19,3 +21,14 @@ int pb_set_current_thread_name(const char *name);
 /// (STA_UNSYNC clear and the state is not TIME_ERROR), 0 when not, -1 with errno set when it cannot be read.
 /// <sys/timex.h> is not in Swift's Glibc module.
 int pb_clock_synchronized(void);
+
+/// clock_gettime(CLOCK_MONOTONIC) in nanoseconds: the booth's one reading of the monotonic clock (never
+/// set, never stepped by NTP; it counts from boot). Every module reads it through BoothClock's `Monotonic.now()`.
+uint64_t pb_monotonic_ns(void);
+
+/// pthread_cond_clockwait(cond, mutex, CLOCK_MONOTONIC, deadline): waits on `cond` (with `mutex` held)
+/// until it is signalled or CLOCK_MONOTONIC reaches `deadline_ns`, so a wall clock that is set, stepped
+/// or stands still cannot stretch or shorten the wait (pthread_cond_timedwait and Foundation's
+/// `NSCondition.wait(until: Date)` wait on CLOCK_REALTIME). glibc 2.30+, declared under _GNU_SOURCE.
+/// Returns 0 when woken (or spuriously), ETIMEDOUT at the deadline, or another errno value.
+int pb_cond_wait_monotonic(pthread_cond_t *cond, pthread_mutex_t *mutex, uint64_t deadline_ns);

@@ -42,9 +42,6 @@ int pb_v4l2_munmap(void *start, size_t length);
 /// returned, not retried: callers loop until their own deadline).
 int pb_poll_one(int fd, short events, int timeout_ms, short *revents);
 
-/// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
-uint64_t pb_monotonic_ns(void);
-
 // ioctl request numbers.
 extern const unsigned long PB_VIDIOC_QUERYCAP;
 extern const unsigned long PB_VIDIOC_ENUM_FMT;

@@ -1,0 +1,21 @@
+// Trimming without Foundation's NSString bridge (`trimmingCharacters(in:)` is not in
+// FoundationEssentials, and the full Foundation brings 34 MB of ICU data into each static binary).
+
+extension StringProtocol {
+    /// The text without leading and trailing white space and line breaks (`Character.isWhitespace`:
+    /// spaces, tabs, CR, LF and the other Unicode white space), like
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)`.
+    public func trimmingWhitespace() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }),
+              let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(self[first...last])
+    }
+
+    /// The text without leading and trailing spaces and tabs (line breaks kept), like
+    /// `trimmingCharacters(in: .whitespaces)`.
+    public func trimmingSpaces() -> String {
+        let blank: (Character) -> Bool = { $0.isWhitespace && !$0.isNewline }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

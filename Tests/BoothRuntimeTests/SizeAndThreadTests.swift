@@ -1,0 +1,37 @@
+import BoothClock
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// The booth's own threads (``OSThread``, which replaced Foundation's `Thread`), and the rule that keeps
+/// the programs small: no module the programs link imports the full Foundation, whose ICU data alone is
+/// 34 MB of each static binary (install.sh's release build; the install test checks the sizes).
+@Suite struct SizeAndThreadTests {
+    @Test func osThreadRunsItsBodyUnderItsNameOnAThreadOfItsOwn() async throws {
+        let seen = Mutex<(name: String, thread: pthread_t)?>(nil)
+        let started = OSThread.start(name: "pb-test-thread") {
+            // The kernel's name of this thread, as ps -L and top -H show it.
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            seen.withLock { $0 = (comm.trimmingCharacters(in: .whitespacesAndNewlines), pthread_self()) }
+        }
+        #expect(started)
+        for _ in 0..<400 where seen.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+        let got = try #require(seen.withLock { $0 }, "the thread's body never ran")
+        #expect(got.name == "pb-test-thread")
+        #expect(pthread_equal(got.thread, pthread_self()) == 0, "the body ran on the caller's thread")
+    }
+
+    @Test func noSourceOfTheProgramsImportsTheFullFoundation() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 50, "Sources not found at \(root.path)")
+        let offenders = try files.filter { file in
+            let text = try String(contentsOfFile: root.appendingPathComponent(file).path, encoding: .utf8)
+            return text.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "import Foundation" }
+        }
+        #expect(offenders.isEmpty, "import FoundationEssentials instead (the full Foundation adds ICU, 34 MB a binary): \(offenders)")
+    }
+}
