@@ -189,7 +189,7 @@ public final class ControlSocketLock: Sendable {
     /// The pid written in the lock file `path`, if it holds one.
     static func owner(_ path: String) -> Int32? {
         guard let bytes = try? AtomicFile.read(path) else { return nil }
-        return Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: bytes, as: UTF8.self).trimmingWhitespace())
     }
 
     /// Releases the lock (closes the file; the file stays). Idempotent.
