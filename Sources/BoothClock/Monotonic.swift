@@ -29,7 +29,7 @@ public final class MonotonicCondition: @unchecked Sendable {
     public init() {
         mutex = .allocate(capacity: 1)
         cond = .allocate(capacity: 1)
-        // With default attributes these only fail for lack of memory, which allocate() traps on first.
+        // glibc's pthread_mutex_init and pthread_cond_init with default attributes always return 0.
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(cond, nil)
     }

@@ -120,7 +120,12 @@ public struct PrintJournal: Codable, Sendable, Equatable {
     }
 
     /// Applies the backlog policy to held requests; returns those dropped (now `dropped`).
-    public mutating func applyBacklog(_ policy: BacklogPolicy, now: Double) -> [PrintRequest] {
+    /// - Parameters:
+    ///   - now: the wall clock, seconds since 1970.
+    ///   - heldSeconds: how long each request made in this run has been held, in seconds on the monotonic
+    ///     clock, by id. A request not in it (an earlier run's) is aged by the wall clock, `now - requestedAt`,
+    ///     never below 0; `max-age` uses these ages.
+    public mutating func applyBacklog(_ policy: BacklogPolicy, now: Double, heldSeconds: [Int: Double] = [:]) -> [PrintRequest] {
         let held = self.held
         var drop: [(PrintRequest, String)] = []
         switch policy {
@@ -130,7 +135,7 @@ public struct PrintJournal: Codable, Sendable, Equatable {
                 drop = held.prefix(held.count - n).map { ($0, "only the newest \(n) held prints are kept") }
             }
         case let .maxAge(seconds):
-            drop = held.filter { now - $0.requestedAt > seconds }
+            drop = held.filter { (heldSeconds[$0.id] ?? max(0, now - $0.requestedAt)) > seconds }
                 .map { ($0, "held longer than \(Int(seconds)) s (the guest is gone)") }
         }
         return drop.compactMap { r, note in finish(r.id, .dropped, note: note, now: now).map { _ in r } }

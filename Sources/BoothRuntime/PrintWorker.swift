@@ -43,6 +43,10 @@ public final class PrintWorker: Sendable {
         /// Requests not to be submitted before this monotonic instant (ns), by request id: a press-mode
         /// print waits out the long press that would skip it. In memory only: after a restart they may go.
         var notBefore: [Int: UInt64] = [:]
+        /// When each request made in this run was journaled, on the worker's monotonic clock: its backlog
+        /// age (a wall clock set by NTP mid-event neither drops nor keeps it). An earlier run's requests
+        /// are not here; they are aged by the wall clock, which is all that survives a restart.
+        var requestedMonotonic: [Int: MonotonicInstant] = [:]
     }
 
     private let shared: Mutex<Shared>
@@ -56,18 +60,24 @@ public final class PrintWorker: Sendable {
     private let wake = MonotonicCondition()
     private let done = Mutex(false)
     private let log: Logger
-    /// Wall clock in seconds since 1970 (the backlog age survives restarts); tests inject one.
+    /// Wall clock in seconds since 1970: the journal's times (and the backlog age of an earlier run's
+    /// requests); tests inject one.
     private let now: @Sendable () -> Double
+    /// The backlog age of this run's requests (``Shared/requestedMonotonic``); tests inject one.
+    private let clock: any MonotonicClock
 
     /// - Parameters:
     ///   - settings: `[print]`.
     ///   - now: the wall clock, seconds since 1970.
+    ///   - clock: the monotonic clock that ages this run's held requests (`print.backlog_max_age`).
     ///   - journalWriter: writes the journal's JSON bytes to a path, durably; nil: `AtomicFile.write`
     ///     (open, write, fsync, rename). Tests pass one that records or holds writes.
     public init(settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                clock: any MonotonicClock = SystemClock(),
                 journalWriter: (@Sendable (_ bytes: [UInt8], _ path: String) throws -> Void)? = nil) {
         self.log = log
         self.now = now
+        self.clock = clock
         writeJournal = journalWriter ?? { bytes, path in try AtomicFile.write(bytes, to: path, durable: true, replace: true) }
         var journal = PrintWorker.loadJournal(settings.journal, log: log)
         // Capture ids count from 1 in every run: an earlier run's request is no capture of this one
@@ -238,8 +248,10 @@ public final class PrintWorker: Sendable {
             return .failure(ControlFailure(code: "not-found", message: "the page of request \(id) is gone (\(r.file)); purged?"))
         }
         let new = mutate { s in
-            s.journal.add(captureID: nil, source: "reprint of \(original)", file: r.file, copies: s.settings.copies,
-                          media: r.media, now: now(), reprintOf: original).id
+            let id = s.journal.add(captureID: nil, source: "reprint of \(original)", file: r.file, copies: s.settings.copies,
+                                   media: r.media, now: now(), reprintOf: original).id
+            s.requestedMonotonic[id] = clock.now()
+            return id
         }
         log.notice("print \(new): reprint of \(original) requested")
         signal()
@@ -360,6 +372,7 @@ public final class PrintWorker: Sendable {
                 let r = shared.withLock { s in
                     let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
                                           media: settings.media, now: now())
+                    s.requestedMonotonic[r.id] = clock.now()
                     if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
                 }
@@ -460,7 +473,12 @@ public final class PrintWorker: Sendable {
         case .newest: .newest(settings.backlogNewest)
         case .maxAge: .maxAge(seconds: Double(settings.backlogMaxAgeMilliseconds) / 1000)
         }
-        let dropped = mutate { $0.journal.applyBacklog(policy, now: now()) }
+        let dropped = mutate { s in
+            let t = clock.now()
+            s.requestedMonotonic = s.requestedMonotonic.filter { s.journal.request($0.key)?.state.isLive == true }
+            return s.journal.applyBacklog(policy, now: now(),
+                                          heldSeconds: s.requestedMonotonic.mapValues { t.milliseconds(since: $0) / 1000 })
+        }
         for r in dropped { log.warning("print \(r.id) (\(r.source)) dropped: \(shared.withLock { $0.journal.request(r.id)?.note } ?? "")") }
         forgetOldFinished()
         guard connection != nil else { return }

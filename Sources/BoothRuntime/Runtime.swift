@@ -13,7 +13,8 @@ public struct RuntimeOptions: Sendable {
     public var autoPress = false
     /// Delay before an automatic press, in milliseconds.
     public var autoPressDelayMilliseconds = 300
-    /// The wall clock of the print journal (seconds since 1970); tests inject one to age the backlog.
+    /// The wall clock of the print journal (seconds since 1970): request times, and the backlog age of
+    /// requests from before a restart (this run's are aged on the runtime's monotonic clock).
     public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
     /// systemd's notification socket (`Type=notify`): READY, STATUS and WATCHDOG go there (ServiceSupervision.swift).
     public var systemd: SystemdNotifier?
@@ -189,7 +190,7 @@ public final class BoothRuntime: Sendable {
                                    captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
                                    captures: captures, clock: clock, log: log, post: post,
                                    onFrame: { frame in for d in displays { d.frame(frame) } })
-        self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock)
+        self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock, clock: clock)
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
         let storage = self.storage, box = captures
         self.composeWorker = ComposeWorker(composer: options.composer, captures: box, clock: clock, log: log, post: post,

@@ -38,6 +38,16 @@ struct PrintJournalTests {
         #expect(all.applyBacklog(.all, now: 1_000_000).isEmpty)
     }
 
+    @Test("backlog max-age: this run's requests by their monotonic held time, an earlier run's by the wall clock")
+    func backlogHeldSeconds() {
+        // The wall clock a year on (NTP): request 1 held 5 s and 2 held 901 s (monotonic); 3 is an earlier run's.
+        var j = journal(3, at: 1000)
+        #expect(j.applyBacklog(.maxAge(seconds: 900), now: 1000 + 365 * 86_400, heldSeconds: [1: 5, 2: 901]).map(\.id) == [2, 3])
+        // The wall clock set back a year: an earlier run's request is 0 s old, not dropped.
+        var k = journal(1, at: 1000)
+        #expect(k.applyBacklog(.maxAge(seconds: 900), now: 1000 - 365 * 86_400).isEmpty)
+    }
+
     @Test("reconcile: finished jobs end their requests, only completed ones take paper; a crash before the job id was journaled is resolved by title")
     func reconcile() {
         var j = journal(4)

@@ -14,6 +14,8 @@ final class PrintRig: Sendable {
     let stack: CUPSStack
     let logs = LogLines()
     let clock = ManualWallClock()
+    /// The monotonic clock that ages this run's held requests; moves only when a test says so.
+    let monotonic = ManualClock()
     let worker: PrintWorker
     let settings: Settings.Print
 
@@ -23,7 +25,7 @@ final class PrintRig: Sendable {
         adjust(&s)
         settings = s
         let clock = self.clock
-        worker = PrintWorker(settings: s, log: logs.logger(), now: { clock.now })
+        worker = PrintWorker(settings: s, log: logs.logger(), now: { clock.now }, clock: monotonic)
         worker.launch()
     }
 
@@ -111,12 +113,32 @@ struct PrintWorkerCUPSTests {
         #expect(await eventually { rig.worker.journal.held.count == 1 })
         #expect(rig.worker.reviewText(captureID: 1) == "Printer paused — your photo is saved")
         rig.clock.advance(61)
+        rig.monotonic.advance(milliseconds: 61_000)
         rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
         #expect(await eventually { rig.states() == [.dropped, .held] }, "\(rig.states())")
         #expect(await eventually { rig.logs.contains("print 1 (session 1) dropped", "held longer than 60 s") })
         #expect(rig.stack.lp("cupsenable", [rig.stack.queue]) == 0)
         #expect(await eventually { rig.states() == [.dropped, .completed] }, "\(rig.logs.text)")
         #expect(rig.stack.printed().count == 1)
+    }
+
+    @Test("backlog age is monotonic: the wall clock set a year forward (NTP on a booth without a real-time clock) drops no held request")
+    func backlogAgeIgnoresTheWallClock() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig { $0.backlogMaxAgeMilliseconds = 60_000 }
+        defer { rig.stop() }
+        #expect(await eventually { rig.worker.polls > 0 && rig.worker.health.allowsSubmission })
+        #expect(rig.stack.lp("cupsdisable", [rig.stack.queue]) == 0)
+        #expect(await eventually { rig.worker.status().reasons.contains("paused") }, "\(rig.worker.status())")
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { rig.worker.journal.held.count == 1 })
+        rig.clock.advance(365 * 86_400)
+        rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
+        #expect(await eventually { rig.worker.journal.requests.count == 2 })
+        let polls = rig.worker.polls
+        #expect(await eventually { rig.worker.polls >= polls + 2 })
+        #expect(rig.states() == [.held, .held], "\(rig.logs.text)")
     }
 
     @Test("printer process killed: offline, held; restarted: recovers and prints")
