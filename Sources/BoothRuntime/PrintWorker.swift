@@ -41,6 +41,15 @@ public final class PrintWorker: Sendable {
         /// Requests not to be submitted before this monotonic instant (ns), by request id: a press-mode
         /// print waits out the long press that would skip it. In memory only: after a restart they may go.
         var notBefore: [Int: UInt64] = [:]
+        /// Why the journal could not be written, while it cannot (nil: the journal on disk is current).
+        var journalError: String?
+        /// Rendered pages not yet written (the spool was full), by request id: written when there is space.
+        var pendingPages: [Int: [UInt8]] = [:]
+        /// Monotonic instant (ns) the last poll of CUPS ended, or the thread started; a poll that
+        /// does not end within ``PrintWorker/pollDeadlineSeconds`` turns the health unavailable.
+        var lastPollEnded: UInt64 = SystemClock.monotonicNow().nanoseconds
+        /// The health readers last saw stale (the watcher tells the observer when it changes).
+        var staleSeen = false
     }
 
     private let shared: Mutex<Shared>
@@ -72,7 +81,34 @@ public final class PrintWorker: Sendable {
         // (the review text and a long press must not find it).
         for i in journal.requests.indices { journal.requests[i].captureID = nil }
         if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
+        let recovered = PrintWorker.recoverPages(&journal, settings: settings)
         shared = Mutex(Shared(settings: settings, journal: journal))
+        for r in recovered {
+            log.warning("print \(r.id): page \(r.file) found in the spool but not in the journal (it was asked for while the journal "
+                        + "could not be written); held again as \(r.source)")
+        }
+        if !recovered.isEmpty { shared.withLock { $0.journalVersion += 1 } }
+    }
+
+    /// Pages of this journal's requests (`print-TAG-ID.jpg`) with an id the journal never recorded
+    /// (at or above `nextID`: asked for while the journal could not be written, then the daemon stopped)
+    /// become held requests again, with the same id and so the same job title: a job a run submitted
+    /// for it would be found at CUPS by that title. Leftover temp files in the spool are removed.
+    static func recoverPages(_ journal: inout PrintJournal, settings: Settings.Print) -> [PrintRequest] {
+        _ = AtomicFile.removeLeftoverTemps(in: settings.spool)
+        let prefix = "print-\(journal.tag)-"
+        let ids = listDirectory(settings.spool).compactMap { name -> Int? in
+            guard name.hasPrefix(prefix), name.hasSuffix(".jpg") else { return nil }
+            return Int(name.dropFirst(prefix.count).dropLast(4))
+        }.filter { $0 >= journal.nextID && $0 < PrintJournal.maxID }.sorted()
+        return ids.map { id in
+            let file = "\(settings.spool)/\(prefix)\(id).jpg"
+            var st = stat()
+            let made = stat(file, &st) == 0 ? Double(st.st_mtim.tv_sec) : Date().timeIntervalSince1970
+            journal.nextID = id
+            return journal.add(captureID: nil, source: "recovered page \(id)", file: file, copies: settings.copies,
+                               media: settings.media, now: made)
+        }
     }
 
     // MARK: Journal file
@@ -93,24 +129,58 @@ public final class PrintWorker: Sendable {
     /// Writes `journal` (change number `version`) to `path` unless a newer one is on disk already
     /// (it holds this change too: snapshots are taken in version order). Serialized by `written`;
     /// called without `shared` held.
-    private func persist(_ journal: PrintJournal, version: Int, path: String) {
-        written.withLock { onDisk in
-            guard version > onDisk else { return }
+    /// - Returns: true when this version (or a newer one) is on disk; false when the write failed
+    ///   (logged once per reason; the print thread writes again on every turn until it succeeds).
+    @discardableResult
+    private func persist(_ journal: PrintJournal, version: Int, path: String) -> Bool {
+        var released = false
+        let failure = written.withLock { onDisk -> String? in
+            guard version > onDisk else { return nil }
             do {
                 let data = try ControlProtocol.encoder(pretty: true).encode(journal)
                 try makeDirectories(directoryName(of: path))
-                try writeJournal(Array(data), path)
+                do {
+                    try writeJournal(Array(data), path)
+                } catch let error as FileError where error.isNoSpace && unlink(PrintWorker.reservePath(path)) == 0 {
+                    // The file system is full: the reserve beside the journal makes room for it.
+                    released = true
+                    try writeJournal(Array(data), path)
+                }
                 onDisk = version
+                return nil
             } catch {
-                log.error("print journal not written to \(path): \(error)")
+                return "\(error)"
             }
         }
+        if released {
+            log.warning("print journal: the file system is full; its reserve (\(formatBytes(UInt64(PrintWorker.reserveBytes)))) was released to write it")
+        }
+        let before = shared.withLock { s in
+            defer {
+                s.journalError = failure
+                if let failure { s.lastError = "print journal not written: \(failure)" }
+            }
+            return s.journalError
+        }
+        if let failure {
+            if failure != before {
+                log.error("print journal not written to \(path): \(failure); nothing is submitted until it is (retried every poll)")
+            } else {
+                log.debug("print journal still not written: \(failure)")
+            }
+        } else if before != nil {
+            log.notice("print journal written again to \(path)")
+        }
+        return failure == nil
     }
 
     /// Changes the shared state under its lock, then writes the journal with the lock released;
-    /// returns once this change (or a newer one) is on disk. A change that leaves the journal as it
-    /// was (a poll that drops nothing) writes nothing.
-    private func mutate<T>(_ body: (inout Shared) -> T) -> T {
+    /// returns once this change (or a newer one) is on disk, or the write failed. A change that leaves
+    /// the journal as it was (a poll that drops nothing) writes nothing.
+    private func mutate<T>(_ body: (inout Shared) -> T) -> T { mutateDurably(body).0 }
+
+    /// ``mutate(_:)``, also telling whether the change is on disk (true when it changed nothing).
+    private func mutateDurably<T>(_ body: (inout Shared) -> T) -> (T, Bool) {
         let (out, snapshot) = shared.withLock { s -> (T, (PrintJournal, Int, String)?) in
             let before = s.journal
             let out = body(&s)
@@ -118,9 +188,10 @@ public final class PrintWorker: Sendable {
             s.journalVersion += 1
             return (out, (s.journal, s.journalVersion, s.settings.journal))
         }
-        if let (journal, version, path) = snapshot { persist(journal, version: version, path: path) }
+        var durable = true
+        if let (journal, version, path) = snapshot { durable = persist(journal, version: version, path: path) }
         changed()
-        return out
+        return (out, durable)
     }
 
     /// Writes the journal as it is now (after a batch of requests changed it in memory).
@@ -131,6 +202,47 @@ public final class PrintWorker: Sendable {
         }
         persist(journal, version: version, path: path)
         changed()
+    }
+
+    /// Bytes kept in a file beside the journal (`print.journal` + `.reserve`) and released when the
+    /// journal cannot be written for lack of space, so a full disk (photos, spool and journal share it)
+    /// still journals what is asked and submitted; made again once there is room, before pages the spool
+    /// had no room for are written.
+    static let reserveBytes = 1 << 20
+
+    static func reservePath(_ journal: String) -> String { journal + ".reserve" }
+
+    /// Makes the reserve file if it is missing and the file system has room for it and as much again;
+    /// otherwise (or after a failure) tries again 5 s later.
+    private func ensureReserve(_ settings: Settings.Print, nextTry: inout UInt64) {
+        let path = PrintWorker.reservePath(settings.journal)
+        let t = SystemClock.monotonicNow().nanoseconds
+        guard t >= nextTry, access(path, F_OK) != 0 else { return }
+        // Room: at least the reserve's size left after it is made.
+        var fs = statvfs()
+        if statvfs(directoryName(of: path), &fs) == 0, UInt64(fs.f_bavail) * UInt64(fs.f_frsize) < UInt64(2 * PrintWorker.reserveBytes) {
+            nextTry = t + 5_000_000_000
+            return
+        }
+        do {
+            try makeDirectories(directoryName(of: path))
+            try AtomicFile.write([UInt8](repeating: 0, count: PrintWorker.reserveBytes), to: path, durable: true, replace: true)
+            log.debug("print journal: reserve \(path) made")
+        } catch {
+            nextTry = t + 5_000_000_000
+            log.debug("print journal: reserve \(path) not made (\(error)); tried again in 5 s")
+        }
+    }
+
+    /// Writes the journal if the one on disk is older than the one in memory (an earlier write failed).
+    /// - Returns: whether the journal on disk is current.
+    @discardableResult
+    private func persistIfBehind() -> Bool {
+        let (journal, version, path) = shared.withLock { s in (s.journal, s.journalVersion, s.settings.journal) }
+        guard written.withLock({ $0 }) < version else { return true }
+        let ok = persist(journal, version: version, path: path)
+        if ok { changed() }
+        return ok
     }
 
     /// Tells the observer, outside the lock (it reads ``reviewText(captureID:)``).
@@ -149,9 +261,32 @@ public final class PrintWorker: Sendable {
 
     /// Starts the "print" thread.
     public func launch() {
+        shared.withLock { $0.lastPollEnded = SystemClock.monotonicNow().nanoseconds }
         let t = Thread { [self] in threadMain() }
         t.name = "print"
         t.start()
+        let w = Thread { [self] in watchMain() }
+        w.name = "print-watch"
+        w.start()
+    }
+
+    /// Tells the observer when the health turns stale (a poll overdue) or fresh again: the print
+    /// thread cannot, while it waits in libcups. Ends with the print thread.
+    private func watchMain() {
+        while !done.withLock({ $0 }) {
+            usleep(250_000)
+            let flipped = shared.withLock { s -> Bool in
+                let stale = overdueSeconds(s) != nil
+                defer { s.staleSeen = stale }
+                return stale != s.staleSeen
+            }
+            if flipped {
+                let (stale, h) = shared.withLock { ($0.staleSeen, currentHealth($0)) }
+                if stale, case let .unavailable(_, m) = h { log.warning("printer unavailable: cups-unreachable (\(m))") }
+                else { log.notice("printer: CUPS answers again") }
+                changed()
+            }
+        }
     }
 
     /// Stops the thread (within one libcups timeout); the journal is on disk already.
@@ -174,11 +309,22 @@ public final class PrintWorker: Sendable {
     public func skip(captureID: UInt64) { post(.skip(captureID: captureID)) }
 
     /// Capture or picture `captureID` is on disk at `path` (a press-mode print comes after the save).
+    /// A request for it whose page is not written yet takes the path (journaled by the print thread),
+    /// so the page can be rendered from the saved picture after a restart.
     public func noteSaved(captureID: UInt64, path: String) {
-        shared.withLock { s in
+        let pending = shared.withLock { s -> Bool in
             s.savedPaths[captureID] = path
             if s.savedPaths.count > 32, let oldest = s.savedPaths.keys.min() { s.savedPaths[oldest] = nil }
+            var pending = false
+            for i in s.journal.requests.indices where s.journal.requests[i].captureID == captureID
+                && s.journal.requests[i].renderPending == true && s.journal.requests[i].photo == nil {
+                s.journal.requests[i].photo = path
+                pending = true
+            }
+            if pending { s.journalVersion += 1 }
+            return pending
         }
+        if pending { signal() }
     }
 
     /// The saved photo of capture `captureID`, if it was noted and is readable.
@@ -261,15 +407,37 @@ public final class PrintWorker: Sendable {
 
     /// The journal as it is now.
     public var journal: PrintJournal { shared.withLock { $0.journal } }
-    /// The printer's health as last polled.
-    public var health: PrinterHealth { shared.withLock { $0.health } }
+    /// The printer's health as last polled, or unavailable (`cups-unreachable`) when the poll has not
+    /// ended for ``pollDeadlineSeconds`` (CUPS hangs: the print thread waits in libcups).
+    public var health: PrinterHealth { shared.withLock { currentHealth($0) } }
+
+    /// How long a poll of CUPS may take before the health readers call the printer unavailable:
+    /// max(3 × `print.poll_interval`, 10 s), seconds.
+    public static func pollDeadlineSeconds(_ settings: Settings.Print) -> Double {
+        max(3 * Double(settings.pollIntervalMilliseconds) / 1000, 10)
+    }
+
+    /// The health as readers see it: the polled one, unless the poll is overdue.
+    private func currentHealth(_ s: Shared) -> PrinterHealth {
+        guard let late = overdueSeconds(s) else { return s.health }
+        return .unavailable(reasons: ["cups-unreachable"],
+                            message: "CUPS has not answered for \(Int(late)) s (a poll may take \(Int(PrintWorker.pollDeadlineSeconds(s.settings))) s)")
+    }
+
+    /// Seconds since the last poll ended, when over the deadline and the thread is polling (not stopped).
+    private func overdueSeconds(_ s: Shared) -> Double? {
+        guard !s.stopping, s.settings.mode != .off || s.journal.requests.contains(where: { $0.state.isLive }) else { return nil }
+        let elapsed = Double(SystemClock.monotonicNow().nanoseconds &- s.lastPollEnded) / 1e9
+        let deadline = PrintWorker.pollDeadlineSeconds(s.settings) + Double(s.settings.pollIntervalMilliseconds) / 1000
+        return elapsed > deadline ? elapsed : nil
+    }
     /// Health polls done (tests wait on it).
     public var polls: Int { shared.withLock { $0.polls } }
 
     /// What the review screen says about printing capture `captureID` (nil: nothing asked for it).
     public func reviewText(captureID: UInt64) -> String? {
         shared.withLock { s in
-            reviewPrintText(health: s.health, request: s.journal.requests.last { $0.captureID == captureID })
+            reviewPrintText(health: currentHealth(s), request: s.journal.requests.last { $0.captureID == captureID })
         }
     }
 
@@ -277,10 +445,11 @@ public final class PrintWorker: Sendable {
     public func status() -> PrinterStatus {
         shared.withLock { s in
             var message: String?
-            if case let .unavailable(_, m) = s.health, !m.isEmpty { message = m }
-            if case let .unknown(m) = s.health { message = m }
+            let health = currentHealth(s)
+            if case let .unavailable(_, m) = health, !m.isEmpty { message = m }
+            if case let .unknown(m) = health { message = m }
             return PrinterStatus(mode: s.settings.mode.rawValue, destination: s.settings.destination, queue: s.queueName,
-                                 health: s.health.name, reasons: s.health.reasons, message: message,
+                                 health: health.name, reasons: health.reasons, message: message,
                                  sheetsRemaining: s.journal.sheetsRemaining,
                                  held: s.journal.requests.filter { $0.state == .held }.count,
                                  outstanding: s.journal.outstanding,
@@ -305,6 +474,7 @@ public final class PrintWorker: Sendable {
     private func threadMain() {
         var connection: CUPSConnection?
         var renderer: PrintRenderer?
+        var nextReserveTry: UInt64 = 0
         defer { done.withLock { $0 = true } }
         while true {
             let (ops, stopping, settings, reconnect) = shared.withLock { s in
@@ -318,7 +488,17 @@ public final class PrintWorker: Sendable {
             if ops.contains(where: { if case .request = $0 { true } else { false } }) {
                 persistNow()
             }
-            if stopping { return }
+            // A journal an earlier write could not store, the journal's reserve, then pages the spool
+            // had no room for: those only while the reserve is there (the room it gave is the journal's).
+            if persistIfBehind() { ensureReserve(settings, nextTry: &nextReserveTry) }
+            if access(PrintWorker.reservePath(settings.journal), F_OK) == 0 {
+                writePendingPages(settings: settings, renderer: &renderer)
+                persistIfBehind()
+            }
+            if stopping {
+                reportUnjournaled()
+                return
+            }
             poll(settings: settings, connection: &connection)
             wake.lock()
             let (idle, graceEnds) = shared.withLock { ($0.inbox.isEmpty && !$0.stopping, $0.notBefore.values.min()) }
@@ -351,20 +531,31 @@ public final class PrintWorker: Sendable {
                 if renderer == nil { renderer = try PrintRenderer() }
                 guard let renderer else { return }
                 let page = try renderer.render(jpeg, to: size)
-                let id = shared.withLock { $0.journal.nextID }
-                let file = "\(settings.spool)/print-\(shared.withLock { $0.journal.tag })-\(id).jpg"
-                try makeDirectories(settings.spool)
-                try AtomicFile.write(page, to: file, durable: true, replace: true)
                 // Journaled in memory here; the thread writes the journal once after the whole batch
                 // of requests, before it polls and submits (a burst costs one write, not one each).
+                // Marked renderPending until its page is written: a journal another thread writes
+                // meanwhile never names a page that is not there.
                 let r = shared.withLock { s in
+                    let file = "\(settings.spool)/print-\(s.journal.tag)-\(s.journal.nextID).jpg"
                     let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
                                           media: settings.media, now: now())
+                    if let i = s.journal.requests.indices.last {
+                        s.journal.requests[i].renderPending = true
+                        s.journal.requests[i].photo = captureID.flatMap { s.savedPaths[$0] }
+                    }
                     if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
                 }
-                log.info("print \(r.id) (\(source)): held, \(size) px on \(settings.media)"
-                         + " — guest sees: \(reviewText(captureID: captureID ?? .max) ?? "-")")
+                if let failure = writePage(page, for: r) {
+                    shared.withLock { s in
+                        s.pendingPages[r.id] = page
+                        s.lastError = "page not written: \(failure)"
+                    }
+                    log.error("print \(r.id) (\(source)): page not written to \(r.file) (\(failure)); held, written when there is room")
+                } else {
+                    log.info("print \(r.id) (\(source)): held, \(size) px on \(settings.media)"
+                             + " — guest sees: \(reviewText(captureID: captureID ?? .max) ?? "-")")
+                }
             } catch {
                 log.error("print of \(source) not rendered: \(error)")
                 shared.withLock { $0.lastError = "render: \(error)" }
@@ -384,6 +575,89 @@ public final class PrintWorker: Sendable {
         }
     }
 
+    /// Writes `page` as request `r`'s file (AtomicFile, durable) and clears its `renderPending` in memory
+    /// (the journal is written after). - Returns: nil, or why it was not written.
+    private func writePage(_ page: [UInt8], for r: PrintRequest) -> String? {
+        do {
+            try makeDirectories(directoryName(of: r.file))
+            try AtomicFile.write(page, to: r.file, durable: true, replace: true)
+        } catch {
+            return "\(error)"
+        }
+        shared.withLock { s in
+            s.pendingPages[r.id] = nil
+            if let i = s.journal.requests.firstIndex(where: { $0.id == r.id }) {
+                s.journal.requests[i].renderPending = nil
+                s.journalVersion += 1
+            }
+        }
+        return nil
+    }
+
+    /// Writes the pages of held requests the spool had no room for: from memory, or rendered again from
+    /// the saved picture (after a restart). Stops at the first that fails (the spool is still full).
+    /// A page that can never be made (no picture known, the picture unreadable) fails its request.
+    private func writePendingPages(settings: Settings.Print, renderer: inout PrintRenderer?) {
+        let (pending, inMemory) = shared.withLock { s -> ([PrintRequest], Set<Int>) in
+            let pending = s.journal.requests.filter { $0.state == .held && $0.renderPending == true }
+            let ids = Set(pending.map(\.id))
+            s.pendingPages = s.pendingPages.filter { ids.contains($0.key) }
+            return (pending, Set(s.pendingPages.keys))
+        }
+        for r in pending {
+            var page = inMemory.contains(r.id) ? shared.withLock { $0.pendingPages[r.id] } : nil
+            if page == nil {
+                guard let photo = r.photo else {
+                    // In this run the picture's save may still be noted; after a restart it cannot be.
+                    if r.captureID != nil { continue }
+                    mutate { _ = $0.journal.finish(r.id, .failed, note: "its page was never written (the spool was full) and no saved picture is known", now: now()) }
+                    log.error("print \(r.id) (\(r.source)): its page was never written (the spool was full) and no saved picture is known; not printed")
+                    continue
+                }
+                do {
+                    guard let data = FileManager.default.contents(atPath: photo) else {
+                        throw PrintError(call: "read", message: "\(photo) unreadable", destination: "")
+                    }
+                    guard case let .success(media) = MediaSize.parse(r.media) else {
+                        throw PrintError(call: "render", message: "media \(r.media) unknown", destination: "")
+                    }
+                    if renderer == nil { renderer = try PrintRenderer() }
+                    guard let renderer else { return }
+                    page = try renderer.render(Array(data), to: PrintRenderer.pageSize(for: media, dpi: settings.dpi))
+                } catch {
+                    mutate { _ = $0.journal.finish(r.id, .failed, note: "page not rendered from \(photo): \(error)", now: now()) }
+                    log.error("print \(r.id) (\(r.source)): page not rendered from \(photo): \(error); not printed")
+                    continue
+                }
+            }
+            guard let page else { continue }
+            if let failure = writePage(page, for: r) {
+                shared.withLock { s in
+                    if r.photo == nil || s.pendingPages.count < 8 { s.pendingPages[r.id] = page }
+                }
+                log.debug("print \(r.id): page still not written: \(failure)")
+                return
+            }
+            log.notice("print \(r.id) (\(r.source)): page written to \(r.file) (the spool had room again); held")
+        }
+    }
+
+    /// At a stop: requests the journal on disk does not hold (it could not be written) are lost with
+    /// this run, unless their page is in the spool (recovered at the next start); each is named.
+    private func reportUnjournaled() {
+        let (journalError, pending) = shared.withLock { s in
+            (s.journalError, s.journal.requests.filter { $0.state == .held && $0.renderPending == true && $0.photo == nil })
+        }
+        guard let journalError else {
+            for r in pending {
+                log.error("print \(r.id) (\(r.source)): its page was never written and no saved picture is known; not printed after the restart")
+            }
+            return
+        }
+        log.error("print journal not written at the stop (\(journalError)): requests since the last write are printed after "
+                  + "the restart only if their page is in the spool; no job was submitted without a journaled entry")
+    }
+
     private func cancelJob(requestID: Int, jobID: Int, note: String, connection: CUPSConnection?) {
         guard let connection else {
             log.warning("print \(requestID): job \(jobID) not cancelled, CUPS not reachable")
@@ -401,6 +675,7 @@ public final class PrintWorker: Sendable {
     }
 
     private func poll(settings: Settings.Print, connection: inout CUPSConnection?) {
+        defer { shared.withLock { $0.lastPollEnded = SystemClock.monotonicNow().nanoseconds } }
         let active = settings.mode != .off || shared.withLock { s in s.journal.requests.contains { $0.state.isLive } }
         guard active else { return }
         defer { shared.withLock { $0.polls += 1 } }
@@ -442,10 +717,22 @@ public final class PrintWorker: Sendable {
             case .unavailable: break
             }
         }
+        // A job needing more sheets than are counted is held (the oldest first, so none jumps it): a
+        // refill says paper was loaded. Shown as unavailable with the numbers.
+        if let short = shared.withLock({ $0.journal.paperShort(sheetsPerCopy: settings.sheetsPerPicture) }) {
+            let reason = short.counted == 0 ? "paper-out" : "paper-count"
+            let message = "not enough paper: print \(short.request.id) needs \(counted(short.needs, "sheet")), \(short.counted) counted"
+                + " — refill (photoboothctl refill SHEETS)"
+            switch health {
+            case let .unavailable(r, m): health = .unavailable(reasons: r + [reason], message: m.isEmpty ? message : m)
+            default: health = .unavailable(reasons: [reason], message: message)
+            }
+        }
         setHealth(health)
 
         // Jobs: reconcile the journal with CUPS's list.
-        if connection != nil, shared.withLock({ $0.journal.outstanding > 0 }) {
+        // Held requests too: one whose title CUPS lists was submitted by a run that could not journal it.
+        if connection != nil, shared.withLock({ s in s.journal.requests.contains { $0.state.isLive } }) {
             do {
                 let jobs = try c.jobs()
                 let changes = mutate { $0.journal.reconcile(jobs: jobs, sheetsPerCopy: settings.sheetsPerPicture, now: now()) }
@@ -469,7 +756,9 @@ public final class PrintWorker: Sendable {
             s.notBefore = s.notBefore.filter { $0.value > t }
             return s.journal.toSubmit(pendingLimit: settings.pendingLimit, health: s.health).filter { s.notBefore[$0.id] == nil }
         }
-        for r in next { submit(r, settings: settings, connection: c) }
+        for r in next {
+            guard submit(r, settings: settings, connection: c) else { break }
+        }
     }
 
     /// The `print.` key behind an IPP job option.
@@ -500,15 +789,27 @@ public final class PrintWorker: Sendable {
          ("print-color-mode", settings.color.rawValue), ("print-scaling", "none")]
     }
 
-    private func submit(_ r: PrintRequest, settings: Settings.Print, connection: CUPSConnection) {
+    /// - Returns: false when the journal could not be written (nothing more is submitted this poll).
+    @discardableResult
+    private func submit(_ r: PrintRequest, settings: Settings.Print, connection: CUPSConnection) -> Bool {
         guard let page = FileManager.default.contents(atPath: r.file) else {
             mutate { _ = $0.journal.finish(r.id, .failed, note: "page \(r.file) missing", now: now()) }
             log.error("print \(r.id): page \(r.file) missing; not printed")
-            return
+            return true
         }
-        // Journaled as submitting before CUPS sees it.
-        mutate { s in
+        // Journaled as submitting, on disk, before CUPS sees it: without that entry a restart could
+        // not know the job exists (it is found again by its title), so nothing is submitted.
+        let (_, durable) = mutateDurably { s in
             if let i = s.journal.requests.firstIndex(where: { $0.id == r.id }) { s.journal.requests[i].state = .submitting }
+        }
+        guard durable else {
+            shared.withLock { s in
+                if let i = s.journal.requests.firstIndex(where: { $0.id == r.id }) { s.journal.requests[i].state = .held }
+                s.journalVersion += 1
+            }
+            changed()
+            log.warning("print \(r.id) (\(r.source)): not submitted: the journal could not be written; held")
+            return false
         }
         var options = jobOptions(settings)
         options[0] = ("copies", String(r.copies))
@@ -518,7 +819,7 @@ public final class PrintWorker: Sendable {
         if let rejected = try? connection.rejectedOption(options.filter { $0.0 != "print-scaling" }) {
             mutate { _ = $0.journal.finish(r.id, .failed, note: rejected.description, now: now()) }
             log.error("print \(r.id) (\(r.source)): not submitted: \(rejected)")
-            return
+            return true
         }
         do {
             let job = try connection.submit(jpeg: Array(page), title: r.title, options: options)
@@ -537,6 +838,7 @@ public final class PrintWorker: Sendable {
             }
             log.warning("print \(r.id): not submitted, held: \(error)")
         }
+        return true
     }
 
     private func report(_ r: PrintRequest, from: PrintRequestState) {
@@ -550,6 +852,9 @@ public final class PrintWorker: Sendable {
             log.warning("print \(r.id): was being submitted when the booth stopped and never reached CUPS; held again")
         case .submitted, .submitting:
             if from == .submitting { log.info("print \(r.id): found at CUPS as job \(r.jobID ?? 0) after a restart") }
+            if from == .held {
+                log.warning("print \(r.id): found at CUPS as job \(r.jobID ?? 0) (submitted by a run that could not journal it); not submitted again")
+            }
         }
     }
 

@@ -1,0 +1,79 @@
+import BoothCore
+import BoothPrint
+import BoothRuntime
+import Foundation
+import Glibc
+import Testing
+
+extension CUPSStack {
+    /// cupsd's pid (cups-stack.sh records it), or nil.
+    var cupsdPID: pid_t? {
+        FileManager.default.contents(atPath: "\(dir)/cupsd.pid")
+            .flatMap { Int32(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}
+
+extension PrintWorkerCUPSTests {
+    @Test("a cupsd that stops answering (SIGSTOP) is unavailable, cups-unreachable, after the poll deadline: on the review screen and in status; answered again, the job completes")
+    func cupsStopsAnswering() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig()
+        let pid = try #require(rig.stack.cupsdPID, "no cupsd.pid in \(rig.stack.dir)")
+        defer { kill(pid, SIGCONT); rig.stack.release(); rig.stop() }
+        rig.stack.setJobMode("hold")
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { rig.stack.printed().count == 1 && rig.worker.journal.requests.first?.jobID != nil }, "\(rig.logs.text)")
+        #expect(await eventually { rig.worker.status().health == "ready" }, "\(rig.worker.status())")
+        #expect(rig.worker.reviewText(captureID: 1) == "Printing…")
+        let shown = Box(0)
+        rig.worker.observe { if rig.worker.reviewText(captureID: 1) == "Printer offline — your photo is saved" { shown.update { $0 += 1 } } }
+        #expect(kill(pid, SIGSTOP) == 0)
+        let stoppedAt = Date()
+        // The deadline: max(3 × 200 ms, 10 s), plus one poll interval.
+        #expect(await eventually(timeoutSeconds: 30) { rig.worker.status().health == "unavailable" }, "\(rig.worker.status())")
+        let after = Date().timeIntervalSince(stoppedAt)
+        #expect(after < 20, "unavailable only after \(after) s")
+        let status = rig.worker.status()
+        #expect(status.reasons == ["cups-unreachable"], "\(status)")
+        #expect(status.message?.isEmpty == false, "\(status)")
+        #expect(rig.worker.reviewText(captureID: 1) == "Printer offline — your photo is saved")
+        #expect(await eventually { shown.get > 0 }, "the review screen was not told")
+        #expect(kill(pid, SIGCONT) == 0)
+        rig.stack.release()
+        #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
+        #expect(await eventually { rig.worker.status().health != "unavailable" }, "\(rig.worker.status())")
+        #expect(rig.worker.reviewText(captureID: 1) == "Printed")
+    }
+
+    @Test("copies beyond the paper count: held as not enough paper (needs, counted) on the review screen and in status, nothing printed; a refill prints it; at 0 counted: out of paper")
+    func paperCountShort() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig { $0.copies = 3; $0.sheets = 2 }
+        defer { rig.stop() }
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { rig.worker.status().reasons.contains("paper-count") }, "\(rig.worker.status())\n\(rig.logs.text)")
+        let status = rig.worker.status()
+        #expect(status.health == "unavailable")
+        #expect(status.message == "not enough paper: print 1 needs 3 sheets, 2 counted — refill (photoboothctl refill SHEETS)", "\(status)")
+        #expect(rig.worker.reviewText(captureID: 1) == "Not enough paper — your photo is saved")
+        let polls = rig.worker.polls
+        #expect(await eventually { rig.worker.polls >= polls + 3 })
+        #expect(rig.states() == [.held])
+        #expect(rig.stack.printed().isEmpty)
+        rig.worker.refill(sheets: 10)
+        #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
+        #expect(rig.stack.printed().count == 1)
+        #expect(rig.worker.journal.sheetsRemaining == 7)
+        // Counted out: nothing more is sent, and the guest is told.
+        rig.worker.refill(sheets: 0)
+        rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
+        #expect(await eventually { rig.worker.status().reasons.contains("paper-out") }, "\(rig.worker.status())")
+        #expect(rig.worker.reviewText(captureID: 2) == "Out of paper — your photo is saved")
+        #expect(rig.worker.status().message?.hasPrefix("not enough paper: print 2 needs 3 sheets, 0 counted") == true)
+        let polls2 = rig.worker.polls
+        #expect(await eventually { rig.worker.polls >= polls2 + 3 })
+        #expect(rig.stack.printed().count == 1)
+    }
+}
