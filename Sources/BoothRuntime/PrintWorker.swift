@@ -11,6 +11,10 @@ import Synchronization
 /// The journal (`print.journal`, JSON) is rewritten atomically before every submission and on every
 /// change, so after a crash nothing is printed twice (a request caught between journal and CUPS is
 /// found again by its job title) and nothing is forgotten (held requests wait, subject to the backlog).
+/// Nothing is submitted unless its `submitting` entry is on disk: a journal that cannot be written
+/// (a full disk) holds every request until it can (a reserve file beside it makes room); held
+/// requests are looked up in CUPS's job list by title before they are submitted. A page the spool
+/// has no room for is journaled as `renderPending` and written once there is room.
 ///
 /// Locks: the state the loop reads and writes (`shared`) is changed in memory and released before the
 /// journal is written (encode, write, fsync, rename); the writes are serialized by a lock of their
@@ -50,6 +54,11 @@ public final class PrintWorker: Sendable {
         var lastPollEnded: UInt64 = SystemClock.monotonicNow().nanoseconds
         /// The health readers last saw stale (the watcher tells the observer when it changes).
         var staleSeen = false
+        /// ``PrintWorker/launch()`` started the thread.
+        var launched = false
+        /// The journal's reserve was released (the file system is full) and is not made again yet:
+        /// pages wait in memory, the room is the journal's.
+        var reserveReleased = false
     }
 
     private let shared: Mutex<Shared>
@@ -153,6 +162,7 @@ public final class PrintWorker: Sendable {
             }
         }
         if released {
+            shared.withLock { $0.reserveReleased = true }
             log.warning("print journal: the file system is full; its reserve (\(formatBytes(UInt64(PrintWorker.reserveBytes)))) was released to write it")
         }
         let before = shared.withLock { s in
@@ -227,7 +237,9 @@ public final class PrintWorker: Sendable {
         do {
             try makeDirectories(directoryName(of: path))
             try AtomicFile.write([UInt8](repeating: 0, count: PrintWorker.reserveBytes), to: path, durable: true, replace: true)
-            log.debug("print journal: reserve \(path) made")
+            let wasReleased = shared.withLock { s in defer { s.reserveReleased = false }; return s.reserveReleased }
+            if wasReleased { log.notice("print journal: reserve \(path) made again (the file system has room)") }
+            else { log.debug("print journal: reserve \(path) made") }
         } catch {
             nextTry = t + 5_000_000_000
             log.debug("print journal: reserve \(path) not made (\(error)); tried again in 5 s")
@@ -261,7 +273,7 @@ public final class PrintWorker: Sendable {
 
     /// Starts the "print" thread.
     public func launch() {
-        shared.withLock { $0.lastPollEnded = SystemClock.monotonicNow().nanoseconds }
+        shared.withLock { $0.lastPollEnded = SystemClock.monotonicNow().nanoseconds; $0.launched = true }
         let t = Thread { [self] in threadMain() }
         t.name = "print"
         t.start()
@@ -290,11 +302,22 @@ public final class PrintWorker: Sendable {
     }
 
     /// Stops the thread (within one libcups timeout); the journal is on disk already.
+    /// A thread still waiting in libcups then (CUPS hangs) leaves its inbox: the requests in it are
+    /// rendered and journaled by the calling thread, so they print after the restart.
     public func stop(timeoutSeconds: Double = 5) {
-        shared.withLock { $0.stopping = true }
+        let launched = shared.withLock { s in defer { s.stopping = true }; return s.launched }
         signal()
         let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
         while !done.withLock({ $0 }) && Date() < deadline { usleep(10_000) }
+        guard launched, !done.withLock({ $0 }) else { return }
+        let (ops, settings) = shared.withLock { s in defer { s.inbox = [] }; return (s.inbox, s.settings) }
+        let requests = ops.filter { if case .request = $0 { true } else { false } }
+        guard !requests.isEmpty else { return }
+        log.warning("print thread did not stop within \(timeoutSeconds) s (CUPS not answering?); "
+                    + "\(counted(requests.count, "request")) in its inbox journaled by the stopping thread")
+        var renderer: PrintRenderer?
+        for op in ops { handle(op, settings: settings, renderer: &renderer, connection: nil) }
+        persistNow()
     }
 
     /// Asks for a print of `jpeg`: a session's picture (`captureID` is the picture's id: the composed
@@ -491,7 +514,7 @@ public final class PrintWorker: Sendable {
             // A journal an earlier write could not store, the journal's reserve, then pages the spool
             // had no room for: those only while the reserve is there (the room it gave is the journal's).
             if persistIfBehind() { ensureReserve(settings, nextTry: &nextReserveTry) }
-            if access(PrintWorker.reservePath(settings.journal), F_OK) == 0 {
+            if !shared.withLock({ $0.reserveReleased }) {
                 writePendingPages(settings: settings, renderer: &renderer)
                 persistIfBehind()
             }
@@ -546,7 +569,10 @@ public final class PrintWorker: Sendable {
                     if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
                 }
-                if let failure = writePage(page, for: r) {
+                if shared.withLock({ $0.reserveReleased }) {
+                    shared.withLock { $0.pendingPages[r.id] = page }
+                    log.warning("print \(r.id) (\(source)): the file system is full; page kept in memory, written once there is room (held)")
+                } else if let failure = writePage(page, for: r) {
                     shared.withLock { s in
                         s.pendingPages[r.id] = page
                         s.lastError = "page not written: \(failure)"
@@ -750,7 +776,8 @@ public final class PrintWorker: Sendable {
         let dropped = mutate { $0.journal.applyBacklog(policy, now: now()) }
         for r in dropped { log.warning("print \(r.id) (\(r.source)) dropped: \(shared.withLock { $0.journal.request(r.id)?.note } ?? "")") }
         forgetOldFinished()
-        guard connection != nil else { return }
+        // A stop asked for while this poll waited in libcups: nothing more is submitted by this thread.
+        guard connection != nil, !shared.withLock({ $0.stopping }) else { return }
         let next = shared.withLock { s in
             let t = SystemClock.monotonicNow().nanoseconds
             s.notBefore = s.notBefore.filter { $0.value > t }

@@ -39,11 +39,28 @@ extension PrintWorkerCUPSTests {
         #expect(status.message?.isEmpty == false, "\(status)")
         #expect(rig.worker.reviewText(captureID: 1) == "Printer offline — your photo is saved")
         #expect(await eventually { shown.get > 0 }, "the review screen was not told")
+        // Answering again: the poll ends, the health is CUPS's again.
+        #expect(kill(pid, SIGCONT) == 0)
+        #expect(await eventually { rig.worker.status().health != "unavailable" }, "\(rig.worker.status())")
+        #expect(rig.worker.reviewText(captureID: 1) == "Printing…")
+        // Hung again, a print is asked for and the daemon stops: the stopping thread journals it.
+        #expect(kill(pid, SIGSTOP) == 0)
+        #expect(await eventually(timeoutSeconds: 30) { rig.worker.status().health == "unavailable" }, "\(rig.worker.status())")
+        rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
+        rig.worker.stop(timeoutSeconds: 1)
+        let onDisk = FileManager.default.contents(atPath: rig.settings.journal).flatMap { try? PrintJournal.decode($0) }
+        #expect(onDisk?.requests.map(\.source) == ["session 1", "session 2"], "\(rig.logs.text)")
+        #expect(onDisk?.requests.last?.state == .held)
         #expect(kill(pid, SIGCONT) == 0)
         rig.stack.release()
-        #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
-        #expect(await eventually { rig.worker.status().health != "unavailable" }, "\(rig.worker.status())")
-        #expect(rig.worker.reviewText(captureID: 1) == "Printed")
+        // The restart prints it; the first job completes.
+        let clock = rig.clock
+        let again = PrintWorker(settings: rig.settings, log: rig.logs.logger(), now: { clock.now })
+        again.launch()
+        defer { again.stop() }
+        #expect(await eventually { again.journal.requests.map(\.state) == [.completed, .completed] },
+                "\(again.journal.requests.map(\.state))\n\(rig.logs.text)")
+        #expect(rig.stack.printed().count == 2)
     }
 
     @Test("copies beyond the paper count: held as not enough paper (needs, counted) on the review screen and in status, nothing printed; a refill prints it; at 0 counted: out of paper")
@@ -61,7 +78,7 @@ extension PrintWorkerCUPSTests {
         let polls = rig.worker.polls
         #expect(await eventually { rig.worker.polls >= polls + 3 })
         #expect(rig.states() == [.held])
-        #expect(rig.stack.printed().isEmpty)
+        #expect(rig.stack.printed().count == 0, "printed with too few sheets counted")
         rig.worker.refill(sheets: 10)
         #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
         #expect(rig.stack.printed().count == 1)
