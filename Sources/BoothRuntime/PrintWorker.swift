@@ -49,9 +49,9 @@ public final class PrintWorker: Sendable {
         var journalError: String?
         /// Rendered pages not yet written (the spool was full), by request id: written when there is space.
         var pendingPages: [Int: [UInt8]] = [:]
-        /// Monotonic instant (ns) the last poll of CUPS ended, or the thread started; a poll that
-        /// does not end within ``PrintWorker/pollDeadlineSeconds`` turns the health unavailable.
-        var lastPollEnded: UInt64 = SystemClock.monotonicNow().nanoseconds
+        /// Monotonic instant (ns) the poll of CUPS under way began (nil: none under way); a poll that
+        /// does not end within ``PrintWorker/pollDeadlineSeconds(_:)`` turns the health unavailable.
+        var pollSince: UInt64?
         /// The health readers last saw stale (the watcher tells the observer when it changes).
         var staleSeen = false
         /// ``PrintWorker/launch()`` started the thread.
@@ -227,7 +227,9 @@ public final class PrintWorker: Sendable {
     private func ensureReserve(_ settings: Settings.Print, nextTry: inout UInt64) {
         let path = PrintWorker.reservePath(settings.journal)
         let t = SystemClock.monotonicNow().nanoseconds
-        guard t >= nextTry, access(path, F_OK) != 0 else { return }
+        // Only for a booth that prints (or has printed): a booth with printing off gets no file.
+        guard t >= nextTry, !settings.journal.isEmpty, settings.mode != .off || access(settings.journal, F_OK) == 0,
+              access(path, F_OK) != 0 else { return }
         // Room: at least the reserve's size left after it is made.
         var fs = statvfs()
         if statvfs(directoryName(of: path), &fs) == 0, UInt64(fs.f_bavail) * UInt64(fs.f_frsize) < UInt64(2 * PrintWorker.reserveBytes) {
@@ -273,7 +275,7 @@ public final class PrintWorker: Sendable {
 
     /// Starts the "print" thread.
     public func launch() {
-        shared.withLock { $0.lastPollEnded = SystemClock.monotonicNow().nanoseconds; $0.launched = true }
+        shared.withLock { $0.launched = true }
         let t = Thread { [self] in threadMain() }
         t.name = "print"
         t.start()
@@ -447,12 +449,11 @@ public final class PrintWorker: Sendable {
                             message: "CUPS has not answered for \(Int(late)) s (a poll may take \(Int(PrintWorker.pollDeadlineSeconds(s.settings))) s)")
     }
 
-    /// Seconds since the last poll ended, when over the deadline and the thread is polling (not stopped).
+    /// Seconds the poll under way has taken, when over the deadline (and the worker is not stopping).
     private func overdueSeconds(_ s: Shared) -> Double? {
-        guard !s.stopping, s.settings.mode != .off || s.journal.requests.contains(where: { $0.state.isLive }) else { return nil }
-        let elapsed = Double(SystemClock.monotonicNow().nanoseconds &- s.lastPollEnded) / 1e9
-        let deadline = PrintWorker.pollDeadlineSeconds(s.settings) + Double(s.settings.pollIntervalMilliseconds) / 1000
-        return elapsed > deadline ? elapsed : nil
+        guard !s.stopping, let since = s.pollSince else { return nil }
+        let elapsed = Double(SystemClock.monotonicNow().nanoseconds &- since) / 1e9
+        return elapsed > PrintWorker.pollDeadlineSeconds(s.settings) ? elapsed : nil
     }
     /// Health polls done (tests wait on it).
     public var polls: Int { shared.withLock { $0.polls } }
@@ -701,9 +702,10 @@ public final class PrintWorker: Sendable {
     }
 
     private func poll(settings: Settings.Print, connection: inout CUPSConnection?) {
-        defer { shared.withLock { $0.lastPollEnded = SystemClock.monotonicNow().nanoseconds } }
         let active = settings.mode != .off || shared.withLock { s in s.journal.requests.contains { $0.state.isLive } }
         guard active else { return }
+        shared.withLock { $0.pollSince = SystemClock.monotonicNow().nanoseconds }
+        defer { shared.withLock { $0.pollSince = nil } }
         defer { shared.withLock { $0.polls += 1 } }
         if connection == nil {
             do {
