@@ -88,16 +88,18 @@ public final class PhotoStore: Sendable {
 
     private static func sessionFileBytes(_ n: Int) -> [UInt8] { Array((zeroPadded(n, 15) + "\n").utf8) }
 
-    /// Opens the session-number file (made at its full size, durably, if new or short), once.
+    /// Opens the session-number file (made at its full size, durably, if new or short), again at every
+    /// prepare: after the media was mounted again the old descriptor names a file no longer there.
     private func openSessionFile(_ path: String, handedOut: Int) throws(FileError) {
-        guard numberFile.withLock({ $0.fd }) < 0 else { return }
+        syncSessionFile()
         var st = stat()
         if stat(path, &st) != 0 || st.st_size < 16 {
             try AtomicFile.write(PhotoStore.sessionFileBytes(handedOut), to: path, durable: true, replace: true)
         }
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: path) }
-        numberFile.withLock { $0 = (fd, false) }
+        let old = numberFile.withLock { f in defer { f = (fd, false) }; return f.fd }
+        if old >= 0 { close(old) }
     }
 
     deinit {

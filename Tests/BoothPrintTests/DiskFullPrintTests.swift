@@ -129,3 +129,32 @@ extension PrintWorkerCUPSTests {
         #expect(worker.journal.requests.map(\.source) == (1...6).map { "session \($0)" })
     }
 }
+
+@Suite("Print journal recovery without CUPS")
+struct PrintJournalRecoveryTests {
+    @Test("a page in the spool whose request the journal never recorded (written while the journal could not be) is held again at start, same id and job name")
+    func orphanedPageIsRecovered() throws {
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let dir = NSTemporaryDirectory() + "photobooth-print-orphan-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let settings = printSettings(dir: dir, queue: "booth-nowhere")
+        try FileManager.default.createDirectory(atPath: settings.spool, withIntermediateDirectories: true)
+        var journal = PrintJournal(tag: "abcd1234")
+        _ = journal.add(captureID: nil, source: "session 1", file: "\(settings.spool)/print-abcd1234-1.jpg", copies: 1,
+                        media: settings.media, now: 1)
+        _ = FileManager.default.createFile(atPath: settings.journal, contents: try JSONEncoder().encode(journal))
+        for name in ["print-abcd1234-1.jpg", "print-abcd1234-2.jpg", "print-other-7.jpg", ".tmp-print-abcd1234-3.jpg.99"] {
+            _ = FileManager.default.createFile(atPath: "\(settings.spool)/\(name)", contents: Data(photo))
+        }
+        let logs = LogLines()
+        let worker = PrintWorker(settings: settings, log: logs.logger())
+        let requests = worker.journal.requests
+        #expect(requests.map(\.id) == [1, 2], "\(logs.text)")
+        #expect(requests.last?.state == .held)
+        #expect(requests.last?.title == "photobooth-abcd1234-2")
+        #expect(requests.last?.file == "\(settings.spool)/print-abcd1234-2.jpg")
+        #expect(worker.journal.nextID == 3)
+        #expect(!FileManager.default.fileExists(atPath: "\(settings.spool)/.tmp-print-abcd1234-3.jpg.99"), "leftover temp removed")
+        #expect(logs.contains("print 2", "found in the spool but not in the journal"))
+    }
+}
