@@ -461,7 +461,12 @@ public final class PrintWorker: Sendable {
     /// What the review screen says about printing capture `captureID` (nil: nothing asked for it).
     public func reviewText(captureID: UInt64) -> String? {
         shared.withLock { s in
-            reviewPrintText(health: currentHealth(s), request: s.journal.requests.last { $0.captureID == captureID })
+            var request = s.journal.requests.last { $0.captureID == captureID }
+            if request == nil, s.inbox.contains(where: { if case .request(_, captureID, _, _) = $0 { true } else { false } }) {
+                // Asked for, not yet taken by the print thread (it waits in libcups): held, as far as the guest goes.
+                request = PrintRequest(id: 0, captureID: captureID, source: "", file: "", copies: 1, media: "", requestedAt: 0, title: "")
+            }
+            return reviewPrintText(health: currentHealth(s), request: request)
         }
     }
 

@@ -47,6 +47,7 @@ extension PrintWorkerCUPSTests {
         #expect(kill(pid, SIGSTOP) == 0)
         #expect(await eventually(timeoutSeconds: 30) { rig.worker.status().health == "unavailable" }, "\(rig.worker.status())")
         rig.worker.request(jpeg: photo, captureID: 2, source: "session 2")
+        #expect(rig.worker.reviewText(captureID: 2) == "Printer offline — your photo is saved")
         rig.worker.stop(timeoutSeconds: 1)
         let onDisk = FileManager.default.contents(atPath: rig.settings.journal).flatMap { try? PrintJournal.decode($0) }
         #expect(onDisk?.requests.map(\.source) == ["session 1", "session 2"], "\(rig.logs.text)")
@@ -61,6 +62,7 @@ extension PrintWorkerCUPSTests {
         #expect(await eventually { again.journal.requests.map(\.state) == [.completed, .completed] },
                 "\(again.journal.requests.map(\.state))\n\(rig.logs.text)")
         #expect(rig.stack.printed().count == 2)
+        #expect(rig.logs.contains("printer unavailable: cups-unreachable"), "\(rig.logs.text)")
     }
 
     @Test("copies beyond the paper count: held as not enough paper (needs, counted) on the review screen and in status, nothing printed; a refill prints it; at 0 counted: out of paper")
