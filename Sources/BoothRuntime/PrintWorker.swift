@@ -791,6 +791,8 @@ public final class PrintWorker: Sendable {
             return s.journal.toSubmit(pendingLimit: settings.pendingLimit, health: s.health).filter { s.notBefore[$0.id] == nil }
         }
         for r in next {
+            // Each job takes its sheets from the count: the next one must still fit (shown at the next poll).
+            if let short = shared.withLock({ $0.journal.paperShort(sheetsPerCopy: settings.sheetsPerPicture) }), short.request.id == r.id { break }
             guard submit(r, settings: settings, connection: c) else { break }
         }
     }

@@ -49,6 +49,12 @@ struct PrintJournalTests {
         #expect(short?.request.id == 1 && short?.needs == 4 && short?.counted == 1, "4 sheets out at CUPS, 1 left")
         j.sheetsRemaining = nil
         #expect(j.paperShort(sheetsPerCopy: 2) == nil, "not counted")
+        // Two held, room for one: once the first is out, the second is short.
+        var k = journal(2)
+        k.sheetsRemaining = 3
+        #expect(k.paperShort(sheetsPerCopy: 1) == nil)
+        k.requests[0].state = .submitted
+        #expect(k.paperShort(sheetsPerCopy: 1)?.request.id == 2)
     }
 
     @Test("journals written before renderPending and photo existed still decode")
