@@ -504,6 +504,7 @@ public final class PrintWorker: Sendable {
         var connection: CUPSConnection?
         var renderer: PrintRenderer?
         var nextReserveTry: UInt64 = 0
+        var nextPageTry: UInt64 = 0
         defer { done.withLock { $0 = true } }
         while true {
             let (ops, stopping, settings, reconnect) = shared.withLock { s in
@@ -520,8 +521,10 @@ public final class PrintWorker: Sendable {
             // A journal an earlier write could not store, the journal's reserve, then pages the spool
             // had no room for: those only while the reserve is there (the room it gave is the journal's).
             if persistIfBehind() { ensureReserve(settings, nextTry: &nextReserveTry) }
-            if !shared.withLock({ $0.reserveReleased }) {
-                writePendingPages(settings: settings, renderer: &renderer)
+            if !shared.withLock({ $0.reserveReleased }), SystemClock.monotonicNow().nanoseconds >= nextPageTry {
+                if !writePendingPages(settings: settings, renderer: &renderer) {
+                    nextPageTry = SystemClock.monotonicNow().nanoseconds + 2_000_000_000
+                }
                 persistIfBehind()
             }
             if stopping {
@@ -629,7 +632,10 @@ public final class PrintWorker: Sendable {
     /// Writes the pages of held requests the spool had no room for: from memory, or rendered again from
     /// the saved picture (after a restart). Stops at the first that fails (the spool is still full).
     /// A page that can never be made (no picture known, the picture unreadable) fails its request.
-    private func writePendingPages(settings: Settings.Print, renderer: inout PrintRenderer?) {
+    /// - Returns: false when a write failed (still no room: the thread tries again 2 s later, so a full
+    ///   disk does not cost a render every poll).
+    @discardableResult
+    private func writePendingPages(settings: Settings.Print, renderer: inout PrintRenderer?) -> Bool {
         let (pending, inMemory) = shared.withLock { s -> ([PrintRequest], Set<Int>) in
             let pending = s.journal.requests.filter { $0.state == .held && $0.renderPending == true }
             let ids = Set(pending.map(\.id))
@@ -654,7 +660,7 @@ public final class PrintWorker: Sendable {
                         throw PrintError(call: "render", message: "media \(r.media) unknown", destination: "")
                     }
                     if renderer == nil { renderer = try PrintRenderer() }
-                    guard let renderer else { return }
+                    guard let renderer else { return true }
                     page = try renderer.render(Array(data), to: PrintRenderer.pageSize(for: media, dpi: settings.dpi))
                 } catch {
                     mutate { _ = $0.journal.finish(r.id, .failed, note: "page not rendered from \(photo): \(error)", now: now()) }
@@ -668,10 +674,11 @@ public final class PrintWorker: Sendable {
                     if r.photo == nil || s.pendingPages.count < 8 { s.pendingPages[r.id] = page }
                 }
                 log.debug("print \(r.id): page still not written: \(failure)")
-                return
+                return false
             }
             log.notice("print \(r.id) (\(r.source)): page written to \(r.file) (the spool had room again); held")
         }
+        return true
     }
 
     /// At a stop: requests the journal on disk does not hold (it could not be written) are lost with
