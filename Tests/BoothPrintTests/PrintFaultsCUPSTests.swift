@@ -96,3 +96,44 @@ extension PrintWorkerCUPSTests {
         #expect(rig.stack.printed().count == 1)
     }
 }
+
+extension PrintWorkerCUPSTests {
+    @Test("a poll that does not end (here held in the journal write before a submission) turns the health unavailable after the deadline, the observer is told; when it ends the health is CUPS's again")
+    func overduePoll() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let stack = try CUPSStack()
+        defer { stack.stop() }
+        let settings = printSettings(dir: stack.dir, queue: stack.queue)
+        let logs = LogLines()
+        let gate = Box(false)
+        let worker = PrintWorker(settings: settings, log: logs.logger(), journalWriter: { bytes, path in
+            while gate.get { usleep(10_000) }
+            try AtomicFile.write(bytes, to: path, durable: true, replace: true)
+        })
+        worker.launch()
+        defer { gate.set(false); worker.stop() }
+        #expect(await eventually { worker.status().health == "ready" }, "\(worker.status())")
+        #expect(stack.lp("cupsdisable", [stack.queue]) == 0)
+        #expect(await eventually { worker.status().reasons.contains("paused") })
+        worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { worker.journal.held.count == 1 })
+        let polls = worker.polls
+        #expect(await eventually { worker.polls >= polls + 2 }, "journaled, polled")
+        let told = Box(0)
+        worker.observe { if worker.status().message?.hasPrefix("CUPS has not answered") == true { told.update { $0 += 1 } } }
+        gate.set(true)
+        #expect(stack.lp("cupsenable", [stack.queue]) == 0)
+        let blockedAt = Date()
+        #expect(await eventually(timeoutSeconds: 30) { worker.status().health == "unavailable" && worker.status().reasons == ["cups-unreachable"] },
+                "\(worker.status())")
+        #expect(Date().timeIntervalSince(blockedAt) >= 9, "the deadline is 10 s")
+        #expect(worker.status().message?.hasPrefix("CUPS has not answered for") == true, "\(worker.status())")
+        #expect(worker.reviewText(captureID: 1) == "Printer offline — your photo is saved")
+        #expect(await eventually { told.get > 0 }, "the observer (the review screen) was not told")
+        gate.set(false)
+        #expect(await eventually { worker.journal.requests.map(\.state) == [.completed] }, "\(logs.text)")
+        #expect(worker.status().health != "unavailable", "\(worker.status())")
+        #expect(logs.contains("printer unavailable: cups-unreachable (CUPS has not answered"), "\(logs.text)")
+    }
+}
