@@ -77,7 +77,9 @@ public final class CUPSConnection {
     public let queueName: String
 
     /// Connects to the CUPS server and looks the destination up.
-    /// Wraps `httpConnect2` (to `cupsServer()`, port `ippPort()`) and `cupsGetNamedDest`.
+    /// Wraps `httpConnect2` (to `cupsServer()`, port `ippPort()`), `httpSetTimeout` and `cupsGetNamedDest`.
+    /// - Parameter timeoutMilliseconds: for the connect, and for every later request on the connection
+    ///   (one that gets no answer this long fails: a hung or stopped cupsd).
     /// - Throws: ``PrintError`` when the server does not answer or the destination does not exist.
     public init(destination: String, timeoutMilliseconds: Int32 = 5000) throws(PrintError) {
         self.destination = destination
@@ -86,6 +88,9 @@ public final class CUPSConnection {
             throw PrintError(call: "httpConnect2", message: "cannot reach the CUPS server at \(server): \(String(cString: strerror(errno)))",
                              destination: destination)
         }
+        // Every request on this connection fails after this long without an answer (a cupsd that
+        // accepts but does not answer: hung, or stopped) instead of waiting for ever. Wraps `httpSetTimeout`.
+        httpSetTimeout(http, Double(timeoutMilliseconds) / 1000, nil, nil)
         guard let d = cupsGetNamedDest(http, destination.isEmpty ? nil : destination, nil) else {
             let e = CUPSConnection.lastError("cupsGetNamedDest", destination)
             httpClose(http)
@@ -241,6 +246,9 @@ public final class CUPSConnection {
         let request = ippNewRequest(IPP_OP_GET_PRINTER_ATTRIBUTES)
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, uri)
         guard let response = cupsDoRequest(http, request, resource) else {
+            if httpError(http) == ETIMEDOUT {
+                throw PrintError(call: "cupsDoRequest(Get-Printer-Attributes)", message: "no answer within the timeout (hung or stopped?)", destination: what)
+            }
             throw lastError("cupsDoRequest(Get-Printer-Attributes)", what)
         }
         defer { ippDelete(response) }

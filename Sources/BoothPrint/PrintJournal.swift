@@ -49,6 +49,13 @@ public struct PrintRequest: Codable, Sendable, Equatable {
     public var reprintOf: Int?
     /// When it reached its final state, seconds since 1970.
     public var finishedAt: Double?
+    /// True while the page at `file` is not written yet (the spool's file system was full): the request
+    /// is held, not submitted, and the page is rendered again (from memory, or from `photo` after a
+    /// restart) until it is written. Nil (absent in journals before it existed): the page is written.
+    public var renderPending: Bool?
+    /// The saved picture the page is rendered from (`storage.dir`), when known: a page not yet written
+    /// is rendered from it after a restart.
+    public var photo: String?
 
     public init(id: Int, captureID: UInt64?, source: String, file: String, copies: Int, media: String,
                 requestedAt: Double, title: String, reprintOf: Int? = nil) {
@@ -105,6 +112,21 @@ public struct PrintJournal: Codable, Sendable, Equatable {
     /// Jobs out at CUPS (submitting or submitted).
     public var outstanding: Int { requests.filter { $0.state == .submitting || $0.state == .submitted }.count }
 
+    /// Sheets the jobs out at CUPS will take off the paper counter when they complete.
+    public func sheetsCommitted(sheetsPerCopy: Int) -> Int {
+        requests.filter { $0.state == .submitting || $0.state == .submitted }.reduce(0) { $0 + $1.copies * sheetsPerCopy }
+    }
+
+    /// The oldest held request whose page is written, when it needs more sheets than the paper counter
+    /// leaves after the jobs out at CUPS: `needs` sheets (copies × `sheetsPerCopy`), `counted` left for it.
+    /// Nil when the paper is not counted (`sheetsRemaining` nil) or the next request fits.
+    public func paperShort(sheetsPerCopy: Int) -> (request: PrintRequest, needs: Int, counted: Int)? {
+        guard let sheets = sheetsRemaining, let next = held.first(where: { $0.renderPending != true }) else { return nil }
+        let counted = max(0, sheets - sheetsCommitted(sheetsPerCopy: sheetsPerCopy))
+        let needs = next.copies * sheetsPerCopy
+        return needs > counted ? (next, needs, counted) : nil
+    }
+
     /// Held requests, oldest first.
     public var held: [PrintRequest] { requests.filter { $0.state == .held }.sorted { ($0.requestedAt, $0.id) < ($1.requestedAt, $1.id) } }
 
@@ -145,7 +167,7 @@ public struct PrintJournal: Codable, Sendable, Equatable {
     /// the pending limit leaves room for.
     public func toSubmit(pendingLimit: Int, health: PrinterHealth) -> [PrintRequest] {
         guard health.allowsSubmission else { return [] }
-        return Array(held.prefix(max(0, pendingLimit - outstanding)))
+        return Array(held.filter { $0.renderPending != true }.prefix(max(0, pendingLimit - outstanding)))
     }
 
     /// One change `reconcile` made.
@@ -154,14 +176,17 @@ public struct PrintJournal: Codable, Sendable, Equatable {
         public var from: PrintRequestState
     }
 
-    /// Brings submitted and submitting requests in line with CUPS's job list: a finished job finishes its
+    /// Brings live requests in line with CUPS's job list: a finished job finishes its
     /// request (completed ones take `sheetsPerCopy × copies` off the paper counter); a `submitting`
-    /// request whose title is in the list takes that job's id; one whose title is not was never
-    /// submitted and is held again. A submitted job CUPS no longer lists is taken as completed
-    /// (CUPS forgets finished jobs only) — never submitted again.
+    /// request whose title (`job-name`) is in the list takes that job's id; one whose title is not was
+    /// never submitted and is held again. A held request whose title is in the list was submitted by a
+    /// run that could not journal it (a full disk, a crash): it takes that job, and is never submitted
+    /// again. A submitted job CUPS no longer lists is taken as completed (CUPS forgets finished jobs
+    /// only) — never submitted again.
     public mutating func reconcile(jobs: [CUPSJob], sheetsPerCopy: Int, now: Double) -> [Change] {
         var changes: [Change] = []
-        for i in requests.indices where requests[i].state == .submitting || requests[i].state == .submitted {
+        for i in requests.indices where requests[i].state.isLive {
+            if requests[i].state == .held && !jobs.contains(where: { $0.title == requests[i].title }) { continue }
             let before = requests[i]
             let job: CUPSJob?
             if let id = before.jobID {
@@ -275,6 +300,8 @@ public func reviewPrintText(health: PrinterHealth, request: PrintRequest?) -> St
                 return "Out of paper — your photo is saved"
             }
             if reasons.contains("media-jam") { return "Paper jam — your photo is saved" }
+            if reasons.contains("paper-out") { return "Out of paper — your photo is saved" }
+            if reasons.contains("paper-count") { return "Not enough paper — your photo is saved" }
             if reasons.contains("option-rejected") { return "Printer not set up for this print — your photo is saved" }
             if reasons.contains("offline") || reasons.contains("cups-unreachable") { return "Printer offline — your photo is saved" }
             return "Printer paused — your photo is saved"

@@ -6,13 +6,21 @@ import Synchronization
 ///
 /// The files are the truth: the next session number is one past the highest found in any
 /// date folder at ``prepare()``, so numbers keep increasing across days and restarts, and
-/// never depend on the clock.
+/// never depend on the clock. A number handed out is also recorded in ``sessionFileName``
+/// (rewritten in place, so it needs no free space): a session none of whose files could be
+/// saved (a full disk) keeps its number, and the next start does not hand it out again.
 public final class PhotoStore: Sendable {
     /// The photos directory (`storage.dir`).
     public let directory: String
     private let dateFolder: @Sendable () -> String
     private let syncDirectory: @Sendable (String) throws(FileError) -> Void
     private let next = Mutex(1)
+    /// The open session-number file (-1: none) and whether its last rewrite is not yet fsynced.
+    private let numberFile = Mutex<(fd: Int32, unsynced: Bool)>((-1, false))
+    private let sessionFileError = Mutex<String?>(nil)
+    /// The session-number file's name in the photos directory: the highest number handed out,
+    /// 15 digits and a newline, rewritten in place (`pwrite`) at every session.
+    public static let sessionFileName = ".photobooth-session"
     /// Sessions whose number moved past an existing name, and the number they got, so the session's
     /// other captures and its picture follow it (the newest 16).
     private let moved = Mutex<[(session: Int, number: Int)]>([])
@@ -51,15 +59,76 @@ public final class PhotoStore: Sendable {
                 if let n = PhotoStore.sessionNumber(inFileName: name) { highest = max(highest, n) }
             }
         }
-        next.withLock { $0 = max($0, highest + 1) }
+        let numbers = "\(directory)/\(PhotoStore.sessionFileName)"
+        let handedOut = (try? AtomicFile.read(numbers)).flatMap(PhotoStore.parseSessionFile) ?? 0
+        let first = next.withLock { n in
+            n = max(n, highest + 1, handedOut + 1)
+            return n
+        }
+        do {
+            try openSessionFile(numbers, handedOut: first - 1)
+            sessionFileError.withLock { $0 = nil }
+        } catch {
+            sessionFileError.withLock { $0 = "\(error)" }
+        }
     }
 
-    /// Takes the next session number.
+    /// Why the session-number file could not be opened or made at the last ``prepare()`` (numbers then
+    /// follow the files only), or nil.
+    public var sessionFileProblem: String? { sessionFileError.withLock { $0 } }
+
+    /// The number in a session-number file's bytes, or nil.
+    static func parseSessionFile(_ bytes: [UInt8]) -> Int? {
+        let digits = bytes.prefix { $0 >= 48 && $0 <= 57 }
+        let significant = digits.drop { $0 == 48 }
+        // At most 9 significant digits, as in file names: counting on from it cannot overflow.
+        guard !digits.isEmpty, significant.count <= 9 else { return nil }
+        return significant.isEmpty ? 0 : Int(String(decoding: significant, as: UTF8.self))
+    }
+
+    private static func sessionFileBytes(_ n: Int) -> [UInt8] { Array((zeroPadded(n, 15) + "\n").utf8) }
+
+    /// Opens the session-number file (made at its full size, durably, if new or short), again at every
+    /// prepare: after the media was mounted again the old descriptor names a file no longer there.
+    private func openSessionFile(_ path: String, handedOut: Int) throws(FileError) {
+        syncSessionFile()
+        var st = stat()
+        if stat(path, &st) != 0 || st.st_size < 16 {
+            try AtomicFile.write(PhotoStore.sessionFileBytes(handedOut), to: path, durable: true, replace: true)
+        }
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: path) }
+        let old = numberFile.withLock { f in defer { f = (fd, false) }; return f.fd }
+        if old >= 0 { close(old) }
+    }
+
+    deinit {
+        let fd = numberFile.withLock { $0.fd }
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Takes the next session number and records it in the session-number file, in place (no new
+    /// blocks: it works on a full disk); fsynced by the next save (the storage thread), not here.
     public func allocateSession() -> Int {
-        next.withLock { n in
+        let n = next.withLock { n in
             defer { n += 1 }
             return n
         }
+        numberFile.withLock { f in
+            guard f.fd >= 0 else { return }
+            let bytes = PhotoStore.sessionFileBytes(n)
+            if bytes.withUnsafeBytes({ pwrite(f.fd, $0.baseAddress, $0.count, 0) }) == bytes.count { f.unsynced = true }
+        }
+        return n
+    }
+
+    /// Makes the last recorded session number durable (`fdatasync`), if it is not yet.
+    private func syncSessionFile() {
+        let fd = numberFile.withLock { f -> Int32 in
+            defer { f.unsynced = false }
+            return f.unsynced ? f.fd : -1
+        }
+        if fd >= 0 { _ = fdatasync(fd) }
     }
 
     /// The file name of shot `shot` (1-based) of `session`, `booth-000042-1.jpg`; shot 0 names the
@@ -84,6 +153,7 @@ public final class PhotoStore: Sendable {
     /// - Throws: ``FileError``; `isNoSpace` when the file system is full (no partial file is left).
     public func saveCapture(_ jpeg: [UInt8], session: Int, shot: Int,
                             directoryNotSynced: (FileError) -> Void = { _ in }) throws(FileError) -> String {
+        syncSessionFile()
         let folder = "\(directory)/\(dateFolder())"
         try makeDirectories(folder)
         var number = moved.withLock { list in list.last { $0.session == session }?.number } ?? session

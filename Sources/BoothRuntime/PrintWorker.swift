@@ -13,6 +13,10 @@ import Synchronization
 /// The journal (`print.journal`, JSON) is rewritten atomically before every submission and on every
 /// change, so after a crash nothing is printed twice (a request caught between journal and CUPS is
 /// found again by its job title) and nothing is forgotten (held requests wait, subject to the backlog).
+/// Nothing is submitted unless its `submitting` entry is on disk: a journal that cannot be written
+/// (a full disk) holds every request until it can (a reserve file beside it makes room); held
+/// requests are looked up in CUPS's job list by title before they are submitted. A page the spool
+/// has no room for is journaled as `renderPending` and written once there is room.
 ///
 /// Locks: the state the loop reads and writes (`shared`) is changed in memory and released before the
 /// journal is written (encode, write, fsync, rename); the writes are serialized by a lock of their
@@ -47,6 +51,20 @@ public final class PrintWorker: Sendable {
         /// age (a wall clock set by NTP mid-event neither drops nor keeps it). An earlier run's requests
         /// are not here; they are aged by the wall clock, which is all that survives a restart.
         var requestedMonotonic: [Int: MonotonicInstant] = [:]
+        /// Why the journal could not be written, while it cannot (nil: the journal on disk is current).
+        var journalError: String?
+        /// Rendered pages not yet written (the spool was full), by request id: written when there is space.
+        var pendingPages: [Int: [UInt8]] = [:]
+        /// Monotonic instant (ns) the poll of CUPS under way began (nil: none under way); a poll that
+        /// does not end within ``PrintWorker/pollDeadlineSeconds(_:)`` turns the health unavailable.
+        var pollSince: UInt64?
+        /// The health readers last saw stale (the watcher tells the observer when it changes).
+        var staleSeen = false
+        /// ``PrintWorker/launch()`` started the thread.
+        var launched = false
+        /// The journal's reserve was released (the file system is full) and is not made again yet:
+        /// pages wait in memory, the room is the journal's.
+        var reserveReleased = false
     }
 
     private let shared: Mutex<Shared>
@@ -84,7 +102,34 @@ public final class PrintWorker: Sendable {
         // (the review text and a long press must not find it).
         for i in journal.requests.indices { journal.requests[i].captureID = nil }
         if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
+        let recovered = PrintWorker.recoverPages(&journal, settings: settings)
         shared = Mutex(Shared(settings: settings, journal: journal))
+        for r in recovered {
+            log.warning("print \(r.id): page \(r.file) found in the spool but not in the journal (it was asked for while the journal "
+                        + "could not be written); held again as \(r.source)")
+        }
+        if !recovered.isEmpty { shared.withLock { $0.journalVersion += 1 } }
+    }
+
+    /// Pages of this journal's requests (`print-TAG-ID.jpg`) with an id the journal never recorded
+    /// (at or above `nextID`: asked for while the journal could not be written, then the daemon stopped)
+    /// become held requests again, with the same id and so the same job title: a job a run submitted
+    /// for it would be found at CUPS by that title. Leftover temp files in the spool are removed.
+    static func recoverPages(_ journal: inout PrintJournal, settings: Settings.Print) -> [PrintRequest] {
+        _ = AtomicFile.removeLeftoverTemps(in: settings.spool)
+        let prefix = "print-\(journal.tag)-"
+        let ids = listDirectory(settings.spool).compactMap { name -> Int? in
+            guard name.hasPrefix(prefix), name.hasSuffix(".jpg") else { return nil }
+            return Int(name.dropFirst(prefix.count).dropLast(4))
+        }.filter { $0 >= journal.nextID && $0 < PrintJournal.maxID }.sorted()
+        return ids.map { id in
+            let file = "\(settings.spool)/\(prefix)\(id).jpg"
+            var st = stat()
+            let made = stat(file, &st) == 0 ? Double(st.st_mtim.tv_sec) : Date().timeIntervalSince1970
+            journal.nextID = id
+            return journal.add(captureID: nil, source: "recovered page \(id)", file: file, copies: settings.copies,
+                               media: settings.media, now: made)
+        }
     }
 
     // MARK: Journal file
@@ -105,24 +150,59 @@ public final class PrintWorker: Sendable {
     /// Writes `journal` (change number `version`) to `path` unless a newer one is on disk already
     /// (it holds this change too: snapshots are taken in version order). Serialized by `written`;
     /// called without `shared` held.
-    private func persist(_ journal: PrintJournal, version: Int, path: String) {
-        written.withLock { onDisk in
-            guard version > onDisk else { return }
+    /// - Returns: true when this version (or a newer one) is on disk; false when the write failed
+    ///   (logged once per reason; the print thread writes again on every turn until it succeeds).
+    @discardableResult
+    private func persist(_ journal: PrintJournal, version: Int, path: String) -> Bool {
+        var released = false
+        let failure = written.withLock { onDisk -> String? in
+            guard version > onDisk else { return nil }
             do {
                 let data = try ControlProtocol.encoder(pretty: true).encode(journal)
                 try makeDirectories(directoryName(of: path))
-                try writeJournal(Array(data), path)
+                do {
+                    try writeJournal(Array(data), path)
+                } catch let error as FileError where error.isNoSpace && unlink(PrintWorker.reservePath(path)) == 0 {
+                    // The file system is full: the reserve beside the journal makes room for it.
+                    released = true
+                    try writeJournal(Array(data), path)
+                }
                 onDisk = version
+                return nil
             } catch {
-                log.error("print journal not written to \(path): \(error)")
+                return "\(error)"
             }
         }
+        if released {
+            shared.withLock { $0.reserveReleased = true }
+            log.warning("print journal: the file system is full; its reserve (\(formatBytes(UInt64(PrintWorker.reserveBytes)))) was released to write it")
+        }
+        let before = shared.withLock { s in
+            defer {
+                s.journalError = failure
+                if let failure { s.lastError = "print journal not written: \(failure)" }
+            }
+            return s.journalError
+        }
+        if let failure {
+            if failure != before {
+                log.error("print journal not written to \(path): \(failure); nothing is submitted until it is (retried every poll)")
+            } else {
+                log.debug("print journal still not written: \(failure)")
+            }
+        } else if before != nil {
+            log.notice("print journal written again to \(path)")
+        }
+        return failure == nil
     }
 
     /// Changes the shared state under its lock, then writes the journal with the lock released;
-    /// returns once this change (or a newer one) is on disk. A change that leaves the journal as it
-    /// was (a poll that drops nothing) writes nothing.
-    private func mutate<T>(_ body: (inout Shared) -> T) -> T {
+    /// returns once this change (or a newer one) is on disk, or the write failed. A change that leaves
+    /// the journal as it was (a poll that drops nothing) writes nothing.
+    private func mutate<T>(_ body: (inout Shared) -> T) -> T { mutateDurably(body).0 }
+
+    /// ``mutate(_:)``, also telling whether the change is on disk (true when it changed nothing).
+    private func mutateDurably<T>(_ body: (inout Shared) -> T) -> (T, Bool) {
         let (out, snapshot) = shared.withLock { s -> (T, (PrintJournal, Int, String)?) in
             let before = s.journal
             let out = body(&s)
@@ -130,9 +210,10 @@ public final class PrintWorker: Sendable {
             s.journalVersion += 1
             return (out, (s.journal, s.journalVersion, s.settings.journal))
         }
-        if let (journal, version, path) = snapshot { persist(journal, version: version, path: path) }
+        var durable = true
+        if let (journal, version, path) = snapshot { durable = persist(journal, version: version, path: path) }
         changed()
-        return out
+        return (out, durable)
     }
 
     /// Writes the journal as it is now (after a batch of requests changed it in memory).
@@ -143,6 +224,51 @@ public final class PrintWorker: Sendable {
         }
         persist(journal, version: version, path: path)
         changed()
+    }
+
+    /// Bytes kept in a file beside the journal (`print.journal` + `.reserve`) and released when the
+    /// journal cannot be written for lack of space, so a full disk (photos, spool and journal share it)
+    /// still journals what is asked and submitted; made again once there is room, before pages the spool
+    /// had no room for are written.
+    static let reserveBytes = 1 << 20
+
+    static func reservePath(_ journal: String) -> String { journal + ".reserve" }
+
+    /// Makes the reserve file if it is missing and the file system has room for it and as much again;
+    /// otherwise (or after a failure) tries again 5 s later.
+    private func ensureReserve(_ settings: Settings.Print, nextTry: inout UInt64) {
+        let path = PrintWorker.reservePath(settings.journal)
+        let t = SystemClock.monotonicNow().nanoseconds
+        // Only for a booth that prints (or has printed): a booth with printing off gets no file.
+        guard t >= nextTry, !settings.journal.isEmpty, settings.mode != .off || access(settings.journal, F_OK) == 0,
+              access(path, F_OK) != 0 else { return }
+        // Room: at least the reserve's size left after it is made.
+        var fs = statvfs()
+        if statvfs(directoryName(of: path), &fs) == 0, UInt64(fs.f_bavail) * UInt64(fs.f_frsize) < UInt64(2 * PrintWorker.reserveBytes) {
+            nextTry = t + 5_000_000_000
+            return
+        }
+        do {
+            try makeDirectories(directoryName(of: path))
+            try AtomicFile.write([UInt8](repeating: 0, count: PrintWorker.reserveBytes), to: path, durable: true, replace: true)
+            let wasReleased = shared.withLock { s in defer { s.reserveReleased = false }; return s.reserveReleased }
+            if wasReleased { log.notice("print journal: reserve \(path) made again (the file system has room)") }
+            else { log.debug("print journal: reserve \(path) made") }
+        } catch {
+            nextTry = t + 5_000_000_000
+            log.debug("print journal: reserve \(path) not made (\(error)); tried again in 5 s")
+        }
+    }
+
+    /// Writes the journal if the one on disk is older than the one in memory (an earlier write failed).
+    /// - Returns: whether the journal on disk is current.
+    @discardableResult
+    private func persistIfBehind() -> Bool {
+        let (journal, version, path) = shared.withLock { s in (s.journal, s.journalVersion, s.settings.journal) }
+        guard written.withLock({ $0 }) < version else { return true }
+        let ok = persist(journal, version: version, path: path)
+        if ok { changed() }
+        return ok
     }
 
     /// Tells the observer, outside the lock (it reads ``reviewText(captureID:)``).
@@ -161,15 +287,47 @@ public final class PrintWorker: Sendable {
 
     /// Starts the "print" thread.
     public func launch() {
+        shared.withLock { $0.launched = true }
         OSThread.start(name: "print") { [self] in threadMain() }
+        OSThread.start(name: "print-watch") { [self] in watchMain() }
+    }
+
+    /// Tells the observer when the health turns stale (a poll overdue) or fresh again: the print
+    /// thread cannot, while it waits in libcups. Ends with the print thread.
+    private func watchMain() {
+        while !done.withLock({ $0 }) {
+            usleep(250_000)
+            let flipped = shared.withLock { s -> Bool in
+                let stale = overdueSeconds(s) != nil
+                defer { s.staleSeen = stale }
+                return stale != s.staleSeen
+            }
+            if flipped {
+                let (stale, h) = shared.withLock { ($0.staleSeen, currentHealth($0)) }
+                if stale, case let .unavailable(_, m) = h { log.warning("printer unavailable: cups-unreachable (\(m))") }
+                else { log.notice("printer: CUPS answers again") }
+                changed()
+            }
+        }
     }
 
     /// Stops the thread (within one libcups timeout); the journal is on disk already.
+    /// A thread still waiting in libcups then (CUPS hangs) leaves its inbox: the requests in it are
+    /// rendered and journaled by the calling thread, so they print after the restart.
     public func stop(timeoutSeconds: Double = 5) {
-        shared.withLock { $0.stopping = true }
+        let launched = shared.withLock { s in defer { s.stopping = true }; return s.launched }
         signal()
         let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         while !done.withLock({ $0 }) && Monotonic.now() < deadline { usleep(10_000) }
+        guard launched, !done.withLock({ $0 }) else { return }
+        let (ops, settings) = shared.withLock { s in defer { s.inbox = [] }; return (s.inbox, s.settings) }
+        let requests = ops.filter { if case .request = $0 { true } else { false } }
+        guard !requests.isEmpty else { return }
+        log.warning("print thread did not stop within \(timeoutSeconds) s (CUPS not answering?); "
+                    + "\(counted(requests.count, "request")) in its inbox journaled by the stopping thread")
+        var renderer: PrintRenderer?
+        for op in ops { handle(op, settings: settings, renderer: &renderer, connection: nil) }
+        persistNow()
     }
 
     /// Asks for a print of `jpeg`: a session's picture (`captureID` is the picture's id: the composed
@@ -184,11 +342,22 @@ public final class PrintWorker: Sendable {
     public func skip(captureID: UInt64) { post(.skip(captureID: captureID)) }
 
     /// Capture or picture `captureID` is on disk at `path` (a press-mode print comes after the save).
+    /// A request for it whose page is not written yet takes the path (journaled by the print thread),
+    /// so the page can be rendered from the saved picture after a restart.
     public func noteSaved(captureID: UInt64, path: String) {
-        shared.withLock { s in
+        let pending = shared.withLock { s -> Bool in
             s.savedPaths[captureID] = path
             if s.savedPaths.count > 32, let oldest = s.savedPaths.keys.min() { s.savedPaths[oldest] = nil }
+            var pending = false
+            for i in s.journal.requests.indices where s.journal.requests[i].captureID == captureID
+                && s.journal.requests[i].renderPending == true && s.journal.requests[i].photo == nil {
+                s.journal.requests[i].photo = path
+                pending = true
+            }
+            if pending { s.journalVersion += 1 }
+            return pending
         }
+        if pending { signal() }
     }
 
     /// The saved photo of capture `captureID`, if it was noted and is readable.
@@ -273,15 +442,41 @@ public final class PrintWorker: Sendable {
 
     /// The journal as it is now.
     public var journal: PrintJournal { shared.withLock { $0.journal } }
-    /// The printer's health as last polled.
-    public var health: PrinterHealth { shared.withLock { $0.health } }
+    /// The printer's health as last polled, or unavailable (`cups-unreachable`) when the poll has not
+    /// ended for ``pollDeadlineSeconds`` (CUPS hangs: the print thread waits in libcups).
+    public var health: PrinterHealth { shared.withLock { currentHealth($0) } }
+
+    /// How long a poll of CUPS may take before the health readers call the printer unavailable:
+    /// max(3 × `print.poll_interval`, 10 s), seconds.
+    public static func pollDeadlineSeconds(_ settings: Settings.Print) -> Double {
+        max(3 * Double(settings.pollIntervalMilliseconds) / 1000, 10)
+    }
+
+    /// The health as readers see it: the polled one, unless the poll is overdue.
+    private func currentHealth(_ s: Shared) -> PrinterHealth {
+        guard let late = overdueSeconds(s) else { return s.health }
+        return .unavailable(reasons: ["cups-unreachable"],
+                            message: "CUPS has not answered for \(Int(late)) s (a poll may take \(Int(PrintWorker.pollDeadlineSeconds(s.settings))) s)")
+    }
+
+    /// Seconds the poll under way has taken, when over the deadline (and the worker is not stopping).
+    private func overdueSeconds(_ s: Shared) -> Double? {
+        guard !s.stopping, let since = s.pollSince else { return nil }
+        let elapsed = Double(SystemClock.monotonicNow().nanoseconds &- since) / 1e9
+        return elapsed > PrintWorker.pollDeadlineSeconds(s.settings) ? elapsed : nil
+    }
     /// Health polls done (tests wait on it).
     public var polls: Int { shared.withLock { $0.polls } }
 
     /// What the review screen says about printing capture `captureID` (nil: nothing asked for it).
     public func reviewText(captureID: UInt64) -> String? {
         shared.withLock { s in
-            reviewPrintText(health: s.health, request: s.journal.requests.last { $0.captureID == captureID })
+            var request = s.journal.requests.last { $0.captureID == captureID }
+            if request == nil, s.inbox.contains(where: { if case .request(_, captureID, _, _) = $0 { true } else { false } }) {
+                // Asked for, not yet taken by the print thread (it waits in libcups): held, as far as the guest goes.
+                request = PrintRequest(id: 0, captureID: captureID, source: "", file: "", copies: 1, media: "", requestedAt: 0, title: "")
+            }
+            return reviewPrintText(health: currentHealth(s), request: request)
         }
     }
 
@@ -289,10 +484,11 @@ public final class PrintWorker: Sendable {
     public func status() -> PrinterStatus {
         shared.withLock { s in
             var message: String?
-            if case let .unavailable(_, m) = s.health, !m.isEmpty { message = m }
-            if case let .unknown(m) = s.health { message = m }
+            let health = currentHealth(s)
+            if case let .unavailable(_, m) = health, !m.isEmpty { message = m }
+            if case let .unknown(m) = health { message = m }
             return PrinterStatus(mode: s.settings.mode.rawValue, destination: s.settings.destination, queue: s.queueName,
-                                 health: s.health.name, reasons: s.health.reasons, message: message,
+                                 health: health.name, reasons: health.reasons, message: message,
                                  sheetsRemaining: s.journal.sheetsRemaining,
                                  held: s.journal.requests.filter { $0.state == .held }.count,
                                  outstanding: s.journal.outstanding,
@@ -317,6 +513,8 @@ public final class PrintWorker: Sendable {
     private func threadMain() {
         var connection: CUPSConnection?
         var renderer: PrintRenderer?
+        var nextReserveTry: UInt64 = 0
+        var nextPageTry: UInt64 = 0
         defer { done.withLock { $0 = true } }
         while true {
             let (ops, stopping, settings, reconnect) = shared.withLock { s in
@@ -330,7 +528,19 @@ public final class PrintWorker: Sendable {
             if ops.contains(where: { if case .request = $0 { true } else { false } }) {
                 persistNow()
             }
-            if stopping { return }
+            // A journal an earlier write could not store, the journal's reserve, then pages the spool
+            // had no room for: those only while the reserve is there (the room it gave is the journal's).
+            if persistIfBehind() { ensureReserve(settings, nextTry: &nextReserveTry) }
+            if !shared.withLock({ $0.reserveReleased }), SystemClock.monotonicNow().nanoseconds >= nextPageTry {
+                if !writePendingPages(settings: settings, renderer: &renderer) {
+                    nextPageTry = SystemClock.monotonicNow().nanoseconds + 2_000_000_000
+                }
+                persistIfBehind()
+            }
+            if stopping {
+                reportUnjournaled()
+                return
+            }
             poll(settings: settings, connection: &connection)
             wake.lock()
             let (idle, graceEnds) = shared.withLock { ($0.inbox.isEmpty && !$0.stopping, $0.notBefore.values.min()) }
@@ -363,21 +573,35 @@ public final class PrintWorker: Sendable {
                 if renderer == nil { renderer = try PrintRenderer() }
                 guard let renderer else { return }
                 let page = try renderer.render(jpeg, to: size)
-                let id = shared.withLock { $0.journal.nextID }
-                let file = "\(settings.spool)/print-\(shared.withLock { $0.journal.tag })-\(id).jpg"
-                try makeDirectories(settings.spool)
-                try AtomicFile.write(page, to: file, durable: true, replace: true)
                 // Journaled in memory here; the thread writes the journal once after the whole batch
                 // of requests, before it polls and submits (a burst costs one write, not one each).
+                // Marked renderPending until its page is written: a journal another thread writes
+                // meanwhile never names a page that is not there.
                 let r = shared.withLock { s in
+                    let file = "\(settings.spool)/print-\(s.journal.tag)-\(s.journal.nextID).jpg"
                     let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
                                           media: settings.media, now: now())
                     s.requestedMonotonic[r.id] = clock.now()
+                    if let i = s.journal.requests.indices.last {
+                        s.journal.requests[i].renderPending = true
+                        s.journal.requests[i].photo = captureID.flatMap { s.savedPaths[$0] }
+                    }
                     if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
                 }
-                log.info("print \(r.id) (\(source)): held, \(size) px on \(settings.media)"
-                         + " — guest sees: \(reviewText(captureID: captureID ?? .max) ?? "-")")
+                if shared.withLock({ $0.reserveReleased }) {
+                    shared.withLock { $0.pendingPages[r.id] = page }
+                    log.warning("print \(r.id) (\(source)): the file system is full; page kept in memory, written once there is room (held)")
+                } else if let failure = writePage(page, for: r) {
+                    shared.withLock { s in
+                        s.pendingPages[r.id] = page
+                        s.lastError = "page not written: \(failure)"
+                    }
+                    log.error("print \(r.id) (\(source)): page not written to \(r.file) (\(failure)); held, written when there is room")
+                } else {
+                    log.info("print \(r.id) (\(source)): held, \(size) px on \(settings.media)"
+                             + " — guest sees: \(reviewText(captureID: captureID ?? .max) ?? "-")")
+                }
             } catch {
                 log.error("print of \(source) not rendered: \(error)")
                 shared.withLock { $0.lastError = "render: \(error)" }
@@ -395,6 +619,93 @@ public final class PrintWorker: Sendable {
         case let .cancelJob(requestID, jobID):
             cancelJob(requestID: requestID, jobID: jobID, note: "cancelled by the operator", connection: connection)
         }
+    }
+
+    /// Writes `page` as request `r`'s file (AtomicFile, durable) and clears its `renderPending` in memory
+    /// (the journal is written after). - Returns: nil, or why it was not written.
+    private func writePage(_ page: [UInt8], for r: PrintRequest) -> String? {
+        do {
+            try makeDirectories(directoryName(of: r.file))
+            try AtomicFile.write(page, to: r.file, durable: true, replace: true)
+        } catch {
+            return "\(error)"
+        }
+        shared.withLock { s in
+            s.pendingPages[r.id] = nil
+            if let i = s.journal.requests.firstIndex(where: { $0.id == r.id }) {
+                s.journal.requests[i].renderPending = nil
+                s.journalVersion += 1
+            }
+        }
+        return nil
+    }
+
+    /// Writes the pages of held requests the spool had no room for: from memory, or rendered again from
+    /// the saved picture (after a restart). Stops at the first that fails (the spool is still full).
+    /// A page that can never be made (no picture known, the picture unreadable) fails its request.
+    /// - Returns: false when a write failed (still no room: the thread tries again 2 s later, so a full
+    ///   disk does not cost a render every poll).
+    @discardableResult
+    private func writePendingPages(settings: Settings.Print, renderer: inout PrintRenderer?) -> Bool {
+        let (pending, inMemory) = shared.withLock { s -> ([PrintRequest], Set<Int>) in
+            let pending = s.journal.requests.filter { $0.state == .held && $0.renderPending == true }
+            let ids = Set(pending.map(\.id))
+            s.pendingPages = s.pendingPages.filter { ids.contains($0.key) }
+            return (pending, Set(s.pendingPages.keys))
+        }
+        for r in pending {
+            var page = inMemory.contains(r.id) ? shared.withLock { $0.pendingPages[r.id] } : nil
+            if page == nil {
+                guard let photo = r.photo else {
+                    // In this run the picture's save may still be noted; after a restart it cannot be.
+                    if r.captureID != nil { continue }
+                    mutate { _ = $0.journal.finish(r.id, .failed, note: "its page was never written (the spool was full) and no saved picture is known", now: now()) }
+                    log.error("print \(r.id) (\(r.source)): its page was never written (the spool was full) and no saved picture is known; not printed")
+                    continue
+                }
+                do {
+                    guard let data = FileManager.default.contents(atPath: photo) else {
+                        throw PrintError(call: "read", message: "\(photo) unreadable", destination: "")
+                    }
+                    guard case let .success(media) = MediaSize.parse(r.media) else {
+                        throw PrintError(call: "render", message: "media \(r.media) unknown", destination: "")
+                    }
+                    if renderer == nil { renderer = try PrintRenderer() }
+                    guard let renderer else { return true }
+                    page = try renderer.render(Array(data), to: PrintRenderer.pageSize(for: media, dpi: settings.dpi))
+                } catch {
+                    mutate { _ = $0.journal.finish(r.id, .failed, note: "page not rendered from \(photo): \(error)", now: now()) }
+                    log.error("print \(r.id) (\(r.source)): page not rendered from \(photo): \(error); not printed")
+                    continue
+                }
+            }
+            guard let page else { continue }
+            if let failure = writePage(page, for: r) {
+                shared.withLock { s in
+                    if r.photo == nil || s.pendingPages.count < 8 { s.pendingPages[r.id] = page }
+                }
+                log.debug("print \(r.id): page still not written: \(failure)")
+                return false
+            }
+            log.notice("print \(r.id) (\(r.source)): page written to \(r.file) (the spool had room again); held")
+        }
+        return true
+    }
+
+    /// At a stop: requests the journal on disk does not hold (it could not be written) are lost with
+    /// this run, unless their page is in the spool (recovered at the next start); each is named.
+    private func reportUnjournaled() {
+        let (journalError, pending) = shared.withLock { s in
+            (s.journalError, s.journal.requests.filter { $0.state == .held && $0.renderPending == true && $0.photo == nil })
+        }
+        guard let journalError else {
+            for r in pending {
+                log.error("print \(r.id) (\(r.source)): its page was never written and no saved picture is known; not printed after the restart")
+            }
+            return
+        }
+        log.error("print journal not written at the stop (\(journalError)): requests since the last write are printed after "
+                  + "the restart only if their page is in the spool; no job was submitted without a journaled entry")
     }
 
     private func cancelJob(requestID: Int, jobID: Int, note: String, connection: CUPSConnection?) {
@@ -416,6 +727,8 @@ public final class PrintWorker: Sendable {
     private func poll(settings: Settings.Print, connection: inout CUPSConnection?) {
         let active = settings.mode != .off || shared.withLock { s in s.journal.requests.contains { $0.state.isLive } }
         guard active else { return }
+        shared.withLock { $0.pollSince = SystemClock.monotonicNow().nanoseconds }
+        defer { shared.withLock { $0.pollSince = nil } }
         defer { shared.withLock { $0.polls += 1 } }
         if connection == nil {
             do {
@@ -455,10 +768,22 @@ public final class PrintWorker: Sendable {
             case .unavailable: break
             }
         }
+        // A job needing more sheets than are counted is held (the oldest first, so none jumps it): a
+        // refill says paper was loaded. Shown as unavailable with the numbers.
+        if let short = shared.withLock({ $0.journal.paperShort(sheetsPerCopy: settings.sheetsPerPicture) }) {
+            let reason = short.counted == 0 ? "paper-out" : "paper-count"
+            let message = "not enough paper: print \(short.request.id) needs \(counted(short.needs, "sheet")), \(short.counted) counted"
+                + " — refill (photoboothctl refill SHEETS)"
+            switch health {
+            case let .unavailable(r, m): health = .unavailable(reasons: r + [reason], message: m.isEmpty ? message : m)
+            default: health = .unavailable(reasons: [reason], message: message)
+            }
+        }
         setHealth(health)
 
         // Jobs: reconcile the journal with CUPS's list.
-        if connection != nil, shared.withLock({ $0.journal.outstanding > 0 }) {
+        // Held requests too: one whose title CUPS lists was submitted by a run that could not journal it.
+        if connection != nil, shared.withLock({ s in s.journal.requests.contains { $0.state.isLive } }) {
             do {
                 let jobs = try c.jobs()
                 let changes = mutate { $0.journal.reconcile(jobs: jobs, sheetsPerCopy: settings.sheetsPerPicture, now: now()) }
@@ -481,13 +806,18 @@ public final class PrintWorker: Sendable {
         }
         for r in dropped { log.warning("print \(r.id) (\(r.source)) dropped: \(shared.withLock { $0.journal.request(r.id)?.note } ?? "")") }
         forgetOldFinished()
-        guard connection != nil else { return }
+        // A stop asked for while this poll waited in libcups: nothing more is submitted by this thread.
+        guard connection != nil, !shared.withLock({ $0.stopping }) else { return }
         let next = shared.withLock { s in
             let t = SystemClock.monotonicNow().nanoseconds
             s.notBefore = s.notBefore.filter { $0.value > t }
             return s.journal.toSubmit(pendingLimit: settings.pendingLimit, health: s.health).filter { s.notBefore[$0.id] == nil }
         }
-        for r in next { submit(r, settings: settings, connection: c) }
+        for r in next {
+            // Each job takes its sheets from the count: the next one must still fit (shown at the next poll).
+            if let short = shared.withLock({ $0.journal.paperShort(sheetsPerCopy: settings.sheetsPerPicture) }), short.request.id == r.id { break }
+            guard submit(r, settings: settings, connection: c) else { break }
+        }
     }
 
     /// The `print.` key behind an IPP job option.
@@ -518,15 +848,27 @@ public final class PrintWorker: Sendable {
          ("print-color-mode", settings.color.rawValue), ("print-scaling", "none")]
     }
 
-    private func submit(_ r: PrintRequest, settings: Settings.Print, connection: CUPSConnection) {
+    /// - Returns: false when the journal could not be written (nothing more is submitted this poll).
+    @discardableResult
+    private func submit(_ r: PrintRequest, settings: Settings.Print, connection: CUPSConnection) -> Bool {
         guard let page = FileManager.default.contents(atPath: r.file) else {
             mutate { _ = $0.journal.finish(r.id, .failed, note: "page \(r.file) missing", now: now()) }
             log.error("print \(r.id): page \(r.file) missing; not printed")
-            return
+            return true
         }
-        // Journaled as submitting before CUPS sees it.
-        mutate { s in
+        // Journaled as submitting, on disk, before CUPS sees it: without that entry a restart could
+        // not know the job exists (it is found again by its title), so nothing is submitted.
+        let (_, durable) = mutateDurably { s in
             if let i = s.journal.requests.firstIndex(where: { $0.id == r.id }) { s.journal.requests[i].state = .submitting }
+        }
+        guard durable else {
+            shared.withLock { s in
+                if let i = s.journal.requests.firstIndex(where: { $0.id == r.id }) { s.journal.requests[i].state = .held }
+                s.journalVersion += 1
+            }
+            changed()
+            log.warning("print \(r.id) (\(r.source)): not submitted: the journal could not be written; held")
+            return false
         }
         var options = jobOptions(settings)
         options[0] = ("copies", String(r.copies))
@@ -536,7 +878,7 @@ public final class PrintWorker: Sendable {
         if let rejected = try? connection.rejectedOption(options.filter { $0.0 != "print-scaling" }) {
             mutate { _ = $0.journal.finish(r.id, .failed, note: rejected.description, now: now()) }
             log.error("print \(r.id) (\(r.source)): not submitted: \(rejected)")
-            return
+            return true
         }
         do {
             let job = try connection.submit(jpeg: Array(page), title: r.title, options: options)
@@ -555,6 +897,7 @@ public final class PrintWorker: Sendable {
             }
             log.warning("print \(r.id): not submitted, held: \(error)")
         }
+        return true
     }
 
     /// The paper left, for the log: `12 sheets left`, `1 sheet left`, or `paper not counted` (no `print.sheets`,
@@ -575,6 +918,9 @@ public final class PrintWorker: Sendable {
             log.warning("print \(r.id): was being submitted when the booth stopped and never reached CUPS; held again")
         case .submitted, .submitting:
             if from == .submitting { log.info("print \(r.id): found at CUPS as job \(r.jobID ?? 0) after a restart") }
+            if from == .held {
+                log.warning("print \(r.id): found at CUPS as job \(r.jobID ?? 0) (submitted by a run that could not journal it); not submitted again")
+            }
         }
     }
 

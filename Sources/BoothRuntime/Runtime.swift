@@ -267,6 +267,7 @@ public final class BoothRuntime: Sendable {
         } else { do {
             try store.prepare()
             log.info("storage: \(store.directory), next session \(store.nextSession)")
+            if let p = store.sessionFileProblem { log.warning("storage: session numbers follow the photo files only: \(p)") }
             admin.stats.open(scanning: store.directory)
         } catch {
             startFaults.append((.storage, "photos directory not writable: \(error)\(writablePathsHint(settings.storage.dir, error))"))

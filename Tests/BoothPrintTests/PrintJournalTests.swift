@@ -1,3 +1,4 @@
+import Foundation
 import BoothCore
 import BoothJPEG
 import BoothPrint
@@ -22,6 +23,46 @@ struct PrintJournalTests {
         j.requests[0].jobID = 7
         #expect(j.toSubmit(pendingLimit: 1, health: .ready).isEmpty)
         #expect(j.toSubmit(pendingLimit: 2, health: .unknown("idle")).map(\.id) == [2])
+    }
+
+    @Test("reconcile: a held request whose job title CUPS lists (submitted by a run that could not journal it) takes that job and is not submitted again")
+    func heldFoundByTitle() throws {
+        var j = journal(2)
+        let jobs = [CUPSJob(id: 11, state: .completed, title: j.requests[0].title), CUPSJob(id: 3, state: .completed, title: "photobooth-other-2")]
+        let changes = j.reconcile(jobs: jobs, sheetsPerCopy: 1, now: 3000)
+        #expect(changes.map(\.from) == [.held])
+        #expect(j.requests.map(\.state) == [.completed, .held])
+        #expect(j.requests[0].jobID == 11)
+        #expect(j.toSubmit(pendingLimit: 5, health: .ready).map(\.id) == [2])
+    }
+
+    @Test("a page not yet written is never submitted; a job needing more sheets than are counted is reported (needs, counted)")
+    func renderPendingAndPaperShort() {
+        var j = journal(2)
+        j.requests[0].renderPending = true
+        #expect(j.toSubmit(pendingLimit: 5, health: .ready).map(\.id) == [2])
+        j.sheetsRemaining = 5
+        #expect(j.paperShort(sheetsPerCopy: 1) == nil, "2 copies, 5 counted")
+        j.requests[1].state = .submitted
+        j.requests[0].renderPending = nil
+        let short = j.paperShort(sheetsPerCopy: 2)
+        #expect(short?.request.id == 1 && short?.needs == 4 && short?.counted == 1, "4 sheets out at CUPS, 1 left")
+        j.sheetsRemaining = nil
+        #expect(j.paperShort(sheetsPerCopy: 2) == nil, "not counted")
+        // Two held, room for one: once the first is out, the second is short.
+        var k = journal(2)
+        k.sheetsRemaining = 3
+        #expect(k.paperShort(sheetsPerCopy: 1) == nil)
+        k.requests[0].state = .submitted
+        #expect(k.paperShort(sheetsPerCopy: 1)?.request.id == 2)
+    }
+
+    @Test("journals written before renderPending and photo existed still decode")
+    func oldJournalDecodes() throws {
+        let old = #"{"requests":[{"id":1,"source":"session 1","file":"/p/1.jpg","copies":1,"media":"na_index-4x6_4x6in","requestedAt":5,"state":"held","title":"photobooth-t-1"}],"nextID":2,"tag":"t"}"#
+        let j = try PrintJournal.decode(Data(old.utf8))
+        #expect(j.requests.first?.renderPending == nil && j.requests.first?.photo == nil)
+        #expect(j.toSubmit(pendingLimit: 1, health: .ready).map(\.id) == [1])
     }
 
     @Test("backlog: newest N keeps the newest, max-age drops the old ones; both reported")

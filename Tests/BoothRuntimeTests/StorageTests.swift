@@ -239,3 +239,28 @@ private final class FailingDirectorySync: Sendable {
         #expect(rec.all == ["<6>state: idle -> preview", "<3>two", "<3>lines"])
     }
 }
+
+@Suite struct SessionNumberTests {
+    @Test("a session none of whose files were saved (a full disk) keeps its number: the next start does not hand it out again")
+    func unsavedSessionNumberIsNotReused() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let store = PhotoStore(directory: dir, dateFolder: { "2026-11-29" })
+        try store.prepare()
+        let first = store.allocateSession()
+        _ = try store.saveCapture([0xFF, 0xD8, 0xFF, 0xD9], session: first, shot: 1)
+        let unsaved = store.allocateSession()
+        #expect(unsaved == first + 1)
+        // Its captures were never written (no space); the daemon restarts.
+        let again = PhotoStore(directory: dir, dateFolder: { "2026-11-29" })
+        try again.prepare()
+        #expect(again.sessionFileProblem == nil)
+        #expect(again.allocateSession() == unsaved + 1, "session \(unsaved) was handed out twice")
+    }
+
+    @Test func sessionFileParsing() {
+        #expect(PhotoStore.parseSessionFile(Array("000000000000042\n".utf8)) == 42)
+        #expect(PhotoStore.parseSessionFile(Array("000000000000000\n".utf8)) == 0)
+        #expect(PhotoStore.parseSessionFile(Array("9223372036854775807\n".utf8)) == nil)
+        #expect(PhotoStore.parseSessionFile(Array("garbage".utf8)) == nil)
+    }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kill test: the simulated booth with --auto-press, SIGKILLed at random moments and restarted, N times
 # (default 200). Afterwards: every photo decodes (djpeg), no temp file remains, no session number is
-# used twice, and the persisted totals agree with the files.
+# used twice (in the files, nor handed out twice in the log), and the persisted totals agree with the files.
 #
 #   hardware/system-tests/kill-test.sh [ITERATIONS]     (PHOTOBOOTHD=path overrides the binary)
 set -euo pipefail
@@ -42,6 +42,9 @@ temps=$(find photos -name '.tmp-*')
 # A session's captures (and its picture) share its number; the same name in two date folders is a number used twice.
 dups=$(printf '%s\n' "$files" | sed -n 's#.*/\(booth-[0-9]*-[0-9a-z]*\)\.jpg#\1#p' | sort | uniq -d)
 [ -z "$dups" ] || { echo "kill-test: session numbers used twice: $dups"; fail=1; }
+# A number handed out is never handed out again, even when the kill came before any of its photos was saved.
+begun=$(sed -n 's/.*session \([0-9]*\) begins.*/\1/p' "$work/log" | sort -n | uniq -d | tr '\n' ' ')
+[ -z "$begun" ] || { echo "kill-test: session numbers handed out twice: $begun"; fail=1; }
 python3 - "$work/photos" <<'PY' || fail=1
 import json, os, re, sys
 photos = sys.argv[1]
