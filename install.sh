@@ -28,6 +28,9 @@ PRINT_BUILD_DEPS=(libcups2-dev)
 PRINT_TEST_DEPS=(cups cups-ipp-utils cups-client dbus)
 
 step() { printf '\n==> %s\n' "$*"; }
+# The logs of this run (apt, build, tests) in a directory of its own: a fixed name in /tmp could be
+# another user's file (root would truncate it, or fail on it with fs.protected_regular).
+LOGS=$(mktemp -d /tmp/photobooth-logs.XXXXXX) || { echo "install.sh: cannot make a log directory in /tmp" >&2; exit 1; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 usage() {
@@ -105,7 +108,7 @@ apt_install() {
   if [ "$(id -u)" -ne 0 ]; then command -v sudo >/dev/null || die "apt-get needs root: run as root or install sudo"; SUDO=sudo; fi
   echo "installing: ${missing[*]}"
   # apt's and dpkg's hundreds of lines go to a log; what it did is one line, a failure shows the log's end.
-  local log=/tmp/photobooth-apt.log
+  local log=$LOGS/apt.log
   : > "$log"
   if [ -z "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]; then
     $SUDO apt-get update -qq >>"$log" 2>&1 || { tail -n 20 "$log"; die "step 'apt-get update' failed: check the network and the apt sources (log: $log)"; }
@@ -122,11 +125,11 @@ apt_install() {
 build() {
   step "building (swift build)"
   local rc=0
-  swift build >/tmp/photobooth-build.log 2>&1 || rc=$?
-  grep -v '^\[' /tmp/photobooth-build.log || true
-  [ "$rc" -eq 0 ] || die "step 'swift build' failed (exit $rc); the log is in /tmp/photobooth-build.log"
-  if grep -q 'warning:' /tmp/photobooth-build.log; then
-    grep 'warning:' /tmp/photobooth-build.log
+  swift build >$LOGS/build.log 2>&1 || rc=$?
+  grep -v '^\[' $LOGS/build.log || true
+  [ "$rc" -eq 0 ] || die "step 'swift build' failed (exit $rc); the log is in $LOGS/build.log"
+  if grep -q 'warning:' $LOGS/build.log; then
+    grep 'warning:' $LOGS/build.log
     [ "${CI:-}" = true ] && die "the build has warnings (the project keeps zero)"
   fi
 }
@@ -164,14 +167,14 @@ release_build() {
   step "building one release binary (swift build -c release --static-swift-stdlib, in $RELEASE_SCRATCH)"
   mkdir -p "$RELEASE_SCRATCH"
   local product rc
-  : > /tmp/photobooth-release.log
+  : > $LOGS/release.log
   for product in photoboothd photoboothctl; do
     rc=0
     swift build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" --product "$product" \
-      >>/tmp/photobooth-release.log 2>&1 || rc=$?
-    [ "$rc" -eq 0 ] || { tail -n 30 /tmp/photobooth-release.log; die "step 'release build of $product' failed (exit $rc); the log is in /tmp/photobooth-release.log"; }
+      >>$LOGS/release.log 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { tail -n 30 $LOGS/release.log; die "step 'release build of $product' failed (exit $rc); the log is in $LOGS/release.log"; }
   done
-  grep -e 'error:' -e 'Compiling\|complete' /tmp/photobooth-release.log | grep -v '^\[' || true
+  grep -e 'error:' -e 'Compiling\|complete' $LOGS/release.log | grep -v '^\[' || true
   BIN_DIR="$RELEASE_SCRATCH/release"
 }
 
@@ -312,18 +315,18 @@ case "$mode" in
     build
     step "unit tests (swift test)"
     rc=0
-    swift test >/tmp/photobooth-test.log 2>&1 || rc=$?
+    swift test >$LOGS/test.log 2>&1 || rc=$?
     # What to read: failures with their issues, the tests' own notes, the totals; not one line per passing
-    # test (the whole log stays in /tmp/photobooth-test.log).
-    awk '/^\[[0-9]+\/[0-9]+\]/ || / started\.$/ { next }
+    # test (the whole log stays in $LOGS/test.log).
+    awk -v whole="$LOGS/test.log" '/^\[[0-9]+\/[0-9]+\]/ || / started\.$/ { next }
          /^(✔|􁁛) (Test|Suite) / && !/ Test run with / { passed++; next }
          { print }
-         END { if (passed) printf "(%d passing tests and suites not listed; the whole log: /tmp/photobooth-test.log)\n", passed }' \
-      /tmp/photobooth-test.log || true
-    [ "$rc" -eq 0 ] || die "step 'swift test' failed (exit $rc); the log is in /tmp/photobooth-test.log"
+         END { if (passed) printf "(%d passing tests and suites not listed; the whole log: %s)\n", passed, whole }' \
+      "$LOGS/test.log" || true
+    [ "$rc" -eq 0 ] || die "step 'swift test' failed (exit $rc); the log is in $LOGS/test.log"
     step "no test met a missing prerequisite (a test that needs a tool it lacks fails and names it)"
-    if grep -q 'missing prerequisite' /tmp/photobooth-test.log; then
-      grep 'missing prerequisite' /tmp/photobooth-test.log | sort -u | head -n 5
+    if grep -q 'missing prerequisite' $LOGS/test.log; then
+      grep 'missing prerequisite' $LOGS/test.log | sort -u | head -n 5
       die "step 'test prerequisites' failed: install what is named above"
     fi
     echo "none (the print tests ran against a private cupsd and ippeveprinter)"

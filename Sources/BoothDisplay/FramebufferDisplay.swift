@@ -110,7 +110,10 @@ public final class FramebufferDisplay: Sendable {
 
     /// Starts the drawing thread.
     public func start() {
-        OSThread.start(name: threadName) { [self] in self.run() }
+        if !OSThread.start(name: threadName, { [self] in self.run() }) {
+            // No drawing thread (the thread limit): the booth runs without its screen, as without a framebuffer.
+            finished.withLock { $0 = true }
+        }
     }
 
     /// Frames drawn so far.

@@ -105,7 +105,11 @@ public final class GPIOButton: Sendable {
         if initial {
             log(.warning, "button: line active at start: held, not a press, until released")
         }
-        control.spawn(name: "photobooth-button") { loop.run() }
+        do throws(Errno) {
+            try control.spawn(name: "photobooth-button") { loop.run() }
+        } catch {
+            throw configuration.address.error(.other, call: "pthread_create", errno: error.code, label: resolved.chipLabel)
+        }
         return button
     }
 

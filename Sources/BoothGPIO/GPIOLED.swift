@@ -71,7 +71,11 @@ public final class GPIOLED: Sendable {
         let loop = LEDLoop(line: line, control: control, shown: shown, configuration: configuration,
                            resolved: resolved, log: log)
         log(.info, "led: requested \(resolved.describe) (active-low \(configuration.activeLow))")
-        control.spawn(name: "photobooth-led") { loop.run() }
+        do throws(Errno) {
+            try control.spawn(name: "photobooth-led") { loop.run() }
+        } catch {
+            throw configuration.address.error(.other, call: "pthread_create", errno: error.code, label: resolved.chipLabel)
+        }
         return GPIOLED(configuration: configuration, resolved: resolved, control: control, shown: shown)
     }
 

@@ -39,12 +39,15 @@ final class ThreadControl: Sendable {
 
     init() throws(Errno) { pipe = try WakePipe() }
 
-    /// Starts `body` on a new Foundation thread named `name`; `finish()` must end it.
-    func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
-        OSThread.start(name: name) { [self] in
+    /// Starts `body` on a new thread of its own named `name` (``OSThread``); `finish()` must end it.
+    /// - Throws: `Errno(EAGAIN)` when no thread could be created (`pthread_create`); `body` never runs
+    ///   and the caller's open fails, so the device becomes a fault that is retried.
+    func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) {
+        let started = OSThread.start(name: name) { [self] in
             state.withLock { $0.thread = pthread_self() }
             body()
         }
+        guard started else { throw Errno(EAGAIN) }
     }
 
     /// True once `stop` was called.

@@ -85,7 +85,7 @@ public final class CUPSConnection {
         self.destination = destination
         let server = String(cString: cupsServer())
         guard let http = httpConnect2(server, ippPort(), nil, AF_UNSPEC, cupsEncryption(), 1, timeoutMilliseconds, nil) else {
-            throw PrintError(call: "httpConnect2", message: "cannot reach the CUPS server at \(server): \(String(cString: strerror(errno)))",
+            throw PrintError(call: "httpConnect2", message: "cannot reach the CUPS server at \(server) (no answer within \(timeoutMilliseconds) ms; is cupsd running?)",
                              destination: destination)
         }
         // Every request on this connection fails after this long without an answer (a cupsd that
@@ -230,7 +230,9 @@ public final class CUPSConnection {
         }
         let encryption = text(scheme) == "ipps" ? HTTP_ENCRYPTION_ALWAYS : HTTP_ENCRYPTION_IF_REQUESTED
         guard let http = httpConnect2(host, port, nil, AF_UNSPEC, encryption, 1, timeoutMilliseconds, nil) else {
-            throw PrintError(call: "httpConnect2", message: String(cString: strerror(errno)), destination: uri)
+            // httpConnect2 leaves no reliable errno (a stale one read "Bad file descriptor"): say what is known.
+            throw PrintError(call: "httpConnect2", message: "no connection to \(host):\(port) within \(timeoutMilliseconds) ms",
+                             destination: uri)
         }
         defer { httpClose(http) }
         return try printerAttributes(http: http, uri: uri, resource: text(resource), what: uri)

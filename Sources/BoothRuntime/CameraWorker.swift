@@ -79,9 +79,13 @@ public final class CameraWorker: Sendable {
         self.rotation = rotation
     }
 
-    /// Starts the worker's thread.
+    /// Starts the worker's thread; without one (`pthread_create` failed) the camera is a fault.
     public func launch() {
-        OSThread.start(name: "camera") { [self] in self.run() }
+        guard OSThread.start(name: "camera", { [self] in self.run() }) else {
+            log.error("camera: no thread for the camera worker (pthread_create failed: the thread limit)")
+            post(.deviceFault(.camera, message: "camera not available: no thread for it (pthread_create failed)"))
+            return
+        }
     }
 
     /// Opens the camera and starts the preview stream on the worker's thread; a failure is posted

@@ -66,7 +66,9 @@ final class ComposeWorker: Sendable {
     func setComposer(_ composer: (any PictureComposing)?) { self.composer.withLock { $0 = composer } }
 
     func launch() {
-        OSThread.start(name: "compose") { [self] in run() }
+        if !OSThread.start(name: "compose", { [self] in run() }) {
+            log.error("compose: no thread for composing pictures (pthread_create failed: the thread limit)")
+        }
     }
 
     /// Queues a picture; answered by `composed` or `composeFailed` with `job.pictureID`.

@@ -298,7 +298,11 @@ public final class ControlServer: Sendable {
         var mine = stat()
         if lstat(path, &mine) == 0 { boundFile.withLock { $0 = (UInt64(mine.st_dev), UInt64(mine.st_ino)) } }
         listener.withLock { $0 = fd }
-        OSThread.start(name: "control") { [self] in acceptLoop(fd) }
+        guard OSThread.start(name: "control", { [self] in acceptLoop(fd) }) else {
+            listener.withLock { $0 = -1 }
+            close(fd); unlink(path)
+            throw SocketError(call: "pthread_create", errno: EAGAIN, path: path)
+        }
         log.info("control socket: \(path)")
     }
 
@@ -546,7 +550,7 @@ public struct ControlClient: Sendable {
     }
 
     /// Connects to `path`. Wraps `socket` and `connect`. - Throws: ``SocketError``.
-    static func connect(_ path: String) throws(SocketError) -> Int32 {
+    public static func connect(_ path: String) throws(SocketError) -> Int32 {
         var addr = try ControlServer.address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(call: "socket", errno: errno, path: path) }

@@ -288,8 +288,12 @@ public final class PrintWorker: Sendable {
     /// Starts the "print" thread.
     public func launch() {
         shared.withLock { $0.launched = true }
-        OSThread.start(name: "print") { [self] in threadMain() }
-        OSThread.start(name: "print-watch") { [self] in watchMain() }
+        if !OSThread.start(name: "print", { [self] in threadMain() }) {
+            log.error("print: no thread for printing (pthread_create failed: the thread limit); prints wait in the journal")
+        }
+        if !OSThread.start(name: "print-watch", { [self] in watchMain() }) {
+            log.error("print: no thread watching CUPS's answers (pthread_create failed: the thread limit)")
+        }
     }
 
     /// Tells the observer when the health turns stale (a poll overdue) or fresh again: the print

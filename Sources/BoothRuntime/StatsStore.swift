@@ -91,7 +91,9 @@ public final class StatsStore: Sendable {
         if found > 0 { note += "; \(found) session(s) found in the photos that the totals missed were added" }
         log.info(note)
         state.withLock { $0.stats = stats; $0.open = true; $0.dirty = true }
-        OSThread.start(name: "stats") { [self] in writerLoop() }
+        if !OSThread.start(name: "stats", { [self] in writerLoop() }) {
+            log.error("stats: no thread for writing the totals (pthread_create failed: the thread limit); they are not saved")
+        }
         wake.lock(); wake.signal(); wake.unlock()
     }
 

@@ -39,7 +39,9 @@ public final class StorageWorker: Sendable {
     }
 
     public func launch() {
-        OSThread.start(name: "storage") { [self] in run() }
+        if !OSThread.start(name: "storage", { [self] in run() }) {
+            log.error("storage: no thread for saving photos (pthread_create failed: the thread limit); the watchdog restarts the booth")
+        }
     }
 
     /// Queues capture `id` for saving; answers with `saved` or `saveFailed`.

@@ -233,13 +233,17 @@ struct ConfigSet: Subcommand {
         for w in edit.warnings { FileHandleOutput.stderr(w.description) }
         let was = edit.previous.map { "was \($0)" } ?? "added"
         print("\(key) = \(edit.value) (\(path) line \(edit.line), \(was)\(existing == nil ? "; file created from the commented default" : ""))")
-        if let w = overrideWarning(key, daemon) { warn(w) }
+        let overridden = overrideWarning(key, daemon)
+        if let w = overridden { warn(w) }
         guard daemon != nil else {
             print("not reloading: no running photoboothd reads \(path)")
             return ExitCode.ok
         }
         do {
-            print("photoboothd " + Reload.text(try ask(.reload, socket: args.socket, as: ReloadReply.self)))
+            let reply = try ask(.reload, socket: args.socket, as: ReloadReply.self)
+            // "In force now" would be untrue for the key just set when the daemon's command line wins.
+            print(overridden == nil ? "photoboothd " + Reload.text(reply)
+                  : "photoboothd reloaded \(path), but \(key) stays as its command line sets it (see above)")
             return ExitCode.ok
         } catch {
             return report(error)

@@ -43,15 +43,25 @@ let usage: String = {
     var i = 0
     while i < argv.count, argv[i].hasPrefix("--"), argv[i].count > 2, !["--help", "--version"].contains(argv[i]) {
         leading.append(argv[i])
-        if !argv[i].contains("="), takesValue.contains(argv[i]), i + 1 < argv.count {
+        if !argv[i].contains("="), takesValue.contains(argv[i]) {
+            guard i + 1 < argv.count else {
+                warn("\(argv[i]) needs a value; see photoboothctl --help")
+                exit(ExitCode.usage)
+            }
             leading.append(argv[i + 1])
             i += 1
         }
         i += 1
     }
     let rest = Array(argv[i...])
-    guard !leading.isEmpty, let command = commands.filter({ rest.starts(with: $0.words) }).max(by: { $0.words.count < $1.words.count })
-    else { return leading.isEmpty ? argv : rest.isEmpty ? [] : rest + leading }
+    guard !leading.isEmpty else { return argv }
+    guard !rest.isEmpty else {
+        warn("no command after \(leading.joined(separator: " ")); see photoboothctl --help")
+        exit(ExitCode.usage)
+    }
+    // Not a whole command (`config` alone, a typo): the words alone, so the error names them, not an option.
+    guard let command = commands.filter({ rest.starts(with: $0.words) }).max(by: { $0.words.count < $1.words.count })
+    else { return rest }
     return command.words + leading + Array(rest.dropFirst(command.words.count))
 }
 

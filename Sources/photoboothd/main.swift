@@ -175,13 +175,21 @@ if args.check {
     exit(checkDevices(settings: loaded.settings, sources: loaded.sources, factory: factory, log: log))
 }
 
-// One daemon per control socket: its lock is taken before anything is opened or written, and held until exit.
+// One daemon per control socket: its lock is taken before any device is opened or any file written (after
+// the settings, the picture files and --check were read), and held until exit.
 let socketPath = args.socketPath ?? ControlSocketPath.forDaemon(simulated: args.simulate)
 var socketLock: ControlSocketLock?
 do {
     socketLock = try ControlSocketLock(socketPath: socketPath)
 } catch {
     if case .held = error { fail("not starting: \(error)", ExitCode.tempFail) }
+    // The lock could not even be tried (its file unreadable, a directory, a link): still never a second
+    // booth beside one that answers on this socket, opening the same camera and button.
+    if let probe = try? ControlClient.connect(socketPath) {
+        close(probe)
+        fail("not starting: another photoboothd answers on the control socket \(socketPath), and its lock is "
+             + "not available (\(error)); stop it first, or give this one another --socket PATH", ExitCode.tempFail)
+    }
     log.error("control socket lock not available, photoboothctl cannot reach this daemon: \(error)")
 }
 

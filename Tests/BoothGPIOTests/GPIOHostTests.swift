@@ -99,7 +99,7 @@ struct GPIOHostTests {
     func threadControl() throws {
         let control = try ThreadControl()
         let woke = Mutex(false)
-        control.spawn(name: "test-wake") {
+        try control.spawn(name: "test-wake") {
             if case .success(let revents) = Sys.poll([control.pipe.readFD], timeoutMilliseconds: 60_000) {
                 woke.withLock { $0 = revents[0] != 0 }
             }

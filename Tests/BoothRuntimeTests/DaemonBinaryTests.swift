@@ -160,6 +160,9 @@ func fileText(_ path: String) -> String { (try? String(contentsOfFile: path, enc
         let journal = runProgram(ctl, ["config", "set", "print.journal", "/tmp/elsewhere.json", "--socket", socket], in: elsewhere)
         #expect(journal.status == 0)
         #expect(journal.output.contains("sets print.journal on its command line"), "\(journal.output)")
+        // ... and never claims the key is "in force now" (the reload happened; the key did not change).
+        #expect(!journal.output.contains("in force now"), "\(journal.output)")
+        #expect(journal.output.contains("but print.journal stays as its command line sets it"), "\(journal.output)")
     }
 
     @Test("photoboothctl takes its options before the command too: --socket PATH status, --json --socket PATH status")
@@ -184,6 +187,14 @@ func fileText(_ path: String) -> String { (try? String(contentsOfFile: path, enc
         let bad = runProgram(ctl, ["--socket", socket, "config", "init"], in: dir)
         #expect(bad.status == ExitCode.usage)
         #expect(bad.output.contains("config init: unknown option '--socket'"), "\(bad.output)")
+        // Options before an incomplete command: the error is about the command, not the option.
+        let partial = runProgram(ctl, ["--socket", socket, "config"], in: dir)
+        #expect(partial.status == ExitCode.usage)
+        #expect(partial.output.contains("config needs a command"), "\(partial.output)")
+        // An option without its value says so (it was the usage text, exit 64, with no reason).
+        let noValue = runProgram(ctl, ["--socket"], in: dir)
+        #expect(noValue.status == ExitCode.usage)
+        #expect(noValue.output.contains("--socket needs a value"), "\(noValue.output)")
     }
 }
 

@@ -22,6 +22,18 @@ import Testing
         #expect(pthread_equal(got.thread, pthread_self()) == 0, "the body ran on the caller's thread")
     }
 
+    /// `pthread_setname_np` refuses a name over 15 bytes (ERANGE) and leaves the creator's name: the
+    /// button's "photobooth-button" (17 bytes) was never set. OSThread cuts it to 15.
+    @Test func aLongThreadNameIsCutToTheKernelsFifteenBytes() async throws {
+        let seen = Mutex<String?>(nil)
+        #expect(OSThread.start(name: "photobooth-button") {
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            seen.withLock { $0 = comm.trimmingCharacters(in: .whitespacesAndNewlines) }
+        })
+        for _ in 0..<400 where seen.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(seen.withLock { $0 } == "photobooth-butt")
+    }
+
     @Test func noSourceOfTheProgramsImportsTheFullFoundation() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")
