@@ -35,7 +35,9 @@ public enum ButtonRejectReason: String, Sendable, Hashable {
     /// The same direction twice while a level was still settling, or, with sequence
     /// numbers and no gap, while settled: the edge between was lost or its direction
     /// misreported (the kernel reads the level late on fast glitches). The pulse width is
-    /// an upper bound, 0 when none was pending.
+    /// an upper bound, 0 when none was pending. Without sequence numbers, a press edge
+    /// while held that another edge followed within `debounce` (contact chatter): the
+    /// pulse is the time to that next edge.
     case repeatedEdge = "repeated-edge"
 }
 
@@ -59,15 +61,20 @@ public enum ButtonEvent: Sendable, Hashable {
     /// Edges were lost before `before`, the first edge read after them: `count` of them
     /// when the line's sequence numbers jumped (libgpiod v2; the kernel's event queue
     /// overflowed), nil when the loss is only inferred (libgpiod v1, no sequence numbers):
-    /// a press edge while the line was believed pressed, or a release while believed
-    /// released. Such a repeated edge can also be a glitch whose direction the kernel
-    /// read late; without sequence numbers the two cannot be told apart. The line's level
-    /// is then re-read at once (`nextDeadline`).
+    /// a release while believed released (reported at that edge), or a press edge while
+    /// believed pressed that no other edge followed within `debounce` and after which
+    /// the line still read active (reported then, `debounce` after `before`). Such a
+    /// repeated edge can also be a glitch whose direction the kernel read late; a lone
+    /// one cannot be told apart from a loss, but a press edge followed by another edge
+    /// within `debounce` is taken as a glitch (`rejected`, `repeatedEdge`): a held press
+    /// is never ended by contact chatter. The line's level is re-read at once after any
+    /// repeated edge without a sequence number, or a gap (`nextDeadline`).
     case edgesLost(count: UInt64?, before: ButtonEdge)
     /// The press `id` ended with its release edge lost: a press edge at `before` arrived
     /// while it was held. Reported instead of its `release`: it was released at or before
     /// `before`, having been held at most `heldAtMostMilliseconds`. The press edge at
-    /// `before` is then debounced as a new press. Follows its `edgesLost`.
+    /// `before` is then debounced as a new press. Follows its `edgesLost` (without
+    /// sequence numbers both come `debounce` after `before`, just before the new `press`).
     case releaseLost(id: UInt64, before: MonotonicInstant, heldAtMostMilliseconds: Double)
     /// Emitted by `GPIOButton` only: the line failed while in use; the button thread
     /// has stopped and released the line. The runtime makes it a fault and re-opens.
@@ -105,10 +112,14 @@ public struct ButtonTiming: Sendable, Hashable {
 /// Lost edges (the kernel's event queue overflowed) are detected from the edges'
 /// sequence numbers where the library reports them (libgpiod v2), and otherwise
 /// (libgpiod v1) from a settled level repeated: a press edge while held, a release
-/// while released. Either is reported as `edgesLost` and asks for an immediate re-read
-/// (`nextDeadline`). A press edge while held ends the held press (`releaseLost`) and
-/// starts a new one, so a lost release never merges a tap with the next press into a
-/// long press, nor leaves the next press taken for the old hold.
+/// while released. Either asks for an immediate re-read (`nextDeadline`) and is
+/// reported as `edgesLost`. A press edge while held ends the held press (`releaseLost`)
+/// and starts a new one, so a lost release never merges a tap with the next press into
+/// a long press, nor leaves the next press taken for the old hold. Without sequence
+/// numbers that needs evidence: the press edge must be alone (no other edge within
+/// `debounce` before or after it) and the line still active `debounce` later; until
+/// then the hold goes on (its long press and stuck wait). A press edge in a burst is
+/// contact chatter whose directions the kernel read late, and is rejected.
 public struct ButtonDebouncer: Sendable {
     public let timing: ButtonTiming
     /// The line's level as the edges (and re-reads) say, not debounced.
@@ -121,6 +132,13 @@ public struct ButtonDebouncer: Sendable {
     private var lastSequence: UInt64 = 0
     /// Set by a lost edge: re-read the line now. Cleared by `poll`.
     private var resyncAt: MonotonicInstant?
+    /// Without sequence numbers: a lone press edge while held, not yet known to be a
+    /// press whose release was lost (decided `debounce` later) or one edge of a glitch
+    /// (another edge comes first, or the re-read finds the line inactive).
+    private var suspectPressAt: MonotonicInstant?
+    /// The last edge's time (as taken, see `edge(_:)`): a press edge within `debounce`
+    /// of it is part of a burst, not a lone press.
+    private var lastEdgeAt: MonotonicInstant?
 
     private struct Held: Sendable {
         /// nil for a line already active when the debouncer started: not a press.
@@ -168,6 +186,14 @@ public struct ButtonDebouncer: Sendable {
         var events: [ButtonEvent] = []
         let t = max(edge.at, lineActiveSince)
         advance(to: t, into: &events)
+        let previousEdge = lastEdgeAt
+        lastEdgeAt = t
+        if let suspect = suspectPressAt {
+            // Another edge within `debounce` of the lone press edge: that edge was chatter.
+            suspectPressAt = nil
+            events.append(.rejected(edge: ButtonEdge(active: true, at: suspect), reason: .repeatedEdge,
+                                    pulseMilliseconds: t.milliseconds(since: suspect)))
+        }
         let pending = lineActive != isHeld
         // Lost edges: a gap in the sequence numbers, or (without them) a settled level repeated.
         var lost = false
@@ -181,6 +207,16 @@ public struct ButtonDebouncer: Sendable {
             lastSequence = sequence
         } else {
             lost = active == lineActive && !pending
+            if lost, active {
+                // A press edge while held: a press whose release was lost only if it stays alone.
+                let lone = previousEdge.map { t.milliseconds(since: $0) >= Double(timing.debounceMilliseconds) } ?? true
+                if lone {
+                    suspectPressAt = t
+                    resyncAt = t
+                    return events
+                }
+                lost = false  // in a burst: chatter, rejected below
+            }
         }
         if lost {
             events.append(.edgesLost(count: lostCount, before: ButtonEdge(active: active, at: t, sequence: edge.sequence)))
@@ -231,6 +267,12 @@ public struct ButtonDebouncer: Sendable {
             advance(to: t, into: &events)
             return events
         }
+        if let suspect = suspectPressAt {
+            // The line is inactive after a lone press edge: that edge did not press the button.
+            suspectPressAt = nil
+            events.append(.rejected(edge: ButtonEdge(active: true, at: suspect), reason: .contradictedByLevel,
+                                    pulseMilliseconds: t.milliseconds(since: suspect)))
+        }
         // An edge was missed: the level since the last edge is unknown, so no deadline
         // in between fires; the re-read level starts over at `now`.
         if lineActive != isHeld {
@@ -242,9 +284,13 @@ public struct ButtonDebouncer: Sendable {
         return events
     }
 
-    private enum Due { case settle, longPress, stuck }
+    private enum Due { case settle, longPress, stuck, lostRelease }
 
     private func deadline() -> (at: MonotonicInstant, due: Due)? {
+        if let suspect = suspectPressAt {
+            // The held press's long press and stuck wait: it may have ended at `suspect`.
+            return (suspect.adding(milliseconds: timing.debounceMilliseconds), .lostRelease)
+        }
         if lineActive != isHeld {
             return (lineActiveSince.adding(milliseconds: timing.debounceMilliseconds), .settle)
         }
@@ -283,6 +329,20 @@ public struct ButtonDebouncer: Sendable {
             case .stuck:
                 held?.stuckFired = true
                 events.append(.stuck(at: max(at, lineActiveSince)))
+            case .lostRelease:
+                // The lone press edge stayed alone and the line active: the release before it was lost.
+                let suspect = suspectPressAt ?? at
+                suspectPressAt = nil
+                events.append(.edgesLost(count: nil, before: ButtonEdge(active: true, at: suspect)))
+                if let ended = held {
+                    if let id = ended.id {
+                        events.append(.releaseLost(id: id, before: suspect,
+                                                   heldAtMostMilliseconds: suspect.milliseconds(since: ended.since)))
+                    }
+                    if ended.stuckFired { events.append(.unstuck(at: suspect)) }
+                    held = nil
+                }
+                lineActiveSince = suspect
             }
         }
     }

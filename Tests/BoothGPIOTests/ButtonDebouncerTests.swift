@@ -239,6 +239,49 @@ struct ButtonDebouncerTests {
                 "press 1's release was lost: it is not reported as a release at 10.3 s")
     }
 
+    @Test("libgpiod v1: chatter during a hold (a burst of edges, directions read late) is rejected; the hold goes on")
+    func chatterDuringHold() {
+        var r = Replay()
+        // Two glitches, as the kernel read them: both edges "rising", then falling and rising.
+        r.run([(0, true), (700, true), (701, true), (900, false), (902, true)], until: 2000, truth: { $0 >= 0 })
+        #expect(r.presses == [.press(id: 1, at: t(0))], "\(r.events)")
+        #expect(r.longPresses == [.longPress(id: 1, at: t(1500))])
+        #expect(!r.events.contains { if case .releaseLost = $0 { true } else { false } })
+        #expect(!r.events.contains { if case .edgesLost = $0 { true } else { false } })
+        #expect(r.rejections.first?.edge == ButtonEdge(active: true, at: t(700)))
+        #expect(r.rejections.first?.reason == .repeatedEdge)
+        #expect(r.rejections.first?.pulse == 1, "the glitch lasted at most until the next edge")
+        #expect(r.debouncer.heldPressID == 1)
+    }
+
+    @Test("libgpiod v1: chatter just before the long-press threshold delays it by at most the debounce, at its time")
+    func chatterAtThreshold() {
+        var r = Replay()
+        r.run([(0, true), (1490, true), (1491, true)], until: 2000, truth: { $0 >= 0 })
+        #expect(r.presses == [.press(id: 1, at: t(0))], "\(r.events)")
+        #expect(r.longPresses == [.longPress(id: 1, at: t(1500))])
+    }
+
+    @Test("libgpiod v1: a lone press edge just before the threshold, release lost: no long press of the old press")
+    func lostReleaseJustBeforeThreshold() {
+        var r = Replay()
+        r.run([(0, true), (1490, true), (1800, false)], until: 5000,
+              truth: { (0..<100).contains($0) || (1490..<1800).contains($0) })
+        #expect(r.longPresses.isEmpty, "\(r.events)")
+        #expect(r.presses == [.press(id: 1, at: t(0)), .press(id: 2, at: t(1490))])
+        #expect(r.events.contains(.releaseLost(id: 1, before: t(1490), heldAtMostMilliseconds: 1490)))
+    }
+
+    @Test("libgpiod v1: a lone press edge while held, then the line reads inactive: a release, not a new press")
+    func lonePressEdgeThenInactive() {
+        var r = Replay()
+        r.run([(0, true), (1000, true)], until: 2000, truth: { $0 < 1000 })
+        #expect(r.presses == [.press(id: 1, at: t(0))], "\(r.events)")
+        #expect(r.events.last == .release(id: 1, at: t(1000), heldMilliseconds: 1000))
+        #expect(r.rejections.map(\.reason) == [.contradictedByLevel])
+        #expect(r.polls.contains(1000), "the line was re-read at once")
+    }
+
     @Test("a stuck press whose release was lost: the next press edge clears stuck and is a new press")
     func lostReleaseWhileStuck() {
         var r = Replay()
