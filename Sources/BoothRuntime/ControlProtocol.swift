@@ -163,8 +163,19 @@ public struct DaemonInfo: Codable, Sendable, Equatable {
 
 /// `press`.
 public struct PressReply: Codable, Sendable, Equatable {
-    /// The state when the press was handed to the main loop (`idle`, `preview`…); the loop handles it next.
+    /// The state when the main loop handled the press (`idle`, `preview`…).
     public var stateBefore: String
+    /// The state after it; nil when the loop had not handled it within the daemon's wait (2 s).
+    public var stateAfter: String?
+    /// When the booth ignored or refused the press, the log's words for it (`press ignored in review`,
+    /// `press refused: …`); nil when it acted on it.
+    public var ignored: String?
+
+    public init(stateBefore: String, stateAfter: String?, ignored: String?) {
+        self.stateBefore = stateBefore
+        self.stateAfter = stateAfter
+        self.ignored = ignored
+    }
 }
 
 /// `snapshot`.

@@ -368,6 +368,13 @@ public final class BoothRuntime: Sendable {
             let added = now.keys.filter { was[$0] == nil }.count
             if added > 0 { state.withLock { $0.counters.faults += added } }
         }
+        if case let .press(id, _) = event, RuntimeAdmin.isControlPress(id) {
+            let said = commands.lazy.compactMap { c -> String? in
+                guard case let .log(_, text) = c, text.hasPrefix("press ignored") || text.hasPrefix("press refused") else { return nil }
+                return text
+            }.first
+            admin.notePressOutcome(id, .init(before: before.name, after: after.name, ignoredOrRefused: said))
+        }
         execute(commands)
     }
 

@@ -175,6 +175,26 @@ public final class RuntimeAdmin: Sendable {
     var lastPressAt: MonotonicInstant? { lastPress.withLock { $0 } }
     /// Ids for presses from the control socket, apart from the button's and auto-press's.
     func takePressID() -> UInt64 { nextPressID.withLock { n in defer { n += 1 }; return n } }
+    /// Whether `id` is one of the control socket's press ids (``takePressID()``).
+    static func isControlPress(_ id: UInt64) -> Bool { id >= 1 << 61 }
+
+    /// What the machine did with a control-socket press: the states around it and, when it ignored or
+    /// refused it, the log line that says so (`press ignored in review`).
+    struct PressOutcome: Sendable, Equatable {
+        var before: String
+        var after: String
+        var ignoredOrRefused: String?
+    }
+    private let pressOutcomes = Mutex<[UInt64: PressOutcome]>([:])
+    /// Noted by the main loop after the machine handled control press `id` (the newest 16 are kept).
+    func notePressOutcome(_ id: UInt64, _ outcome: PressOutcome) {
+        pressOutcomes.withLock { o in
+            o[id] = outcome
+            if o.count > 16, let oldest = o.keys.min() { o[oldest] = nil }
+        }
+    }
+    /// The outcome of control press `id`, once the main loop handled it (and forgets it); nil before.
+    func takePressOutcome(_ id: UInt64) -> PressOutcome? { pressOutcomes.withLock { $0.removeValue(forKey: id) } }
 }
 
 /// How a reload request went.
@@ -231,10 +251,23 @@ extension BoothRuntime {
     /// Presses the button, as the control socket does: a `.press` event for the main loop, stamped now.
     /// - Returns: the state when the press was posted.
     @discardableResult
-    public func press() -> String {
+    public func press() -> String { pressWithOutcome().stateBefore }
+
+    /// Presses as the button would and waits (up to `timeoutSeconds`, on the monotonic clock) for the main
+    /// loop to handle it, so the reply says what the press did: the state it led to, or why it was
+    /// ignored or refused. `stateAfter` is nil when the loop did not handle it in time.
+    public func pressWithOutcome(timeoutSeconds: Double = 2) -> PressReply {
+        let id = admin.takePressID()
         let before = currentState.name
-        loop.post(.press(id: admin.takePressID(), at: clock.now()))
-        return before
+        loop.post(.press(id: id, at: clock.now()))
+        let deadline = DispatchTime.now() + timeoutSeconds
+        while DispatchTime.now() < deadline {
+            if let o = admin.takePressOutcome(id) {
+                return PressReply(stateBefore: o.before, stateAfter: o.after, ignored: o.ignoredOrRefused)
+            }
+            usleep(10_000)
+        }
+        return PressReply(stateBefore: before, stateAfter: nil, ignored: nil)
     }
 
     /// The newest camera frame as JPEG, waiting up to `timeoutSeconds` for it; nil when none came (in
@@ -284,7 +317,7 @@ extension BoothRuntime {
                 return ControlReply(result: DeviceReport.gather(source: "photoboothd (pid \(getpid()))", inUse: inUse)).line()
             case .press:
                 log.notice("control: press from uid \(peer.uid) (pid \(peer.pid))")
-                return ControlReply(result: PressReply(stateBefore: press())).line()
+                return ControlReply(result: pressWithOutcome()).line()
             case .snapshot:
                 guard let jpeg = snapshotJPEG() else {
                     let now = currentState

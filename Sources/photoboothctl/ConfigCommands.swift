@@ -223,7 +223,15 @@ struct ConfigSet: Subcommand {
         do {
             try AtomicFile.write(Array(edit.text.utf8), to: path, durable: true, replace: true)
         } catch {
-            warn("cannot write \(path): \(error)")
+            let dir = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) : "."
+            var dst = stat()
+            if !dir.isEmpty, stat(dir, &dst) != 0 {
+                // The usual case with no daemon and no installed booth: /etc/photobooth is not there.
+                warn("cannot write \(path): the folder \(dir) does not exist (create it: sudo install -d \(dir); "
+                     + "or edit another file with --file FILE; with a running photoboothd, its own file is used)")
+            } else {
+                warn("cannot write \(path): \(error)")
+            }
             return ExitCode.cantCreate
         }
         if hadFile {

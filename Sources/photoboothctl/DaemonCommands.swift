@@ -169,7 +169,11 @@ struct Press: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.press), args, as: PressReply.self) { "pressed (the booth was \($0.stateBefore))" }
+        answer(ControlRequest(.press), args, as: PressReply.self) { r in
+            if let why = r.ignored { return "\(why): the press did nothing" }
+            guard let after = r.stateAfter else { return "pressed in \(r.stateBefore); not handled yet (photoboothctl status shows the state)" }
+            return after == r.stateBefore ? "pressed in \(r.stateBefore) (the state stays \(after))" : "pressed: \(r.stateBefore) -> \(after)"
+        }
     }
 }
 

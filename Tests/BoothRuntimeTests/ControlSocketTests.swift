@@ -33,7 +33,7 @@ final class CountingServer: Sendable {
         let calls = self.calls
         server = ControlServer(path: "\(dir)/ctl/control", mode: mode, policy: policy, log: LogRecorder().logger()) { request, _ in
             calls.list.withLock { $0.append(request.command) }
-            return ControlReply(result: PressReply(stateBefore: "idle")).line()
+            return ControlReply(result: PressReply(stateBefore: "idle", stateAfter: "preview", ignored: nil)).line()
         }
         try server.start()
     }

@@ -21,10 +21,10 @@ final class SimulatedBooth: Sendable {
     let reloadResult: ReloadBox
     let exited = DispatchSemaphore(value: 0)
 
-    init() throws {
+    init(review: String = "1s") throws {
         let settings = try Settings.defaults.with(overrides: [
             ("storage.dir", "\(makeTempDir())/photos"), ("preview.file", ""), ("session.preview", "0s"),
-            ("session.countdown", "0s"), ("session.review", "1s"), ("storage.min_free", "0B"),
+            ("session.countdown", "0s"), ("session.review", review), ("storage.min_free", "0B"),
             ("camera.preview_size", "640x480"), ("camera.capture_size", "640x480"), ("camera.frame_rate", "30"),
         ]).get()
         let reload = ReloadBox(.success(settings))
@@ -110,6 +110,8 @@ final class SimulatedBooth: Sendable {
 
         let press = try booth.ask(.press, PressReply.self)
         #expect(press.stateBefore == "idle")
+        #expect(press.stateAfter.map { $0 != "idle" } == true, "the reply says what the press did: \(press)")
+        #expect(press.ignored == nil)
         let done = try booth.waitForStatus { $0.counters.completed == 1 && $0.state == "idle" }
         #expect(done.counters.sessions == 1)
         #expect(done.button.lastPress != nil)
@@ -144,6 +146,18 @@ final class SimulatedBooth: Sendable {
 
         let reset = try booth.ask(.stats, reset: true, BoothStats.self)
         #expect(reset.sessions == 0 && reset.captures == 0)
+    }
+
+    /// `photoboothctl press` in review said "pressed (the booth was review)" while the booth ignored it.
+    @Test func aPressTheBoothIgnoresIsAnsweredAsIgnored() throws {
+        let booth = try SimulatedBooth(review: "5min")
+        defer { booth.stop() }
+        _ = try booth.waitForStatus { $0.camera.streaming }
+        _ = try booth.ask(.press, PressReply.self)
+        _ = try booth.waitForStatus { $0.state == "review" }
+        let again = try booth.ask(.press, PressReply.self)
+        #expect(again.stateBefore == "review" && again.stateAfter == "review", "\(again)")
+        #expect(again.ignored == "press ignored in review", "\(again)")
     }
 
     @Test func totalsSurviveARestart() throws {
