@@ -58,8 +58,13 @@ struct Arguments {
     var autoPressDelay: Int?
 }
 
+/// Writes why the daemon does not start and exits with `code`. Each line carries syslog priority err
+/// (`<3>`, as the log's lines carry theirs, so journald files it under `-p err`), except a usage
+/// error's (exit 64: someone typing at a terminal).
 func fail(_ message: String, _ code: Int32) -> Never {
-    var line = Array("photoboothd: \(message)\n".utf8)
+    let prefix = code == ExitCode.usage ? "" : "<3>"
+    let text = "photoboothd: \(message)".split(separator: "\n", omittingEmptySubsequences: false).map { "\(prefix)\($0)\n" }.joined()
+    var line = Array(text.utf8)
     _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     exit(code)
 }

@@ -165,6 +165,22 @@ func fileText(_ path: String) -> String { (try? String(contentsOfFile: path, enc
         #expect(journal.output.contains("but print.journal stays as its command line sets it"), "\(journal.output)")
     }
 
+    @Test("a start refused for invalid settings says why at syslog priority err on every line (journalctl -p err shows it)")
+    func refusalIsLoggedAtErr() throws {
+        let daemon = try builtProgram("photoboothd")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let r = runProgram(daemon, ["--simulate", "--socket", "\(dir)/control", "--set", "session.countdown=soon",
+                                    "--set", "session.review=never"], in: dir)
+        #expect(r.status == 78, "\(r.output)")
+        let lines = r.output.split(separator: "\n")
+        #expect(lines.first == "<3>photoboothd: invalid settings, not starting:", "\(r.output)")
+        #expect(lines.count >= 3 && lines.allSatisfy { $0.hasPrefix("<3>") }, "\(r.output)")
+        // A usage error is for the terminal: no priority.
+        let usage = runProgram(daemon, ["--sessions"], in: dir)
+        #expect(usage.status == 64)
+        #expect(usage.output.hasPrefix("photoboothd: --sessions needs a value"), "\(usage.output)")
+    }
+
     @Test("photoboothctl takes its options before the command too: --socket PATH status, --json --socket PATH status")
     func optionsBeforeTheCommand() throws {
         let daemon = try builtProgram("photoboothd"), ctl = try builtProgram("photoboothctl")
