@@ -228,6 +228,14 @@ do_install() {
     run_step "systemd-sysusers" systemd-sysusers /etc/sysusers.d/photobooth.conf
     id photobooth
     run_step "create /var/lib/photobooth" install -d -m 0750 -o photobooth -g photobooth /var/lib/photobooth
+    # A photoboothd once run by hand as root leaves root's files there (photos/, the totals): the service,
+    # running as photobooth, would find its photos directory not writable. Given back, and said.
+    local foreign
+    foreign=$(find /var/lib/photobooth \! -user photobooth -print 2>/dev/null | head -n 3)
+    if [ -n "$foreign" ]; then
+      run_step "chown /var/lib/photobooth" chown -R photobooth:photobooth /var/lib/photobooth
+      echo "  gave back to photobooth what another user had left in /var/lib/photobooth (e.g. $(echo "$foreign" | head -n1))"
+    fi
   else
     echo "  (--destdir: the user is created by systemd-sysusers from etc/sysusers.d on the target)"
     [ -d "$D/var/lib/photobooth" ] || run_step "create $D/var/lib/photobooth" install -d -m 0750 "$D/var/lib/photobooth"

@@ -1,6 +1,7 @@
 import Testing
 import BoothCore
 import BoothPrint
+import BoothTestSupport
 import BoothRuntime
 import Foundation
 import Glibc
@@ -35,34 +36,9 @@ func waitFor(_ pid: pid_t) -> Int32 {
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
 }
 
-/// Starts `path` with stdout and stderr to `output`, stdin from /dev/null, an empty signal mask and
-/// default signal actions; returns its pid (≤ 0 on failure).
+/// Starts `path` with stdout and stderr to `output` (``spawnProcess``); its pid (≤ 0 on failure).
 func spawn(_ path: String, _ args: [String], env: [String: String] = [:], output: String) -> pid_t {
-    var environment = ProcessInfo.processInfo.environment
-    for (k, v) in env { environment[k] = v }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    var attr = posix_spawnattr_t()
-    posix_spawnattr_init(&attr)
-    defer { posix_spawnattr_destroy(&attr) }
-    var empty = sigset_t(), all = sigset_t()
-    sigemptyset(&empty)
-    sigfillset(&all)
-    sigdelset(&all, SIGKILL)
-    sigdelset(&all, SIGSTOP)
-    posix_spawnattr_setsigmask(&attr, &empty)
-    posix_spawnattr_setsigdefault(&attr, &all)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let argv = ([path] + args).map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { for p in argv + envp { free(p) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, path, &actions, &attr, argv, envp) == 0 else { return -1 }
-    return pid
+    spawnProcess(path, args, env: env, output: output)
 }
 
 /// What the print tests need installed (cups, cups-ipp-utils, cups-client, dbus), or nil when all is there;

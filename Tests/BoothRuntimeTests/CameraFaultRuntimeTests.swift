@@ -58,17 +58,7 @@ private final class PostedEvents: @unchecked Sendable {
 
 /// `photoboothctl` as built next to the tests (swift build / swift test build it).
 private func photoboothctl(_ arguments: [String]) throws -> String {
-    let path = "\(packageRoot())/.build/debug/photoboothctl"
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = arguments
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    p.standardError = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    runProgram(try builtProgram("photoboothctl"), arguments, in: NSTemporaryDirectory()).output
 }
 
 @Suite(.serialized) struct CameraFaultRuntimeTests {

@@ -8,20 +8,8 @@ import Testing
 /// Runs the built photoboothd (`.build/debug`, built with the tests) in `cwd` with stdin from /dev/null;
 /// its exit status and stderr + stdout.
 func runDaemon(_ args: [String], cwd: String) throws -> (status: Int32, output: String) {
-    let path = "\(packageRoot())/.build/debug/photoboothd"
-    try #require(access(path, X_OK) == 0, "\(path) not built (swift build)")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = args
-    p.currentDirectoryURL = URL(fileURLWithPath: cwd)
-    p.standardInput = FileHandle.nullDevice
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    p.standardError = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    let r = runProgram(try builtProgram("photoboothd"), args, in: cwd)
+    return (r.status ?? -1, r.output)
 }
 
 /// A problem a `--set` override causes is located at that flag, never in a config file that did not set it.

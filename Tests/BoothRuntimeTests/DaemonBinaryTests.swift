@@ -1,4 +1,5 @@
 import BoothCore
+import BoothTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -15,49 +16,9 @@ func builtProgram(_ name: String) throws -> String {
     return path
 }
 
-/// Starts `program` in working directory `dir` (through `/bin/sh -c 'cd DIR && exec …'`), stdout and stderr to
-/// `output`, stdin from /dev/null, an empty signal mask and default signal actions (the test process blocks
-/// signals its threads wait for; a daemon started with that mask would ignore SIGTERM). Its pid, ≤ 0 on failure.
+/// Starts `program` in working directory `dir`, output to `output` (``spawnProcess``). Its pid, ≤ 0 on failure.
 func spawnProgram(_ program: String, _ args: [String], in dir: String, output: String) -> pid_t {
-    func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-    let script = "cd \(quoted(dir)) && exec " + ([program] + args).map(quoted).joined(separator: " ")
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    var attr = posix_spawnattr_t()
-    posix_spawnattr_init(&attr)
-    defer { posix_spawnattr_destroy(&attr) }
-    var empty = sigset_t(), all = sigset_t()
-    sigemptyset(&empty)
-    sigfillset(&all)
-    sigdelset(&all, SIGKILL)
-    sigdelset(&all, SIGSTOP)
-    posix_spawnattr_setsigmask(&attr, &empty)
-    posix_spawnattr_setsigdefault(&attr, &all)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let words: [String] = ["/bin/sh", "-c", script]
-    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { for p in argv + envp { free(p) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, envp) == 0 else { return -1 }
-    return pid
-}
-
-/// The exit status of `pid` (128 + signal when killed) once it ends within `seconds`, else nil (still running).
-func exitStatus(of pid: pid_t, within seconds: Double) -> Int32? {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    var status: Int32 = 0
-    while true {
-        let r = waitpid(pid, &status, WNOHANG)
-        if r == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
-        if r < 0 && errno != EINTR { return nil }
-        if Date() >= deadline { return nil }
-        usleep(20_000)
-    }
+    spawnProcess(program, args, cwd: dir, output: output)
 }
 
 /// Stops a daemon started here: SIGTERM, then SIGKILL after 10 s. Its exit status.

@@ -39,7 +39,7 @@ run_case() {
     assert_contains "$CHECK_LINE" "${FAULT_LINE#*fault (button): }" "$name: --check says what the daemon says"
     sleep 2   # a retry (1 s backoff) happens meanwhile: it must fail the same way, not crash
     booth_alive "$name: in fault"
-    assert_contains "$(booth_current_state)" "fault(button:" "$name: state"
+    assert_contains "$(booth_current_state)" "fault(button" "$name: state"
 }
 
 run_case no-chip gpiochip9 button "gpiochip9" "button"

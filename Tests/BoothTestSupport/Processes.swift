@@ -1,0 +1,56 @@
+import Foundation
+import Glibc
+
+// Child processes for the tests that run the built programs, cupsd or helpers: one way to start them.
+
+/// Starts `path` with `args`, stdout and stderr appended to `output`, stdin from /dev/null, in `cwd`
+/// when given (through `/bin/sh -c 'cd DIR && exec …'`), the environment plus `env`, an empty signal
+/// mask and default signal actions: the test process blocks signals its threads wait for, and a
+/// daemon started with that mask would ignore SIGTERM and never reap its children. Stdout goes to a
+/// file, not a pipe, so a daemon left behind never holds one of ours. Wraps `posix_spawn`.
+/// - Returns: the child's pid, or a value ≤ 0 when `posix_spawn` failed.
+public func spawnProcess(_ path: String, _ args: [String], cwd: String? = nil, env: [String: String] = [:],
+                         output: String) -> pid_t {
+    var environment = ProcessInfo.processInfo.environment
+    for (k, v) in env { environment[k] = v }
+    func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    let words: [String] = cwd.map { ["/bin/sh", "-c", "cd \(quoted($0)) && exec " + ([path] + args).map(quoted).joined(separator: " ")] }
+        ?? [path] + args
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    var attr = posix_spawnattr_t()
+    posix_spawnattr_init(&attr)
+    defer { posix_spawnattr_destroy(&attr) }
+    var empty = sigset_t(), all = sigset_t()
+    sigemptyset(&empty)
+    sigfillset(&all)
+    sigdelset(&all, SIGKILL)
+    sigdelset(&all, SIGSTOP)
+    posix_spawnattr_setsigmask(&attr, &empty)
+    posix_spawnattr_setsigdefault(&attr, &all)
+    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in argv + envp { free(p) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, words[0], &actions, &attr, argv, envp) == 0 else { return -1 }
+    return pid
+}
+
+/// The exit status of `pid` (128 + the signal that ended it) once it ends within `seconds` (on the
+/// monotonic clock), else nil: still running. Wraps `waitpid(WNOHANG)`.
+public func exitStatus(of pid: pid_t, within seconds: Double) -> Int32? {
+    let deadline = ProcessInfo.processInfo.systemUptime + seconds
+    var status: Int32 = 0
+    while true {
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+        if r < 0 && errno != EINTR { return nil }
+        if ProcessInfo.processInfo.systemUptime >= deadline { return nil }
+        usleep(20_000)
+    }
+}
