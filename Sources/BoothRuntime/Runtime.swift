@@ -71,7 +71,8 @@ public struct BoothCounters: Sendable, Equatable {
 }
 
 /// `"1 session"`, `"3 sessions"`.
-func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+/// `n` and `noun`, plural unless `n` is 1: `1 capture`, `3 captures`, `0 faults` (the nouns used take an s).
+public func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
 
 /// The core's timings from the settings. `composesSingleShot`: the runtime has a picture composer,
 /// so one-shot sessions are composed too.

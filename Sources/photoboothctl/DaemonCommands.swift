@@ -64,9 +64,9 @@ struct Status: Subcommand {
         out.append(row("storage", "\(st.dir): \(free) (keeps \(formatBytes(UInt64(max(0, st.minFreeBytes))))), next session \(st.nextSession), \(st.savedSinceStart) saved since start"))
         let n = s.counters
         out.append(row("sessions", "\(n.sessions) since start (\(n.completed) completed, \(n.cancelled) cancelled, \(n.failed) failed), "
-                       + "\(n.captures) captures, \(n.faults) faults"))
+                       + "\(counted(n.captures, "capture")), \(counted(n.faults, "fault"))"))
         if let p = s.printer { out.append(row("printer", PrintsCommand.statusLine(p))) }
-        out.append(row("totals", "\(s.stats.sessions) sessions, \(s.stats.captures) captures since \(StatsStore.dateText(s.stats.since)) (photoboothctl stats)"))
+        out.append(row("totals", "\(counted(s.stats.sessions, "session")), \(counted(s.stats.captures, "capture")) since \(StatsStore.dateText(s.stats.since)) (photoboothctl stats)"))
         return out.joined(separator: "\n")
     }
 }
@@ -134,7 +134,7 @@ struct Devices: Subcommand {
             }
         }
         out.append("")
-        if let e = d.printerError { out.append("printers: CUPS not asked: \(e)") }
+        if let e = d.printerError { out.append("printers: none listed, CUPS did not answer: \(e)") }
         if let printers = d.printers {
             out.append(printers.isEmpty ? "printers: none (lpadmin -p NAME -E -v URI -m everywhere adds one)" : "printers:")
             for p in printers {
