@@ -28,7 +28,8 @@ public protocol CameraDevice: AnyObject, Sendable {
 }
 
 extension CameraDevice {
-    /// Unknown: nil.
+    /// The default for a camera that cannot tell which size it would give for `size` (pixels) before it
+    /// streams: nil, "unknown" (the V4L2 and simulated cameras answer from their listed sizes).
     public func offeredSize(nearestTo size: FrameSize) -> FrameSize? { nil }
 }
 

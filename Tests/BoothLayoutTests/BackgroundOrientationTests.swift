@@ -15,15 +15,7 @@ struct BackgroundOrientationTests {
                                Comment(rawValue: SharedImages.missingMessage("_1280x720.jpg")))
         let full = try JPEGDecoder().decodeRGB(try SharedImages.bytes(url), scale: .half)  // 640x360
         let w = 300, h = 200
-        var upright = [UInt8](repeating: 0, count: w * h * 3)
-        for y in 0..<h {
-            let s = ((y + 80) * full.size.width + 170) * 3
-            upright.replaceSubrange((y * w * 3)..<((y + 1) * w * 3), with: full.bytes[s..<(s + w * 3)])
-        }
-        EXIFFixture.paintCorner(&upright, width: w, size: 40, rgb: (255, 0, 0))
-        for y in 0..<40 {
-            for x in (w - 40)..<w { let i = (y * w + x) * 3; upright[i] = 0; upright[i + 1] = 255; upright[i + 2] = 0 }
-        }
+        let upright = EXIFFixture.markedCrop(full.bytes, sourceWidth: full.size.width, x: 170, y: 80, width: w, height: h)
         let stored = EXIFFixture.stored(upright, width: w, height: h, orientation: orientation)
         let encoded = try JPEGEncoder().encode(Frame(format: .rgb24, size: stored.size, bytesPerLine: stored.size.width * 3,
                                                      bytes: stored.bytes, timestamp: MonotonicInstant(nanoseconds: 0),

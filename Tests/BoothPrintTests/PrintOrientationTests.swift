@@ -14,15 +14,7 @@ struct PrintOrientationTests {
         let full = try JPEGDecoder().decodeRGB(try SharedImages.bytes(url), scale: .half)  // 640x360
         // Upright 360x240 (the 4x6 page's aspect), red at the top-left, green at the top-right.
         let w = 360, h = 240
-        var upright = [UInt8](repeating: 0, count: w * h * 3)
-        for y in 0..<h {
-            let s = ((y + 60) * full.size.width + 100) * 3
-            upright.replaceSubrange((y * w * 3)..<((y + 1) * w * 3), with: full.bytes[s..<(s + w * 3)])
-        }
-        EXIFFixture.paintCorner(&upright, width: w, size: 40, rgb: (255, 0, 0))
-        for y in 0..<40 {
-            for x in (w - 40)..<w { let i = (y * w + x) * 3; upright[i] = 0; upright[i + 1] = 255; upright[i + 2] = 0 }
-        }
+        let upright = EXIFFixture.markedCrop(full.bytes, sourceWidth: full.size.width, x: 100, y: 60, width: w, height: h)
         let stored = EXIFFixture.stored(upright, width: w, height: h, orientation: orientation)
         let encoded = try JPEGEncoder().encode(Frame(format: .rgb24, size: stored.size, bytesPerLine: stored.size.width * 3,
                                                      bytes: stored.bytes, timestamp: MonotonicInstant(nanoseconds: 0),

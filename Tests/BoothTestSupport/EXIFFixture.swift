@@ -70,4 +70,19 @@ public enum EXIFFixture {
             }
         }
     }
+
+    /// A `width` × `height` crop at (`x`, `y`) of an RGB24 image `sourceWidth` pixels wide, upright, with
+    /// 40-pixel markers: red at its top-left, green at its top-right (which side is which after a turn).
+    public static func markedCrop(_ source: [UInt8], sourceWidth: Int, x: Int, y: Int, width w: Int, height h: Int) -> [UInt8] {
+        var upright = [UInt8](repeating: 0, count: w * h * 3)
+        for row in 0..<h {
+            let s = ((row + y) * sourceWidth + x) * 3
+            upright.replaceSubrange((row * w * 3)..<((row + 1) * w * 3), with: source[s..<(s + w * 3)])
+        }
+        paintCorner(&upright, width: w, size: 40, rgb: (255, 0, 0))
+        for row in 0..<40 {
+            for col in (w - 40)..<w { let i = (row * w + col) * 3; upright[i] = 0; upright[i + 1] = 255; upright[i + 2] = 0 }
+        }
+        return upright
+    }
 }
