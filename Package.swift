@@ -31,8 +31,10 @@ let package = Package(
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
-        // The one reading of CLOCK_MONOTONIC and a condition variable whose deadlines are on it.
+        // The one reading of CLOCK_MONOTONIC, a condition variable whose deadlines are on it, named threads.
         .target(name: "BoothClock", dependencies: ["BoothCore", "CSysShims"]),
+        // The seams between the runtime and the devices: one protocol per device role, and the log.
+        .target(name: "BoothPorts", dependencies: ["BoothCore"]),
         // Device modules.
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
@@ -44,28 +46,28 @@ let package = Package(
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "BoothPrint", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
         // Runs the core's commands against the devices.
-        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
+        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
                                                      "BoothDisplay", "BoothLayout", "CSysShims"]),
 
-        .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothRuntime"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothRuntime"]),
+        .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime"]),
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothPorts", "BoothRuntime"]),
 
         // Benchmarks (bench/run), not part of the tests.
-        .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothCamera", "BoothJPEG", "BoothRuntime",
+        .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
                                                                     "BoothDisplay", "BoothLayout"],
                           path: "bench/BoothBench"),
 
         // Helpers shared by the test targets (the real photos' folder, fast runtime settings).
-        .target(name: "BoothTestSupport", dependencies: ["BoothCore"], path: "Tests/BoothTestSupport"),
+        .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
-        .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothCamera"]),
+        .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothClock", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
-        .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothPrint", "BoothRuntime"],
+        .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothPrint", "BoothRuntime"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothClock
 import BoothCore
+import BoothPorts
 import BoothJPEG
 import FoundationEssentials
 import Glibc

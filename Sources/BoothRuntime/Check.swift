@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothPorts
 import BoothPrint
 import FoundationEssentials
 import Glibc

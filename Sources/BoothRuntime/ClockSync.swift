@@ -1,3 +1,4 @@
+import BoothPorts
 import CSysShims
 import Glibc
 

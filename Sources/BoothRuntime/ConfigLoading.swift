@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import Glibc
 
 /// The default config file of the installed booth (`/etc/photobooth/photobooth.conf`).

@@ -1,3 +1,4 @@
+import BoothPorts
 import BoothClock
 import CSysShims
 import FoundationEssentials

@@ -1,5 +1,7 @@
 import BoothCamera
+import BoothClock
 import BoothCore
+import BoothPorts
 import BoothDisplay
 import Glibc
 import BoothGPIO

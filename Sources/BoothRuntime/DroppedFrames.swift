@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothPorts
 
 /// The camera's bad frames since the daemon started, by kind, and their log lines, rate-limited:
 /// a camera sending garbage at 30 fps gives one line every ``logIntervalMilliseconds``, not 30 a second.

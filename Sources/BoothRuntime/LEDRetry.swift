@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 
 /// When to try again to open an LED line that could not be opened, with the fault retries' backoff:
 /// 1 s, doubling to 30 s (``BoothMachine/firstRetryMilliseconds``, ``BoothMachine/maxRetryMilliseconds``).

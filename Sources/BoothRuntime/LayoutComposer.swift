@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import BoothLayout
 import FoundationEssentials
 import Glibc

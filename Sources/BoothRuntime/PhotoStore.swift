@@ -1,3 +1,4 @@
+import BoothPorts
 import Glibc
 import Synchronization
 
@@ -234,4 +235,17 @@ public func formatBytes(_ bytes: UInt64) -> String {
         return tenths % 10 == 0 ? "\(tenths / 10) \(name)" : "\(tenths / 10).\(tenths % 10) \(name)"
     }
     return "\(bytes) B"
+}
+
+/// The local calendar date, for naming date folders (`2026-11-29`). Only names folders:
+/// uniqueness never depends on the clock (a Raspberry Pi has no RTC).
+public func localDateString(epochSeconds: Int = Int(time(nil))) -> String {
+    var t = time_t(epochSeconds)
+    var tmv = tm()
+    localtime_r(&t, &tmv)
+    func pad(_ v: Int32, _ w: Int) -> String {
+        let s = String(v)
+        return String(repeating: "0", count: max(0, w - s.count)) + s
+    }
+    return "\(pad(tmv.tm_year + 1900, 4))-\(pad(tmv.tm_mon + 1, 2))-\(pad(tmv.tm_mday, 2))"
 }

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import Glibc
 import Synchronization
 

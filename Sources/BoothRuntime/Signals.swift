@@ -1,3 +1,4 @@
+import BoothPorts
 import Dispatch
 import Glibc
 

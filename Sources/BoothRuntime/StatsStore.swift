@@ -1,5 +1,6 @@
 import BoothClock
 import BoothCore
+import BoothPorts
 import FoundationEssentials
 import Glibc
 import Synchronization

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import Glibc
 
 /// Removable media under the photos directory (`storage.mount`): when the stick or card is pulled,

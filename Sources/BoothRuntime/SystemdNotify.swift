@@ -1,3 +1,4 @@
+import BoothPorts
 import Glibc
 
 /// systemd's service notification protocol (sd_notify(3)) without libsystemd: every message is

@@ -1,3 +1,4 @@
+import BoothPorts
 /// The booth's version, printed by `--version` of both programs.
 public let photoboothVersion = "0.1.0"
 

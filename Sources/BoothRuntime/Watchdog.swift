@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import Synchronization
 
 /// A worker thread's sign of life: the thread calls ``turn(at:)`` each time round its loop and

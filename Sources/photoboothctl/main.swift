@@ -1,3 +1,4 @@
+import BoothPorts
 import BoothRuntime
 import Glibc
 

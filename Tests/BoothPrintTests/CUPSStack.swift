@@ -1,5 +1,6 @@
 import Testing
 import BoothCore
+import BoothPorts
 import BoothPrint
 import BoothTestSupport
 import BoothRuntime

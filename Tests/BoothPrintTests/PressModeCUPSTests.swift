@@ -1,4 +1,6 @@
+import BoothClock
 import BoothCore
+import BoothPorts
 import BoothPrint
 import BoothRuntime
 import BoothTestSupport

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import BoothTestSupport
 import Foundation
 import Glibc

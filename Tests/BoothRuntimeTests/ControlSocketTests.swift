@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import Foundation
 import Glibc
 import Synchronization

@@ -1,4 +1,6 @@
+import BoothClock
 import BoothCore
+import BoothPorts
 import BoothTestSupport
 import Foundation
 import Glibc

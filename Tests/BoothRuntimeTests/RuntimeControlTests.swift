@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothPorts
 import Foundation
 import Glibc
 import Synchronization

@@ -1,5 +1,7 @@
 import BoothCamera
+import BoothClock
 import BoothCore
+import BoothPorts
 import BoothJPEG
 import BoothTestSupport
 import Foundation

@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothPorts
 import BoothDisplay
 import BoothJPEG
 import BoothTestSupport

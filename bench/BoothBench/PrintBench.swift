@@ -4,6 +4,7 @@
 // the floor (TurboJPEG decoding the four captures at the scale the composer picks, plus encoding
 // the print, nothing else); pibooth's figures come from bench/pibooth_print.py (--pibooth FILE).
 import BoothCore
+import BoothPorts
 import BoothJPEG
 import BoothLayout
 import BoothRuntime

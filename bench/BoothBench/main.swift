@@ -7,7 +7,9 @@
 //     - trigger-to-saved latency: trigger → first frame at/after it → JPEG (TurboJPEG q92 4:2:0)
 //       → written atomically (temp, fsync, rename, fsync dir), over N captures.
 import BoothCamera
+import BoothClock
 import BoothCore
+import BoothPorts
 import BoothJPEG
 import BoothRuntime
 import Foundation
