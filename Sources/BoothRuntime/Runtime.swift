@@ -146,7 +146,6 @@ public final class BoothRuntime: Sendable {
         /// together, so a restart's reconciliation with the photos counts each photo exactly once.
         var lastSavedSession = 0
         var counters = BoothCounters()
-        var autoPressScheduled = false
         var nextAutoPressID: UInt64 = 1 << 62
         var exitCode: Int32 = 0
         /// JPEG bytes of the session's captures and its picture, by id, for composing, the review
@@ -196,7 +195,8 @@ public final class BoothRuntime: Sendable {
         self.composeWorker = ComposeWorker(composer: options.composer, captures: box, clock: clock, log: log, post: post,
                                            save: { storage.save(captureID: $0) })
         self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings,
-                                                                               composesSingleShot: options.composer != nil)),
+                                                                               composesSingleShot: options.composer != nil),
+                                                           autoPressMilliseconds: options.autoPress ? options.autoPressDelayMilliseconds : nil),
                                      settings: settings))
     }
 
@@ -281,7 +281,6 @@ public final class BoothRuntime: Sendable {
         execute(state.withLock { $0.machine.start() })
         for (kind, message) in startFaults { loop.post(.deviceFault(kind, message: message)) }
         loop.post(.storageStatus(refusal: storage.refusal()))
-        afterEvent()
         superviseAfterEvent()
         loop.run(tickEveryMilliseconds: supervisor.tickMilliseconds, tick: { self.tick() }) { event in self.handle(event) }
         return shutdownDevices()
@@ -294,17 +293,15 @@ public final class BoothRuntime: Sendable {
         note(event)
         dispatch(event)
         admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
-        afterEvent()
         superviseAfterEvent()
     }
 
     /// What the runtime records of an event whatever the machine's state (the machine decides the
-    /// rest): the press time for status, the auto press done, where a photo was saved and how it
+    /// rest): the press time for status, where a photo was saved and how it
     /// counts, a composed picture's bytes.
     private func note(_ event: BoothEvent) {
         switch event {
         case let .press(_, at):
-            state.withLock { $0.autoPressScheduled = false }
             admin.notePress(at: at)
         case let .saved(id, path):
             printer.noteSaved(captureID: id, path: path)
@@ -374,21 +371,6 @@ public final class BoothRuntime: Sendable {
             return "fault(" + reasons.keys.sorted().map(\.rawValue).joined(separator: ", ") + ")"
         }
         return s.name
-    }
-
-    /// Auto-press and the session limit.
-    private func afterEvent() {
-        guard options.autoPress else { return }
-        let id: UInt64? = state.withLock { s in
-            guard case .idle = s.machine.state, !s.autoPressScheduled else { return nil }
-            s.autoPressScheduled = true
-            s.nextAutoPressID += 1
-            return s.nextAutoPressID
-        }
-        if let id {
-            loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(options.autoPressDelayMilliseconds))),
-                      afterMilliseconds: options.autoPressDelayMilliseconds)
-        }
     }
 
     // MARK: Commands
@@ -464,6 +446,12 @@ public final class BoothRuntime: Sendable {
             log.log(priority, message)
         case .exit:
             loop.stop()
+        case let .pressLater(ms):
+            let id = state.withLock { s in
+                s.nextAutoPressID += 1
+                return s.nextAutoPressID
+            }
+            loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(ms))), afterMilliseconds: ms)
         case let .print(id):
             // A press in review is also the start of a long press (which skips): in press mode the
             // request waits button.long_press before it may be submitted, so a long press never prints.

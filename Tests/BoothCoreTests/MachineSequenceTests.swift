@@ -323,4 +323,36 @@ struct MachineSequenceTests {
         #expect(out.contains(.applyReload) == now)
         #expect((d.machine.config == reloadedConfig) == now)
     }
+
+    @Test("--auto-press: a press is asked for whenever the booth is idle, once until a press arrives")
+    func autoPressWheneverIdle() {
+        var d = Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+        #expect(d.log.last == .pressLater(milliseconds: autoPressDelay), "start() asks for the first one")
+        #expect(d.machine.autoPressPending)
+        // A refused press (space low): idle still, so the next automatic press is asked for.
+        d.send(.storageStatus(refusal: lowSpace))
+        var out = d.press(10)
+        #expect(out.contains(.log(.notice, "press refused: \(lowSpace)")))
+        #expect(out.last == .pressLater(milliseconds: autoPressDelay))
+        // Events in idle while it is on its way ask for no second one.
+        #expect(!d.send(.storageStatus(refusal: nil)).contains(.pressLater(milliseconds: autoPressDelay)))
+        // It starts a session; none is asked for until the booth is idle again.
+        out = d.press(11)
+        #expect(d.machine.state == .preview)
+        #expect(!out.contains(.pressLater(milliseconds: autoPressDelay)))
+        for _ in 0..<4 { d.fireTimer() }
+        #expect(!d.send(.captureSucceeded(id: d.lastCapture)).contains(.pressLater(milliseconds: autoPressDelay)))
+        out = d.fireTimer()
+        #expect(d.machine.state == .idle)
+        #expect(out.last == .pressLater(milliseconds: autoPressDelay))
+        // Shutdown: nothing more.
+        #expect(!d.send(.shutdown).contains(.pressLater(milliseconds: autoPressDelay)))
+    }
+
+    @Test("without --auto-press the machine never asks for a press", arguments: Start.allCases)
+    func noAutoPressUnlessAsked(_ start: Start) {
+        let d = start.reach()
+        let asked = d.log.contains { if case .pressLater = $0 { true } else { false } }
+        #expect(asked == (d.machine.autoPressMilliseconds != nil))
+    }
 }

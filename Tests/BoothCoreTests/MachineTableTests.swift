@@ -996,8 +996,30 @@ enum MachineTable {
             .printWaitsForSave(pictureID: unknownCapture), start.expectedState, [])
     }
 
+    // MARK: --auto-press: the booth presses by itself whenever it is idle
+
+    static let autoPress: [Row] = [
+        row(.idleAutoPress, "press (the automatic one): the storage is checked first; no new press while it is asked",
+            .press(id: otherPress, at: T), .idle, [.checkStorage(pressID: otherPress, at: T)]),
+        row(.idleAutoPress, "its storage check answered (fine): the session begins, no new press",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .preview,
+            [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),
+        row(.idleAutoPress, "idle timer: the stream stops; the automatic press is already on its way",
+            .timer(token: tok, at: T), .idle, [.stopStream, .log(.info, "stream stopped after idle time")]),
+        row(.reviewWithAutoPress, "review over → idle, and the next automatic press is asked for",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000), .pressLater(milliseconds: autoPressDelay)]),
+        row(.reviewWithAutoPress, "press: ignored in review, no automatic press outside idle",
+            .press(id: otherPress, at: T), .review(pictureID: cap), [.log(.info, "press ignored in review")]),
+        row(.faultAutoPressArrived, "recovered → idle, and the next automatic press is asked for",
+            .deviceRecovered(.camera), .idle, recoveredToIdle + [.pressLater(milliseconds: autoPressDelay)]),
+        row(.faultAutoPressArrived, "press: ignored in fault, no automatic press outside idle",
+            .press(id: otherPress, at: T), .fault(reasons: [.camera: cameraLost]), [pressIgnoredInFault]),
+    ]
+
     static let rows: [Row] = idle + idleVariants + preview + countdown + capture + review + fault + stopped
-        + series + composeEventsElsewhere + liveViewWanted + storageCheck + printWaitsForSave
+        + series + composeEventsElsewhere + liveViewWanted + storageCheck + printWaitsForSave + autoPress
 }
 
 @Suite("BoothMachine state × event table")

@@ -58,6 +58,8 @@ let T = MonotonicInstant(nanoseconds: 100_000_000_000)
 let sessionPress: UInt64 = 1
 /// A different, later press.
 let otherPress: UInt64 = 2
+/// `--auto-press`'s delay in the table (distinct from every timer).
+let autoPressDelay = 300
 /// A capture id the machine never issued.
 let unknownCapture: UInt64 = 999
 
@@ -190,7 +192,7 @@ struct Resolver {
     func command(_ c: BoothCommand) -> BoothCommand {
         switch c {
         case .startStream, .stopStream, .setLED, .retry, .applyReload, .beginSession, .endSession, .exit,
-             .checkStorage: c
+             .checkStorage, .pressLater: c
         case let .show(s): .show(screen(s))
         case let .startTimer(t, ms): .startTimer(token: id(t), milliseconds: ms)
         case let .capture(i, trigger): .capture(id: id(i), trigger: trigger)
@@ -248,8 +250,8 @@ struct Drive {
     /// The clock of the driving: 1 s per step, well before `T`.
     var now = MonotonicInstant(nanoseconds: 1_000_000_000)
 
-    init(_ config: CoreConfig) {
-        machine = BoothMachine(config: config)
+    init(_ config: CoreConfig, autoPressMilliseconds: Int? = nil) {
+        machine = BoothMachine(config: config, autoPressMilliseconds: autoPressMilliseconds)
         record(machine.start())
     }
 
@@ -401,6 +403,12 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
     case faultBackedOff
     /// Stopped by `shutdown`.
     case stopped
+    /// Idle with `--auto-press` (300 ms) after `start()`: the automatic press is on its way.
+    case idleAutoPress
+    /// Review of capture 1 with `--auto-press`, the session started by the automatic press.
+    case reviewWithAutoPress
+    /// Fault (camera) with `--auto-press`, the automatic press having arrived (and been ignored) in fault.
+    case faultAutoPressArrived
 
     var description: String { rawValue }
 
@@ -592,6 +600,19 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
             var d = Drive(tableConfig)
             d.send(.shutdown)
             return d
+        case .idleAutoPress:
+            return Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+        case .reviewWithAutoPress:
+            var d = Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+            d.press(sessionPress)
+            for _ in 0..<4 { d.fireTimer() }
+            d.send(.captureSucceeded(id: d.lastCapture))
+            return d
+        case .faultAutoPressArrived:
+            var d = Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+            d.send(.deviceFault(.camera, message: cameraLost))
+            d.press(otherPress)
+            return d
         }
     }
 
@@ -641,6 +662,9 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         case .fault, .faultRefused, .faultBackedOff: .fault(reasons: [.camera: cameraLost])
         case .fault2: .fault(reasons: [.camera: cameraLost, .storage: storageGone])
         case .stopped: .stopped
+        case .idleAutoPress: .idle
+        case .reviewWithAutoPress: .review(pictureID: 1)
+        case .faultAutoPressArrived: .fault(reasons: [.camera: cameraLost])
         }
     }
 }

@@ -38,6 +38,11 @@ public struct BoothMachine: Sendable {
     public private(set) var deferredFaults: [FaultKind: String] = [:]
     /// A reload accepted outside idle/fault, applied on the next entry into idle or fault.
     public private(set) var pendingReload: CoreConfig?
+    /// `--auto-press` (demo, soak tests): whenever the booth is idle after an event, it presses by itself
+    /// this long later (``BoothCommand/pressLater(milliseconds:)``); nil: never. Not a setting a reload changes.
+    public let autoPressMilliseconds: Int?
+    /// An automatic press was asked for and no press has arrived since.
+    public private(set) var autoPressPending = false
     /// Pictures whose print waits for their `saved` (``BoothEvent/printWaitsForSave(pictureID:)``).
     public private(set) var printsAwaitingSave: Set<UInt64> = []
 
@@ -81,14 +86,18 @@ public struct BoothMachine: Sendable {
         }
     }
 
-    public init(config: CoreConfig) {
+    /// - Parameter autoPressMilliseconds: see ``autoPressMilliseconds``.
+    public init(config: CoreConfig, autoPressMilliseconds: Int? = nil) {
         self.config = config
+        self.autoPressMilliseconds = autoPressMilliseconds
     }
 
-    /// The commands that bring the booth up: stream, idle screen, LED, idle timer.
+    /// The commands that bring the booth up: stream, idle screen, LED, idle timer (and the first
+    /// automatic press, with `--auto-press`).
     public mutating func start() -> [BoothCommand] {
         var out: [BoothCommand] = []
         enterIdle(notice: nil, into: &out)
+        autoPressIfIdle(into: &out)
         return out
     }
 
@@ -96,8 +105,24 @@ public struct BoothMachine: Sendable {
     public mutating func handle(_ event: BoothEvent) -> [BoothCommand] {
         var out: [BoothCommand] = []
         if case .stopped = state { return out }
+        decide(event, into: &out)
+        autoPressIfIdle(into: &out)
+        return out
+    }
+
+    /// With `--auto-press`: idle, and no automatic press on its way, nor a question asked for a press
+    /// (``BoothCommand/checkStorage(pressID:at:)``): ask for one.
+    private mutating func autoPressIfIdle(into out: inout [BoothCommand]) {
+        guard let ms = autoPressMilliseconds, case .idle = state, !autoPressPending,
+              !out.contains(where: { if case .checkStorage = $0 { true } else { false } }) else { return }
+        autoPressPending = true
+        out.append(.pressLater(milliseconds: ms))
+    }
+
+    private mutating func decide(_ event: BoothEvent, into out: inout [BoothCommand]) {
         switch event {
         case let .press(id, at):
+            autoPressPending = false
             onPress(id: id, at: at, storageChecked: false, into: &out)
         case let .storageChecked(pressID, at, refusal, fault):
             onStorageStatus(refusal, into: &out)
@@ -106,7 +131,7 @@ public struct BoothMachine: Sendable {
         case let .longPress(id):
             onLongPress(id: id, into: &out)
         case let .timer(token, at):
-            guard token == timerToken else { return out }
+            guard token == timerToken else { return }
             onTimer(at: at, into: &out)
         case let .captureSucceeded(id):
             guard case .capture(id, _) = state else {
@@ -114,7 +139,7 @@ public struct BoothMachine: Sendable {
                 // guest posed for is saved all the same, never dropped.
                 out += [.log(.notice, "capture \(id) arrived after its session moved on; saving it anyway"),
                         .save(captureID: id)]
-                return out
+                return
             }
             onCaptureSucceeded(id, into: &out)
         case let .composed(pictureID):
@@ -122,16 +147,16 @@ public struct BoothMachine: Sendable {
                 // The compose deadline passed first: the session ended failed; the composer saves the picture.
                 out.append(.log(.warning, "picture \(pictureID) composed after its session ended (compose deadline passed): "
                                 + "saved, not reviewed or printed (photoboothctl test-print FILE prints it)"))
-                return out
+                return
             }
             out.append(.log(.info, "the session's picture composed from captures \(idList(sessionCaptures))"))
             enterReview(pictureID: pictureID, into: &out)
         case let .composeFailed(pictureID, message):
-            guard case .composing(pictureID) = state else { return out }
+            guard case .composing(pictureID) = state else { return }
             out += [.log(.error, "the session's picture not composed: \(message)"), .endSession(.failed)]
             leaveSession(notice: BoothMachine.composeFailedNotice, into: &out)
         case let .captureFailed(id, message, at):
-            guard case let .capture(current, attempt) = state, current == id else { return out }
+            guard case let .capture(current, attempt) = state, current == id else { return }
             out.append(.log(.warning, "capture \(id) failed: \(message)"))
             captureAttemptFailed(attempt: attempt, at: at, into: &out)
         case let .saved(captureID, path):
@@ -143,7 +168,7 @@ public struct BoothMachine: Sendable {
             }
         case let .printWaitsForSave(pictureID):
             // Only the print the machine asked for: the picture in review, its print requested.
-            guard case .review(pictureID) = state, reviewPrint == .requested else { return out }
+            guard case .review(pictureID) = state, reviewPrint == .requested else { return }
             printsAwaitingSave.insert(pictureID)
         case let .saveFailed(captureID, noSpace, message):
             let reason = noSpace ? "storage full while saving capture \(captureID): \(message)"
@@ -156,7 +181,7 @@ public struct BoothMachine: Sendable {
         case let .storageStatus(refusal):
             onStorageStatus(refusal, into: &out)
         case .liveViewWanted:
-            guard case .idle = state else { return out }
+            guard case .idle = state else { return }
             if !streaming {
                 streaming = true
                 out.append(.startStream)
@@ -184,7 +209,6 @@ public struct BoothMachine: Sendable {
             if streaming { out.append(.stopStream); streaming = false }
             out.append(.exit)
         }
-        return out
     }
 
     /// How the log names picture `id` (the id is the machine's, not the session's number): the session's

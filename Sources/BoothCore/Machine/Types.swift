@@ -197,6 +197,9 @@ public enum BoothCommand: Equatable, Sendable {
     /// no longer in memory and its file is not noted yet, the runtime answers
     /// ``BoothEvent/printWaitsForSave(pictureID:)``.
     case print(pictureID: UInt64)
+    /// `--auto-press`: press the button by itself in `milliseconds` (a press with an id of the
+    /// runtime's own, timestamped then), because the booth is idle.
+    case pressLater(milliseconds: Int)
     /// Print picture `pictureID` from its file at `path`, just saved: the print that waited for this save
     /// (``BoothEvent/printWaitsForSave(pictureID:)``).
     case printSaved(pictureID: UInt64, path: String)
