@@ -297,8 +297,8 @@ public final class BoothRuntime: Sendable {
     }
 
     /// What the runtime records of an event whatever the machine's state (the machine decides the
-    /// rest): the press time for status, where a photo was saved and how it
-    /// counts, a composed picture's bytes.
+    /// rest): the press time for status, where a photo was saved and how it counts (a capture, not a
+    /// picture nor a capture being deleted), a composed picture's bytes.
     private func note(_ event: BoothEvent) {
         switch event {
         case let .press(_, at):
@@ -453,8 +453,6 @@ public final class BoothRuntime: Sendable {
             }
             loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(ms))), afterMilliseconds: ms)
         case let .print(id):
-            // A press in review is also the start of a long press (which skips): in press mode the
-            // request waits button.long_press before it may be submitted, so a long press never prints.
             let (session, grace, held) = state.withLock { ($0.session, printGrace($0.settings), $0.sessionJPEGs[id]) }
             if let jpeg = held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
                 printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace)

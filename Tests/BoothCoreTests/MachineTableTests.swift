@@ -7,6 +7,11 @@ import BoothCore
 // stand for the current, next, an earlier and a not-yet-issued timer token; `cap`/`cap1`/`prevCap`
 // and "{capture}" for the latest, the next and the previous capture id.
 //
+// The runtime asks the machine every (state, event) question: a press in idle only asks for the
+// storage check (`checkStorage`), and its answer (`storageChecked`) carries the press on; a capture
+// or a picture that arrives after its session moved on is saved or logged by the machine's commands;
+// a print whose bytes were gone waits in the machine for its `saved` (`printWaitsForSave`).
+//
 // Every row checks, besides the exact state and commands:
 //  - a `startTimer` leaves its token as the machine's one live token; without one the token is unchanged
 //    (except on shutdown, which invalidates every timer);

@@ -21,6 +21,8 @@
 /// never dropped); a picture composed after its session ended is logged (its save is the composer's).
 /// A print whose picture's bytes were gone (``BoothEvent/printWaitsForSave(pictureID:)``) is made from
 /// the file when its `saved` arrives, in any state, unless its printing was skipped.
+/// With `--auto-press` (``autoPressMilliseconds``), every event that leaves the booth idle asks for
+/// one automatic press (``BoothCommand/pressLater(milliseconds:)``) unless one is on its way.
 ///
 /// A long press never cancels the session its own press started. A cancelled series prints
 /// nothing; its captures are kept or deleted (`session.cancelled_captures`). A series that fails
