@@ -79,7 +79,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         #expect(checkLogs.all.contains { $0.hasPrefix("<4>") && $0.contains("check: camera:")
                     && $0.contains("camera.capture_size 1920x1080") && $0.contains("1280x720") }, "\(checkLogs.all)")
 
-        let booth = TestBooth(s, offeredSizes: offered)
+        let booth = TestBooth(s, offeredSizes: offered, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         #expect(await eventually { booth.camera.isStreaming })
@@ -103,15 +103,19 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let s = fastSettings(dir: dir)
         #expect(s.camera.captureTimeoutMilliseconds == Settings.defaults.camera.captureTimeoutMilliseconds)
-        let booth = TestBooth(s)
+        let booth = TestBooth(s, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
-        #expect(await eventually { booth.camera.isStreaming && booth.runtime.statusReport(configPath: "").camera.framesDelivered >= 3 })
+        #expect(await booth.advance(untilMilliseconds: 5000) {
+            booth.camera.isStreaming && booth.runtime.statusReport(configPath: "").camera.framesDelivered >= 3
+        })
         booth.camera.stall()
-        usleep(100_000)  // a frame due before the stall was being waited for: let it pass as preview
+        // The frames delivered before the stall (stamped up to one frame wait ahead of the booth's
+        // clock) pass as preview: the press comes after them.
+        try #require(await booth.advance(milliseconds: 500))
         booth.button.press()
         let sorry = Screen.idle(notice: BoothMachine.captureFailedNotice)
-        #expect(await eventually(timeoutSeconds: 30) { booth.display.screens.contains(sorry) || booth.state.faultReasons != nil })
+        #expect(await booth.advance(untilMilliseconds: 10_000) { booth.display.screens.contains(sorry) || booth.state.faultReasons != nil })
         let screens = booth.display.screens
         let firstFault = screens.firstIndex { if case .fault = $0 { true } else { false } }
         #expect(firstFault == nil, "no camera fault before the capture's retry ended: \(screens)\n\(booth.logText)")
@@ -120,11 +124,11 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         #expect(booth.runtime.counters.failed == 1)
 
         // Still silent after the session: the camera fault, saying no frames came.
-        #expect(await eventually { booth.state.faultReasons?[.camera] != nil }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 10_000) { booth.state.faultReasons?[.camera] != nil }, "\(booth.logText)")
         let message = booth.state.faultReasons?[.camera] ?? ""
         #expect(message.contains("no frames"), "\(message)")
         booth.camera.resume()
-        #expect(await eventually { booth.state.isIdle }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1)
     }
 
@@ -132,7 +136,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
     /// outage is one fault in the counters, not one per retry.
     @Test func oneOutageIsOneFaultInTheCounters() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
-        let booth = TestBooth(fastSettings(dir: dir))
+        let booth = TestBooth(fastSettings(dir: dir), clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         #expect(await eventually { booth.camera.isStreaming })
@@ -140,12 +144,14 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         #expect(await eventually { booth.state.faultReasons?[.camera] != nil }, "\(booth.logText)")
         // The fault at error: "camera lost", then once more when the reason becomes "camera not available"
         // at the first retry; the retries that fail the same way again are a debug line each.
-        #expect(await eventually { booth.logs.all.filter { $0.contains("fault (camera) unchanged after the retry") }.count >= 2 }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 30_000) {
+            booth.logs.all.filter { $0.contains("fault (camera) unchanged after the retry") }.count >= 2
+        }, "\(booth.logText)")
         #expect(booth.logs.all.filter { $0.contains("fault (camera):") }.count <= 2, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1, "\(booth.logText)")
         #expect(booth.runtime.statusReport(configPath: "").counters.faults == 1)
         booth.camera.replug()
-        #expect(await eventually { booth.state.isIdle }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1)
     }
 
@@ -155,11 +161,13 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         var s = fastSettings(dir: dir)
         s.storage.mount = "\(dir)/media"
         s.storage.dir = "\(dir)/media/photos"
-        let booth = TestBooth(s)
+        let booth = TestBooth(s, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         #expect(await eventually { booth.state.faultReasons?[.storage] != nil }, "\(booth.logText)")
-        #expect(await eventually { booth.logs.all.filter { $0.contains("fault (storage) unchanged after the retry") }.count >= 2 }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 30_000) {
+            booth.logs.all.filter { $0.contains("fault (storage) unchanged after the retry") }.count >= 2
+        }, "\(booth.logText)")
         #expect(booth.logs.all.filter { $0.contains("fault (storage):") }.count == 1, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1, "\(booth.logText)")
     }
@@ -210,14 +218,17 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         let dir = makeTempDir(); defer { removeTree(dir) }
         var s = fastSettings(dir: dir)
         s.camera.idleStopMilliseconds = 1000
-        let booth = TestBooth(s)
+        let booth = TestBooth(s, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
+        #expect(await eventually { booth.camera.isStreaming })
+        try #require(await booth.advance(milliseconds: 1000))
         #expect(await eventually { booth.logged("stream stopped after idle time") && !booth.camera.isStreaming })
         let jpeg = booth.runtime.snapshotJPEG()
         #expect(jpeg != nil, "\(booth.logText)")
         if let jpeg { #expect(try JPEGDecoder().header(jpeg).size == s.camera.previewSize) }
         #expect(booth.state.isIdle)
+        try #require(await booth.advance(milliseconds: 1000))
         #expect(await eventually {
             booth.logs.all.filter { $0.contains("stream stopped after idle time") }.count == 2 && !booth.camera.isStreaming
         }, "\(booth.logText)")
@@ -225,7 +236,8 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
     }
 
     /// The idle screen without a stream (after `camera.idle_stop`) is dark behind its text, not the
-    /// last frame frozen.
+    /// last frame frozen. On the real clock: the screen's drawing thread (BoothDisplay) ages the last
+    /// frame by CLOCK_MONOTONIC.
     @Test func theIdleScreenWithoutAStreamShowsNoStaleFrame() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         var s = fastSettings(dir: dir)
