@@ -295,7 +295,7 @@ final class TestBooth: Sendable {
     /// at most `limitMilliseconds` of the booth's time. For what comes after timers that are not the
     /// point of the test (fault retries backing off).
     /// - Returns: whether `condition` held.
-    func advance(untilMilliseconds limitMilliseconds: Int, stepMilliseconds: Int = 100, realMillisecondsPerStep: Int = 20,
+    func advance(untilMilliseconds limitMilliseconds: Int, stepMilliseconds: Int = 250, realMillisecondsPerStep: Int = 10,
                  _ condition: () -> Bool) async -> Bool {
         var moved = 0
         while true {

@@ -13,7 +13,7 @@ import Testing
 // The real BoothRuntime on its own thread, driven through a fake button, with the simulated
 // camera and real storage in a temp directory. Serialized: each test owns its booth and
 // these runtimes stream frames, which the 2-core CI machine shares. The booth's timers run on a
-// manual clock the test advances (RuntimeHarness.swift), but for the file preview's test.
+// manual clock the test advances (RuntimeHarness.swift).
 
 @Suite(.serialized) struct RuntimeIntegrationTests {
     static let previewSize = FrameSize(width: 320, height: 240)
@@ -302,8 +302,8 @@ import Testing
 
     // MARK: 8. File preview
 
-    // On the real clock: the preview's drawing thread (BoothDisplay) drops a live frame it judges over
-    // 2 s old by CLOCK_MONOTONIC, so frames stamped on a manual clock would age while it stands still.
+    // The preview's drawing thread (BoothDisplay) ages the live frame by CLOCK_MONOTONIC: frames stamped
+    // on the manual clock look stale once it lags real time by 2 s; nothing here depends on the live view.
 
     @Test("the file preview is the screen's drawing: idle band, countdown digit, the capture in review")
     func filePreviewIsTheRenderedScreen() async throws {
@@ -312,12 +312,12 @@ import Testing
         settings.preview.file = "\(dir)/run/preview.jpg"
         settings.preview.frameRate = 15
         settings.preview.size = FrameSize(width: 320, height: 200)
-        // Long enough that the digit is still up when a test task starved on the shared pool polls for it.
-        settings.session.countdownMilliseconds = 10_000
+        // The countdown and the review last until the test moves the booth's clock.
+        settings.session.countdownMilliseconds = 3000
         settings.session.reviewMilliseconds = 60_000
         settings.camera.captureSize = Self.captureSize
         let preview = settings.preview.file, size = settings.preview.size
-        let booth = TestBooth(settings, filePreview: true)
+        let booth = TestBooth(settings, filePreview: true, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
 
@@ -342,7 +342,8 @@ import Testing
         // Idle: the live view at the preview size, the invitation in the band, no digit.
         try #require(await eventually { picture()?.size == size }, "the screen is written at preview.size\n\(booth.logText)")
         let firstBytes = try AtomicFile.read(preview)
-        #expect(await eventually { ((try? AtomicFile.read(preview)) ?? firstBytes) != firstBytes }, "rewritten while streaming")
+        #expect(await booth.advance(untilMilliseconds: 5000) { ((try? AtomicFile.read(preview)) ?? firstBytes) != firstBytes },
+                "rewritten while streaming")
         #expect(decodesFully(preview))
         let idle = try #require(picture())
         #expect(textPixels(idle, in: band) > 100, "the idle text in its band")
@@ -354,7 +355,8 @@ import Testing
                 "the countdown digit is drawn into the preview file\n\(booth.logText)")
 
         // Review: the capture, fitted (640x480 into 320x200: 267x200 with bars), never mirrored.
-        try #require(await eventually(timeoutSeconds: 30) { booth.state.isReview }, "\(booth.logText)")
+        try #require(await booth.advance(milliseconds: 3000))
+        try #require(await eventually { booth.state.isReview }, "\(booth.logText)")
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 })
         let saved = try JPEGDecoder().decodeRGB(try AtomicFile.read(savedCaptures(in: settings.storage.dir)[0]))
         let shownWidth = 267, left = (size.width - shownWidth) / 2
