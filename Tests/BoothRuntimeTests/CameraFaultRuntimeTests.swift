@@ -30,14 +30,30 @@ private final class SilentCamera: CameraDevice, @unchecked Sendable {
 }
 
 /// A camera that streams and never delivers; each wait takes 5 ms of real time (not the test's clock).
+/// Counts its waits, so a test knows when the worker has turned once more.
 private final class QuietCamera: CameraDevice, @unchecked Sendable {
     let identity = "quiet"
+    private let waits = Mutex(0)
     var statistics: CameraStatistics { CameraStatistics() }
+    /// `nextFrame` calls so far.
+    var waitCount: Int { waits.withLock { $0 } }
+    /// Waits (real time, up to 10 s) until the worker has asked for two more frames: it has then
+    /// handled its requests and checked its deadlines at the clock's current time at least once.
+    func awaitTwoMoreWaits() -> Bool {
+        let target = waitCount + 2
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while waitCount < target { if Date() > deadline { return false }; usleep(1000) }
+        return true
+    }
     func start(_ request: StreamRequest) throws -> StreamInfo {
         StreamInfo(devicePath: "/dev/quiet", card: "quiet", format: .yuyv, size: request.size,
                    bytesPerLine: request.size.width * 2, frameInterval: nil, warnings: [], controlNotes: [])
     }
-    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? { usleep(5_000); return nil }
+    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
+        waits.withLock { $0 += 1 }
+        usleep(5_000)
+        return nil
+    }
     func reconfigure(size: FrameSize) throws -> StreamInfo { try start(StreamRequest(size: size)) }
     func stop() {}
 }
@@ -187,11 +203,13 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         while !worker.status.streaming && Date() < started { usleep(5_000) }
         let trigger = clock.now()
         worker.capture(id: 1, trigger: trigger, deadline: trigger.adding(milliseconds: 10_000))
-        usleep(100_000)  // the worker arms the capture (its thread waits 5 ms per frame)
+        #expect(camera.awaitTwoMoreWaits(), "the worker arms the capture")
         clock.advance(milliseconds: 5000)
-        #expect(events.cameraFault(seconds: 0.5) == nil, "a fault before the capture's deadline")
+        #expect(camera.awaitTwoMoreWaits())
+        #expect(events.cameraFault(seconds: 0) == nil, "a fault before the capture's deadline")
         clock.advance(milliseconds: 5000)
-        #expect(events.cameraFault(seconds: 0.5) == nil, "a fault as the capture's wait ended")
+        #expect(camera.awaitTwoMoreWaits())
+        #expect(events.cameraFault(seconds: 0) == nil, "a fault as the capture's wait ended")
         clock.advance(milliseconds: 3000)
         let message = events.cameraFault()
         #expect(message?.contains("stream stalled: no frames for 13 s") == true, "\(message ?? "no fault")")
