@@ -131,7 +131,11 @@ extension TestBooth {
                 "\(booth.display.reviewJPEGs.map(\.count))")
 
         // Printing: one request, for the picture's id, rendered from the picture.
-        try #require(await eventually { booth.runtime.printer.journal.requests.count == 1 }, "\(booth.logText)")
+        // Journaled first, then rendered by the print thread (renderPending until its page is written).
+        try #require(await eventually {
+            let requests = booth.runtime.printer.journal.requests
+            return requests.count == 1 && requests[0].renderPending != true
+        }, "\(booth.logText)")
         let request = booth.runtime.printer.journal.requests[0]
         #expect(request.captureID == pictureID)
         let page = try AtomicFile.read(request.file)

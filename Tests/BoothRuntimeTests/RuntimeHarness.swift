@@ -267,14 +267,20 @@ final class TestBooth: Sendable {
         return false
     }
 
-    /// Moves the booth's clock forward by `milliseconds`, in steps of at most `stepMilliseconds`, and
-    /// settles after each (``settle(timeoutSeconds:)``): every timer due by then has fired and been
-    /// handled, in order. Steps shorter than the camera's no-frames time (3 s) keep a streaming camera
-    /// from looking stalled. Records an issue and returns false when the booth did not settle.
+    /// Settles first (a state the test saw changes before the loop runs that change's commands, such
+    /// as starting the state's timer), then moves the booth's clock forward by `milliseconds`, in steps
+    /// of at most `stepMilliseconds`, and settles after each (``settle(timeoutSeconds:)``): every timer
+    /// due by then has fired and been handled, in order. Steps shorter than the camera's no-frames
+    /// time (3 s) keep a streaming camera from looking stalled. Records an issue and returns false
+    /// when the booth did not settle.
     @discardableResult
     func advance(milliseconds: Int, stepMilliseconds: Int = 500) async -> Bool {
         guard let clock else {
             Issue.record("advance(milliseconds:) on a booth on the real clock")
+            return false
+        }
+        guard await settle() else {
+            Issue.record("the booth did not settle before advancing its clock:\n\(logText)")
             return false
         }
         var left = milliseconds
