@@ -9,7 +9,9 @@ import Synchronization
 /// runtime owns (never the Swift concurrency pool). Any thread may post; only the loop's
 /// thread runs the handler.
 ///
-/// Tests drive it without the thread: post events, move a ``ManualClock``, call ``drain()``.
+/// Tests drive it without the thread: post events, move a ``ManualClock``, call ``drain()``; or run it
+/// on a ``ManualClock``: an advance wakes the waiting loop, and ``isIdle(at:)`` says when it has handled
+/// everything due by then.
 public final class EventLoop: Sendable {
     private struct Pending {
         var events: [BoothEvent] = []
@@ -20,10 +22,28 @@ public final class EventLoop: Sendable {
     private let pending = Mutex(Pending())
     private let condition = MonotonicCondition()
     private let clock: any MonotonicClock
+    /// On a ``ManualClock`` only: the clock's reading when ``run(tickEveryMilliseconds:tick:handler:)``
+    /// last went to wait with nothing left to do (nil while it turns), for ``isIdle(at:)``.
+    private let idleSince = Mutex<MonotonicInstant?>(nil)
+    private let onManualClock: Bool
 
-    /// - Parameter clock: where timer deadlines and firing times come from.
+    /// - Parameter clock: where timer deadlines and firing times come from. On a ``ManualClock``, the
+    ///   loop's wait for its next timer (real time) also ends when the clock is advanced.
     public init(clock: any MonotonicClock) {
         self.clock = clock
+        onManualClock = clock is ManualClock
+        if let manual = clock as? ManualClock {
+            let condition = self.condition
+            manual.onAdvance { condition.lock(); condition.signal(); condition.unlock() }
+        }
+    }
+
+    /// On a ``ManualClock``: true when the running loop is waiting, no event is queued, no timer is due
+    /// by `instant`, and it went to wait with the clock at `instant` or later, so every event posted and
+    /// every timer due before it has been handled. False on any other clock.
+    func isIdle(at instant: MonotonicInstant) -> Bool {
+        guard onManualClock, let since = idleSince.withLock({ $0 }), since >= instant else { return false }
+        return pending.withLock { p in p.events.isEmpty && !p.timers.contains { $0.deadline <= instant } }
     }
 
     /// Queues an event; thread-safe.
@@ -122,12 +142,20 @@ public final class EventLoop: Sendable {
                 let toTick = nextTick.map { $0.milliseconds(since: clock.now()) }
                 let wait = [millisecondsToNextTimer(), toTick].compactMap { $0 }.min()
                 if let ms = wait {
-                    if ms > 0 { _ = condition.wait(milliseconds: ms) }
+                    if ms > 0 { waitIdle { _ = condition.wait(milliseconds: ms) } }
                 } else {
-                    condition.wait()
+                    waitIdle { condition.wait() }
                 }
             }
             condition.unlock()
         }
+    }
+
+    /// Runs `wait` (the loop's condition wait), marked idle on a ``ManualClock`` meanwhile.
+    private func waitIdle(_ wait: () -> Void) {
+        guard onManualClock else { return wait() }
+        idleSince.withLock { $0 = clock.now() }
+        wait()
+        idleSince.withLock { $0 = nil }
     }
 }

@@ -30,14 +30,30 @@ private final class SilentCamera: CameraDevice, @unchecked Sendable {
 }
 
 /// A camera that streams and never delivers; each wait takes 5 ms of real time (not the test's clock).
+/// Counts its waits, so a test knows when the worker has turned once more.
 private final class QuietCamera: CameraDevice, @unchecked Sendable {
     let identity = "quiet"
+    private let waits = Mutex(0)
     var statistics: CameraStatistics { CameraStatistics() }
+    /// `nextFrame` calls so far.
+    var waitCount: Int { waits.withLock { $0 } }
+    /// Waits (real time, up to 10 s) until the worker has asked for two more frames: it has then
+    /// handled its requests and checked its deadlines at the clock's current time at least once.
+    func awaitTwoMoreWaits() -> Bool {
+        let target = waitCount + 2
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while waitCount < target { if Date() > deadline { return false }; usleep(1000) }
+        return true
+    }
     func start(_ request: StreamRequest) throws -> StreamInfo {
         StreamInfo(devicePath: "/dev/quiet", card: "quiet", format: .yuyv, size: request.size,
                    bytesPerLine: request.size.width * 2, frameInterval: nil, warnings: [], controlNotes: [])
     }
-    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? { usleep(5_000); return nil }
+    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
+        waits.withLock { $0 += 1 }
+        usleep(5_000)
+        return nil
+    }
     func reconfigure(size: FrameSize) throws -> StreamInfo { try start(StreamRequest(size: size)) }
     func stop() {}
 }
@@ -79,7 +95,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         #expect(checkLogs.all.contains { $0.hasPrefix("<4>") && $0.contains("check: camera:")
                     && $0.contains("camera.capture_size 1920x1080") && $0.contains("1280x720") }, "\(checkLogs.all)")
 
-        let booth = TestBooth(s, offeredSizes: offered)
+        let booth = TestBooth(s, offeredSizes: offered, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         #expect(await eventually { booth.camera.isStreaming })
@@ -103,15 +119,19 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let s = fastSettings(dir: dir)
         #expect(s.camera.captureTimeoutMilliseconds == Settings.defaults.camera.captureTimeoutMilliseconds)
-        let booth = TestBooth(s)
+        let booth = TestBooth(s, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
-        #expect(await eventually { booth.camera.isStreaming && booth.runtime.statusReport(configPath: "").camera.framesDelivered >= 3 })
+        #expect(await booth.advance(untilMilliseconds: 5000) {
+            booth.camera.isStreaming && booth.runtime.statusReport(configPath: "").camera.framesDelivered >= 3
+        })
         booth.camera.stall()
-        usleep(100_000)  // a frame due before the stall was being waited for: let it pass as preview
+        // The frames delivered before the stall (stamped up to one frame wait ahead of the booth's
+        // clock) pass as preview: the press comes after them.
+        try #require(await booth.advance(milliseconds: 500))
         booth.button.press()
         let sorry = Screen.idle(notice: BoothMachine.captureFailedNotice)
-        #expect(await eventually(timeoutSeconds: 30) { booth.display.screens.contains(sorry) || booth.state.faultReasons != nil })
+        #expect(await booth.advance(untilMilliseconds: 10_000) { booth.display.screens.contains(sorry) || booth.state.faultReasons != nil })
         let screens = booth.display.screens
         let firstFault = screens.firstIndex { if case .fault = $0 { true } else { false } }
         #expect(firstFault == nil, "no camera fault before the capture's retry ended: \(screens)\n\(booth.logText)")
@@ -120,11 +140,11 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         #expect(booth.runtime.counters.failed == 1)
 
         // Still silent after the session: the camera fault, saying no frames came.
-        #expect(await eventually { booth.state.faultReasons?[.camera] != nil }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 10_000) { booth.state.faultReasons?[.camera] != nil }, "\(booth.logText)")
         let message = booth.state.faultReasons?[.camera] ?? ""
         #expect(message.contains("no frames"), "\(message)")
         booth.camera.resume()
-        #expect(await eventually { booth.state.isIdle }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1)
     }
 
@@ -132,7 +152,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
     /// outage is one fault in the counters, not one per retry.
     @Test func oneOutageIsOneFaultInTheCounters() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
-        let booth = TestBooth(fastSettings(dir: dir))
+        let booth = TestBooth(fastSettings(dir: dir), clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         #expect(await eventually { booth.camera.isStreaming })
@@ -140,12 +160,14 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         #expect(await eventually { booth.state.faultReasons?[.camera] != nil }, "\(booth.logText)")
         // The fault at error: "camera lost", then once more when the reason becomes "camera not available"
         // at the first retry; the retries that fail the same way again are a debug line each.
-        #expect(await eventually { booth.logs.all.filter { $0.contains("fault (camera) unchanged after the retry") }.count >= 2 }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 30_000) {
+            booth.logs.all.filter { $0.contains("fault (camera) unchanged after the retry") }.count >= 2
+        }, "\(booth.logText)")
         #expect(booth.logs.all.filter { $0.contains("fault (camera):") }.count <= 2, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1, "\(booth.logText)")
         #expect(booth.runtime.statusReport(configPath: "").counters.faults == 1)
         booth.camera.replug()
-        #expect(await eventually { booth.state.isIdle }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1)
     }
 
@@ -155,11 +177,13 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         var s = fastSettings(dir: dir)
         s.storage.mount = "\(dir)/media"
         s.storage.dir = "\(dir)/media/photos"
-        let booth = TestBooth(s)
+        let booth = TestBooth(s, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         #expect(await eventually { booth.state.faultReasons?[.storage] != nil }, "\(booth.logText)")
-        #expect(await eventually { booth.logs.all.filter { $0.contains("fault (storage) unchanged after the retry") }.count >= 2 }, "\(booth.logText)")
+        #expect(await booth.advance(untilMilliseconds: 30_000) {
+            booth.logs.all.filter { $0.contains("fault (storage) unchanged after the retry") }.count >= 2
+        }, "\(booth.logText)")
         #expect(booth.logs.all.filter { $0.contains("fault (storage):") }.count == 1, "\(booth.logText)")
         #expect(booth.runtime.counters.faults == 1, "\(booth.logText)")
     }
@@ -179,11 +203,13 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         while !worker.status.streaming && Date() < started { usleep(5_000) }
         let trigger = clock.now()
         worker.capture(id: 1, trigger: trigger, deadline: trigger.adding(milliseconds: 10_000))
-        usleep(100_000)  // the worker arms the capture (its thread waits 5 ms per frame)
+        #expect(camera.awaitTwoMoreWaits(), "the worker arms the capture")
         clock.advance(milliseconds: 5000)
-        #expect(events.cameraFault(seconds: 0.5) == nil, "a fault before the capture's deadline")
+        #expect(camera.awaitTwoMoreWaits())
+        #expect(events.cameraFault(seconds: 0) == nil, "a fault before the capture's deadline")
         clock.advance(milliseconds: 5000)
-        #expect(events.cameraFault(seconds: 0.5) == nil, "a fault as the capture's wait ended")
+        #expect(camera.awaitTwoMoreWaits())
+        #expect(events.cameraFault(seconds: 0) == nil, "a fault as the capture's wait ended")
         clock.advance(milliseconds: 3000)
         let message = events.cameraFault()
         #expect(message?.contains("stream stalled: no frames for 13 s") == true, "\(message ?? "no fault")")
@@ -210,14 +236,17 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         let dir = makeTempDir(); defer { removeTree(dir) }
         var s = fastSettings(dir: dir)
         s.camera.idleStopMilliseconds = 1000
-        let booth = TestBooth(s)
+        let booth = TestBooth(s, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
+        #expect(await eventually { booth.camera.isStreaming })
+        try #require(await booth.advance(milliseconds: 1000))
         #expect(await eventually { booth.logged("stream stopped after idle time") && !booth.camera.isStreaming })
         let jpeg = booth.runtime.snapshotJPEG()
         #expect(jpeg != nil, "\(booth.logText)")
         if let jpeg { #expect(try JPEGDecoder().header(jpeg).size == s.camera.previewSize) }
         #expect(booth.state.isIdle)
+        try #require(await booth.advance(milliseconds: 1000))
         #expect(await eventually {
             booth.logs.all.filter { $0.contains("stream stopped after idle time") }.count == 2 && !booth.camera.isStreaming
         }, "\(booth.logText)")
@@ -225,7 +254,8 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
     }
 
     /// The idle screen without a stream (after `camera.idle_stop`) is dark behind its text, not the
-    /// last frame frozen.
+    /// last frame frozen. On the real clock: the screen's drawing thread (BoothDisplay) ages the last
+    /// frame by CLOCK_MONOTONIC.
     @Test func theIdleScreenWithoutAStreamShowsNoStaleFrame() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         var s = fastSettings(dir: dir)

@@ -178,21 +178,26 @@ private func simulatedFrame(_ sequence: UInt32, _ request: StreamRequest) throws
         let dir = makeTempDir(); defer { removeTree(dir) }
         var s = fastSettings(dir: dir)
         s.camera.format = .mjpeg
-        // 10 fps: the corrupt-data frame (the fifth spoilt one) must still be among the worker's four
-        // kept frames when the capture is armed; at 30 fps a loop delayed ~0.3 s on a loaded machine
-        // would have let it pass as preview and age out, so no frame would fail the capture's decode.
+        // 10 fps: the corrupt-data frame (the fifth spoilt one) is among the worker's four kept frames.
         s.camera.frameRate = 10
-        let booth = TestBooth(s)
+        let booth = TestBooth(s, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
-        #expect(await eventually { booth.camera.isStreaming && booth.runtime.statusReport(configPath: "").camera.framesDelivered >= 5 })
+        #expect(await booth.advance(untilMilliseconds: 5000) {
+            booth.camera.isStreaming && booth.runtime.statusReport(configPath: "").camera.framesDelivered >= 5
+        })
 
-        let trigger = SystemClock.monotonicNow()
+        // The camera renders at most 200 ms (its frame wait) ahead of the booth's clock: a trigger
+        // 300 ms ahead is after every frame delivered so far, and the capture is armed before the
+        // first frame due from it is made (those come as the clock moves).
+        let trigger = try #require(booth.clock).now().adding(milliseconds: 300)
         booth.camera.simulated.corrupt(framesDueFrom: trigger, kinds: [.noEndMarker, .truncated, .empty, .garbage, .corruptData])
         booth.button.fire(.press(id: 900, at: trigger))
         let photos = s.storage.dir
-        #expect(await eventually { savedCaptures(in: photos).count == 1 }, "\(booth.logText)")
-        #expect(await eventually { booth.state.isIdle })
+        #expect(await booth.advance(untilMilliseconds: 2500) { savedCaptures(in: photos).count == 1 }, "\(booth.logText)")
+        // The clock moved on in steps until the file was there: the review may have ended meanwhile.
+        #expect(await booth.advance(untilMilliseconds: 2000) { booth.runtime.counters.completed == 1 && booth.state.isIdle },
+                "\(booth.logText)")
 
         let sent = booth.camera.simulated.corruptFramesSent
         #expect(sent == [.noEndMarker: 1, .truncated: 1, .empty: 1, .garbage: 1, .corruptData: 1])

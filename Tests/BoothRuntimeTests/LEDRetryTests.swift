@@ -50,11 +50,17 @@ final class FlakyLEDFactory: Sendable {
         var settings = fastSettings(dir: dir)
         settings.led.line = "23"
         let factory = FlakyLEDFactory(failures: 2)
-        let booth = TestBooth(settings, led: { factory.open($0) })
+        let booth = TestBooth(settings, led: { factory.open($0) }, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
-        try #require(await eventually { factory.count >= 1 })
-        #expect(await eventually { factory.count == 3 && !factory.led.patterns.isEmpty }, "\(booth.logText)")
+        try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
+        // Tried again 1 s after the failure (the loop's tick, each second), then 2 s after that.
+        try #require(await booth.advance(milliseconds: 1000))
+        #expect(factory.count == 2, "\(booth.logText)")
+        try #require(await booth.advance(milliseconds: 1000))
+        #expect(factory.count == 2, "not before 2 s:\n\(booth.logText)")
+        try #require(await booth.advance(milliseconds: 1000))
+        #expect(factory.count == 3 && !factory.led.patterns.isEmpty, "\(booth.logText)")
         let current = booth.runtime.state.withLock { $0.ledPattern }
         #expect(factory.led.patterns.last == current, "the reopened LED shows what the machine last asked for")
         // The first failure is warned (<4>); the next, of a line still missing, only at debug (<7>).
@@ -68,10 +74,12 @@ final class FlakyLEDFactory: Sendable {
     func unconfiguredLEDIsNotRetried() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let factory = FlakyLEDFactory(failures: 1_000)
-        let booth = TestBooth(fastSettings(dir: dir), led: { factory.open($0) })
+        let booth = TestBooth(fastSettings(dir: dir), led: { factory.open($0) }, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
+        try #require(await booth.advance(milliseconds: 5000))
+        #expect(factory.count == 1, "not opened again")
         #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry())
     }
 
@@ -81,10 +89,12 @@ final class FlakyLEDFactory: Sendable {
         var settings = fastSettings(dir: dir)
         settings.led.line = "23"
         let factory = FlakyLEDFactory(failures: 1_000)
-        let booth = TestBooth(settings, led: { factory.open($0) }, opensLED: false)
+        let booth = TestBooth(settings, led: { factory.open($0) }, opensLED: false, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
+        try #require(await booth.advance(milliseconds: 5000))
+        #expect(factory.count == 1, "not opened again")
         #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry(), "nothing pending")
         #expect(!booth.logText.contains("not opened"), "\(booth.logText)")
     }

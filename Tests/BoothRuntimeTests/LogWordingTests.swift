@@ -16,7 +16,7 @@ import Testing
         var settings = fastSettings(dir: dir)
         settings.camera.format = .mjpeg
         settings.camera.rotation = .r180
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -32,7 +32,7 @@ import Testing
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.storage.mount = "\(dir)/not-mounted"
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.logged("fault (storage): ") }, "\(booth.logText)")
@@ -43,6 +43,7 @@ import Testing
             #expect(!line.contains("not-mounted"), "a state line repeats a reason: \(line)")
         }
         // The storage retry (after 1 s) finds the same reason again: not logged again at error.
+        try #require(await booth.advance(milliseconds: 1000))
         try #require(await eventually { booth.logged("fault (storage) unchanged after the retry") }, "\(booth.logText)")
         let lines = booth.logs.all
         #expect(lines.filter { $0.contains("fault (storage): ") }.count == 1, "\(booth.logText)")

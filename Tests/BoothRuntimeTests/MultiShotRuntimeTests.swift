@@ -62,6 +62,21 @@ func seriesSettings(dir: String, shots: Int, betweenMilliseconds: Int = 150) -> 
 
 func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
 
+extension TestBooth {
+    /// On a manual clock, the series under way (no countdown): lets the pause before each next shot
+    /// pass once the booth is in it (the capture before it taken: real time), then finishes as
+    /// ``finishSession(completed:)`` (the picture composed: real time).
+    func finishSeries(shots: Int, inReview: (() -> Bool)? = nil) async -> Bool {
+        if shots > 1 {
+            for next in 2...shots {
+                guard await eventually({ state == .betweenShots(next: next) }),
+                      await advance(milliseconds: settings.session.betweenShotsMilliseconds) else { return false }
+            }
+        }
+        return await finishSession(completed: 1, inReview: inReview)
+    }
+}
+
 @Suite(.serialized) struct MultiShotRuntimeTests {
     @Test("a 3-shot session (and a 1-shot one with a composer): captures and picture side by side, review and print of the picture",
           arguments: [3, 1])
@@ -73,12 +88,13 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         options.composer = composer
         let sessionDate = Date(timeIntervalSince1970: 1_796_000_000)
         options.sessionDate = { sessionDate }
-        let booth = TestBooth(settings, options: options)
+        let booth = TestBooth(settings, options: options, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
         booth.button.press()
-        try #require(await eventually { booth.runtime.counters.completed == 1 && booth.state.isIdle },
+        // The picture's save is noted during its review (as with any review longer than a save).
+        try #require(await booth.finishSeries(shots: shots) { booth.logged("the session's picture saved to") },
                      "the session completes:\n\(booth.logText)")
         #expect(composer.lastTakenAt.withLock { $0 } == sessionDate, "the composer gets the session's date")
         let photos = settings.storage.dir
@@ -115,7 +131,11 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
                 "\(booth.display.reviewJPEGs.map(\.count))")
 
         // Printing: one request, for the picture's id, rendered from the picture.
-        try #require(await eventually { booth.runtime.printer.journal.requests.count == 1 }, "\(booth.logText)")
+        // Journaled first, then rendered by the print thread (renderPending until its page is written).
+        try #require(await eventually {
+            let requests = booth.runtime.printer.journal.requests
+            return requests.count == 1 && requests[0].renderPending != true
+        }, "\(booth.logText)")
         let request = booth.runtime.printer.journal.requests[0]
         #expect(request.captureID == pictureID)
         let page = try AtomicFile.read(request.file)
@@ -135,7 +155,7 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
 
         // A restart counts the files again the same way: next session 2, captures not doubled.
         booth.shutdownAndWait()
-        let again = TestBooth(settings, options: options)
+        let again = TestBooth(settings, options: options, clock: .startingNow())
         again.start()
         defer { again.shutdownAndWait() }
         try #require(await eventually { again.camera.isStreaming })
@@ -152,7 +172,7 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         var options = RuntimeOptions()
         let composer = StackComposer()
         options.composer = composer
-        let booth = TestBooth(settings, options: options)
+        let booth = TestBooth(settings, options: options, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -177,8 +197,10 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
             #expect(await eventually { booth.runtime.counters.captures == 0 }, "a deleted capture is not counted")
             #expect(await eventually { booth.runtime.admin.stats.current.captures == 0 })
         }
-        // Nothing composed, nothing printed, no picture file, even a while later.
-        try? await Task.sleep(for: .milliseconds(300))
+        // Nothing composed, nothing printed, no picture file, even a while later (the pause between
+        // shots passed too, and the threads had a moment).
+        try #require(await booth.advance(milliseconds: 31_000))
+        try? await Task.sleep(for: .milliseconds(100))
         #expect(composer.calls.withLock { $0 } == 0)
         #expect(booth.runtime.printer.journal.requests.isEmpty)
         #expect(!savedCaptures(in: photos).contains { PhotoStore.isPicture(fileName: fileName($0)) })
@@ -189,12 +211,14 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
     func seriesWithoutComposer() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let settings = seriesSettings(dir: dir, shots: 2)
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
         #expect(booth.logged("no picture composer"))
         booth.button.press()
+        try #require(await eventually { booth.state == .betweenShots(next: 2) }, "\(booth.logText)")
+        try #require(await booth.advance(milliseconds: settings.session.betweenShotsMilliseconds))
         try #require(await eventually { booth.runtime.counters.failed == 1 && booth.state.isIdle }, "\(booth.logText)")
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 2 })
         #expect(savedCaptures(in: settings.storage.dir).map(fileName) == ["booth-000001-1.jpg", "booth-000001-2.jpg"])
@@ -208,12 +232,12 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
     func singleShotWithoutComposer() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let settings = seriesSettings(dir: dir, shots: 1)
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
         booth.button.press()
-        try #require(await eventually { booth.runtime.counters.completed == 1 && booth.state.isIdle }, "\(booth.logText)")
+        try #require(await booth.finishSession(completed: 1), "\(booth.logText)")
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 })
         let files = savedCaptures(in: settings.storage.dir)
         #expect(files.map(fileName) == ["booth-000001-1.jpg"])

@@ -49,7 +49,7 @@ struct PictureComposerSetupTests {
         options.composer = try makePictureComposer(settings)
         options.composerFactory = { try makePictureComposer($0) }
         #expect(options.composer == nil)
-        let booth = TestBooth(settings, options: options, reloaded: reloaded)
+        let booth = TestBooth(settings, options: options, reloaded: reloaded, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -64,8 +64,7 @@ struct PictureComposerSetupTests {
         }
         try #require(await eventually { booth.logged("settings reloaded") })
         booth.button.press()
-        try #require(await eventually(timeoutSeconds: 20) { booth.runtime.counters.completed == 1 && booth.state.isIdle },
-                     "\(booth.logText)")
+        try #require(await booth.finishSeries(shots: 3), "\(booth.logText)")
         // The storage thread saves (and fsyncs) beside the session: the files may land after the review ended.
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 4 }, "\(booth.logText)")
         let paths: [String] = savedCaptures(in: settings.storage.dir)

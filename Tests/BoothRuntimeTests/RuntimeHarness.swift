@@ -13,10 +13,22 @@ import Testing
 // A harness that runs the real BoothRuntime on a thread of its own, with the simulated camera,
 // a button the test fires, a display that records what it is shown, and a log recorder.
 // Conditions are awaited by polling with a generous deadline; no test asserts on durations.
+//
+// A booth made with `clock: ManualClock.startingNow()` runs its own timers (preview, countdown, review,
+// capture and compose deadlines, fault retries, idle stop, the LED retry and watchdog tick, the
+// auto-press delay) on that clock: they fire only when the test calls `advance(milliseconds:)`,
+// which returns once the loop has handled everything due. What stays real time is what a real
+// thread produces: the simulated camera's frames (rendered on the camera thread, stamped on the
+// booth's clock, at most one `nextFrame` timeout ahead of it), JPEG encoding, the storage thread's
+// writes and fsyncs, the composer, the screens' drawing; tests wait for those with `eventually`,
+// while the booth's clock stands still, so no timer can run out because the machine is busy.
 
 /// A button the test presses: each `press()` gets a fresh id, like a physical press.
 final class FakeButton: ButtonDevice {
     let identity = "fake button (test)"
+    /// Where a press's instant comes from: the booth's clock (a ``TestBooth`` on a manual clock sets it).
+    let clock: any MonotonicClock
+    init(clock: any MonotonicClock = SystemClock()) { self.clock = clock }
     private let handler = Mutex<(@Sendable (ButtonSignal) -> Void)?>(nil)
     private let running = Mutex(false)
     private let nextID = Mutex<UInt64>(1)
@@ -43,7 +55,7 @@ final class FakeButton: ButtonDevice {
     @discardableResult
     func press() -> UInt64 {
         let id = nextID.withLock { n in defer { n += 1 }; return n }
-        fire(.press(id: id, at: SystemClock.monotonicNow()))
+        fire(.press(id: id, at: clock.now()))
         return id
     }
 
@@ -63,8 +75,26 @@ final class TestCamera: CameraDevice {
     let simulated: SimulatedCamera
     private let streaming = Mutex(false)
     private let startCount = Mutex(0)
+    /// The booth's clock at the start of the newest `nextFrame` (nil before the first).
+    private let polled = Mutex<MonotonicInstant?>(nil)
+    private let pollClock: any MonotonicClock
 
-    init(name: String, offeredSizes: [FrameSize]? = nil) { simulated = SimulatedCamera(name: name, offeredSizes: offeredSizes) }
+    init(name: String, offeredSizes: [FrameSize]? = nil) {
+        simulated = SimulatedCamera(name: name, offeredSizes: offeredSizes)
+        pollClock = SystemClock()
+    }
+
+    /// The simulated camera on a test's manual clock: frames are stamped on `clock` and rendered in real
+    /// time, at most one `nextFrame` timeout (the camera thread's 200 ms) ahead of it; while it stands
+    /// still the camera answers "no frame" every 5 ms of real time, as a camera with nothing new.
+    init(name: String, offeredSizes: [FrameSize]? = nil, clock: ManualClock) {
+        let simulatedClock = SimulatedClock(now: { clock.now() }, sleep: { ns in
+            // Never longer than 5 ms of real time: the wait is for the booth's clock, which a test moves.
+            usleep(useconds_t(min(ns, 5_000_000) / 1000))
+        })
+        simulated = SimulatedCamera(name: name, clock: simulatedClock, offeredSizes: offeredSizes)
+        pollClock = clock
+    }
 
     var identity: String { simulated.identity }
     func start(_ request: StreamRequest) throws -> StreamInfo {
@@ -73,7 +103,16 @@ final class TestCamera: CameraDevice {
         startCount.withLock { $0 += 1 }
         return info
     }
-    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? { try simulated.nextFrame(timeoutMilliseconds: timeoutMilliseconds) }
+    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
+        let now = pollClock.now()
+        polled.withLock { $0 = now }
+        return try simulated.nextFrame(timeoutMilliseconds: timeoutMilliseconds)
+    }
+    /// True when the camera thread has asked for a frame with the clock at `instant` or later (so it has
+    /// handled everything from before), or when no stream runs.
+    func hasPolled(since instant: MonotonicInstant) -> Bool {
+        !isStreaming || polled.withLock { $0.map { $0 >= instant } ?? false }
+    }
     func reconfigure(size: FrameSize) throws -> StreamInfo { try simulated.reconfigure(size: size) }
     func stop() {
         simulated.stop()
@@ -133,8 +172,10 @@ final class RecordingDisplay: DisplaySink {
 final class TestBooth: Sendable {
     let runtime: BoothRuntime
     let logs = LogRecorder()
-    let button = FakeButton()
+    let button: FakeButton
     let camera: TestCamera
+    /// The booth's clock when it runs on a manual one (``advance(milliseconds:)``); nil: the real clock.
+    let clock: ManualClock?
     let display = RecordingDisplay()
     let settings: Settings
     private let exitCode = Mutex<Int32?>(nil)
@@ -145,12 +186,17 @@ final class TestBooth: Sendable {
     ///   - led: the LED factory; none (nil LED) when nil.
     ///   - opensLED: ``DeviceFactory/opensLED`` (false: as `--simulate`, which has no LED by design).
     ///   - offeredSizes: the only sizes the simulated camera offers (nil: any).
+    ///   - clock: the booth's clock, its camera's and its button's (``ManualClock/startingNow()``); nil:
+    ///     the real one.
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
          led: (@Sendable (Settings) -> (any LEDDevice)?)? = nil, opensLED: Bool = true,
          cameraName: String = "sim-test-camera", offeredSizes: [FrameSize]? = nil,
-         options: RuntimeOptions = RuntimeOptions(), reloaded: ReloadSource? = nil) {
+         options: RuntimeOptions = RuntimeOptions(), reloaded: ReloadSource? = nil, clock: ManualClock? = nil) {
         self.settings = settings
-        let camera = TestCamera(name: cameraName, offeredSizes: offeredSizes)
+        self.clock = clock
+        button = FakeButton(clock: clock ?? SystemClock())
+        let camera = clock.map { TestCamera(name: cameraName, offeredSizes: offeredSizes, clock: $0) }
+            ?? TestCamera(name: cameraName, offeredSizes: offeredSizes)
         self.camera = camera
         let log = logs.logger(threshold: .debug)
         let fake = self.button
@@ -165,7 +211,7 @@ final class TestBooth: Sendable {
                 return sinks
             },
             opensLED: opensLED)
-        runtime = BoothRuntime(settings: settings, options: options, factory: factory, log: log,
+        runtime = BoothRuntime(settings: settings, options: options, factory: factory, clock: clock ?? SystemClock(), log: log,
                                reloader: { .success(reloaded?.settings.withLock { $0 } ?? settings) })
     }
 
@@ -198,6 +244,100 @@ final class TestBooth: Sendable {
 
     /// The log so far, for failure messages.
     var logText: String { logs.all.joined(separator: "\n") }
+
+    // MARK: The booth's clock (a booth made with `clock:`)
+
+    /// Waits (real time, up to `timeoutSeconds`) until the booth has handled everything due on its clock
+    /// now: the loop waits with no event queued and no timer due, and a streaming camera has asked for
+    /// its next frame since the clock last moved. Work on other threads (a save, an encode, the
+    /// composer) may still be under way; ``eventually(timeoutSeconds:_:)`` waits for its outcome.
+    /// - Returns: false when it did not settle in time (or the booth is on the real clock).
+    @discardableResult
+    func settle(timeoutSeconds: Double = 20) async -> Bool {
+        guard let clock else {
+            Issue.record("settle() on a booth on the real clock")
+            return false
+        }
+        let now = clock.now()
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
+        while ContinuousClock.now < deadline {
+            if exited != nil || (runtime.loop.isIdle(at: now) && camera.hasPolled(since: now)) { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return false
+    }
+
+    /// Settles first (a state the test saw changes before the loop runs that change's commands, such
+    /// as starting the state's timer), then moves the booth's clock forward by `milliseconds`, in steps
+    /// of at most `stepMilliseconds`, and settles after each (``settle(timeoutSeconds:)``): every timer
+    /// due by then has fired and been handled, in order. Steps shorter than the camera's no-frames
+    /// time (3 s) keep a streaming camera from looking stalled. Records an issue and returns false
+    /// when the booth did not settle.
+    @discardableResult
+    func advance(milliseconds: Int, stepMilliseconds: Int = 500) async -> Bool {
+        guard let clock else {
+            Issue.record("advance(milliseconds:) on a booth on the real clock")
+            return false
+        }
+        guard await settle() else {
+            Issue.record("the booth did not settle before advancing its clock:\n\(logText)")
+            return false
+        }
+        var left = milliseconds
+        repeat {
+            let step = min(left, max(stepMilliseconds, 1))
+            clock.advance(milliseconds: step)
+            left -= step
+            guard await settle() else {
+                Issue.record("the booth did not settle after advancing its clock:\n\(logText)")
+                return false
+            }
+        } while left > 0
+        return true
+    }
+
+    /// Advances the booth's clock by `stepMilliseconds` at a time (settling after each, and giving the
+    /// other threads up to `realMillisecondsPerStep` of real time to answer) until `condition` holds,
+    /// at most `limitMilliseconds` of the booth's time. For what comes after timers that are not the
+    /// point of the test (fault retries backing off).
+    /// - Returns: whether `condition` held.
+    func advance(untilMilliseconds limitMilliseconds: Int, stepMilliseconds: Int = 250, realMillisecondsPerStep: Int = 10,
+                 _ condition: () -> Bool) async -> Bool {
+        var moved = 0
+        while true {
+            if condition() { return true }
+            // The threads answering (camera probe, storage) get a moment before the clock moves on.
+            let until = ContinuousClock.now + .milliseconds(realMillisecondsPerStep)
+            while ContinuousClock.now < until {
+                if condition() { return true }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            guard moved < limitMilliseconds, await advance(milliseconds: stepMilliseconds, stepMilliseconds: stepMilliseconds) else {
+                return condition()
+            }
+            moved += stepMilliseconds
+        }
+    }
+}
+
+extension TestBooth {
+    /// On a manual clock, a one-shot session under way (`fastSettings`: no preview or countdown time):
+    /// waits (real time) for its review (the capture taken and saved), lets `session.review` pass on
+    /// the booth's clock, and waits for idle with `completed` sessions completed.
+    /// - Parameter inReview: what must happen (real time) before the review's time passes (nil: nothing).
+    /// - Returns: whether it got there.
+    func finishSession(completed: Int, inReview: (() -> Bool)? = nil) async -> Bool {
+        guard await eventually({ state.isReview }) else { return false }
+        if let inReview, !(await eventually(inReview)) { return false }
+        guard await advance(milliseconds: settings.session.reviewMilliseconds) else { return false }
+        return await eventually { runtime.counters.completed == completed && state.isIdle }
+    }
+}
+
+extension ManualClock {
+    /// A manual clock that starts at the real `CLOCK_MONOTONIC` now, so instants from the real clock
+    /// elsewhere (a screen's age check of the live frame) are near it until the test moves it.
+    static func startingNow() -> ManualClock { ManualClock(start: SystemClock.monotonicNow()) }
 }
 
 /// Polls `condition` every 10 ms until it holds or `timeoutSeconds` passed; returns whether it held.

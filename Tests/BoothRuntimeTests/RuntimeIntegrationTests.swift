@@ -12,7 +12,8 @@ import Testing
 
 // The real BoothRuntime on its own thread, driven through a fake button, with the simulated
 // camera and real storage in a temp directory. Serialized: each test owns its booth and
-// these runtimes stream frames, which the 2-core CI machine shares.
+// these runtimes stream frames, which the 2-core CI machine shares. The booth's timers run on a
+// manual clock the test advances (RuntimeHarness.swift).
 
 @Suite(.serialized) struct RuntimeIntegrationTests {
     static let previewSize = FrameSize(width: 320, height: 240)
@@ -25,14 +26,13 @@ import Testing
         let settings = fastSettings(dir: dir)
         let photos = settings.storage.dir
         do {
-            let booth = TestBooth(settings)
+            let booth = TestBooth(settings, clock: .startingNow())
             booth.start()
             defer { booth.shutdownAndWait() }
             try #require(await eventually { booth.camera.isStreaming }, "the booth streams in idle")
             for n in 1...3 {
                 booth.button.press()
-                try #require(await eventually { booth.runtime.counters.completed == n && booth.state.isIdle },
-                             "session \(n) completes:\n\(booth.logText)")
+                try #require(await booth.finishSession(completed: n), "session \(n) completes:\n\(booth.logText)")
             }
             try #require(await eventually { savedCaptures(in: photos).count == 3 })
             booth.shutdownAndWait()
@@ -49,7 +49,7 @@ import Testing
         }
 
         // A new runtime on the same directory: the files are the truth.
-        let again = TestBooth(settings)
+        let again = TestBooth(settings, clock: .startingNow())
         again.start()
         defer { again.shutdownAndWait() }
         try #require(await eventually { again.camera.isStreaming })
@@ -66,7 +66,7 @@ import Testing
         var settings = fastSettings(dir: dir)
         settings.camera.previewSize = Self.previewSize
         settings.camera.captureSize = Self.captureSize
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -75,12 +75,12 @@ import Testing
             booth.button.press()
             // The state and the completed count change before the idle screen is shown: wait for
             // this session's idle screen, or the frames below would be counted from the previous one.
+            try #require(await booth.finishSession(completed: n), "session \(n) completes:\n\(booth.logText)")
             try #require(await eventually {
-                booth.runtime.counters.completed == n && booth.state.isIdle
-                    && booth.display.screens.filter { $0 == .idle(notice: nil) }.count > idleScreens
-            }, "session \(n) completes:\n\(booth.logText)")
-            // Back in idle, the live frames are at the preview size again.
-            let back = await eventually {
+                booth.display.screens.filter { $0 == .idle(notice: nil) }.count > idleScreens
+            }, "session \(n)'s idle screen:\n\(booth.logText)")
+            // Back in idle, the live frames are at the preview size again (frames come as the clock moves).
+            let back = await booth.advance(untilMilliseconds: 10_000) {
                 (booth.display.frameSizes(afterLast: .idle(notice: nil))?.count ?? 0) >= 5
             }
             #expect(back, "live frames arrive after the review")
@@ -101,7 +101,7 @@ import Testing
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.session.previewMilliseconds = nil  // preview until a press
-        let booth = TestBooth(settings, cameraName: "sim-unplug-camera")
+        let booth = TestBooth(settings, cameraName: "sim-unplug-camera", clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -118,12 +118,12 @@ import Testing
         #expect(await eventually { !booth.camera.isStreaming }, "the camera is released in fault")
 
         // A retry while unplugged keeps the fault; after the replug a later retry clears it.
-        try #require(await eventually { booth.logged("fault (camera): camera not available") },
+        try #require(await booth.advance(untilMilliseconds: 10_000) { booth.logged("fault (camera): camera not available") },
                      "a retry ran while the camera was unplugged:\n\(booth.logText)")
         #expect(booth.state.faultReasons?[.camera] != nil)
         booth.camera.replug()
-        // The retries back off (doubling): a test task that got to the replug late waits longer for the next one.
-        try #require(await eventually(timeoutSeconds: 30) { booth.state.isIdle }, "\(booth.logText)")
+        // The retries back off (doubling, to 30 s at most).
+        try #require(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "\(booth.logText)")
         #expect(await eventually { booth.logged("camera recovered") })
         try #require(await eventually { booth.camera.isStreaming })
 
@@ -131,7 +131,7 @@ import Testing
         try #require(await eventually { booth.state.isPreview })
         booth.button.press()
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 }, "\(booth.logText)")
-        #expect(await eventually { booth.runtime.counters.completed == 1 })
+        #expect(await booth.finishSession(completed: 1), "\(booth.logText)")
     }
 
     // MARK: 4. Storage
@@ -142,7 +142,7 @@ import Testing
         let plainFile = "\(dir)/a-regular-file"
         try AtomicFile.write([1, 2, 3], to: plainFile)
         settings.storage.dir = "\(plainFile)/photos"
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.state.faultReasons?[.storage] != nil }, "\(booth.logText)")
@@ -163,7 +163,7 @@ import Testing
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.storage.minFreeBytes = 1_000_000_000_000_000_000  // more than any disk
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -185,7 +185,7 @@ import Testing
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.session.previewMilliseconds = nil  // preview until a press
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -208,17 +208,19 @@ import Testing
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.session.countdownMilliseconds = 2000
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
-        // The guest keeps holding the button: the long press follows the press at once. The press
-        // enters the countdown (preview 0 s) when the loop handles it, and the loop handles the long
-        // press after it. (Awaiting the countdown state in between let a test task starved on the
-        // shared 2-core pool wake after the 2 s countdown and send the long press into review.)
+        // The guest keeps holding the button: the long press comes during the countdown (preview 0 s),
+        // which lasts until the test moves the booth's clock.
         let id = booth.button.press()
+        try #require(await eventually { booth.state.isCountdown })
         booth.button.longPress(id: id)
-        try #require(await eventually { booth.runtime.counters.completed == 1 }, "\(booth.logText)")
+        try #require(await eventually { booth.logged("long press of the press that started this session ignored") })
+        #expect(booth.state.isCountdown)
+        try #require(await booth.advance(milliseconds: 2000))
+        try #require(await booth.finishSession(completed: 1), "\(booth.logText)")
         #expect(booth.runtime.counters.cancelled == 0)
         let lines = booth.logs.all
         let ignored = try #require(lines.firstIndex { $0.contains("long press of the press that started this session ignored") },
@@ -232,7 +234,7 @@ import Testing
 
     @Test func stuckButtonIsAFaultUntilReleased() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
-        let booth = TestBooth(fastSettings(dir: dir))
+        let booth = TestBooth(fastSettings(dir: dir), clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -247,7 +249,7 @@ import Testing
         // And the booth works again.
         try #require(await eventually { booth.camera.isStreaming })
         booth.button.press()
-        #expect(await eventually { booth.runtime.counters.completed == 1 }, "\(booth.logText)")
+        #expect(await booth.finishSession(completed: 1), "\(booth.logText)")
     }
 
     // MARK: 7. Shutdown
@@ -256,7 +258,7 @@ import Testing
         let dir = makeTempDir(); defer { removeTree(dir) }
         var settings = fastSettings(dir: dir)
         settings.session.countdownMilliseconds = 10_000
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -278,7 +280,7 @@ import Testing
         var settings = fastSettings(dir: dir)
         settings.session.reviewMilliseconds = 60_000
         settings.camera.captureSize = Self.captureSize
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
@@ -300,6 +302,9 @@ import Testing
 
     // MARK: 8. File preview
 
+    // The preview's drawing thread (BoothDisplay) ages the live frame by CLOCK_MONOTONIC: frames stamped
+    // on the manual clock look stale once it lags real time by 2 s; nothing here depends on the live view.
+
     @Test("the file preview is the screen's drawing: idle band, countdown digit, the capture in review")
     func filePreviewIsTheRenderedScreen() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
@@ -307,12 +312,12 @@ import Testing
         settings.preview.file = "\(dir)/run/preview.jpg"
         settings.preview.frameRate = 15
         settings.preview.size = FrameSize(width: 320, height: 200)
-        // Long enough that the digit is still up when a test task starved on the shared pool polls for it.
-        settings.session.countdownMilliseconds = 10_000
+        // The countdown and the review last until the test moves the booth's clock.
+        settings.session.countdownMilliseconds = 3000
         settings.session.reviewMilliseconds = 60_000
         settings.camera.captureSize = Self.captureSize
         let preview = settings.preview.file, size = settings.preview.size
-        let booth = TestBooth(settings, filePreview: true)
+        let booth = TestBooth(settings, filePreview: true, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
 
@@ -337,7 +342,8 @@ import Testing
         // Idle: the live view at the preview size, the invitation in the band, no digit.
         try #require(await eventually { picture()?.size == size }, "the screen is written at preview.size\n\(booth.logText)")
         let firstBytes = try AtomicFile.read(preview)
-        #expect(await eventually { ((try? AtomicFile.read(preview)) ?? firstBytes) != firstBytes }, "rewritten while streaming")
+        #expect(await booth.advance(untilMilliseconds: 5000) { ((try? AtomicFile.read(preview)) ?? firstBytes) != firstBytes },
+                "rewritten while streaming")
         #expect(decodesFully(preview))
         let idle = try #require(picture())
         #expect(textPixels(idle, in: band) > 100, "the idle text in its band")
@@ -349,7 +355,8 @@ import Testing
                 "the countdown digit is drawn into the preview file\n\(booth.logText)")
 
         // Review: the capture, fitted (640x480 into 320x200: 267x200 with bars), never mirrored.
-        try #require(await eventually(timeoutSeconds: 30) { booth.state.isReview }, "\(booth.logText)")
+        try #require(await booth.advance(milliseconds: 3000))
+        try #require(await eventually { booth.state.isReview }, "\(booth.logText)")
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 })
         let saved = try JPEGDecoder().decodeRGB(try AtomicFile.read(savedCaptures(in: settings.storage.dir)[0]))
         let shownWidth = 267, left = (size.width - shownWidth) / 2

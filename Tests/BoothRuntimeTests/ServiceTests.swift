@@ -262,15 +262,18 @@ struct StorageMediaTests {
         var settings = fastSettings(dir: dir)
         settings.storage.dir = "\(media)/photos"
         settings.storage.mount = media
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming && booth.state.isIdle })
         booth.button.press()
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 }, "\(booth.logText)")
+        try #require(await booth.finishSession(completed: 1), "\(booth.logText)")
 
         try #require(run("/bin/umount", "-l", media) == 0)
-        try #require(await eventually(timeoutSeconds: 20) { booth.state.faultReasons?[.storage] != nil },
+        // The loop's tick (each second) checks the mount.
+        try #require(await booth.advance(milliseconds: 1000))
+        try #require(await eventually { booth.state.faultReasons?[.storage] != nil },
                      "media gone -> fault(storage):\n\(booth.logText)")
         #expect(booth.state.faultReasons?[.storage]?.contains("not mounted at \(media)") == true)
         booth.button.press()
@@ -279,7 +282,7 @@ struct StorageMediaTests {
         #expect(listDirectory(media).isEmpty, "nothing written to the SD card under the empty mount point")
 
         try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", media) == 0)
-        try #require(await eventually(timeoutSeconds: 30) { booth.state.isIdle }, "recovers once mounted again:\n\(booth.logText)")
+        try #require(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "recovers once mounted again:\n\(booth.logText)")
     }
 
     @Test func aFullDiskRefusesSessionsAndAFailedWriteLeavesNoPartialFile() async throws {
@@ -291,7 +294,7 @@ struct StorageMediaTests {
         var settings = fastSettings(dir: dir)
         settings.storage.dir = "\(disk)/photos"
         settings.storage.minFreeBytes = 300_000
-        let booth = TestBooth(settings)
+        let booth = TestBooth(settings, clock: .startingNow())
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming && booth.state.isIdle })
@@ -305,6 +308,7 @@ struct StorageMediaTests {
         unlink(filler)
         booth.button.press()
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 }, "recovers once freed:\n\(booth.logText)")
+        try #require(await booth.finishSession(completed: 1), "\(booth.logText)")
 
         // Completely full with min_free 0: the write fails with ENOSPC, no partial or temp file stays,
         // the capture is kept and saved once space is freed.
@@ -316,6 +320,9 @@ struct StorageMediaTests {
         close(fd)
         try #require(await eventually { booth.state.isIdle })
         booth.button.press()
+        // The failed save is a fault once the review ends.
+        try #require(await eventually { booth.logged("fault (storage): storage full") }, "\(booth.logText)")
+        try #require(await booth.advance(milliseconds: settings.session.reviewMilliseconds))
         try #require(await eventually { booth.state.faultReasons?[.storage] != nil }, "\(booth.logText)")
         #expect(booth.state.faultReasons?[.storage]?.contains("storage full") == true)
         let files = savedCaptures(in: settings.storage.dir)
@@ -323,7 +330,8 @@ struct StorageMediaTests {
         let folder = (saved[0] as NSString).deletingLastPathComponent
         #expect(!listDirectory(folder).contains { $0.hasPrefix(AtomicFile.tempPrefix) }, "no temp file")
         unlink(filler)
-        try #require(await eventually(timeoutSeconds: 30) { savedCaptures(in: settings.storage.dir).count == 2 },
+        // The storage fault's retries (1 s, doubling) save it.
+        try #require(await booth.advance(untilMilliseconds: 60_000) { savedCaptures(in: settings.storage.dir).count == 2 },
                      "the held capture is saved once space is freed:\n\(booth.logText)")
         #expect(savedCaptures(in: settings.storage.dir).allSatisfy(decodesFully))
     }
