@@ -232,6 +232,10 @@ public final class BoothRuntime: Sendable {
             let (inForce, stateNow) = state.withLock { ($0.settings, $0.machine.state) }
             let changes = inForce.changes(to: new)
             guard !changes.isEmpty else {
+                // A reload kept for the session's end is replaced by this one: nothing left to apply.
+                state.withLock { s in
+                    if s.pendingSettings != nil { s.pendingSettings = new; s.pendingComposer = nil }
+                }
                 let reply = ReloadReply(appliedNow: true, state: stateNow.name, changes: [])
                 log.notice("settings " + reply.text)
                 return .accepted(reply)

@@ -359,7 +359,7 @@ struct ConfigValidate: Subcommand {
 struct ConfigDescribe: Subcommand {
     static let words = ["config", "describe"]
     static let synopsis = "config describe [KEY|SECTION] [--json | --markdown]"
-    static let summary = "Describe the settings: type, default, what is allowed, what each does."
+    static let summary = "Describe the settings: type, default, what is allowed, what each does, how a reload applies it."
     static let details = """
         KEY is section.key (session.countdown); SECTION lists a section's keys. --markdown prints the README's
         settings table (the text between <!-- settings-table:begin --> and <!-- settings-table:end -->).
@@ -376,6 +376,8 @@ struct ConfigDescribe: Subcommand {
         var defaultValue: String
         var allowed: String
         var description: String
+        /// ``ReloadRule/word``: how a reload applies a change of the key.
+        var reload: String
     }
 
     func run() -> Int32 {
@@ -396,7 +398,7 @@ struct ConfigDescribe: Subcommand {
         }
         if args.json {
             printJSON(specs.map { Output(key: $0.key, section: $0.section, type: $0.type.name, defaultValue: $0.defaultText,
-                                         allowed: $0.allowed, description: $0.description) })
+                                         allowed: $0.allowed, description: $0.description, reload: $0.reload.word) })
         } else {
             print(specs.map(Schema.describe).joined(separator: "\n\n"))
         }

@@ -281,4 +281,17 @@ extension ReloadReply {
         #expect(await eventually { booth.logged("settings reloaded: 2 keys changed") && booth.logged("camera.rotation: 0 -> 180, applied at once") },
                 "\(booth.logText)")
     }
+
+    @Test("the reload reply on the wire: changes with key, from, to, rule, applied, effect; an older daemon's reply still reads")
+    func replyOnTheWire() throws {
+        let reply = ReloadReply(appliedNow: true, state: "idle", changes: [
+            ReloadReply.Change(SettingChange(key: "text.idle", from: "Press", to: "Go", rule: .reopen(.screen)), applied: true),
+        ])
+        let json = String(decoding: try ControlProtocol.encoder().encode(reply), as: UTF8.self)
+        #expect(json == #"{"appliedNow":true,"changes":[{"applied":true,"effect":"screens reopened","from":"Press","key":"text.idle","rule":"reopen-screen","to":"Go"}],"state":"idle"}"#)
+        #expect(try JSONDecoder().decode(ReloadReply.self, from: Data(json.utf8)) == reply)
+        let old = try JSONDecoder().decode(ReloadReply.self, from: Data(#"{"appliedNow":false,"state":"review"}"#.utf8))
+        #expect(old.changes == nil)
+        #expect(old.text == "reloaded: applies when the session under way ends (state review)")
+    }
 }

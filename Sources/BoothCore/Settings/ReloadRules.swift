@@ -54,6 +54,21 @@ public enum ReloadRule: Sendable, Hashable {
         }
     }
 
+    /// What a reload does with a change under this rule, for the key's description
+    /// (`config describe`): `"applied at once"`, `"the button line is reopened"`.
+    public var onReload: String {
+        switch self {
+        case .atOnce: "applied at once"
+        case .nextSession: "applies from the next session"
+        case .cameraStream: "the camera stream is restarted"
+        case .reopen(.screen): "the screens are reopened"
+        case .reopen(.button): "the button line is reopened"
+        case .reopen(.led): "the LED line is reopened"
+        case .reopen(.printer): "the printer is reconnected"
+        case .restart: "not applied; takes effect after `systemctl restart photoboothd`"
+        }
+    }
+
     /// The words for a key that only a daemon restart applies.
     public static let restartEffect = "takes effect after `systemctl restart photoboothd`"
     /// The words for a change accepted while a session is under way.
