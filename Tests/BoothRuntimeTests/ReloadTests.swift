@@ -63,6 +63,8 @@ final class ReloadBooth: Sendable {
     let file: ReloadSource
     let started: Settings
     private let made = Box<[ReloadScreen]>([])
+    /// LED lines asked of the factory (it opens none).
+    let ledOpens = Box(0)
     private let exitCode = Box<Int32?>(nil)
     let dir: String
 
@@ -78,9 +80,10 @@ final class ReloadBooth: Sendable {
         started = settings
         let file = ReloadSource(settings)
         self.file = file
-        let camera = self.camera, button = self.button, made = self.made
+        let camera = self.camera, button = self.button, made = self.made, ledOpens = self.ledOpens
         let factory = DeviceFactory(
-            camera: { _ in camera }, button: { _ in button }, led: { _ in nil },
+            camera: { _ in camera }, button: { _ in button },
+            led: { _ in ledOpens.value.withLock { $0 += 1 }; return nil },
             displays: { s, _, _ in
                 let screen = ReloadScreen(s)
                 made.value.withLock { $0.append(screen) }
@@ -293,5 +296,26 @@ extension ReloadReply {
         let old = try JSONDecoder().decode(ReloadReply.self, from: Data(#"{"appliedNow":false,"state":"review"}"#.utf8))
         #expect(old.changes == nil)
         #expect(old.text == "reloaded: applies when the session under way ends (state review)")
+    }
+
+    @Test("camera stream keys restart the stream; storage.min_free, picture.* and led.* say how they took effect")
+    func streamStorageLEDAndPicture() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        let starts = booth.camera.starts, leds = booth.ledOpens.value.withLock { $0 }
+        try booth.edit([("camera.frame_rate", "15"), ("storage.min_free", "1kB"), ("picture.dpi", "150"), ("led.line", "GPIO27")])
+        let reply = try booth.reload()
+        #expect(reply.changes?.map(\.key) == ["camera.frame_rate", "led.line", "storage.min_free", "picture.dpi"])
+        #expect(reply.change("camera.frame_rate")?.effect == "camera stream restarted")
+        #expect(reply.change("led.line")?.effect == "LED line reopened")
+        #expect(reply.change("storage.min_free")?.effect == "applied at once")
+        #expect(reply.change("picture.dpi")?.effect == "applies from the next session")
+        #expect(await eventually { booth.camera.starts == starts + 1 && booth.camera.isStreaming }, "\(booth.logText)")
+        #expect(await eventually {
+            booth.runtime.statusReport(configPath: "t").camera.framesPerSecond.map { abs($0 - 15) < 0.01 } == true
+        })
+        #expect(booth.ledOpens.value.withLock { $0 } > leds, "the LED line is asked for again")
+        #expect(booth.runtime.statusReport(configPath: "t").settings?.inForce["storage.min_free"] == "1kB")
     }
 }
