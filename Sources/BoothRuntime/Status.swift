@@ -271,7 +271,8 @@ extension BoothRuntime {
     /// The settings in force, read where the running components keep them: the machine's timings
     /// (`session.*`, `camera.capture_timeout`, `camera.idle_stop`, `print.mode`), the orientation
     /// tracker's rotations, the screens' `display.*`, `preview.*` and `text.*`, the photo store's
-    /// directory; every other key as the last reload applied it (a restart-only key keeps its start value).
+    /// directory, the print worker's destination; every other key as the last reload applied it (a
+    /// restart-only key keeps its start value).
     public func settingsInForce() -> Settings {
         var s = state.withLock { $0.settings }
         let c = state.withLock { $0.machine.config }
@@ -293,6 +294,7 @@ extension BoothRuntime {
         s.camera.rotation = turns.camera
         s.display.rotation = turns.display
         s.storage.dir = store.directory
+        s.print.destination = printer.status().destination
         return s
     }
 
@@ -394,7 +396,8 @@ extension BoothRuntime {
                                                           width: size.width, height: size.height)).line()
             case .reload:
                 log.notice("control: reload from uid \(peer.uid) (pid \(peer.pid))")
-                switch requestReload() {
+                // Well within the client's 10 s wait for the reply.
+                switch requestReload(timeoutSeconds: 5) {
                 case let .accepted(reply):
                     return ControlReply(result: reply).line()
                 case let .refused(error):

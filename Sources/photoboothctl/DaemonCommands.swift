@@ -8,8 +8,13 @@ import Glibc
 struct Status: Subcommand {
     static let words = ["status"]
     static let synopsis = "status [--json] [--socket PATH]"
-    static let summary = "What the booth is doing: state and fault reasons, uptime, camera, button, disk, counters."
-    static let details = "Exit codes: 0 (also in fault: the state says so); 69 daemon not running; 77 not allowed."
+    static let summary = "What the booth is doing: state and fault reasons, uptime, camera, button, disk, counters, the settings in force."
+    static let details = """
+        The settings in force are read from what the running booth uses (after the last reload; a key only a
+        restart applies keeps its start value), and compared with the config file on disk: each key that differs
+        is listed with its value in force and in the file (--json: settings.inForce, settings.differences).
+        Exit codes: 0 (also in fault: the state says so); 69 daemon not running; 77 not allowed.
+        """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
