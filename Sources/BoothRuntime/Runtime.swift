@@ -157,10 +157,6 @@ public final class BoothRuntime: Sendable {
         /// together, so a restart's reconciliation with the photos counts each photo exactly once.
         var lastSavedSession = 0
         var counters = BoothCounters()
-        var autoPressScheduled = false
-        /// Prints asked for captures between their save and the `.saved` event (the storage thread
-        /// released the bytes, the loop has not noted the path yet): capture id → (source, grace ms).
-        var printsAwaitingSave: [UInt64: (source: String, grace: Int)] = [:]
         var nextAutoPressID: UInt64 = 1 << 62
         var exitCode: Int32 = 0
         /// JPEG bytes of the session's captures and its picture, by id, for composing, the review
@@ -210,7 +206,8 @@ public final class BoothRuntime: Sendable {
         self.composeWorker = ComposeWorker(composer: options.composer, captures: box, clock: clock, log: log, post: post,
                                            save: { storage.save(captureID: $0) })
         self.state = Mutex(LoopState(machine: BoothMachine(config: coreConfig(from: settings,
-                                                                               composesSingleShot: options.composer != nil)),
+                                                                               composesSingleShot: options.composer != nil),
+                                                           autoPressMilliseconds: options.autoPress ? options.autoPressDelayMilliseconds : nil),
                                      settings: settings))
     }
 
@@ -339,7 +336,6 @@ public final class BoothRuntime: Sendable {
         execute(state.withLock { $0.machine.start() })
         for (kind, message) in startFaults { loop.post(.deviceFault(kind, message: message)) }
         loop.post(.storageStatus(refusal: storage.refusal()))
-        afterEvent()
         superviseAfterEvent()
         loop.run(tickEveryMilliseconds: supervisor.tickMilliseconds, tick: { self.tick() }) { event in self.handle(event) }
         return shutdownDevices()
@@ -347,29 +343,23 @@ public final class BoothRuntime: Sendable {
 
     // MARK: Events
 
+    /// One event from the loop: noted, then decided by the machine, whose commands run.
     private func handle(_ event: BoothEvent) {
-        if case .press = event, case .idle = currentState {
-            // Free space is checked before each session, not only now and then.
-            dispatch(.storageStatus(refusal: storage.refusal()))
-            if let problem = storage.mountProblem() { dispatch(.deviceFault(.storage, message: problem)) }
-        }
-        if case .press = event { state.withLock { $0.autoPressScheduled = false } }
-        if case let .press(_, at) = event { admin.notePress(at: at) }
-        if case let .composed(id) = event, currentState != .composing(pictureID: id) {
-            // The compose deadline passed first: the session ended failed, the picture is still saved.
-            let whose = captures.get(id).map { "session \($0.session)'s picture" } ?? "a session's picture"
-            log.warning("\(whose) composed after its session ended (compose deadline passed): "
-                        + "saved, not reviewed or printed (photoboothctl test-print FILE prints it)")
-        }
-        if case let .saved(id, path) = event {
+        note(event)
+        dispatch(event)
+        admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
+        superviseAfterEvent()
+    }
+
+    /// What the runtime records of an event whatever the machine's state (the machine decides the
+    /// rest): the press time for status, where a photo was saved and how it counts (a capture, not a
+    /// picture nor a capture being deleted), a composed picture's bytes.
+    private func note(_ event: BoothEvent) {
+        switch event {
+        case let .press(_, at):
+            admin.notePress(at: at)
+        case let .saved(id, path):
             printer.noteSaved(captureID: id, path: path)
-            if let waiting = state.withLock({ $0.printsAwaitingSave.removeValue(forKey: id) }) {
-                if let jpeg = printer.savedPhoto(captureID: id) {
-                    printer.request(jpeg: jpeg, captureID: id, source: waiting.source, graceMilliseconds: waiting.grace)
-                } else {
-                    log.error("print of the picture of \(waiting.source): \(path) cannot be read back; not printed")
-                }
-            }
             let name = String(path.split(separator: "/").last ?? "")
             let saved = PhotoStore.sessionNumber(inFileName: name)
             state.withLock { s in
@@ -380,28 +370,13 @@ public final class BoothRuntime: Sendable {
                 }
                 s.lastSavedSession = max(s.lastSavedSession, saved ?? 0)
             }
+        case let .composed(id):
+            // Taken off the shelf even when late, so the shelf never keeps a picture's bytes.
+            if let jpeg = captures.takeShelved(pictureID: id) { state.withLock { $0.sessionJPEGs[id] = jpeg } }
+        case .storageChecked, .longPress, .timer, .captureSucceeded, .captureFailed, .saveFailed, .deviceFault,
+             .deviceRecovered, .storageStatus, .reload, .composeFailed, .liveViewWanted, .printWaitsForSave, .shutdown:
+            break
         }
-        if case let .captureSucceeded(id) = event {
-            if currentState != .capture(id: id, attempt: 1), currentState != .capture(id: id, attempt: 2) {
-                // The session moved on (a fault, the deadline) after the frame was taken: the machine
-                // ignores it, but a photo a guest posed for is saved all the same, never dropped.
-                log.notice("capture \(id) arrived after its session moved on; saving it anyway")
-                storage.save(captureID: id)
-            } else if let record = captures.get(id) {
-                // Kept for the picture, the review and the print: the box forgets it once saved.
-                state.withLock { s in
-                    s.sessionJPEGs[id] = record.jpeg
-                    s.lastFrameAt = record.frameTimestamp
-                }
-            }
-        }
-        if case let .composed(id) = event, let jpeg = captures.takeShelved(pictureID: id) {
-            state.withLock { $0.sessionJPEGs[id] = jpeg }
-        }
-        dispatch(event)
-        admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
-        afterEvent()
-        superviseAfterEvent()
     }
 
     private func dispatch(_ event: BoothEvent) {
@@ -421,7 +396,7 @@ public final class BoothRuntime: Sendable {
             let added = now.keys.filter { was[$0] == nil }.count
             if added > 0 { state.withLock { $0.counters.faults += added } }
         }
-        if case let .press(id, _) = event, RuntimeAdmin.isControlPress(id) {
+        if let id = pressDecided(by: event, commands), RuntimeAdmin.isControlPress(id) {
             let said = commands.lazy.compactMap { c -> String? in
                 guard case let .log(_, text) = c, text.hasPrefix("press ignored") || text.hasPrefix("press refused") else { return nil }
                 return text
@@ -431,27 +406,26 @@ public final class BoothRuntime: Sendable {
         execute(commands)
     }
 
+    /// The press whose outcome `event` decided: a press, unless the machine asked for the storage
+    /// first (then its answer, `storageChecked`, decides it).
+    private func pressDecided(by event: BoothEvent, _ commands: [BoothCommand]) -> UInt64? {
+        switch event {
+        case let .press(id, _):
+            commands.contains { if case .checkStorage = $0 { true } else { false } } ? nil : id
+        case let .storageChecked(id, _, _, _):
+            id
+        case .longPress, .timer, .captureSucceeded, .captureFailed, .saved, .saveFailed, .deviceFault, .deviceRecovered,
+             .storageStatus, .reload, .composed, .composeFailed, .liveViewWanted, .printWaitsForSave, .shutdown:
+            nil
+        }
+    }
+
     private func describe(_ s: BoothState) -> String {
         if case let .fault(reasons) = s {
             // The kinds only: each reason has its own line ("fault (camera): …"), logged once.
             return "fault(" + reasons.keys.sorted().map(\.rawValue).joined(separator: ", ") + ")"
         }
         return s.name
-    }
-
-    /// Auto-press and the session limit.
-    private func afterEvent() {
-        guard options.autoPress else { return }
-        let id: UInt64? = state.withLock { s in
-            guard case .idle = s.machine.state, !s.autoPressScheduled else { return nil }
-            s.autoPressScheduled = true
-            s.nextAutoPressID += 1
-            return s.nextAutoPressID
-        }
-        if let id {
-            loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(options.autoPressDelayMilliseconds))),
-                      afterMilliseconds: options.autoPressDelayMilliseconds)
-        }
     }
 
     // MARK: Commands
@@ -483,6 +457,17 @@ public final class BoothRuntime: Sendable {
             camera.capture(id: id, trigger: trigger, deadline: clock.now().adding(milliseconds: Int64(timeout)))
         case let .save(id):
             storage.save(captureID: id)
+        case let .keepForSession(id):
+            // The box forgets a capture once saved; the session's picture, review and print need it longer.
+            if let record = captures.get(id) {
+                state.withLock { s in
+                    s.sessionJPEGs[id] = record.jpeg
+                    s.lastFrameAt = record.frameTimestamp
+                }
+            }
+        case let .checkStorage(pressID, at):
+            // Answered at once, before any other event: the press goes on with it.
+            dispatch(.storageChecked(pressID: pressID, at: at, refusal: storage.refusal(), fault: storage.mountProblem()))
         case .beginSession:
             let n = store.allocateSession()
             state.withLock { s in
@@ -516,21 +501,30 @@ public final class BoothRuntime: Sendable {
             log.log(priority, message)
         case .exit:
             loop.stop()
+        case let .pressLater(ms):
+            let id = state.withLock { s in
+                s.nextAutoPressID += 1
+                return s.nextAutoPressID
+            }
+            loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(ms))), afterMilliseconds: ms)
         case let .print(id):
-            // A press in review is also the start of a long press (which skips): in press mode the
-            // request waits button.long_press before it may be submitted, so a long press never prints.
-            let (session, settings, held) = state.withLock { ($0.session, $0.settings, $0.sessionJPEGs[id]) }
-            let grace = settings.print.mode == .press ? settings.button.longPressMilliseconds : 0
+            let (session, grace, held) = state.withLock { ($0.session, printGrace($0.settings), $0.sessionJPEGs[id]) }
             if let jpeg = held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
                 printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace)
             } else {
                 // Saved just now: the storage thread let the bytes go and its `.saved` is on its way
-                // (a failed save keeps them in memory). Printed when that event arrives.
-                state.withLock { $0.printsAwaitingSave[id] = ("session \(session)", grace) }
+                // (a failed save keeps them in memory). The machine prints it when that event arrives.
                 log.debug("print of the picture of session \(session): waiting for its save to be noted")
+                dispatch(.printWaitsForSave(pictureID: id))
+            }
+        case let .printSaved(id, path):
+            let (session, grace) = state.withLock { ($0.session, printGrace($0.settings)) }
+            if let jpeg = printer.savedPhoto(captureID: id) {
+                printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace)
+            } else {
+                log.error("print of the picture of session \(session): \(path) cannot be read back; not printed")
             }
         case let .skipPrint(id):
-            _ = state.withLock { $0.printsAwaitingSave.removeValue(forKey: id) }
             printer.skip(captureID: id)
         case let .compose(pictureID, ids):
             compose(pictureID: pictureID, captureIDs: ids)
@@ -543,6 +537,12 @@ public final class BoothRuntime: Sendable {
             }
             storage.delete(captureIDs: ids)
         }
+    }
+
+    /// How long a print request waits before it may be submitted: in press mode `button.long_press`,
+    /// since a press in review is also the start of a long press (which skips), so a long press never prints.
+    private func printGrace(_ settings: Settings) -> Int {
+        settings.print.mode == .press ? settings.button.longPressMilliseconds : 0
     }
 
     /// Hands the session's captures to the composer's thread; answers `composeFailed` at once when

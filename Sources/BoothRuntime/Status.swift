@@ -1,4 +1,5 @@
 import BoothCamera
+import BoothClock
 import BoothCore
 import BoothPorts
 import BoothPrint

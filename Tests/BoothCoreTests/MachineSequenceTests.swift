@@ -37,7 +37,7 @@ struct MachineSequenceTests {
     func countdownTicks() throws {
         var m = BoothMachine(config: tableConfig)
         _ = m.start()
-        let pressOut = m.handle(.press(id: 1, at: instant(10)))
+        let pressOut = m.pressAnswered(id: 1, at: instant(10))
         let preview = try #require(startedTimer(pressOut))
         #expect(preview.milliseconds == 2000)
 
@@ -66,7 +66,7 @@ struct MachineSequenceTests {
     func pressIsTrigger() {
         var m = BoothMachine(config: instantConfig)
         _ = m.start()
-        let out = m.handle(.press(id: 5, at: instant(42.5)))
+        let out = m.pressAnswered(id: 5, at: instant(42.5))
         #expect(m.state == .capture(id: 1, attempt: 1))
         #expect(out.contains(.capture(id: 1, trigger: instant(42.5))))
         #expect(out.first == .beginSession)
@@ -110,7 +110,7 @@ struct MachineSequenceTests {
     func captureRetryOnce() throws {
         var m = BoothMachine(config: instantConfig)
         _ = m.start()
-        var out = m.handle(.press(id: 1, at: instant(10)))
+        var out = m.pressAnswered(id: 1, at: instant(10))
         #expect(m.state == .capture(id: 1, attempt: 1))
 
         out = m.handle(.captureFailed(id: 1, message: "VIDIOC_DQBUF: EIO", at: instant(10.2)))
@@ -126,7 +126,7 @@ struct MachineSequenceTests {
         #expect(!out.contains(where: { if case .retry = $0 { true } else { false } }))
 
         // The booth takes the next guest.
-        out = m.handle(.press(id: 2, at: instant(20)))
+        out = m.pressAnswered(id: 2, at: instant(20))
         #expect(out.first == .beginSession)
         #expect(m.state == .capture(id: 3, attempt: 1))
     }
@@ -135,9 +135,9 @@ struct MachineSequenceTests {
     func deferredStorageFault() throws {
         var m = BoothMachine(config: instantConfig)
         _ = m.start()
-        _ = m.handle(.press(id: 1, at: instant(10)))
+        _ = m.pressAnswered(id: 1, at: instant(10))
         var out = m.handle(.captureSucceeded(id: 1))
-        #expect(out.first == .save(captureID: 1))
+        #expect(out.prefix(2) == [.keepForSession(captureID: 1), .save(captureID: 1)])
         let review = try #require(startedTimer(out))
         #expect(review.milliseconds == 4000)
 
@@ -258,5 +258,101 @@ struct MachineSequenceTests {
         let out = d.press(20)
         #expect(d.machine.state == .preview)
         #expect(out.first == .beginSession)
+    }
+
+    @Test("a press in idle only asks for the storage check: state, timer and storage news wait for the answer")
+    func pressInIdleAsksFirst() {
+        for start in Start.allCases where start.expectedState == .idle {
+            var d = start.reach()
+            let before = d.machine
+            let out = d.send(.press(id: otherPress, at: T))
+            #expect(out == [.checkStorage(pressID: otherPress, at: T)], "\(start)")
+            #expect(d.machine.state == .idle, "\(start)")
+            #expect(d.machine.timerToken == before.timerToken, "\(start)")
+            #expect(d.machine.storageRefusal == before.storageRefusal, "\(start)")
+            #expect(d.machine.shot == 0, "\(start): no session before the answer")
+        }
+    }
+
+    @Test("the answer's storage news stays: space low refuses the next press too, without asking again")
+    func storageAnswerIsKept() {
+        var m = BoothMachine(config: tableConfig)
+        _ = m.start()
+        _ = m.pressAnswered(id: 1, at: instant(10), refusal: lowSpace)
+        #expect(m.storageRefusal == lowSpace)
+        #expect(m.state == .idle)
+        // The next check finds space again: the session begins.
+        let out = m.pressAnswered(id: 2, at: instant(11), refusal: .some(nil))
+        #expect(m.storageRefusal == nil)
+        #expect(m.state == .preview)
+        #expect(out.contains(.beginSession))
+    }
+
+    @Test("a print that waited for its save is made from the file once, even after the review ended")
+    func printWaitsForSaveAcrossReviewEnd() {
+        var d = Start.reviewPrintAwaitingSave.reach()
+        let picture = d.lastCapture
+        #expect(d.machine.printsAwaitingSave == [picture])
+        d.fireTimer()
+        #expect(d.machine.state == .idle)
+        let out = d.send(.saved(captureID: picture, path: photoPath))
+        #expect(out.contains(.printSaved(pictureID: picture, path: photoPath)))
+        #expect(d.machine.printsAwaitingSave.isEmpty)
+        // A second `saved` of the same picture (its held bytes written again) prints nothing more.
+        #expect(!d.send(.saved(captureID: picture, path: photoPath)).contains(.printSaved(pictureID: picture, path: photoPath)))
+    }
+
+    @Test("a print that waited for its save and was skipped by a long press is not made")
+    func skippedPrintDoesNotWaitForSave() {
+        var d = Start.reviewPrintAwaitingSave.reach()
+        let picture = d.lastCapture
+        d.send(.longPress(id: otherPress))
+        #expect(d.machine.printsAwaitingSave.isEmpty)
+        #expect(d.send(.saved(captureID: picture, path: photoPath)) == [.log(.debug, "capture \(picture) saved to \(photoPath)")])
+    }
+
+    @Test("appliesReloadNow is what a reload does: applied at once exactly in idle and fault", arguments: Start.allCases)
+    func appliesReloadNowMatchesTheReload(_ start: Start) {
+        var d = start.reach()
+        let now = d.machine.appliesReloadNow
+        switch StateKind(d.machine.state) {
+        case .idle, .fault: #expect(now)
+        case .preview, .countdown, .capture, .betweenShots, .composing, .review, .stopped: #expect(!now)
+        }
+        let out = d.send(.reload(reloadedConfig))
+        #expect(out.contains(.applyReload) == now)
+        #expect((d.machine.config == reloadedConfig) == now)
+    }
+
+    @Test("--auto-press: a press is asked for whenever the booth is idle, once until a press arrives")
+    func autoPressWheneverIdle() {
+        var d = Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+        #expect(d.log.last == .pressLater(milliseconds: autoPressDelay), "start() asks for the first one")
+        #expect(d.machine.autoPressPending)
+        // A refused press (space low): idle still, so the next automatic press is asked for.
+        d.send(.storageStatus(refusal: lowSpace))
+        var out = d.press(10)
+        #expect(out.contains(.log(.notice, "press refused: \(lowSpace)")))
+        #expect(out.last == .pressLater(milliseconds: autoPressDelay))
+        // Events in idle while it is on its way ask for no second one.
+        #expect(!d.send(.storageStatus(refusal: nil)).contains(.pressLater(milliseconds: autoPressDelay)))
+        // It starts a session; none is asked for until the booth is idle again.
+        out = d.press(11)
+        #expect(d.machine.state == .preview)
+        #expect(!out.contains(.pressLater(milliseconds: autoPressDelay)))
+        for _ in 0..<4 { d.fireTimer() }
+        #expect(!d.send(.captureSucceeded(id: d.lastCapture)).contains(.pressLater(milliseconds: autoPressDelay)))
+        out = d.fireTimer()
+        #expect(d.machine.state == .idle)
+        #expect(out.last == .pressLater(milliseconds: autoPressDelay))
+        // Shutdown: nothing more.
+        #expect(!d.send(.shutdown).contains(.pressLater(milliseconds: autoPressDelay)))
+    }
+
+    @Test("without --auto-press the machine never asks for a press", arguments: Start.allCases)
+    func noAutoPressUnlessAsked(_ start: Start) {
+        let d = start.reach()
+        let asked = d.log.contains { if case .pressLater = $0 { true } else { false } }
+        #expect(asked == (d.machine.autoPressMilliseconds != nil))
     }
 }

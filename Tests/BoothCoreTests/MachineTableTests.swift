@@ -7,6 +7,11 @@ import BoothCore
 // stand for the current, next, an earlier and a not-yet-issued timer token; `cap`/`cap1`/`prevCap`
 // and "{capture}" for the latest, the next and the previous capture id.
 //
+// The runtime asks the machine every (state, event) question: a press in idle only asks for the
+// storage check (`checkStorage`), and its answer (`storageChecked`) carries the press on; a capture
+// or a picture that arrives after its session moved on is saved or logged by the machine's commands;
+// a print whose bytes were gone waits in the machine for its `saved` (`printWaitsForSave`).
+//
 // Every row checks, besides the exact state and commands:
 //  - a `startTimer` leaves its token as the machine's one live token; without one the token is unchanged
 //    (except on shutdown, which invalidates every timer);
@@ -36,12 +41,25 @@ let enospc = "No space left on device"
 let fullWhileSaving7 = "storage full while saving capture 7: No space left on device"
 let fullWhileSavingLatest = "storage full while saving capture {capture}: No space left on device"
 
+/// A capture that succeeds after its session moved on: saved anyway, never dropped.
+func lateCapture(_ id: UInt64) -> [BoothCommand] {
+    let text = id == cap ? Placeholder.captureText : id == prevCap ? Placeholder.previousCaptureText : String(id)
+    return [.log(.notice, "capture \(text) arrived after its session moved on; saving it anyway"), .save(captureID: id)]
+}
+
+/// A picture composed after its session ended (or never asked for): logged; the composer saves it.
+func lateComposition(_ id: UInt64) -> [BoothCommand] {
+    let text = id == pic ? Placeholder.pictureText : String(id)
+    return [.log(.warning, "picture \(text) composed after its session ended (compose deadline passed): "
+                 + "saved, not reviewed or printed (photoboothctl test-print FILE prints it)")]
+}
+
 enum MachineTable {
     // MARK: idle
 
     static let idle: [Row] = [
-        row(.idle, "press → preview (session begins, preview timer)",
-            .press(id: otherPress, at: T), .preview,
+        row(.idle, "the press's storage check answered (fine): → preview (session begins, preview timer)",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .preview,
             [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),
         row(.idle, "long press: ignored",
             .longPress(id: sessionPress), .idle,
@@ -53,8 +71,8 @@ enum MachineTable {
             .timer(token: unissuedTok, at: T), .idle, []),
         row(.idle, "timer with token current−1: ignored",
             .timer(token: staleTok, at: T), .idle, []),
-        row(.idle, "capture ok for an unknown capture: ignored",
-            .captureSucceeded(id: unknownCapture), .idle, []),
+        row(.idle, "capture ok for an unknown capture: saved anyway (never dropped)",
+            .captureSucceeded(id: unknownCapture), .idle, lateCapture(unknownCapture)),
         row(.idle, "capture failed for an unknown capture: ignored",
             .captureFailed(id: unknownCapture, message: "EIO", at: T), .idle, []),
         row(.idle, "saved: logged",
@@ -99,17 +117,17 @@ enum MachineTable {
         // After a completed session: the old review timer and a late capture answer are stale.
         row(.idleAfterSession, "timer with the ended review's token: ignored",
             .timer(token: staleTok, at: T), .idle, []),
-        row(.idleAfterSession, "late capture ok of the ended session: ignored",
-            .captureSucceeded(id: cap), .idle, []),
+        row(.idleAfterSession, "late capture ok of the ended session: saved anyway (never dropped)",
+            .captureSucceeded(id: cap), .idle, lateCapture(cap)),
         row(.idleAfterSession, "late capture failed of the ended session: ignored",
             .captureFailed(id: cap, message: "EIO", at: T), .idle, []),
-        row(.idleAfterSession, "press → a new session",
-            .press(id: 3, at: T), .preview,
+        row(.idleAfterSession, "the press's storage check answered (fine): → a new session",
+            .storageChecked(pressID: 3, at: T, refusal: nil, fault: nil), .preview,
             [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),
 
         // The idle timer stopped the stream.
-        row(.idleStreamStopped, "press → preview, the stream restarts",
-            .press(id: otherPress, at: T), .preview,
+        row(.idleStreamStopped, "the press's storage check answered (fine): → preview, the stream restarts",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .preview,
             [.beginSession, .startStream, .show(.preview), .setLED(.steady),
              .startTimer(token: tok1, milliseconds: 2000)]),
         row(.idleStreamStopped, "the spent idle timer again: nothing to stop",
@@ -129,8 +147,8 @@ enum MachineTable {
             .shutdown, .stopped, [.setLED(.off), .exit]),
 
         // Sessions refused for low free space.
-        row(.idleRefused, "press refused: stay idle, the screen says why, not a fault",
-            .press(id: otherPress, at: T), .idle,
+        row(.idleRefused, "the press's storage check answered (space still low): the press is refused, stay idle, the screen says why, not a fault",
+            .storageChecked(pressID: otherPress, at: T, refusal: lowSpace, fault: nil), .idle,
             [.show(.idle(notice: lowSpace)), .log(.notice, "press refused: \(lowSpace)")]),
         row(.idleRefused, "long press: ignored",
             .longPress(id: otherPress), .idle, [.log(.info, "long press ignored in idle")]),
@@ -153,18 +171,18 @@ enum MachineTable {
             .shutdown, .stopped, [.setLED(.off), .stopStream, .exit]),
 
         // session.preview = 0s, session.countdown = 0: the press instant is the trigger.
-        row(.idleInstant, "press → capture at once, trigger = the press instant",
-            .press(id: otherPress, at: T), .capture(id: cap1, attempt: 1),
+        row(.idleInstant, "the press's storage check answered (fine): → capture at once, trigger = the press instant",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .capture(id: cap1, attempt: 1),
             [.beginSession, .show(.preview), .setLED(.steady), .show(.capture), .setLED(.off),
              .capture(id: cap1, trigger: T), .startTimer(token: tok1, milliseconds: 1500)]),
         // session.preview = 0s, session.countdown = 3.
-        row(.idleNoPreview, "press → countdown at once",
-            .press(id: otherPress, at: T), .countdown(remaining: 3),
+        row(.idleNoPreview, "the press's storage check answered (fine): → countdown at once",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .countdown(remaining: 3),
             [.beginSession, .show(.preview), .setLED(.steady), .show(.countdown(remaining: 3, shot: 1, of: 1)),
              .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
         // session.preview = off: the preview waits for a press, up to session.preview_timeout.
-        row(.idlePreviewOff, "press → preview with the preview_timeout timer",
-            .press(id: otherPress, at: T), .preview,
+        row(.idlePreviewOff, "the press's storage check answered (fine): → preview with the preview_timeout timer",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .preview,
             [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 20_000)]),
     ]
 
@@ -200,8 +218,8 @@ enum MachineTable {
             .timer(token: staleTok, at: T), .preview, []),
         row(.preview, "timer with a token never issued: ignored",
             .timer(token: unissuedTok, at: T), .preview, []),
-        row(.preview, "capture ok for an unknown capture: ignored",
-            .captureSucceeded(id: unknownCapture), .preview, []),
+        row(.preview, "capture ok for an unknown capture: saved anyway (never dropped)",
+            .captureSucceeded(id: unknownCapture), .preview, lateCapture(unknownCapture)),
         row(.preview, "capture failed for an unknown capture: ignored",
             .captureFailed(id: unknownCapture, message: "EIO", at: T), .preview, []),
         row(.preview, "saved (an earlier session's): logged",
@@ -280,8 +298,8 @@ enum MachineTable {
             .timer(token: staleTok, at: T), .countdown(remaining: 3), []),
         row(.countdown3, "timer with a token never issued: ignored",
             .timer(token: unissuedTok, at: T), .countdown(remaining: 3), []),
-        row(.countdown3, "capture ok for an unknown capture: ignored",
-            .captureSucceeded(id: unknownCapture), .countdown(remaining: 3), []),
+        row(.countdown3, "capture ok for an unknown capture: saved anyway (never dropped)",
+            .captureSucceeded(id: unknownCapture), .countdown(remaining: 3), lateCapture(unknownCapture)),
         row(.countdown3, "capture failed for an unknown capture: ignored",
             .captureFailed(id: unknownCapture, message: "EIO", at: T), .countdown(remaining: 3), []),
         row(.countdown3, "saved (an earlier session's): logged",
@@ -347,7 +365,7 @@ enum MachineTable {
         .show(.idle(notice: sorry)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 60_000),
     ]
     static let toReview: [BoothCommand] = [
-        .save(captureID: cap), .show(.review(pictureID: cap)), .setLED(.off),
+        .keepForSession(captureID: cap), .save(captureID: cap), .show(.review(pictureID: cap)), .setLED(.off),
         .startTimer(token: tok1, milliseconds: 4000),
     ]
 
@@ -368,8 +386,8 @@ enum MachineTable {
             .timer(token: unissuedTok, at: T), .capture(id: cap, attempt: 1), []),
         row(.capture1, "capture ok → save → review",
             .captureSucceeded(id: cap), .review(pictureID: cap), toReview),
-        row(.capture1, "capture ok with a stale id: ignored",
-            .captureSucceeded(id: unknownCapture), .capture(id: cap, attempt: 1), []),
+        row(.capture1, "capture ok with a stale id: saved anyway (never dropped)",
+            .captureSucceeded(id: unknownCapture), .capture(id: cap, attempt: 1), lateCapture(unknownCapture)),
         row(.capture1, "capture failed → retry once, trigger = the failure's instant",
             .captureFailed(id: cap, message: "VIDIOC_DQBUF: EIO", at: T), .capture(id: cap1, attempt: 2),
             [.log(.warning, "capture {capture} failed: VIDIOC_DQBUF: EIO")] + retryCapture),
@@ -401,8 +419,8 @@ enum MachineTable {
             [.log(.warning, "capture {capture} got no good frame within 1500 ms")] + failedTwice),
         row(.capture2, "capture ok → save → review",
             .captureSucceeded(id: cap), .review(pictureID: cap), toReview),
-        row(.capture2, "late ok of the first attempt (stale id): ignored",
-            .captureSucceeded(id: prevCap), .capture(id: cap, attempt: 2), []),
+        row(.capture2, "late ok of the first attempt (stale id): saved anyway (never dropped)",
+            .captureSucceeded(id: prevCap), .capture(id: cap, attempt: 2), lateCapture(prevCap)),
         row(.capture2, "late failure of the first attempt (stale id): ignored",
             .captureFailed(id: prevCap, message: "EIO", at: T), .capture(id: cap, attempt: 2), []),
         row(.capture2, "the first attempt's deadline (stale token): ignored",
@@ -426,7 +444,7 @@ enum MachineTable {
 
         // print.mode = auto: the picture is printed as its review starts (before the save, while its bytes are held).
         row(.capture1AutoPrint, "capture ok → print, save, review",
-            .captureSucceeded(id: cap), .review(pictureID: cap), [.print(pictureID: cap)] + toReview),
+            .captureSucceeded(id: cap), .review(pictureID: cap), [.keepForSession(captureID: cap), .print(pictureID: cap)] + Array(toReview.dropFirst())),
         row(.capture1AutoPrint, "press: ignored (nothing printed before review)",
             .press(id: otherPress, at: T), .capture(id: cap, attempt: 1), [.log(.info, "press ignored in capture")]),
         row(.capture1AutoPrint, "long press of another press: ignored",
@@ -450,8 +468,8 @@ enum MachineTable {
             .timer(token: staleTok, at: T), .review(pictureID: cap), []),
         row(.review, "timer with a token never issued: ignored",
             .timer(token: unissuedTok, at: T), .review(pictureID: cap), []),
-        row(.review, "duplicate capture ok: ignored",
-            .captureSucceeded(id: cap), .review(pictureID: cap), []),
+        row(.review, "duplicate capture ok: saved anyway (never dropped)",
+            .captureSucceeded(id: cap), .review(pictureID: cap), lateCapture(cap)),
         row(.review, "late capture failed: ignored",
             .captureFailed(id: cap, message: "EIO", at: T), .review(pictureID: cap), []),
         row(.review, "saved: logged",
@@ -530,8 +548,8 @@ enum MachineTable {
             .timer(token: staleTok, at: T), .fault(reasons: [.camera: cameraLost]), []),
         row(.fault, "timer with a token never issued: ignored",
             .timer(token: unissuedTok, at: T), .fault(reasons: [.camera: cameraLost]), []),
-        row(.fault, "capture ok for an unknown capture: ignored",
-            .captureSucceeded(id: unknownCapture), .fault(reasons: [.camera: cameraLost]), []),
+        row(.fault, "capture ok for an unknown capture: saved anyway (never dropped)",
+            .captureSucceeded(id: unknownCapture), .fault(reasons: [.camera: cameraLost]), lateCapture(unknownCapture)),
         row(.fault, "capture failed for an unknown capture: ignored",
             .captureFailed(id: unknownCapture, message: "EIO", at: T), .fault(reasons: [.camera: cameraLost]), []),
         row(.fault, "saved (held bytes written): logged",
@@ -669,7 +687,7 @@ enum MachineTable {
     static let series: [Row] = [
         row(.captureMulti1, "shot 1 of 3 ok → saved, between shots announcing 2 of 3",
             .captureSucceeded(id: cap), .betweenShots(next: 2),
-            [.save(captureID: cap), .show(.betweenShots(next: 2, of: 3)), .setLED(.steady),
+            [.keepForSession(captureID: cap), .save(captureID: cap), .show(.betweenShots(next: 2, of: 3)), .setLED(.steady),
              .startTimer(token: tok1, milliseconds: 2500)]),
         row(.captureMulti1, "long press of another press: ignored (the capture takes milliseconds)",
             .longPress(id: otherPress), .capture(id: cap, attempt: 1), [.log(.info, "long press ignored in capture")]),
@@ -687,8 +705,8 @@ enum MachineTable {
             .timer(token: staleTok, at: T), .betweenShots(next: 2), []),
         row(.betweenShots2, "timer with a token never issued: ignored",
             .timer(token: unissuedTok, at: T), .betweenShots(next: 2), []),
-        row(.betweenShots2, "capture 1 ok again: ignored",
-            .captureSucceeded(id: cap), .betweenShots(next: 2), []),
+        row(.betweenShots2, "capture 1 ok again: saved anyway (never dropped)",
+            .captureSucceeded(id: cap), .betweenShots(next: 2), lateCapture(cap)),
         row(.betweenShots2, "capture failed for an unknown capture: ignored",
             .captureFailed(id: unknownCapture, message: "EIO", at: T), .betweenShots(next: 2), []),
         row(.betweenShots2, "capture 1 saved: logged",
@@ -706,8 +724,8 @@ enum MachineTable {
             .storageStatus(refusal: lowSpace), .betweenShots(next: 2), []),
         row(.betweenShots2, "reload: deferred",
             .reload(reloadedConfig), .betweenShots(next: 2), deferredReload, config: multiConfig),
-        row(.betweenShots2, "composed for a picture never asked for: ignored",
-            .composed(pictureID: unknownCapture), .betweenShots(next: 2), []),
+        row(.betweenShots2, "composed for a picture never asked for: logged as late (the composer saves it)",
+            .composed(pictureID: unknownCapture), .betweenShots(next: 2), lateComposition(unknownCapture)),
         row(.betweenShots2, "compose failed for a picture never asked for: ignored",
             .composeFailed(pictureID: unknownCapture, message: "x"), .betweenShots(next: 2), []),
         row(.betweenShots2, "shutdown: series cancelled (captures kept), exit",
@@ -746,7 +764,7 @@ enum MachineTable {
         // Shot 2's capture.
         row(.captureShot2, "ok → saved, between shots announcing 3 of 3",
             .captureSucceeded(id: cap), .betweenShots(next: 3),
-            [.save(captureID: cap), .show(.betweenShots(next: 3, of: 3)), .setLED(.steady),
+            [.keepForSession(captureID: cap), .save(captureID: cap), .show(.betweenShots(next: 3, of: 3)), .setLED(.steady),
              .startTimer(token: tok1, milliseconds: 2500)]),
         row(.captureShot2, "failed → retry once",
             .captureFailed(id: cap, message: "VIDIOC_DQBUF: EIO", at: T), .capture(id: cap1, attempt: 2),
@@ -760,17 +778,17 @@ enum MachineTable {
         row(.captureShot2Retry, "deadline of the retry → session failed",
             .timer(token: tok, at: T), .idle,
             [.log(.warning, "capture {capture} got no good frame within 1500 ms")] + failedTwice),
-        row(.captureShot2Retry, "late ok of the first attempt: ignored",
-            .captureSucceeded(id: prevCap), .capture(id: cap, attempt: 2), []),
+        row(.captureShot2Retry, "late ok of the first attempt: saved anyway (never dropped)",
+            .captureSucceeded(id: prevCap), .capture(id: cap, attempt: 2), lateCapture(prevCap)),
         row(.captureShot2Retry, "retry ok → between shots announcing 3 of 3",
             .captureSucceeded(id: cap), .betweenShots(next: 3),
-            [.save(captureID: cap), .show(.betweenShots(next: 3, of: 3)), .setLED(.steady),
+            [.keepForSession(captureID: cap), .save(captureID: cap), .show(.betweenShots(next: 3, of: 3)), .setLED(.steady),
              .startTimer(token: tok1, milliseconds: 2500)]),
 
         // The last shot.
         row(.captureShot3, "last shot ok → saved, compose the picture from captures 1, 2, 3 (compose deadline)",
             .captureSucceeded(id: cap), .composing(pictureID: cap1),
-            [.save(captureID: cap), .compose(pictureID: cap1, captures: [1, 2, 3]),
+            [.keepForSession(captureID: cap), .save(captureID: cap), .compose(pictureID: cap1, captures: [1, 2, 3]),
              .startTimer(token: tok1, milliseconds: 10_000)]),
 
         // Composing.
@@ -785,8 +803,8 @@ enum MachineTable {
             .timer(token: staleTok, at: T), .composing(pictureID: pic), []),
         row(.composing, "timer with a token never issued: ignored",
             .timer(token: unissuedTok, at: T), .composing(pictureID: pic), []),
-        row(.composing, "late capture ok: ignored",
-            .captureSucceeded(id: cap), .composing(pictureID: pic), []),
+        row(.composing, "late capture ok: saved anyway (never dropped)",
+            .captureSucceeded(id: cap), .composing(pictureID: pic), lateCapture(cap)),
         row(.composing, "late capture failed: ignored",
             .captureFailed(id: cap, message: "EIO", at: T), .composing(pictureID: pic), []),
         row(.composing, "capture 3 saved: logged",
@@ -806,8 +824,8 @@ enum MachineTable {
             .reload(reloadedConfig), .composing(pictureID: pic), deferredReload, config: multiConfig),
         row(.composing, "composed → review of the picture",
             .composed(pictureID: pic), .review(pictureID: pic), composedToReview),
-        row(.composing, "composed for another picture: ignored",
-            .composed(pictureID: unknownCapture), .composing(pictureID: pic), []),
+        row(.composing, "composed for another picture: logged as late (the composer saves it)",
+            .composed(pictureID: unknownCapture), .composing(pictureID: pic), lateComposition(unknownCapture)),
         row(.composing, "compose failed → session failed, idle says why, captures kept",
             .composeFailed(pictureID: pic, message: "capture 2 does not decode"), .idle,
             [.log(.error, "the session's picture not composed: capture 2 does not decode")] + composeFailedToIdle),
@@ -839,8 +857,8 @@ enum MachineTable {
         row(.reviewPicture, "the picture saved: logged as the picture",
             .saved(captureID: pic, path: photoPath), .review(pictureID: pic),
             [.log(.debug, "the session's picture saved to \(photoPath)")]),
-        row(.reviewPicture, "composed again: ignored",
-            .composed(pictureID: pic), .review(pictureID: pic), []),
+        row(.reviewPicture, "composed again: logged as late (the composer saves it)",
+            .composed(pictureID: pic), .review(pictureID: pic), lateComposition(pic)),
         row(.reviewPicture, "compose failed late: ignored",
             .composeFailed(pictureID: pic, message: "x"), .review(pictureID: pic), []),
         row(.reviewPicture, "the compose deadline's token: ignored",
@@ -849,7 +867,7 @@ enum MachineTable {
         // One shot with a composer.
         row(.captureSingleComposed, "ok → saved, composed like a series (no review on the raw capture)",
             .captureSucceeded(id: cap), .composing(pictureID: cap1),
-            [.save(captureID: cap), .compose(pictureID: cap1, captures: [1]), .startTimer(token: tok1, milliseconds: 10_000)]),
+            [.keepForSession(captureID: cap), .save(captureID: cap), .compose(pictureID: cap1, captures: [1]), .startTimer(token: tok1, milliseconds: 10_000)]),
         row(.composingSingle, "composed → review of the picture",
             .composed(pictureID: pic), .review(pictureID: pic), composedToReview),
     ]
@@ -861,8 +879,9 @@ enum MachineTable {
             let state: BoothState = if case .capture = s { .capture(id: cap, attempt: 1) }
                                     else if case .review = s { .review(pictureID: cap) } else { s }
             return [
-                row(start, "composed for a picture never asked for: ignored",
-                    .composed(pictureID: unknownCapture), state, []),
+                row(start, "composed for a picture never asked for: logged as late (the composer saves it)",
+                    .composed(pictureID: unknownCapture), state,
+                    start == .stopped ? [] : lateComposition(unknownCapture)),
                 row(start, "compose failed for a picture never asked for: ignored",
                     .composeFailed(pictureID: unknownCapture, message: "x"), state, []),
             ]
@@ -884,8 +903,128 @@ enum MachineTable {
         row(start, "live view wanted: nothing changes", .liveViewWanted, start.expectedState, [])
     }
 
+    // MARK: the storage check before a session (the machine asks, the runtime answers at once)
+
+    static let pressIgnoredInFault = BoothCommand.log(.info, "press ignored: booth in fault")
+    static let storageFault: [BoothCommand] = [
+        .log(.error, "fault (storage): \(storageGone)"), .stopStream, .show(.fault(reasons: [.storage: storageGone])),
+        .setLED(.fault), .startTimer(token: tok1, milliseconds: 1000),
+    ]
+
+    /// A press in idle asks for the storage check and waits for its answer; every other row of
+    /// `storageChecked` answers one (a press elsewhere never asks).
+    static let storageCheck: [Row] = [Start.idle, .idleStreamStopped, .idleRefused, .idleAfterSession, .idleInstant,
+                                      .idleNoPreview, .idlePreviewOff].map { start in
+        row(start, "press: the storage is checked first; nothing else yet",
+            .press(id: otherPress, at: T), .idle, [.checkStorage(pressID: otherPress, at: T)])
+    } + [
+        row(.idle, "the check finds space low: the screen says why, the LED stops inviting, the press is refused",
+            .storageChecked(pressID: otherPress, at: T, refusal: lowSpace, fault: nil), .idle,
+            [.show(.idle(notice: lowSpace)), .setLED(.off),
+             .show(.idle(notice: lowSpace)), .log(.notice, "press refused: \(lowSpace)")]),
+        row(.idle, "the check finds the media gone: fault(storage), the press is ignored in fault",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: storageGone), .fault(reasons: [.storage: storageGone]),
+            storageFault + [pressIgnoredInFault]),
+        row(.idle, "the check finds space low and the media gone: both, then the press is ignored in fault",
+            .storageChecked(pressID: otherPress, at: T, refusal: lowSpace, fault: storageGone),
+            .fault(reasons: [.storage: storageGone]),
+            [.show(.idle(notice: lowSpace)), .setLED(.off)] + storageFault + [pressIgnoredInFault]),
+        row(.idleStreamStopped, "the check finds the media gone: fault(storage), no stopStream (not streaming)",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: storageGone), .fault(reasons: [.storage: storageGone]),
+            storageFault.filter { $0 != .stopStream } + [pressIgnoredInFault]),
+        row(.idleRefused, "the check finds space back: the notice clears, then the session begins",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .preview,
+            [.show(.idle(notice: nil)), .setLED(.steady),
+             .beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),
+
+        // An answer in a state that never asks: its storage news is taken, its press is handled there.
+        row(.preview, "storage checked (fine): the press goes on as a press in preview → countdown",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .countdown(remaining: 3),
+            [.show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+        row(.preview, "storage checked, media gone: session failed, fault, the press ignored in fault",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: storageGone),
+            .fault(reasons: [.storage: storageGone]), sessionFault(.storage, storageGone) + [pressIgnoredInFault]),
+        row(.countdown3, "storage checked: the press is ignored in countdown",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .countdown(remaining: 3),
+            [.log(.info, "press ignored in countdown")]),
+        row(.capture1, "storage checked, space low: the capture goes on, the press is ignored",
+            .storageChecked(pressID: otherPress, at: T, refusal: lowSpace, fault: nil), .capture(id: cap, attempt: 1),
+            [.log(.info, "press ignored in capture")]),
+        row(.betweenShots2, "storage checked: the press starts shot 2's countdown",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .countdown(remaining: 3), countdownShot2),
+        row(.composing, "storage checked: the press is ignored in composing",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .composing(pictureID: pic),
+            [.log(.info, "press ignored in composing")]),
+        row(.review, "storage checked: the press is ignored in review",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .review(pictureID: cap),
+            [.log(.info, "press ignored in review")]),
+        row(.reviewPressPrint, "storage checked: the press prints (print.mode = press)",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .review(pictureID: cap),
+            [.print(pictureID: cap), .log(.info, "print of the session's picture (capture {capture}) requested by a press")]),
+        row(.fault, "storage checked: the press is ignored in fault",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .fault(reasons: [.camera: cameraLost]),
+            [pressIgnoredInFault]),
+        row(.fault, "storage checked, media gone: the reason is added, the press is ignored",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: storageGone), .fault(reasons: cameraAndStorage),
+            [.log(.error, "fault (storage): \(storageGone)"), .show(.fault(reasons: cameraAndStorage)), pressIgnoredInFault]),
+        row(.stopped, "storage checked: ignored",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: storageGone), .stopped, []),
+    ]
+
+    // MARK: a print that waits for its picture's save
+
+    static let printWaitsForSave: [Row] = [
+        row(.reviewAutoPrint, "the print's bytes were gone: it waits for the save (nothing to do now)",
+            .printWaitsForSave(pictureID: cap), .review(pictureID: cap), []),
+        row(.reviewPressPrintRequested, "the print's bytes were gone: it waits for the save",
+            .printWaitsForSave(pictureID: cap), .review(pictureID: cap), []),
+        row(.reviewAutoPrint, "for a picture never asked to print: ignored",
+            .printWaitsForSave(pictureID: unknownCapture), .review(pictureID: cap), []),
+        row(.review, "print.mode = off, nothing asked to print: ignored",
+            .printWaitsForSave(pictureID: cap), .review(pictureID: cap), []),
+        row(.reviewPressPrintSkipped, "its printing skipped: ignored",
+            .printWaitsForSave(pictureID: cap), .review(pictureID: cap), []),
+        row(.reviewPrintAwaitingSave, "its save arrives: printed from the file",
+            .saved(captureID: cap, path: photoPath), .review(pictureID: cap),
+            [.log(.debug, "capture {capture} saved to \(photoPath)"), .printSaved(pictureID: cap, path: photoPath)]),
+        row(.reviewPrintAwaitingSave, "another save: logged only",
+            .saved(captureID: 7, path: photoPath), .review(pictureID: cap), [.log(.debug, "capture 7 saved to \(photoPath)")]),
+        row(.reviewPrintAwaitingSave, "long press of another press: printing skipped (the wait is dropped)",
+            .longPress(id: otherPress), .review(pictureID: cap),
+            [.skipPrint(pictureID: cap), .log(.info, "printing of the session's picture (capture {capture}) skipped by a long press")]),
+        row(.reviewPrintAwaitingSave, "review over → idle (the print still waits for the save)",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000)]),
+    ] + [Start.idle, .preview, .countdown3, .capture1, .betweenShots2, .composing, .fault, .stopped].map { start in
+        row(start, "print waits for a save: no print asked for here, ignored",
+            .printWaitsForSave(pictureID: unknownCapture), start.expectedState, [])
+    }
+
+    // MARK: --auto-press: the booth presses by itself whenever it is idle
+
+    static let autoPress: [Row] = [
+        row(.idleAutoPress, "press (the automatic one): the storage is checked first; no new press while it is asked",
+            .press(id: otherPress, at: T), .idle, [.checkStorage(pressID: otherPress, at: T)]),
+        row(.idleAutoPress, "its storage check answered (fine): the session begins, no new press",
+            .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .preview,
+            [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),
+        row(.idleAutoPress, "idle timer: the stream stops; the automatic press is already on its way",
+            .timer(token: tok, at: T), .idle, [.stopStream, .log(.info, "stream stopped after idle time")]),
+        row(.reviewWithAutoPress, "review over → idle, and the next automatic press is asked for",
+            .timer(token: tok, at: T), .idle,
+            [.endSession(.completed), .show(.idle(notice: nil)), .setLED(.steady),
+             .startTimer(token: tok1, milliseconds: 60_000), .pressLater(milliseconds: autoPressDelay)]),
+        row(.reviewWithAutoPress, "press: ignored in review, no automatic press outside idle",
+            .press(id: otherPress, at: T), .review(pictureID: cap), [.log(.info, "press ignored in review")]),
+        row(.faultAutoPressArrived, "recovered → idle, and the next automatic press is asked for",
+            .deviceRecovered(.camera), .idle, recoveredToIdle + [.pressLater(milliseconds: autoPressDelay)]),
+        row(.faultAutoPressArrived, "press: ignored in fault, no automatic press outside idle",
+            .press(id: otherPress, at: T), .fault(reasons: [.camera: cameraLost]), [pressIgnoredInFault]),
+    ]
+
     static let rows: [Row] = idle + idleVariants + preview + countdown + capture + review + fault + stopped
-        + series + composeEventsElsewhere + liveViewWanted
+        + series + composeEventsElsewhere + liveViewWanted + storageCheck + printWaitsForSave + autoPress
 }
 
 @Suite("BoothMachine state × event table")

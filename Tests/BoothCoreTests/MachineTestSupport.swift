@@ -58,6 +58,8 @@ let T = MonotonicInstant(nanoseconds: 100_000_000_000)
 let sessionPress: UInt64 = 1
 /// A different, later press.
 let otherPress: UInt64 = 2
+/// `--auto-press`'s delay in the table (distinct from every timer).
+let autoPressDelay = 300
 /// A capture id the machine never issued.
 let unknownCapture: UInt64 = 999
 
@@ -94,6 +96,8 @@ enum Placeholder {
 
     /// In strings: the latest capture id.
     static let captureText = "{capture}"
+    /// In strings: the capture before the latest.
+    static let previousCaptureText = "{previous}"
     /// In strings: the latest picture id.
     static let pictureText = "{picture}"
     /// In strings: the session's captures, `"1, 2"`.
@@ -143,6 +147,7 @@ struct Resolver {
     func text(_ s: String) -> String {
         s.replacingAll(Placeholder.captureText, with: String(lastCapture))
             .replacingAll(Placeholder.pictureText, with: String(lastPicture))
+            .replacingAll(Placeholder.previousCaptureText, with: String(lastCapture &- 1))
             .replacingAll(Placeholder.sessionCapturesText, with: sessionCaptures.map(String.init).joined(separator: ", "))
     }
 
@@ -152,7 +157,8 @@ struct Resolver {
 
     func event(_ e: BoothEvent) -> BoothEvent {
         switch e {
-        case .press, .longPress, .deviceFault, .deviceRecovered, .storageStatus, .reload, .liveViewWanted, .shutdown:
+        case .press, .storageChecked, .longPress, .deviceFault, .deviceRecovered, .storageStatus, .reload,
+             .liveViewWanted, .shutdown:
             e
         case let .timer(token, at): .timer(token: id(token), at: at)
         case let .captureSucceeded(c): .captureSucceeded(id: id(c))
@@ -161,6 +167,7 @@ struct Resolver {
         case let .saveFailed(c, noSpace, message): .saveFailed(captureID: id(c), noSpace: noSpace, message: message)
         case let .composed(p): .composed(pictureID: id(p))
         case let .composeFailed(p, message): .composeFailed(pictureID: id(p), message: message)
+        case let .printWaitsForSave(p): .printWaitsForSave(pictureID: id(p))
         }
     }
 
@@ -184,11 +191,14 @@ struct Resolver {
 
     func command(_ c: BoothCommand) -> BoothCommand {
         switch c {
-        case .startStream, .stopStream, .setLED, .retry, .applyReload, .beginSession, .endSession, .exit: c
+        case .startStream, .stopStream, .setLED, .retry, .applyReload, .beginSession, .endSession, .exit,
+             .checkStorage, .pressLater: c
         case let .show(s): .show(screen(s))
         case let .startTimer(t, ms): .startTimer(token: id(t), milliseconds: ms)
         case let .capture(i, trigger): .capture(id: id(i), trigger: trigger)
         case let .save(i): .save(captureID: id(i))
+        case let .keepForSession(i): .keepForSession(captureID: id(i))
+        case let .printSaved(i, path): .printSaved(pictureID: id(i), path: path)
         case let .print(i): .print(pictureID: id(i))
         case let .skipPrint(i): .skipPrint(pictureID: id(i))
         case let .compose(p, c): .compose(pictureID: id(p), captures: ids(c))
@@ -216,6 +226,18 @@ extension String {
 
 // MARK: A machine being driven
 
+extension BoothMachine {
+    /// Press `id` at `at`, with the storage check the machine asks for in idle answered at once, as the
+    /// runtime does: `refusal` (default: the free space as the machine last heard it) and `fault` (default:
+    /// the media fine). The commands of the press and of its answer, without the question.
+    mutating func pressAnswered(id: UInt64, at: MonotonicInstant, refusal: String?? = .none,
+                                fault: String? = nil) -> [BoothCommand] {
+        let asked = handle(.press(id: id, at: at))
+        guard asked == [.checkStorage(pressID: id, at: at)] else { return asked }
+        return handle(.storageChecked(pressID: id, at: at, refusal: refusal ?? storageRefusal, fault: fault))
+    }
+}
+
 /// A machine plus what the tests need to know about its run so far.
 struct Drive {
     var machine: BoothMachine
@@ -228,8 +250,8 @@ struct Drive {
     /// The clock of the driving: 1 s per step, well before `T`.
     var now = MonotonicInstant(nanoseconds: 1_000_000_000)
 
-    init(_ config: CoreConfig) {
-        machine = BoothMachine(config: config)
+    init(_ config: CoreConfig, autoPressMilliseconds: Int? = nil) {
+        machine = BoothMachine(config: config, autoPressMilliseconds: autoPressMilliseconds)
         record(machine.start())
     }
 
@@ -258,10 +280,15 @@ struct Drive {
         return send(.timer(token: machine.timerToken, at: at))
     }
 
+    /// A press as the runtime feeds it: in idle the machine asks for the storage check and the runtime
+    /// answers at once (here: the free space as the machine last heard it, the media fine). Returns the
+    /// commands of the press and of its answer, without the question.
     @discardableResult
     mutating func press(_ id: UInt64) -> [BoothCommand] {
         let at = tick()
-        return send(.press(id: id, at: at))
+        let out = machine.pressAnswered(id: id, at: at)
+        record(out)
+        return out
     }
 
     var resolver: Resolver {
@@ -334,6 +361,8 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
     case reviewPressPrintRequested
     /// Review with `print.mode = press` after a long press skipped printing.
     case reviewPressPrintSkipped
+    /// As `reviewAutoPrint`, the runtime having answered the print: the bytes are gone, it waits for the save.
+    case reviewPrintAwaitingSave
     /// Three shots: capture of shot 1 (id 1).
     case captureMulti1
     /// Three shots: between shots 1 and 2 (capture 1 taken).
@@ -374,6 +403,12 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
     case faultBackedOff
     /// Stopped by `shutdown`.
     case stopped
+    /// Idle with `--auto-press` (300 ms) after `start()`: the automatic press is on its way.
+    case idleAutoPress
+    /// Review of capture 1 with `--auto-press`, the session started by the automatic press.
+    case reviewWithAutoPress
+    /// Fault (camera) with `--auto-press`, the automatic press having arrived (and been ignored) in fault.
+    case faultAutoPressArrived
 
     var description: String { rawValue }
 
@@ -491,6 +526,10 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
             var d = Start.reviewPressPrint.reach()
             d.send(.longPress(id: otherPress))
             return d
+        case .reviewPrintAwaitingSave:
+            var d = Start.reviewAutoPrint.reach()
+            d.send(.printWaitsForSave(pictureID: d.lastCapture))
+            return d
         case .captureMulti1:
             return Start.captureWith(multiConfig)
         case .betweenShots2:
@@ -561,6 +600,19 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
             var d = Drive(tableConfig)
             d.send(.shutdown)
             return d
+        case .idleAutoPress:
+            return Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+        case .reviewWithAutoPress:
+            var d = Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+            d.press(sessionPress)
+            for _ in 0..<4 { d.fireTimer() }
+            d.send(.captureSucceeded(id: d.lastCapture))
+            return d
+        case .faultAutoPressArrived:
+            var d = Drive(tableConfig, autoPressMilliseconds: autoPressDelay)
+            d.send(.deviceFault(.camera, message: cameraLost))
+            d.press(otherPress)
+            return d
         }
     }
 
@@ -597,7 +649,7 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         case .capture2, .capture2ReloadPending: .capture(id: 2, attempt: 2)
         case .review, .reviewDeferredFault, .reviewDeferredRecovered, .reviewSaveFailed, .reviewReloadPending,
              .reviewDeferredFaultReloadPending, .reviewAutoPrint, .reviewPressPrint, .reviewPressPrintRequested,
-             .reviewPressPrintSkipped: .review(pictureID: 1)
+             .reviewPressPrintSkipped, .reviewPrintAwaitingSave: .review(pictureID: 1)
         case .captureMulti1, .captureSingleComposed: .capture(id: 1, attempt: 1)
         case .betweenShots2, .betweenShots2Delete, .betweenShotsReloadPending: .betweenShots(next: 2)
         case .countdownShot2, .countdownShot2Delete: .countdown(remaining: 3)
@@ -610,6 +662,9 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         case .fault, .faultRefused, .faultBackedOff: .fault(reasons: [.camera: cameraLost])
         case .fault2: .fault(reasons: [.camera: cameraLost, .storage: storageGone])
         case .stopped: .stopped
+        case .idleAutoPress: .idle
+        case .reviewWithAutoPress: .review(pictureID: 1)
+        case .faultAutoPressArrived: .fault(reasons: [.camera: cameraLost])
         }
     }
 }
@@ -640,10 +695,13 @@ enum StateKind: String, CaseIterable, Sendable {
 enum EventKind: String, CaseIterable, Sendable {
     case press, longPress, timer, captureSucceeded, captureFailed, saved, saveFailed
     case deviceFault, deviceRecovered, storageStatus, reload, composed, composeFailed, liveViewWanted, shutdown
+    case storageChecked, printWaitsForSave
 
     init(_ e: BoothEvent) {
         switch e {
         case .press: self = .press
+        case .storageChecked: self = .storageChecked
+        case .printWaitsForSave: self = .printWaitsForSave
         case .longPress: self = .longPress
         case .timer: self = .timer
         case .captureSucceeded: self = .captureSucceeded

@@ -7,7 +7,7 @@
 ///
 /// | state | press | long press | timer | capture ok / failed, composed | device fault |
 /// |---|---|---|---|---|---|
-/// | idle | storage OK → preview; else stay, screen says why | ignore | stop the stream | – | fault |
+/// | idle | ask for the storage check; its answer: storage OK → preview, low → stay, screen says why, media gone → fault | ignore | stop the stream | – | fault |
 /// | idle, live view wanted (snapshot) | start the stream if stopped; the idle timer starts again | | | | |
 /// | preview | → countdown | cancel → idle | preview elapsed → countdown (preview off: timeout → idle) | – | fault |
 /// | countdown | ignore | cancel → idle | tick; at 0 → capture | – | fault |
@@ -16,6 +16,13 @@
 /// | composing | ignore | ignore | deadline → idle, session failed | composed → (print, mode auto) review; failed → idle, session failed | deferred to review's end |
 /// | review | print (mode press, once) | skip printing (mode auto/press; not the session's own press) | → idle (or the deferred fault) | – | deferred to review's end |
 /// | fault | ignore, logged | ignore | retry with backoff 1 s → 30 s | – | add reason; all cleared → idle |
+///
+/// A capture that succeeds after its session moved on is saved anyway (a photo a guest posed for is
+/// never dropped); a picture composed after its session ended is logged (its save is the composer's).
+/// A print whose picture's bytes were gone (``BoothEvent/printWaitsForSave(pictureID:)``) is made from
+/// the file when its `saved` arrives, in any state, unless its printing was skipped.
+/// With `--auto-press` (``autoPressMilliseconds``), every event that leaves the booth idle asks for
+/// one automatic press (``BoothCommand/pressLater(milliseconds:)``) unless one is on its way.
 ///
 /// A long press never cancels the session its own press started. A cancelled series prints
 /// nothing; its captures are kept or deleted (`session.cancelled_captures`). A series that fails
@@ -33,6 +40,13 @@ public struct BoothMachine: Sendable {
     public private(set) var deferredFaults: [FaultKind: String] = [:]
     /// A reload accepted outside idle/fault, applied on the next entry into idle or fault.
     public private(set) var pendingReload: CoreConfig?
+    /// `--auto-press` (demo, soak tests): whenever the booth is idle after an event, it presses by itself
+    /// this long later (``BoothCommand/pressLater(milliseconds:)``); nil: never. Not a setting a reload changes.
+    public let autoPressMilliseconds: Int?
+    /// An automatic press was asked for and no press has arrived since.
+    public private(set) var autoPressPending = false
+    /// Pictures whose print waits for their `saved` (``BoothEvent/printWaitsForSave(pictureID:)``).
+    public private(set) var printsAwaitingSave: Set<UInt64> = []
 
     /// The token of the one timer that is current; any other token is stale.
     public private(set) var timerToken: UInt64 = 0
@@ -65,14 +79,27 @@ public struct BoothMachine: Sendable {
     /// Shots per session in force (`session.shots`, clamped to 1…4).
     public var shots: Int { min(max(config.shots, 1), 4) }
 
-    public init(config: CoreConfig) {
-        self.config = config
+    /// Whether a ``BoothEvent/reload(_:)`` now applies at once (idle, fault) rather than when the
+    /// session under way ends; stopped: never.
+    public var appliesReloadNow: Bool {
+        switch state {
+        case .idle, .fault: true
+        case .preview, .countdown, .capture, .betweenShots, .composing, .review, .stopped: false
+        }
     }
 
-    /// The commands that bring the booth up: stream, idle screen, LED, idle timer.
+    /// - Parameter autoPressMilliseconds: see ``autoPressMilliseconds``.
+    public init(config: CoreConfig, autoPressMilliseconds: Int? = nil) {
+        self.config = config
+        self.autoPressMilliseconds = autoPressMilliseconds
+    }
+
+    /// The commands that bring the booth up: stream, idle screen, LED, idle timer (and the first
+    /// automatic press, with `--auto-press`).
     public mutating func start() -> [BoothCommand] {
         var out: [BoothCommand] = []
         enterIdle(notice: nil, into: &out)
+        autoPressIfIdle(into: &out)
         return out
     }
 
@@ -80,33 +107,71 @@ public struct BoothMachine: Sendable {
     public mutating func handle(_ event: BoothEvent) -> [BoothCommand] {
         var out: [BoothCommand] = []
         if case .stopped = state { return out }
+        decide(event, into: &out)
+        autoPressIfIdle(into: &out)
+        return out
+    }
+
+    /// With `--auto-press`: idle, and no automatic press on its way, nor a question asked for a press
+    /// (``BoothCommand/checkStorage(pressID:at:)``): ask for one.
+    private mutating func autoPressIfIdle(into out: inout [BoothCommand]) {
+        guard let ms = autoPressMilliseconds, case .idle = state, !autoPressPending,
+              !out.contains(where: { if case .checkStorage = $0 { true } else { false } }) else { return }
+        autoPressPending = true
+        out.append(.pressLater(milliseconds: ms))
+    }
+
+    private mutating func decide(_ event: BoothEvent, into out: inout [BoothCommand]) {
         switch event {
         case let .press(id, at):
-            onPress(id: id, at: at, into: &out)
+            autoPressPending = false
+            onPress(id: id, at: at, storageChecked: false, into: &out)
+        case let .storageChecked(pressID, at, refusal, fault):
+            onStorageStatus(refusal, into: &out)
+            if let fault { onDeviceFault(.storage, message: fault, into: &out) }
+            onPress(id: pressID, at: at, storageChecked: true, into: &out)
         case let .longPress(id):
             onLongPress(id: id, into: &out)
         case let .timer(token, at):
-            guard token == timerToken else { return out }
+            guard token == timerToken else { return }
             onTimer(at: at, into: &out)
         case let .captureSucceeded(id):
-            guard case .capture(id, _) = state else { return out }
+            guard case .capture(id, _) = state else {
+                // The session moved on (a fault, the deadline) after the frame was taken: a photo a
+                // guest posed for is saved all the same, never dropped.
+                out += [.log(.notice, "capture \(id) arrived after its session moved on; saving it anyway"),
+                        .save(captureID: id)]
+                return
+            }
             onCaptureSucceeded(id, into: &out)
         case let .composed(pictureID):
-            guard case .composing(pictureID) = state else { return out }
+            guard case .composing(pictureID) = state else {
+                // The compose deadline passed first: the session ended failed; the composer saves the picture.
+                out.append(.log(.warning, "picture \(pictureID) composed after its session ended (compose deadline passed): "
+                                + "saved, not reviewed or printed (photoboothctl test-print FILE prints it)"))
+                return
+            }
             out.append(.log(.info, "the session's picture composed from captures \(idList(sessionCaptures))"))
             enterReview(pictureID: pictureID, into: &out)
         case let .composeFailed(pictureID, message):
-            guard case .composing(pictureID) = state else { return out }
+            guard case .composing(pictureID) = state else { return }
             out += [.log(.error, "the session's picture not composed: \(message)"), .endSession(.failed)]
             leaveSession(notice: BoothMachine.composeFailedNotice, into: &out)
         case let .captureFailed(id, message, at):
-            guard case let .capture(current, attempt) = state, current == id else { return out }
+            guard case let .capture(current, attempt) = state, current == id else { return }
             out.append(.log(.warning, "capture \(id) failed: \(message)"))
             captureAttemptFailed(attempt: attempt, at: at, into: &out)
         case let .saved(captureID, path):
             let picture = (state == .composing(pictureID: captureID) || state == .review(pictureID: captureID))
                 && !sessionCaptures.contains(captureID)
             out.append(.log(.debug, "\(picture ? "the session's picture" : "capture \(captureID)") saved to \(path)"))
+            if printsAwaitingSave.remove(captureID) != nil {
+                out.append(.printSaved(pictureID: captureID, path: path))
+            }
+        case let .printWaitsForSave(pictureID):
+            // Only the print the machine asked for: the picture in review, its print requested.
+            guard case .review(pictureID) = state, reviewPrint == .requested else { return }
+            printsAwaitingSave.insert(pictureID)
         case let .saveFailed(captureID, noSpace, message):
             let reason = noSpace ? "storage full while saving capture \(captureID): \(message)"
                                  : "saving capture \(captureID) failed: \(message)"
@@ -116,14 +181,9 @@ public struct BoothMachine: Sendable {
         case let .deviceRecovered(kind):
             onDeviceRecovered(kind, into: &out)
         case let .storageStatus(refusal):
-            let changed = refusal != storageRefusal
-            storageRefusal = refusal
-            if changed, case .idle = state {
-                // The LED invites a press only when a press would start a session.
-                out += [.show(.idle(notice: refusal)), .setLED(refusal == nil ? .steady : .off)]
-            }
+            onStorageStatus(refusal, into: &out)
         case .liveViewWanted:
-            guard case .idle = state else { return out }
+            guard case .idle = state else { return }
             if !streaming {
                 streaming = true
                 out.append(.startStream)
@@ -131,12 +191,11 @@ public struct BoothMachine: Sendable {
             out.append(.log(.info, "live view asked for: the stream runs, camera.idle_stop counts from now"))
             startTimer(config.idleStopMilliseconds, into: &out)
         case let .reload(newConfig):
-            switch state {
-            case .idle, .fault:
+            if appliesReloadNow {
                 config = newConfig
                 pendingReload = nil
                 out.append(.applyReload)
-            default:
+            } else {
                 pendingReload = newConfig
                 out.append(.log(.info, "reload deferred until the session ends"))
             }
@@ -152,7 +211,6 @@ public struct BoothMachine: Sendable {
             if streaming { out.append(.stopStream); streaming = false }
             out.append(.exit)
         }
-        return out
     }
 
     /// How the log names picture `id` (the id is the machine's, not the session's number): the session's
@@ -163,9 +221,16 @@ public struct BoothMachine: Sendable {
 
     // MARK: Events
 
-    private mutating func onPress(id: UInt64, at: MonotonicInstant, into out: inout [BoothCommand]) {
+    /// A press; in idle, `storageChecked` says whether the storage was checked for it (else the
+    /// machine asks, and the press goes on with the answer).
+    private mutating func onPress(id: UInt64, at: MonotonicInstant, storageChecked: Bool, into out: inout [BoothCommand]) {
         switch state {
         case .idle:
+            guard storageChecked else {
+                // Free space is checked before each session, not only now and then.
+                out.append(.checkStorage(pressID: id, at: at))
+                return
+            }
             if let refusal = storageRefusal {
                 out += [.show(.idle(notice: refusal)), .log(.notice, "press refused: \(refusal)")]
                 return
@@ -209,6 +274,7 @@ public struct BoothMachine: Sendable {
             enterIdle(notice: nil, into: &out)
         case let .review(pictureID) where config.printMode != .off && id != sessionPressID && reviewPrint != .skipped:
             reviewPrint = .skipped
+            printsAwaitingSave.remove(pictureID)
             out += [.skipPrint(pictureID: pictureID), .log(.info, "printing of \(pictureName(pictureID)) skipped by a long press")]
         case .idle, .capture, .composing, .review, .fault, .stopped:
             out.append(.log(.info, "long press ignored in \(state.name)"))
@@ -255,6 +321,15 @@ public struct BoothMachine: Sendable {
             startTimer(retryDelayMilliseconds, into: &out)
         case .stopped:
             break
+        }
+    }
+
+    private mutating func onStorageStatus(_ refusal: String?, into out: inout [BoothCommand]) {
+        let changed = refusal != storageRefusal
+        storageRefusal = refusal
+        if changed, case .idle = state {
+            // The LED invites a press only when a press would start a session.
+            out += [.show(.idle(notice: refusal)), .setLED(refusal == nil ? .steady : .off)]
         }
     }
 
@@ -310,6 +385,8 @@ public struct BoothMachine: Sendable {
 
     private mutating func onCaptureSucceeded(_ id: UInt64, into out: inout [BoothCommand]) {
         sessionCaptures.append(id)
+        // Kept for the picture, the review and the print: the save lets the bytes go.
+        out.append(.keepForSession(captureID: id))
         if shot < shots {
             out.append(.save(captureID: id))
             shot += 1

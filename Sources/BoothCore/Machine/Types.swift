@@ -56,13 +56,21 @@ public enum BoothState: Equatable, Sendable {
 public enum BoothEvent: Equatable, Sendable {
     /// A debounced press. `id` identifies the physical press (its long press repeats it);
     /// `at` is the press's time on CLOCK_MONOTONIC (the kernel's edge timestamp for GPIO).
+    /// In idle the machine first asks for the storage (``BoothCommand/checkStorage(pressID:at:)``)
+    /// and the press goes on with the answer, ``storageChecked(pressID:at:refusal:fault:)``.
     case press(id: UInt64, at: MonotonicInstant)
+    /// The answer to ``BoothCommand/checkStorage(pressID:at:)``, carrying its press on: `refusal` is the
+    /// free-space check's (nil when there is room, as in ``storageStatus(refusal:)``), `fault` the
+    /// photos' media problem (nil when mounted and writable; else a storage fault, as
+    /// ``deviceFault(_:message:)``). Then the press `pressID` at `at` is handled in the state reached.
+    case storageChecked(pressID: UInt64, at: MonotonicInstant, refusal: String?, fault: String?)
     /// The press `id` has been held for `button.long_press`.
     case longPress(id: UInt64)
     /// A timer started by ``BoothCommand/startTimer(token:milliseconds:)`` fired at `at`.
     /// A token other than the machine's current one is stale and ignored.
     case timer(token: UInt64, at: MonotonicInstant)
     /// Capture `id` got a good frame; the runtime holds its bytes until ``BoothCommand/save(captureID:)``.
+    /// A capture other than the one the machine waits for (its session moved on) is saved all the same.
     case captureSucceeded(id: UInt64)
     /// Capture `id` failed at `at` (e.g. the camera returned an error); `message` says why.
     /// A retry takes the first good frame at or after `at`.
@@ -82,6 +90,7 @@ public enum BoothEvent: Equatable, Sendable {
     case reload(CoreConfig)
     /// Picture `pictureID` asked for by ``BoothCommand/compose(pictureID:captures:)`` is composed and
     /// held in memory (its save follows and is answered by `saved` or `saveFailed` with its id).
+    /// A picture composed after its session ended (the compose deadline passed) is only logged.
     case composed(pictureID: UInt64)
     /// Composing picture `pictureID` failed (a capture that does not decode, no composer for
     /// several shots); `message` says why. The captures stay on disk.
@@ -90,6 +99,10 @@ public enum BoothEvent: Equatable, Sendable {
     /// shot): in idle the stream starts when `camera.idle_stop` had stopped it, and the idle stop
     /// counts again from now. Elsewhere nothing changes.
     case liveViewWanted
+    /// The answer to ``BoothCommand/print(pictureID:)`` when picture `pictureID`'s bytes were no longer
+    /// in memory and its `saved` was not handled yet (the storage thread let them go just now): the
+    /// machine prints it from its file when that `saved` arrives (``BoothCommand/printSaved(pictureID:path:)``).
+    case printWaitsForSave(pictureID: UInt64)
     /// SIGTERM: stop.
     case shutdown
 }
@@ -158,6 +171,13 @@ public enum BoothCommand: Equatable, Sendable {
     case capture(id: UInt64, trigger: MonotonicInstant)
     /// Write capture `captureID` to storage, answered by `saved` or `saveFailed`.
     case save(captureID: UInt64)
+    /// Keep capture `captureID`'s bytes at hand for the session under way (its picture, the review, a
+    /// print) after its save lets them go; they are let go when the next session begins.
+    case keepForSession(captureID: UInt64)
+    /// Check the photos' storage (free space, and that its media is mounted and writable) before the
+    /// press `pressID` at `at` may start a session; answered by
+    /// ``BoothEvent/storageChecked(pressID:at:refusal:fault:)`` before any other event.
+    case checkStorage(pressID: UInt64, at: MonotonicInstant)
     /// A session starts (a session number is allocated, counters count it).
     case beginSession
     /// The session ended.
@@ -173,8 +193,16 @@ public enum BoothCommand: Equatable, Sendable {
     case exit
     /// Print picture `pictureID` (`print.mode` auto at review start, or press during review): the
     /// composed picture, or for one shot without a composer the capture. The print runs beside the
-    /// session: the runtime journals the request and holds or submits it.
+    /// session: the runtime journals the request and holds or submits it. When the picture's bytes are
+    /// no longer in memory and its file is not noted yet, the runtime answers
+    /// ``BoothEvent/printWaitsForSave(pictureID:)``.
     case print(pictureID: UInt64)
+    /// `--auto-press`: press the button by itself in `milliseconds` (a press with an id of the
+    /// runtime's own, timestamped then), because the booth is idle.
+    case pressLater(milliseconds: Int)
+    /// Print picture `pictureID` from its file at `path`, just saved: the print that waited for this save
+    /// (``BoothEvent/printWaitsForSave(pictureID:)``).
+    case printSaved(pictureID: UInt64, path: String)
     /// The guest long-pressed during review: do not print picture `pictureID` (a request not yet
     /// printed is cancelled).
     case skipPrint(pictureID: UInt64)

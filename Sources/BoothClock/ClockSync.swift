@@ -1,4 +1,3 @@
-import BoothPorts
 import CSysShims
 import Glibc
 
