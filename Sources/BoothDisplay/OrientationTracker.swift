@@ -20,10 +20,19 @@ public final class OrientationTracker: Sendable {
         public var source: String
     }
 
-    private let cameraSetting: RotationSetting
-    private let displaySetting: RotationSetting
-    private let fallback: Rotation
-    private let sensor: IIOAccelerometer?
+    /// The settings in use, replaced by ``reconfigure(_:)``.
+    private struct Config {
+        var camera: RotationSetting
+        var display: RotationSetting
+        var fallback: Rotation
+        var sensor: IIOAccelerometer?
+    }
+    private let config: Mutex<Config>
+    private let sysfsRoot: String
+    private var cameraSetting: RotationSetting { config.withLock { $0.camera } }
+    private var displaySetting: RotationSetting { config.withLock { $0.display } }
+    private var fallback: Rotation { config.withLock { $0.fallback } }
+    private var sensor: IIOAccelerometer? { config.withLock { $0.sensor } }
     private let intervalNanoseconds: UInt64
     private let now: @Sendable () -> MonotonicInstant
     private struct State {
@@ -37,12 +46,13 @@ public final class OrientationTracker: Sendable {
     /// - Parameters:
     ///   - accelerometer: the sensor (find it with ``IIOAccelerometer/find(sysfsRoot:name:)``); nil for none.
     ///   - now: the monotonic clock (CLOCK_MONOTONIC by default; tests inject one).
+    ///   - sysfsRoot: where ``reconfigure(_:)`` looks for an accelerometer.
     public init(camera: RotationSetting, display: RotationSetting, fallback: Rotation, accelerometer: IIOAccelerometer?,
-                sampleIntervalMilliseconds: Int = 500, now: @escaping @Sendable () -> MonotonicInstant = monotonicNow) {
-        cameraSetting = camera
-        displaySetting = display
-        self.fallback = fallback
-        sensor = (camera == .auto || display == .auto) ? accelerometer : nil
+                sampleIntervalMilliseconds: Int = 500, now: @escaping @Sendable () -> MonotonicInstant = monotonicNow,
+                sysfsRoot: String = "/sys") {
+        config = Mutex(Config(camera: camera, display: display, fallback: fallback,
+                              sensor: (camera == .auto || display == .auto) ? accelerometer : nil))
+        self.sysfsRoot = sysfsRoot
         intervalNanoseconds = UInt64(max(0, sampleIntervalMilliseconds)) * 1_000_000
         self.now = now
     }
@@ -51,7 +61,30 @@ public final class OrientationTracker: Sendable {
     public convenience init(settings s: Settings, sysfsRoot: String = "/sys") {
         let needed = s.camera.rotation == .auto || s.display.rotation == .auto
         self.init(camera: s.camera.rotation, display: s.display.rotation, fallback: s.display.fallbackRotation.rotation,
-                  accelerometer: needed ? IIOAccelerometer.find(sysfsRoot: sysfsRoot, name: s.display.accelerometer) : nil)
+                  accelerometer: needed ? IIOAccelerometer.find(sysfsRoot: sysfsRoot, name: s.display.accelerometer) : nil,
+                  sysfsRoot: sysfsRoot)
+    }
+
+    /// New `camera.rotation`, `display.rotation`, `display.fallback_rotation` and `display.accelerometer`
+    /// (a reload): the next ``camera`` and ``display`` answer with them. The accelerometer is looked up
+    /// again (under the `sysfsRoot` given at init) when either rotation is `auto`; the estimator's
+    /// hysteresis starts again when the sensor changes.
+    public func reconfigure(_ s: Settings) {
+        let needed = s.camera.rotation == .auto || s.display.rotation == .auto
+        let sensor = needed ? IIOAccelerometer.find(sysfsRoot: sysfsRoot, name: s.display.accelerometer) : nil
+        let changedSensor = config.withLock { c in
+            let changed = c.sensor?.directory != sensor?.directory
+            c = Config(camera: s.camera.rotation, display: s.display.rotation, fallback: s.display.fallbackRotation.rotation,
+                       sensor: sensor)
+            return changed
+        }
+        if changedSensor { state.withLock { $0 = State() } }
+    }
+
+    /// `camera.rotation` and `display.rotation` as this tracker resolves them (set at init or by
+    /// ``reconfigure(_:)``): the settings in use, not the turns.
+    public var settingsInUse: (camera: RotationSetting, display: RotationSetting) {
+        config.withLock { ($0.camera, $0.display) }
     }
 
     /// The turn for captures and the live view.

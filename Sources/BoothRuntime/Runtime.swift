@@ -3,6 +3,7 @@ import BoothClock
 import BoothCore
 import BoothPorts
 import BoothDisplay
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -30,6 +31,9 @@ public struct RuntimeOptions: Sendable {
     /// off the main loop when a reload is asked for; a throw refuses the reload. Nil: `composer`
     /// stays for the daemon's life.
     public var composerFactory: (@Sendable (Settings) throws -> (any PictureComposing)?)?
+    /// Reads the config file as a reload would (with the command line's overrides), without logging
+    /// or applying anything: `status` compares it with the settings in force. Nil: the reloader is used.
+    public var configReader: (@Sendable () -> Result<Settings, SettingsError>)?
     /// The wall clock read when a session begins, handed to the composer as the picture's `takenAt`.
     public var sessionDate: @Sendable () -> Date = { Date() }
 
@@ -110,7 +114,9 @@ public final class BoothRuntime: Sendable {
     private let composeWorker: ComposeWorker
     /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
     let admin: RuntimeAdmin
-    private let displays: [any DisplaySink]
+    /// Every screen, as one sink a reload can refill (ScreenSet.swift).
+    let screens: ScreenSet
+    private var displays: [any DisplaySink] { [screens] }
     /// The review on screen (capture, its JPEG, the print status shown), nil on other screens. Every
     /// `show` to the displays happens under this lock, so a print status arriving from the print
     /// thread never re-shows a review the loop has already left.
@@ -124,7 +130,7 @@ public final class BoothRuntime: Sendable {
     }
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
     let orientation: OrientationTracker
-    private let reloader: @Sendable () -> Result<Settings, SettingsError>
+    let reloader: @Sendable () -> Result<Settings, SettingsError>
     let supervisor: ServiceSupervisor
 
     /// State confined to the loop's thread (inside `run()`), kept in a Mutex only to be Sendable.
@@ -132,6 +138,11 @@ public final class BoothRuntime: Sendable {
         var machine: BoothMachine
         var settings: Settings
         var pendingSettings: Settings?
+        /// The reload whose settings are `pendingSettings` (``requestReload()`` waits for its outcome).
+        var pendingReloadTicket: UInt64 = 0
+        var lastReloadTicket: UInt64 = 0
+        /// The newest reload applied: its ticket and what each changed key did.
+        var appliedReload: (ticket: UInt64, reply: ReloadReply)?
         /// The composer made for `pendingSettings` (`.some(nil)`: none needed); nil: keep the current one.
         var pendingComposer: (any PictureComposing)??
         var button: (any ButtonDevice)?
@@ -181,14 +192,14 @@ public final class BoothRuntime: Sendable {
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
         self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
                                      mount: settings.storage.mount, clock: clock, log: log, post: post)
-        let displays = factory.displays(settings, clock, log)
-        self.displays = displays
+        let screens = ScreenSet(factory.displays(settings, clock, log), settings: settings)
+        self.screens = screens
         let orientation = OrientationTracker(settings: settings)
         self.orientation = orientation
         self.camera = CameraWorker(rotation: { orientation.camera }, device: { factory.camera(settings) }, stream: streamRequest(from: settings),
                                    captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
                                    captures: captures, clock: clock, log: log, post: post,
-                                   onFrame: { frame in for d in displays { d.frame(frame) } })
+                                   onFrame: { frame in screens.frame(frame) })
         self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock, clock: clock)
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
         let storage = self.storage, box = captures
@@ -203,13 +214,29 @@ public final class BoothRuntime: Sendable {
     /// The machine's settings from `s` and whether this runtime composes.
     func core(_ s: Settings) -> CoreConfig { coreConfig(from: s, composesSingleShot: composeWorker.hasComposer) }
 
-    /// Asks the booth to re-read its settings (SIGHUP, `photoboothctl reload`); applied in idle or fault,
-    /// else when the session under way ends. An invalid file keeps the running settings.
-    /// - Returns: accepted (and whether at once), or refused with every problem in the file.
+    /// Asks the booth to re-read its settings (SIGHUP, `photoboothctl reload`) and says exactly what
+    /// changed: each key that differs from the settings in force (``Settings/changes(to:)``) with how
+    /// it took effect (``ReloadRule``). Applied in idle or fault before this returns; while a session
+    /// is under way the changes apply when it ends (the reply says so). Keys only a daemon restart
+    /// applies stay as they run, and are listed as such. An invalid file keeps the running settings.
+    /// Blocks the calling thread (the control socket's or the signal queue's, never the loop's) until
+    /// the loop applied or deferred the reload, up to `timeoutSeconds` (monotonic).
+    /// - Returns: accepted with the changes, or refused with every problem in the file.
     @discardableResult
-    public func requestReload() -> ReloadOutcome {
+    public func requestReload(timeoutSeconds: Double = 10) -> ReloadOutcome {
         switch reloader() {
         case let .success(new):
+            let (inForce, stateNow) = state.withLock { ($0.settings, $0.machine.state) }
+            let changes = inForce.changes(to: new)
+            guard !changes.isEmpty else {
+                // A reload kept for the session's end is replaced by this one: nothing left to apply.
+                state.withLock { s in
+                    if s.pendingSettings != nil { s.pendingSettings = new; s.pendingComposer = nil }
+                }
+                let reply = ReloadReply(appliedNow: true, state: stateNow.name, changes: [])
+                log.notice("settings " + reply.text)
+                return .accepted(reply)
+            }
             // A new composer for the new settings, made here (off the main loop: it reads font and image
             // files); one that cannot be made refuses the reload, keeping the running settings.
             var composer: (any PictureComposing)?? = nil
@@ -227,16 +254,44 @@ public final class BoothRuntime: Sendable {
                 log.warning("session.shots = \(new.session.shots) but this daemon has no picture composer: "
                             + "the captures are saved, but no picture is made and the sessions end failed")
             }
-            let (now, appliesNow) = state.withLock { s -> (BoothState, Bool) in
+            let ticket = state.withLock { s -> UInt64 in
+                s.lastReloadTicket += 1
+                s.pendingReloadTicket = s.lastReloadTicket
                 s.pendingSettings = new
                 s.pendingComposer = composer
-                return (s.machine.state, s.machine.appliesReloadNow)
+                return s.lastReloadTicket
             }
             loop.post(.reload(coreConfig(from: new, composesSingleShot: composes)))
-            return .accepted(appliedNow: appliesNow, state: now.name)
+            return .accepted(awaitReload(ticket: ticket, changes: changes, timeoutSeconds: timeoutSeconds))
         case let .failure(error):
             log.error("reload refused, keeping the running settings:\n\(error)")
             return .refused(error)
+        }
+    }
+
+    /// Waits until the loop applied reload `ticket` (its reply: what each key did) or the machine kept
+    /// it for the end of the session under way (a reply saying so, with the changes foreseen).
+    private func awaitReload(ticket: UInt64, changes: [SettingChange], timeoutSeconds: Double) -> ReloadReply {
+        let deadline = DispatchTime.now() + timeoutSeconds   // CLOCK_MONOTONIC
+        while true {
+            let (applied, deferredIn) = state.withLock { s -> (ReloadReply?, BoothState?) in
+                if let a = s.appliedReload, a.ticket >= ticket { return (a.reply, nil) }
+                // The machine holds a reload for the session's end; applyReload takes the newest settings then.
+                if s.machine.pendingReload != nil, s.pendingReloadTicket == ticket { return (nil, s.machine.state) }
+                return (nil, nil)
+            }
+            if let applied { return applied }
+            if let deferredIn {
+                let reply = ReloadReply(appliedNow: false, state: deferredIn.name, changes: changes.map { ReloadReply.Change($0, applied: false) })
+                log.notice("settings " + reply.text)
+                return reply
+            }
+            if DispatchTime.now() >= deadline {
+                let reply = ReloadReply(appliedNow: false, state: currentState.name, changes: changes.map { ReloadReply.Change($0, applied: false) })
+                log.warning("settings \(reply.text) (the main loop did not answer within \(Int(timeoutSeconds)) s)")
+                return reply
+            }
+            usleep(5_000)
         }
     }
 
@@ -614,36 +669,54 @@ public final class BoothRuntime: Sendable {
         }
     }
 
+    /// Applies the pending reload: every changed key whose rule allows it (``ReloadRule``), each
+    /// through the component that uses it; keys only a restart applies keep their running value.
+    /// Logs, and keeps for ``requestReload()``'s reply, what each key did.
     private func applyReload() {
-        guard let new = state.withLock({ s -> Settings? in
-            defer { s.pendingSettings = nil }
-            return s.pendingSettings
+        guard let (new, composer, ticket, old) = state.withLock({ s -> (Settings, (any PictureComposing)??, UInt64, Settings)? in
+            defer { s.pendingSettings = nil; s.pendingComposer = nil }
+            guard let new = s.pendingSettings else { return nil }
+            return (new, s.pendingComposer, s.pendingReloadTicket, s.settings)
         }) else { return }
-        let (old, composer) = state.withLock { s in
-            defer { s.settings = new; s.pendingComposer = nil }
-            return (s.settings, s.pendingComposer)
-        }
+        let changes = old.changes(to: new)
+        let applied = old.applying(changes.filter { $0.rule.appliesWithoutRestart }, from: new)
+        state.withLock { $0.settings = applied }
+        func changed(_ rule: ReloadRule) -> Bool { changes.contains { $0.rule == rule } }
+        func changed(key: String) -> Bool { changes.contains { $0.key == key } }
+
         if let composer { composeWorker.setComposer(composer) }
-        storage.setMinFree(UInt64(new.storage.minFreeBytes))
-        if new.print != old.print { printer.reconfigure(new.print) }
-        storage.setMount(new.storage.mount)
-        if new.camera != old.camera || new.storage.jpegQuality != old.storage.jpegQuality {
-            camera.reconfigure(stream: streamRequest(from: new), captureSize: new.camera.captureSize,
-                               jpegQuality: new.storage.jpegQuality)
-            if new.camera != old.camera {
-                camera.stopStream()
-                if state.withLock({ $0.machine.streaming }) { camera.startStream() }
-            }
+        storage.setMinFree(UInt64(applied.storage.minFreeBytes))
+        storage.setMount(applied.storage.mount)
+        if applied.print != old.print { printer.reconfigure(applied.print) }
+        if changed(.cameraStream) || changed(key: "storage.jpeg_quality") {
+            camera.reconfigure(stream: streamRequest(from: applied), captureSize: applied.camera.captureSize,
+                               jpegQuality: applied.storage.jpegQuality)
         }
-        if new.button != old.button || new.led != old.led {
+        if changed(.cameraStream) {
+            camera.stopStream()
+            if state.withLock({ $0.machine.streaming }) { camera.startStream() }
+        }
+        let turns = ["camera.rotation", "display.rotation", "display.fallback_rotation", "display.accelerometer"]
+        if turns.contains(where: changed(key:)) { orientation.reconfigure(applied) }
+        if changed(.reopen(.screen)) || changed(key: "camera.rotation") {
+            // The screens draw the live view turned by camera.rotation: made again for it too.
+            let (factory, clock, log) = (self.factory, self.clock, self.log)
+            let count = screens.replace(settings: applied) { factory.displays(applied, clock, log) }
+            log.info("screens reopened for the new settings: \(count) in use")
+        }
+        if changed(.reopen(.button)) || changed(.reopen(.led)) {
+            // The LED's chip defaults to the button's: both lines are requested again.
             state.withLock { $0.button }?.stop()
             state.withLock { $0.led }?.stop()
             state.withLock { $0.buttonRunning = false }
             state.withLock { $0.led = nil }
-            if let message = startButton(new) { loop.post(.deviceFault(.button, message: message)) }
-            openLED(new)
+            if let message = startButton(applied) { loop.post(.deviceFault(.button, message: message)) }
+            openLED(applied)
         }
-        log.notice("settings reloaded")
+        let reply = ReloadReply(appliedNow: true, state: currentState.name,
+                                changes: changes.map { ReloadReply.Change($0, applied: $0.rule.appliesWithoutRestart) })
+        state.withLock { $0.appliedReload = (ticket, reply) }
+        log.notice("settings " + reply.text)
     }
 
     /// SIGTERM's end: saves in flight finish (≤ 2 s), the stream stops, the lines are released.

@@ -40,6 +40,24 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var stats: BoothStats
     /// The rotations in use and where they come from (nil from a daemon without them).
     public var orientation: OrientationReport?
+    /// The settings in force and how the config file on disk differs from them (nil from an older daemon).
+    public var settings: SettingsReport? = nil
+
+    /// The settings the running booth uses, read from its components (the machine's timings, the
+    /// orientation, the screens, the photo store; the rest as the last reload applied them), and the
+    /// config file on disk (with the daemon's command-line overrides) compared with them.
+    public struct SettingsReport: Codable, Sendable, Equatable {
+        /// Every key → its value in force, as written in a config file.
+        public var inForce: [String: String]
+        /// True when the file on disk asks for other values than those in force (a reload, or for
+        /// some keys a restart, would change them); nil when the file could not be read or is invalid.
+        public var fileDiffers: Bool?
+        /// The keys that differ, in schema order: `from` in force, `to` in the file, and how a reload
+        /// would apply each (`effect`, ``ReloadRule/effect``).
+        public var differences: [ReloadReply.Change]
+        /// Why the file could not be compared (unreadable or invalid); nil when it was.
+        public var fileProblem: String?
+    }
 
     /// `camera.rotation` and `display.rotation` as resolved.
     public struct OrientationReport: Codable, Sendable, Equatable {
@@ -201,8 +219,9 @@ public final class RuntimeAdmin: Sendable {
 
 /// How a reload request went.
 public enum ReloadOutcome: Sendable, Equatable {
-    /// Accepted: in force at once (idle or fault), or when the session under way ends.
-    case accepted(appliedNow: Bool, state: String)
+    /// Accepted: what changed and how each key took effect (at once in idle or fault, or when the
+    /// session under way ends).
+    case accepted(ReloadReply)
     /// The file (or an override) is invalid; the running settings stay. Every problem is listed.
     case refused(SettingsError)
 }
@@ -247,7 +266,52 @@ extension BoothRuntime {
                            minFreeBytes: settings.storage.minFreeBytes, nextSession: store.nextSession,
                            savedSinceStart: storage.saved),
             counters: .init(counters), printer: printer.status(), stats: admin.stats.current,
-            orientation: .init(orientation.status))
+            orientation: .init(orientation.status), settings: settingsReport())
+    }
+
+    /// The settings in force, read where the running components keep them: the machine's timings
+    /// (`session.*`, `camera.capture_timeout`, `camera.idle_stop`, `print.mode`), the orientation
+    /// tracker's rotations, the screens' `display.*`, `preview.*` and `text.*`, the photo store's
+    /// directory, the print worker's destination; every other key as the last reload applied it (a
+    /// restart-only key keeps its start value).
+    public func settingsInForce() -> Settings {
+        var s = state.withLock { $0.settings }
+        let c = state.withLock { $0.machine.config }
+        s.session.previewMilliseconds = c.previewMilliseconds
+        s.session.previewTimeoutMilliseconds = c.previewTimeoutMilliseconds
+        s.session.countdownMilliseconds = c.countdownSeconds * 1000
+        s.session.reviewMilliseconds = c.reviewMilliseconds
+        s.session.shots = c.shots
+        s.session.betweenShotsMilliseconds = c.betweenShotsMilliseconds
+        s.session.cancelledCaptures = c.cancelledCaptures
+        s.camera.captureTimeoutMilliseconds = c.captureTimeoutMilliseconds
+        s.camera.idleStopMilliseconds = c.idleStopMilliseconds
+        s.print.mode = c.printMode
+        let shown = screens.settings
+        s.display = shown.display
+        s.preview = shown.preview
+        s.text = shown.text
+        let turns = orientation.settingsInUse
+        s.camera.rotation = turns.camera
+        s.display.rotation = turns.display
+        s.storage.dir = store.directory
+        s.print.destination = printer.status().destination
+        return s
+    }
+
+    /// ``StatusReport/SettingsReport``: the settings in force and the file on disk compared with them
+    /// (read with ``RuntimeOptions/configReader``, else the reloader).
+    func settingsReport() -> StatusReport.SettingsReport {
+        let inForce = settingsInForce()
+        var values: [String: String] = [:]
+        for spec in Schema.settings { values[spec.key] = spec.text(in: inForce) }
+        switch (options.configReader ?? reloader)() {
+        case let .success(file):
+            let differences = inForce.changes(to: file).map { ReloadReply.Change($0, applied: true) }
+            return .init(inForce: values, fileDiffers: !differences.isEmpty, differences: differences, fileProblem: nil)
+        case let .failure(error):
+            return .init(inForce: values, fileDiffers: nil, differences: [], fileProblem: error.description)
+        }
     }
 
     /// Presses the button, as the control socket does: a `.press` event for the main loop, stamped now.
@@ -333,9 +397,10 @@ extension BoothRuntime {
                                                           width: size.width, height: size.height)).line()
             case .reload:
                 log.notice("control: reload from uid \(peer.uid) (pid \(peer.pid))")
-                switch requestReload() {
-                case let .accepted(now, state):
-                    return ControlReply(result: ReloadReply(appliedNow: now, state: state)).line()
+                // Well within the client's 10 s wait for the reply.
+                switch requestReload(timeoutSeconds: 5) {
+                case let .accepted(reply):
+                    return ControlReply(result: reply).line()
                 case let .refused(error):
                     return fail("reload-refused", "reload refused, the running settings stay:\n\(error)")
                 }

@@ -170,7 +170,7 @@ struct ConfigGet: Subcommand {
 /// `config set KEY VALUE`.
 struct ConfigSet: Subcommand {
     static let words = ["config", "set"]
-    static let synopsis = "config set KEY VALUE [--file F] [--socket PATH]"
+    static let synopsis = "config set KEY VALUE [--json] [--file F] [--socket PATH]"
     static let summary = "Change one setting in the config file, in place, then ask the daemon to reload."
     static let details = """
         The value is checked first, then the whole file: nothing is written when the result would be invalid.
@@ -179,17 +179,43 @@ struct ConfigSet: Subcommand {
         A file that does not exist is created from the commented default ('config init'). The file is the running
         daemon's (asked over the socket: the one it was started from; ./photobooth.conf in its working directory
         under photoboothd --simulate without --config), else \(Schema.defaultConfigPath); --file names another.
-        When the daemon reads this file it reloads: at once in idle or fault, else when the session ends.
+        When the daemon reads this file it reloads (at once in idle or fault, else when the session ends) and
+        says which keys changed and how each took effect, as 'photoboothctl reload' does; a key only a daemon
+        restart applies says "takes effect after `systemctl restart photoboothd`".
+        --json: {key, value, file, line, previous, reload} with the daemon's reload reply (null when none reads the file).
         Exit codes: 0; 64 unknown key; 65 invalid value; 66 file unreadable; 73 file not writable;
         78 file invalid (or the daemon refused the reload).
         """
-    static let options: [Option] = [.file, .socket]
+    static let options: [Option] = [.json, .file, .socket]
     static let positionals = 2...2
     let args: ParsedArguments
+
+    /// `--json`: what was written, and the daemon's reload reply.
+    struct Output: Codable {
+        var key: String
+        var value: String
+        var file: String
+        var line: Int
+        /// The value the line had before; nil when the key was added.
+        var previous: String?
+        /// True when the file was left as it was (the key had this value).
+        var unchanged: Bool
+        /// The daemon's answer to the reload; nil when no running daemon reads the file.
+        var reload: ReloadReply?
+    }
 
     func run() -> Int32 {
         let key = args.positional[0], value = args.positional[1]
         let (path, daemon) = configTarget(args)
+        let json = args.json
+        /// Prints a line of text, or nothing under --json (the JSON goes out at the end).
+        func say(_ line: String) { if !json { print(line) } }
+        func output(_ edit: ConfigEdit, unchanged: Bool, reload: ReloadReply?) {
+            if json {
+                printJSON(Output(key: key, value: edit.value, file: path, line: edit.line, previous: edit.previous,
+                                 unchanged: unchanged, reload: reload))
+            }
+        }
         let existing: String?
         switch readConfig(path) {
         case let .failure(f): return f.code
@@ -216,7 +242,8 @@ struct ConfigSet: Subcommand {
             }
         }
         if edit.text == existing {
-            print("\(key) = \(edit.value) (unchanged, \(path) line \(edit.line))")
+            say("\(key) = \(edit.value) (unchanged, \(path) line \(edit.line))")
+            output(edit, unchanged: true, reload: nil)
             return ExitCode.ok
         }
         var st = stat()
@@ -241,18 +268,20 @@ struct ConfigSet: Subcommand {
         }
         for w in edit.warnings { FileHandleOutput.stderr(w.description) }
         let was = edit.previous.map { "was \($0)" } ?? "added"
-        print("\(key) = \(edit.value) (\(path) line \(edit.line), \(was)\(existing == nil ? "; file created from the commented default" : ""))")
+        say("\(key) = \(edit.value) (\(path) line \(edit.line), \(was)\(existing == nil ? "; file created from the commented default" : ""))")
         let overridden = overrideWarning(key, daemon)
         if let w = overridden { warn(w) }
         guard daemon != nil else {
-            print("not reloading: no running photoboothd reads \(path)")
+            say("not reloading: no running photoboothd reads \(path)")
+            output(edit, unchanged: false, reload: nil)
             return ExitCode.ok
         }
         do {
             let reply = try ask(.reload, socket: args.socket, as: ReloadReply.self)
-            // "In force now" would be untrue for the key just set when the daemon's command line wins.
-            print(overridden == nil ? "photoboothd " + Reload.text(reply)
-                  : "photoboothd reloaded \(path), but \(key) stays as its command line sets it (see above)")
+            // The key just set is not among the changes when the daemon's command line wins: said so.
+            if overridden != nil { say("photoboothd reloaded \(path), but \(key) stays as its command line sets it (see above)") }
+            say("photoboothd " + Reload.text(reply))
+            output(edit, unchanged: false, reload: reply)
             return ExitCode.ok
         } catch {
             return report(error)
@@ -330,7 +359,7 @@ struct ConfigValidate: Subcommand {
 struct ConfigDescribe: Subcommand {
     static let words = ["config", "describe"]
     static let synopsis = "config describe [KEY|SECTION] [--json | --markdown]"
-    static let summary = "Describe the settings: type, default, what is allowed, what each does."
+    static let summary = "Describe the settings: type, default, what is allowed, what each does, how a reload applies it."
     static let details = """
         KEY is section.key (session.countdown); SECTION lists a section's keys. --markdown prints the README's
         settings table (the text between <!-- settings-table:begin --> and <!-- settings-table:end -->).
@@ -347,6 +376,8 @@ struct ConfigDescribe: Subcommand {
         var defaultValue: String
         var allowed: String
         var description: String
+        /// ``ReloadRule/word``: how a reload applies a change of the key.
+        var reload: String
     }
 
     func run() -> Int32 {
@@ -367,7 +398,7 @@ struct ConfigDescribe: Subcommand {
         }
         if args.json {
             printJSON(specs.map { Output(key: $0.key, section: $0.section, type: $0.type.name, defaultValue: $0.defaultText,
-                                         allowed: $0.allowed, description: $0.description) })
+                                         allowed: $0.allowed, description: $0.description, reload: $0.reload.word) })
         } else {
             print(specs.map(Schema.describe).joined(separator: "\n\n"))
         }

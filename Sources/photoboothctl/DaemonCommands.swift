@@ -8,8 +8,13 @@ import Glibc
 struct Status: Subcommand {
     static let words = ["status"]
     static let synopsis = "status [--json] [--socket PATH]"
-    static let summary = "What the booth is doing: state and fault reasons, uptime, camera, button, disk, counters."
-    static let details = "Exit codes: 0 (also in fault: the state says so); 69 daemon not running; 77 not allowed."
+    static let summary = "What the booth is doing: state and fault reasons, uptime, camera, button, disk, counters, the settings in force."
+    static let details = """
+        The settings in force are read from what the running booth uses (after the last reload; a key only a
+        restart applies keeps its start value), and compared with the config file on disk: each key that differs
+        is listed with its value in force and in the file (--json: settings.inForce, settings.differences).
+        Exit codes: 0 (also in fault: the state says so); 69 daemon not running; 77 not allowed.
+        """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
@@ -68,7 +73,35 @@ struct Status: Subcommand {
                        + "\(counted(n.captures, "capture")), \(counted(n.faults, "fault"))"))
         if let p = s.printer { out.append(row("printer", PrintsCommand.statusLine(p))) }
         out.append(row("totals", "\(counted(s.stats.sessions, "session")), \(counted(s.stats.captures, "capture")) since \(StatsStore.dateText(s.stats.since)) (photoboothctl stats)"))
+        if let settings = s.settings { out += Status.settingsLines(settings, configPath: s.configPath, row: row) }
         return out.joined(separator: "\n")
+    }
+
+    /// Whether the file differs from the settings in force (a line per differing key), then every
+    /// setting in force, a line per section.
+    static func settingsLines(_ r: StatusReport.SettingsReport, configPath: String,
+                              row: (String, String) -> String) -> [String] {
+        func shown(_ v: String) -> String { v.isEmpty ? "(empty)" : v }
+        var out: [String] = []
+        switch r.fileDiffers {
+        case false?:
+            out.append(row("settings", "in force as \(configPath) sets them"))
+        case true?:
+            let n = r.differences.count
+            out.append(row("settings", "\(configPath) differs from the settings in force in \(n == 1 ? "1 key" : "\(n) keys"):"))
+            for d in r.differences {
+                let how = d.rule == ReloadRule.restart.word ? d.effect : "photoboothctl reload applies it"
+                out.append(row("", "\(d.key): \(shown(d.from)) in force, \(shown(d.to)) in the file (\(how))"))
+            }
+        case nil:
+            out.append(row("settings", "\(configPath) not compared: \(r.fileProblem ?? "unreadable")"))
+        }
+        out.append("in force:")
+        for section in Schema.sections {
+            let pairs = Schema.settings(inSection: section.name).map { "\($0.name) = \(shown(r.inForce[$0.key] ?? "?"))" }
+            out.append("  [\(section.name)] " + pairs.joined(separator: ", "))
+        }
+        return out
     }
 }
 
@@ -224,8 +257,12 @@ struct Reload: Subcommand {
     static let synopsis = "reload [--json] [--socket PATH]"
     static let summary = "Ask the daemon to re-read its config file (as SIGHUP does)."
     static let details = """
-        Applied at once in idle or fault, else when the session under way ends; camera or button changes restart
-        those devices. An invalid file keeps the running settings, and every problem is printed.
+        Answers with every key whose value in the file differs from the settings in force, and how each took
+        effect: applied at once, from the next session, camera stream restarted, screens / button line / LED line
+        reopened, printer reconnected, or "takes effect after `systemctl restart photoboothd`" for keys read only
+        at start. In idle or fault the reply comes once the changes are applied; while a session is under way
+        they apply when it ends, and the reply says so. An invalid file keeps the running settings, and every
+        problem is printed. --json: the reply's changes with key, from, to, rule, applied and effect.
         Exit codes: 0; 69 daemon not running; 77 not allowed; 78 file invalid (reload refused).
         """
     static let options: [Option] = [.json, .socket]
@@ -234,10 +271,9 @@ struct Reload: Subcommand {
 
     func run() -> Int32 { answer(ControlRequest(.reload), args, as: ReloadReply.self, text: Reload.text) }
 
-    /// `reloaded: in force now`, or when the session under way ends (`config set` prefixes `photoboothd `).
-    static func text(_ r: ReloadReply) -> String {
-        r.appliedNow ? "reloaded: in force now" : "reloaded: in force when the session under way ends (state \(r.state))"
-    }
+    /// `reloaded: nothing changed`, or the changed keys a line each with how they took effect
+    /// (``ReloadReply/text``; `config set` prefixes `photoboothd `).
+    static func text(_ r: ReloadReply) -> String { r.text }
 }
 
 /// `stats [--reset]`.

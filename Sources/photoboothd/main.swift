@@ -207,6 +207,17 @@ runtimeOptions.composerFactory = { try makePictureComposer($0) }
 runtimeOptions.systemd = SystemdNotifier.fromEnvironment()
 runtimeOptions.stallLoopAfterMilliseconds = args.stallLoopAfter
 if let ms = args.autoPressDelay { runtimeOptions.autoPressDelayMilliseconds = ms }
+// `status` compares the file on disk with the settings in force: read as a reload would, not logged.
+runtimeOptions.configReader = {
+    do {
+        return .success(withTestHooks(try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings, args))
+    } catch let ConfigLoadError.invalid(e) {
+        return .failure(e)
+    } catch {
+        return .failure(SettingsError(diagnostics: [Diagnostic(file: configPath, line: nil, key: nil,
+                                                               message: "\(error)", severity: Diagnostic.Severity.error)]))
+    }
+}
 if let n = runtimeOptions.systemd {
     log.info("systemd: notifications to \(n.socketPath)"
              + (n.watchdogIntervalMilliseconds.map { ", WATCHDOG=1 every \($0) ms while alive" } ?? ", no watchdog"))

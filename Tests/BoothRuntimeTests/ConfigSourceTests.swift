@@ -152,4 +152,43 @@ struct CheckSystemSettingsTests {
                                 + "storage.dir = \(dir)/media/photos (--set storage.dir=\(dir)/media/photos): "
                                 + "removable media not mounted at \(dir)/media"), "\(output)")
     }
+
+    @Test("photoboothctl config set camera.rotation 90 against photoboothd --simulate: the reply names the key and how it took effect, the next snapshot is turned; a restart-only key says so, and status shows the file differing")
+    func configSetSaysHowEachKeyTookEffect() throws {
+        let daemon = try builtProgram("photoboothd"), ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let socket = "\(dir)/control"
+        try AtomicFile.write(Array("[camera]\npreview_size = 640x480\ncapture_size = 640x480\n".utf8), to: "\(dir)/booth.conf", replace: true)
+        let pid = spawnProgram(daemon, ["--simulate", "--config", "\(dir)/booth.conf", "--socket", socket], in: dir, output: "\(dir)/daemon.log")
+        try #require(pid > 0)
+        defer { terminate(pid) }
+        try #require(waitForDaemon(socket) != nil, "\(fileText("\(dir)/daemon.log"))")
+
+        let before = runProgram(ctl, ["snapshot", "\(dir)/before.jpg", "--socket", socket], in: dir)
+        #expect(before.output.contains("640x480 JPEG"), "\(before.output)")
+        let set = runProgram(ctl, ["config", "set", "camera.rotation", "90", "--socket", socket], in: dir)
+        #expect(set.status == 0, "\(set.output)")
+        #expect(set.output.contains("photoboothd reloaded: 1 key changed\n  camera.rotation: 0 -> 90, applied at once\n"), "\(set.output)")
+        let after = runProgram(ctl, ["snapshot", "\(dir)/after.jpg", "--socket", socket], in: dir)
+        #expect(after.output.contains("480x640 JPEG"), "the reply came after the change was applied: \(after.output)")
+        #expect(fileText("\(dir)/daemon.log").contains("  camera.rotation: 0 -> 90, applied at once"))
+
+        let sheets = runProgram(ctl, ["config", "set", "print.sheets", "40", "--socket", socket], in: dir)
+        #expect(sheets.output.contains("  print.sheets: 0 -> 40, takes effect after `systemctl restart photoboothd`"), "\(sheets.output)")
+        let status = runProgram(ctl, ["status", "--socket", socket], in: dir)
+        #expect(status.output.contains("\(dir)/booth.conf differs from the settings in force in 1 key:"), "\(status.output)")
+        #expect(status.output.contains("print.sheets: 0 in force, 40 in the file (takes effect after `systemctl restart photoboothd`)"),
+                "\(status.output)")
+        #expect(status.output.contains("rotation = 90"), "\(status.output)")
+        let json = runProgram(ctl, ["status", "--json", "--socket", socket], in: dir)
+        let report = try JSONDecoder().decode(StatusReport.self, from: Data(json.output.utf8))
+        #expect(report.settings?.inForce["camera.rotation"] == "90")
+        #expect(report.settings?.fileDiffers == true)
+        #expect(report.settings?.differences.map(\.key) == ["print.sheets"])
+
+        let reload = runProgram(ctl, ["reload", "--json", "--socket", socket], in: dir)
+        let reply = try JSONDecoder().decode(ReloadReply.self, from: Data(reload.output.utf8))
+        #expect(reply.changes?.map(\.key) == ["print.sheets"] && reply.changes?.first?.applied == false, "\(reload.output)")
+    }
 }
+

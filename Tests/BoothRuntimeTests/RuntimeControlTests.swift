@@ -139,6 +139,15 @@ final class SimulatedBooth: Sendable {
         let reloaded = try booth.ask(.reload, ReloadReply.self)
         #expect(reloaded.appliedNow)
         #expect(reloaded.state == "idle")
+        // Over the socket too, each changed key with how it took effect.
+        #expect(reloaded.changes?.first { $0.key == "session.review" }
+                == ReloadReply.Change(SettingChange(key: "session.review", from: "1s", to: "5s", rule: .nextSession), applied: true),
+                "\(reloaded)")
+        #expect(reloaded.changes?.contains { $0.key == "storage.dir" } == false)
+        let inForce = try booth.ask(.status, StatusReport.self)
+        #expect(inForce.settings?.inForce["session.review"] == "5s")
+        #expect(inForce.settings?.fileDiffers == false, "\(String(describing: inForce.settings?.differences))")
+        #expect(try booth.ask(.reload, ReloadReply.self).text == "reloaded: nothing changed")
 
         let devices = try booth.ask(.devices, DeviceReport.self)
         #expect(devices.source.hasPrefix("photoboothd"))

@@ -20,6 +20,7 @@ extension Schema {
             \(spec.key) (default: \(def))
                 \(spec.description)
                 Type: \(spec.type.name). Allowed: \(spec.allowed).
+                On reload: \(spec.reload.onReload).
             """
     }
 }

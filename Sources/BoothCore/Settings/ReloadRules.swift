@@ -1,0 +1,240 @@
+/// A device a reload closes and opens again when one of its settings changed.
+public enum ReloadDevice: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Every screen: the framebuffer and the file preview (made again through `DeviceFactory.displays`).
+    case screen
+    /// The button's GPIO line.
+    case button
+    /// The LED's GPIO line.
+    case led
+    /// The CUPS destination: reconnected, its options checked again.
+    case printer
+}
+
+/// How a changed setting takes effect when the daemon reloads (`photoboothctl reload`, SIGHUP).
+/// Every key of ``Schema/settings`` declares one in ``Schema/reloadRules``.
+///
+/// A reload is applied in idle or fault (else when the session under way ends); the rule says what
+/// the booth then does with the new value.
+public enum ReloadRule: Sendable, Hashable {
+    /// Used from the moment the reload is applied (the next capture, screen, check or print).
+    case atOnce
+    /// Used from the next session on (the state machine's timings, the picture composer).
+    case nextSession
+    /// The camera stream is stopped and started again with the new request.
+    case cameraStream
+    /// The device is closed and opened again with the new settings.
+    case reopen(ReloadDevice)
+    /// Read only when the daemon starts: the running value stays until `systemctl restart photoboothd`.
+    case restart
+
+    /// A stable word for programs (`--json`): `at-once`, `next-session`, `camera-stream`,
+    /// `reopen-screen`, `reopen-button`, `reopen-led`, `reopen-printer`, `restart`.
+    public var word: String {
+        switch self {
+        case .atOnce: "at-once"
+        case .nextSession: "next-session"
+        case .cameraStream: "camera-stream"
+        case let .reopen(device): "reopen-\(device.rawValue)"
+        case .restart: "restart"
+        }
+    }
+
+    /// What happened to a change under this rule once the reload was applied, for a person:
+    /// `"applied at once"`, `"takes effect after `systemctl restart photoboothd`"`.
+    public var effect: String {
+        switch self {
+        case .atOnce: "applied at once"
+        case .nextSession: "applies from the next session"
+        case .cameraStream: "camera stream restarted"
+        case .reopen(.screen): "screens reopened"
+        case .reopen(.button): "button line reopened"
+        case .reopen(.led): "LED line reopened"
+        case .reopen(.printer): "printer reconnected"
+        case .restart: ReloadRule.restartEffect
+        }
+    }
+
+    /// What a reload does with a change under this rule, for the key's description
+    /// (`config describe`): `"applied at once"`, `"the button line is reopened"`.
+    public var onReload: String {
+        switch self {
+        case .atOnce: "applied at once"
+        case .nextSession: "applies from the next session"
+        case .cameraStream: "the camera stream is restarted"
+        case .reopen(.screen): "the screens are reopened"
+        case .reopen(.button): "the button line is reopened"
+        case .reopen(.led): "the LED line is reopened"
+        case .reopen(.printer): "the printer is reconnected"
+        case .restart: "not applied; takes effect after `systemctl restart photoboothd`"
+        }
+    }
+
+    /// The words for a key that only a daemon restart applies.
+    public static let restartEffect = "takes effect after `systemctl restart photoboothd`"
+    /// The words for a change accepted while a session is under way.
+    public static let deferredEffect = "applies when the session under way ends"
+
+    /// True when a reload applies the change (every rule but ``restart``).
+    public var appliesWithoutRestart: Bool { self != .restart }
+}
+
+/// One key whose value differs between two `Settings`, with how a reload applies it.
+public struct SettingChange: Sendable, Hashable {
+    /// Full `section.key`.
+    public var key: String
+    /// The value before, as written in a config file (`"0"`, `"1500ms"`).
+    public var from: String
+    /// The value after.
+    public var to: String
+    /// How the change takes effect (``SettingSpec/reload``).
+    public var rule: ReloadRule
+
+    public init(key: String, from: String, to: String, rule: ReloadRule) {
+        self.key = key
+        self.from = from
+        self.to = to
+        self.rule = rule
+    }
+}
+
+extension SettingSpec {
+    /// How a change of this key takes effect on reload, from ``Schema/reloadRules``; a key the table
+    /// does not name (a schema test fails for it) is treated as ``ReloadRule/restart``, never as applied.
+    public var reload: ReloadRule { Schema.declaredReloadRule(for: key) ?? .restart }
+}
+
+extension Schema {
+    /// The reload rule of every key, in ``settings`` order. A key missing here fails the schema test
+    /// (`SettingsReloadTests`); a key named twice or unknown fails it too.
+    public static let reloadRules: [(key: String, rule: ReloadRule)] = [
+        ("camera.device", .cameraStream),
+        ("camera.format", .cameraStream),
+        ("camera.preview_size", .cameraStream),
+        ("camera.capture_size", .cameraStream),
+        ("camera.frame_rate", .cameraStream),
+        ("camera.settle_frames", .cameraStream),
+        ("camera.power_line_frequency", .cameraStream),
+        ("camera.exposure", .cameraStream),
+        ("camera.white_balance", .cameraStream),
+        ("camera.focus", .cameraStream),
+        ("camera.capture_timeout", .nextSession),
+        ("camera.idle_stop", .nextSession),
+        // The captures' turn at once; the screens, which draw the live view turned, are made again too.
+        ("camera.rotation", .atOnce),
+
+        ("button.chip", .reopen(.button)),
+        ("button.line", .reopen(.button)),
+        ("button.active_low", .reopen(.button)),
+        ("button.bias", .reopen(.button)),
+        ("button.debounce", .reopen(.button)),
+        ("button.long_press", .reopen(.button)),
+        ("button.stuck_limit", .reopen(.button)),
+
+        ("led.chip", .reopen(.led)),
+        ("led.line", .reopen(.led)),
+        ("led.active_low", .reopen(.led)),
+
+        ("session.preview", .nextSession),
+        ("session.preview_timeout", .nextSession),
+        ("session.countdown", .nextSession),
+        ("session.review", .nextSession),
+        ("session.shots", .nextSession),
+        ("session.between_shots", .nextSession),
+        ("session.cancelled_captures", .nextSession),
+
+        // The photo store, its session numbers and the totals file are opened once, at start.
+        ("storage.dir", .restart),
+        ("storage.jpeg_quality", .atOnce),
+        ("storage.min_free", .atOnce),
+        ("storage.mount", .atOnce),
+
+        ("preview.file", .reopen(.screen)),
+        ("preview.frame_rate", .reopen(.screen)),
+        ("preview.size", .reopen(.screen)),
+
+        ("print.mode", .nextSession),
+        ("print.destination", .reopen(.printer)),
+        ("print.copies", .reopen(.printer)),
+        ("print.media", .reopen(.printer)),
+        ("print.color", .reopen(.printer)),
+        ("print.dpi", .atOnce),
+        ("print.pending_limit", .atOnce),
+        ("print.reprint_limit", .atOnce),
+        ("print.backlog", .atOnce),
+        ("print.backlog_newest", .atOnce),
+        ("print.backlog_max_age", .atOnce),
+        // Read when the journal is loaded (at start) and has no paper count yet; refill sets it later.
+        ("print.sheets", .restart),
+        ("print.sheets_per_picture", .atOnce),
+        ("print.paper_warning", .atOnce),
+        ("print.poll_interval", .atOnce),
+        // The journal is loaded, and the spool's pages recovered, once at start.
+        ("print.journal", .restart),
+        ("print.spool", .restart),
+
+        ("display.device", .reopen(.screen)),
+        ("display.console", .reopen(.screen)),
+        ("display.rotation", .reopen(.screen)),
+        ("display.fallback_rotation", .reopen(.screen)),
+        ("display.accelerometer", .reopen(.screen)),
+        ("display.scaling", .reopen(.screen)),
+        ("display.mirror", .reopen(.screen)),
+        ("display.frame_rate", .reopen(.screen)),
+        ("display.font", .reopen(.screen)),
+
+        ("text.idle", .reopen(.screen)),
+        ("text.preview", .reopen(.screen)),
+        ("text.countdown_shot", .reopen(.screen)),
+        ("text.between_shots", .reopen(.screen)),
+        ("text.fault_camera", .reopen(.screen)),
+        ("text.fault_button", .reopen(.screen)),
+        ("text.fault_storage", .reopen(.screen)),
+
+        ("picture.compose_single_shot", .nextSession),
+        ("picture.layout", .nextSession),
+        ("picture.fit", .nextSession),
+        ("picture.size", .nextSession),
+        ("picture.dpi", .nextSession),
+        ("picture.quality", .nextSession),
+        ("picture.margin", .nextSession),
+        ("picture.background", .nextSession),
+        ("picture.background_image", .nextSession),
+        ("picture.overlay", .nextSession),
+        ("picture.footer_top", .nextSession),
+        ("picture.footer_bottom", .nextSession),
+        ("picture.date_format", .nextSession),
+        ("picture.font", .nextSession),
+        ("picture.text_color", .nextSession),
+    ]
+
+    static let reloadRulesByKey: [String: ReloadRule] = {
+        var table: [String: ReloadRule] = [:]
+        for entry in reloadRules where table[entry.key] == nil { table[entry.key] = entry.rule }
+        return table
+    }()
+
+    /// The rule ``reloadRules`` declares for `key`, nil when it declares none.
+    public static func declaredReloadRule(for key: String) -> ReloadRule? { reloadRulesByKey[key] }
+}
+
+extension Settings {
+    /// The keys whose value differs from `self` in `new`, in schema order, each with its reload rule.
+    /// Pure: compares the values as written in a config file (``SettingSpec/text(in:)``).
+    public func changes(to new: Settings) -> [SettingChange] {
+        Schema.settings.compactMap { spec in
+            let from = spec.text(in: self), to = spec.text(in: new)
+            return from == to ? nil : SettingChange(key: spec.key, from: from, to: to, rule: spec.reload)
+        }
+    }
+
+    /// `self` with the values of `changes` taken from `new`, every other key kept: the settings in
+    /// force after a reload that applies those changes (the ``ReloadRule/restart`` ones left out).
+    public func applying(_ changes: [SettingChange], from new: Settings) -> Settings {
+        var out = self
+        for change in changes {
+            guard let spec = Schema.spec(for: change.key) else { continue }
+            spec.write(&out, spec.read(new))
+        }
+        return out
+    }
+}

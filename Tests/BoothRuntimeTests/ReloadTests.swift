@@ -1,0 +1,321 @@
+import BoothCamera
+import BoothCore
+import BoothJPEG
+import BoothPorts
+import BoothTestSupport
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import BoothRuntime
+
+// A reload on a running booth (simulated camera, fake button, recording screens), for each group of
+// keys: the change reaches the component that uses it, and the reply says exactly what each key did.
+// The booth runs on a ManualClock the tests never advance: no booth timer fires (idle stop, review),
+// so only the real threads (loop, camera) are waited for.
+
+/// A screen the factory made for one set of settings: what it would draw (the text of each screen it
+/// was shown) and whether it was closed.
+final class ReloadScreen: DisplaySink {
+    let settings: Settings
+    private let shown = Mutex<[String]>([])
+    private let closedFlag = Mutex(false)
+    private let frames = Mutex(0)
+
+    init(_ settings: Settings) { self.settings = settings }
+
+    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
+        let text: String
+        switch screen {
+        case .idle: text = settings.text.idle
+        case .preview: text = settings.text.preview
+        case let .fault(reasons): text = reasons.keys.sorted().map { kind -> String in
+            switch kind {
+            case .camera: settings.text.faultCamera
+            case .button: settings.text.faultButton
+            case .storage: settings.text.faultStorage
+            }
+        }.joined(separator: " / ")
+        default: text = "\(screen)"
+        }
+        shown.withLock { $0.append(text) }
+    }
+    func frame(_ frame: Frame) { frames.withLock { $0 += 1 } }
+    func close() { closedFlag.withLock { $0 = true } }
+
+    var texts: [String] { shown.withLock { $0 } }
+    var closed: Bool { closedFlag.withLock { $0 } }
+    var frameCount: Int { frames.withLock { $0 } }
+}
+
+/// A value shared with the booth's threads.
+final class Box<T: Sendable>: Sendable {
+    let value: Mutex<T>
+    init(_ v: T) { value = Mutex(v) }
+}
+
+/// A running booth whose reload reads `file` (the config file's stand-in).
+final class ReloadBooth: Sendable {
+    let runtime: BoothRuntime
+    let logs = LogRecorder()
+    let button = FakeButton()
+    let camera = TestCamera(name: "sim-reload")
+    let file: ReloadSource
+    let started: Settings
+    private let made = Box<[ReloadScreen]>([])
+    /// LED lines asked of the factory (it opens none).
+    let ledOpens = Box(0)
+    private let exitCode = Box<Int32?>(nil)
+    let dir: String
+
+    init(_ edits: [(key: String, value: String)] = []) throws {
+        let dir = makeTempDir("reload")
+        self.dir = dir
+        let settings = try Settings.defaults.with(overrides: [
+            ("storage.dir", "\(dir)/photos"), ("storage.min_free", "0B"), ("preview.file", ""),
+            ("print.journal", "\(dir)/journal.json"), ("print.spool", "\(dir)/spool"),
+            ("session.preview", "off"), ("session.preview_timeout", "10min"), ("session.countdown", "0s"),
+            ("camera.preview_size", "640x480"), ("camera.capture_size", "640x480"), ("camera.rotation", "0"),
+        ] + edits).get()
+        started = settings
+        let file = ReloadSource(settings)
+        self.file = file
+        let camera = self.camera, button = self.button, made = self.made, ledOpens = self.ledOpens
+        let factory = DeviceFactory(
+            camera: { _ in camera }, button: { _ in button },
+            led: { _ in ledOpens.value.withLock { $0 += 1 }; return nil },
+            displays: { s, _, _ in
+                let screen = ReloadScreen(s)
+                made.value.withLock { $0.append(screen) }
+                return [screen]
+            })
+        runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, clock: ManualClock(),
+                               log: logs.logger(threshold: .debug), reloader: { .success(file.settings.withLock { $0 }) })
+        let runtime = self.runtime, exitCode = self.exitCode
+        let thread = Thread { let code = runtime.run(); exitCode.value.withLock { $0 = code } }
+        thread.name = "reload-test-loop"
+        thread.start()
+    }
+
+    /// The screens made so far, the first at start.
+    var screens: [ReloadScreen] { made.value.withLock { $0 } }
+
+    /// Edits the file's stand-in: `edits` over what it says now.
+    func edit(_ edits: [(key: String, value: String)]) throws {
+        let now = file.settings.withLock { $0 }
+        let new = try now.with(overrides: edits).get()
+        file.settings.withLock { $0 = new }
+    }
+
+    /// Reloads and returns the reply (a refusal fails the test).
+    func reload() throws -> ReloadReply {
+        switch runtime.requestReload() {
+        case let .accepted(reply): return reply
+        case let .refused(error):
+            Issue.record("reload refused: \(error)")
+            throw error
+        }
+    }
+
+    func stop() {
+        runtime.requestShutdown()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while exitCode.value.withLock({ $0 }) == nil && Date() < deadline { usleep(5_000) }
+        removeTree(dir)
+    }
+
+    var logText: String { logs.all.joined(separator: "\n") }
+
+    /// True once a log line containing every one of `parts` was written.
+    func logged(_ parts: String...) -> Bool {
+        logs.all.contains { line in parts.allSatisfy { line.contains($0) } }
+    }
+}
+
+extension ReloadReply {
+    /// The change of `key`, nil when the reply does not list it.
+    func change(_ key: String) -> Change? { changes?.first { $0.key == key } }
+}
+
+@Suite(.serialized) struct ReloadTests {
+    @Test("camera.rotation: the next snapshot is turned (640x480 -> 480x640); status shows 90 in force")
+    func rotationTurnsTheNextSnapshot() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming }, "\(booth.logText)")
+        let before = try #require(booth.runtime.snapshotJPEG(), "no snapshot: \(booth.logText)")
+        #expect(try JPEGDecoder().header(before).size == FrameSize(width: 640, height: 480))
+        let starts = booth.camera.starts
+
+        try booth.edit([("camera.rotation", "90")])
+        let reply = try booth.reload()
+        #expect(reply.appliedNow && reply.state == "idle")
+        #expect(reply.changes?.map(\.key) == ["camera.rotation"])
+        let change = try #require(reply.change("camera.rotation"))
+        #expect(change.from == "0" && change.to == "90" && change.applied && change.rule == "at-once")
+        #expect(change.effect == "applied at once")
+        #expect(reply.text == "reloaded: 1 key changed\n  camera.rotation: 0 -> 90, applied at once")
+        #expect(booth.logged("settings reloaded: 1 key changed"))
+        #expect(booth.logged("  camera.rotation: 0 -> 90, applied at once"))
+
+        let after = try #require(booth.runtime.snapshotJPEG(), "no snapshot: \(booth.logText)")
+        #expect(try JPEGDecoder().header(after).size == FrameSize(width: 480, height: 640))
+        #expect(booth.camera.starts == starts, "a rotation does not restart the stream")
+        let status = booth.runtime.statusReport(configPath: "test.conf")
+        #expect(status.orientation?.camera == 90)
+        #expect(status.settings?.inForce["camera.rotation"] == "90")
+        #expect(status.settings?.fileDiffers == false)
+    }
+
+    @Test("text.*: the screens are made again with the new text, and the screen on display shows it at once")
+    func textShowsOnTheNextScreen() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.screens.first?.texts.contains("Press the button") == true }, "\(booth.logText)")
+        try booth.edit([("text.idle", "Smile, then press"), ("text.preview", "Ready?")])
+        let reply = try booth.reload()
+        #expect(reply.changes?.map(\.key) == ["text.idle", "text.preview"])
+        #expect(reply.changes?.allSatisfy { $0.effect == "screens reopened" && $0.rule == "reopen-screen" && $0.applied } == true)
+        let screens = booth.screens
+        try #require(screens.count == 2, "the factory made the screens again")
+        #expect(screens[0].closed, "the old screen is closed")
+        #expect(screens[1].texts.first == "Smile, then press", "the idle screen is shown again with the new text: \(screens[1].texts)")
+        // The next screen too: a press goes to preview, which says the new prompt.
+        booth.button.press()
+        #expect(await eventually { screens[1].texts.contains("Ready?") }, "\(screens[1].texts)")
+        #expect(await eventually { screens[1].frameCount > 0 }, "the camera's frames reach the new screen")
+    }
+
+    @Test("display.* and preview.*: the new screen is made with them")
+    func displayChangeReachesTheScreen() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        try booth.edit([("display.mirror", "false"), ("display.scaling", "fill"), ("preview.size", "320x240")])
+        let reply = try booth.reload()
+        #expect(reply.changes?.map(\.key) == ["preview.size", "display.scaling", "display.mirror"])
+        #expect(reply.changes?.allSatisfy { $0.effect == "screens reopened" } == true)
+        let newest = try #require(booth.screens.last)
+        #expect(booth.screens.count == 2)
+        #expect(newest.settings.display.mirror == false)
+        #expect(newest.settings.display.scaling == .fill)
+        #expect(newest.settings.preview.size == FrameSize(width: 320, height: 240))
+        let status = booth.runtime.statusReport(configPath: "test.conf")
+        #expect(status.settings?.inForce["display.mirror"] == "false")
+        #expect(status.settings?.inForce["preview.size"] == "320x240")
+    }
+
+    @Test("print.*: a new destination reaches the printer (reconnected); print.journal waits for a restart")
+    func printChangeReachesThePrinter() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        try booth.edit([("print.destination", "booth-test-queue"), ("print.journal", "\(booth.dir)/other.json")])
+        let reply = try booth.reload()
+        #expect(reply.change("print.destination")?.effect == "printer reconnected")
+        #expect(reply.change("print.destination")?.applied == true)
+        let journal = try #require(reply.change("print.journal"))
+        #expect(!journal.applied && journal.rule == "restart")
+        #expect(journal.effect == "takes effect after `systemctl restart photoboothd`")
+        #expect(reply.text.contains("  print.journal: \(booth.dir)/journal.json -> \(booth.dir)/other.json, takes effect after `systemctl restart photoboothd`"),
+                "\(reply.text)")
+        #expect(booth.runtime.printer.status().destination == "booth-test-queue")
+    }
+
+    @Test("storage.dir only at a restart: the reply and the log say so; status shows the old one in force and the file differing")
+    func storageDirNeedsARestart() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        try booth.edit([("storage.dir", "\(booth.dir)/elsewhere")])
+        let reply = try booth.reload()
+        let change = try #require(reply.change("storage.dir"))
+        #expect(!change.applied && change.effect == ReloadRule.restartEffect)
+        #expect(booth.logged("storage.dir:", "takes effect after `systemctl restart photoboothd`"))
+        let status = booth.runtime.statusReport(configPath: "test.conf")
+        let settings = try #require(status.settings)
+        #expect(settings.inForce["storage.dir"] == "\(booth.dir)/photos")
+        #expect(settings.fileDiffers == true)
+        #expect(settings.differences.map(\.key) == ["storage.dir"])
+        #expect(settings.differences.first?.to == "\(booth.dir)/elsewhere")
+        // Reloading again changes nothing more, and says the key still waits for the restart.
+        let again = try booth.reload()
+        #expect(again.changes?.map(\.key) == ["storage.dir"])
+    }
+
+    @Test("nothing changed says so; session.* applies from the next session; button.* reopens the line")
+    func nothingSessionAndButton() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        let nothing = try booth.reload()
+        #expect(nothing.changes == [] && nothing.appliedNow)
+        #expect(nothing.text == "reloaded: nothing changed")
+        #expect(booth.logged("settings reloaded: nothing changed"))
+
+        let buttonStarts = booth.button.startCount
+        try booth.edit([("session.review", "9s"), ("button.debounce", "50ms")])
+        let reply = try booth.reload()
+        #expect(reply.change("session.review")?.effect == "applies from the next session")
+        #expect(reply.change("button.debounce")?.effect == "button line reopened")
+        #expect(booth.button.startCount == buttonStarts + 1)
+        #expect(booth.runtime.statusReport(configPath: "t").settings?.inForce["session.review"] == "9s")
+        #expect(booth.runtime.state.withLock { $0.machine.config.reviewMilliseconds } == 9000)
+    }
+
+    @Test("in a session the reply says the changes apply when it ends; they do then, and the log says so")
+    func deferredUntilTheSessionEnds() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        booth.button.press()
+        try #require(await eventually { booth.runtime.currentState.isPreview }, "\(booth.logText)")
+        try booth.edit([("camera.rotation", "180"), ("storage.dir", "\(booth.dir)/elsewhere")])
+        let reply = try booth.reload()
+        #expect(!reply.appliedNow && reply.state == "preview")
+        #expect(reply.change("camera.rotation")?.effect == "applies when the session under way ends")
+        #expect(reply.change("camera.rotation")?.applied == false)
+        #expect(reply.change("storage.dir")?.effect == ReloadRule.restartEffect)
+        #expect(reply.text.hasPrefix("reloaded: 2 keys changed (state preview: applies when the session under way ends)"), "\(reply.text)")
+        #expect(booth.runtime.orientation.settingsInUse.camera == .r0, "not applied during the session")
+
+        booth.button.longPressOfNewPress()   // cancels the preview: back to idle, where the reload applies
+        #expect(await eventually { booth.runtime.orientation.settingsInUse.camera == .r180 }, "\(booth.logText)")
+        #expect(await eventually { booth.logged("settings reloaded: 2 keys changed") && booth.logged("camera.rotation: 0 -> 180, applied at once") },
+                "\(booth.logText)")
+    }
+
+    @Test("the reload reply on the wire: changes with key, from, to, rule, applied, effect; an older daemon's reply still reads")
+    func replyOnTheWire() throws {
+        let reply = ReloadReply(appliedNow: true, state: "idle", changes: [
+            ReloadReply.Change(SettingChange(key: "text.idle", from: "Press", to: "Go", rule: .reopen(.screen)), applied: true),
+        ])
+        let json = String(decoding: try ControlProtocol.encoder().encode(reply), as: UTF8.self)
+        #expect(json == #"{"appliedNow":true,"changes":[{"applied":true,"effect":"screens reopened","from":"Press","key":"text.idle","rule":"reopen-screen","to":"Go"}],"state":"idle"}"#)
+        #expect(try JSONDecoder().decode(ReloadReply.self, from: Data(json.utf8)) == reply)
+        let old = try JSONDecoder().decode(ReloadReply.self, from: Data(#"{"appliedNow":false,"state":"review"}"#.utf8))
+        #expect(old.changes == nil)
+        #expect(old.text == "reloaded: applies when the session under way ends (state review)")
+    }
+
+    @Test("camera stream keys restart the stream; storage.min_free, picture.* and led.* say how they took effect")
+    func streamStorageLEDAndPicture() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        let starts = booth.camera.starts, leds = booth.ledOpens.value.withLock { $0 }
+        try booth.edit([("camera.frame_rate", "15"), ("storage.min_free", "1kB"), ("picture.dpi", "150"), ("led.line", "GPIO27")])
+        let reply = try booth.reload()
+        #expect(reply.changes?.map(\.key) == ["camera.frame_rate", "led.line", "storage.min_free", "picture.dpi"])
+        #expect(reply.change("camera.frame_rate")?.effect == "camera stream restarted")
+        #expect(reply.change("led.line")?.effect == "LED line reopened")
+        #expect(reply.change("storage.min_free")?.effect == "applied at once")
+        #expect(reply.change("picture.dpi")?.effect == "applies from the next session")
+        #expect(await eventually { booth.camera.starts == starts + 1 && booth.camera.isStreaming }, "\(booth.logText)")
+        #expect(await eventually {
+            booth.runtime.statusReport(configPath: "t").camera.framesPerSecond.map { abs($0 - 15) < 0.01 } == true
+        })
+        #expect(booth.ledOpens.value.withLock { $0 } > leds, "the LED line is asked for again")
+        #expect(booth.runtime.statusReport(configPath: "t").settings?.inForce["storage.min_free"] == "1kB")
+    }
+}
