@@ -36,7 +36,7 @@ let package = Package(
         // The seams between the runtime and the devices: one protocol per device role, and the log.
         .target(name: "BoothPorts", dependencies: ["BoothCore"]),
         // Device modules.
-        .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG"]),
+        .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
