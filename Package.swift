@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
-        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
+        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
                                                      "CFramebufferShims"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "BoothPrint", "CTurboJPEG",
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothClock", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
-        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
+        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),

@@ -44,7 +44,15 @@ public struct DeviceFactory: Sendable {
     public var camera: @Sendable (Settings) -> any CameraDevice
     public var button: @Sendable (Settings) -> any ButtonDevice
     public var led: @Sendable (Settings) -> (any LEDDevice)?
-    public var displays: @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink]
+    /// The screens, turned by the booth's one orientation source (the one the camera turns by).
+    public var screens: @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink]
+    /// ``screens`` for screens that do not turn (tests): set, it replaces them.
+    public var displays: @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink] {
+        get { { [screens, orientation] s, clock, log in screens(s, clock, log, orientation(s)) } }
+        set { screens = { s, clock, log, _ in newValue(s, clock, log) } }
+    }
+    /// The booth's one ``OrientationSource``, made once at start and handed to the camera and every screen.
+    public var orientation: @Sendable (Settings) -> any OrientationSource
     /// False when `led` never opens a line by design (`--simulate`): a configured `led.line` is then
     /// not retried.
     public var opensLED: Bool
@@ -53,12 +61,25 @@ public struct DeviceFactory: Sendable {
                 button: @escaping @Sendable (Settings) -> any ButtonDevice,
                 led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
                 displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
-                opensLED: Bool = true) {
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+        self.init(camera: camera, button: button, led: led, screens: { s, clock, log, _ in displays(s, clock, log) },
+                  opensLED: opensLED, orientation: orientation)
+    }
+
+    /// `screens` get the booth's one orientation source.
+    public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
         self.camera = camera
         self.button = button
         self.led = led
-        self.displays = displays
+        self.screens = screens
         self.opensLED = opensLED
+        self.orientation = orientation
     }
 }
 
@@ -123,7 +144,7 @@ public final class BoothRuntime: Sendable {
         var printStatus: String?
     }
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
-    let orientation: OrientationTracker
+    let orientation: any OrientationSource
     private let reloader: @Sendable () -> Result<Settings, SettingsError>
     let supervisor: ServiceSupervisor
 
@@ -185,10 +206,10 @@ public final class BoothRuntime: Sendable {
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
         self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
                                      mount: settings.storage.mount, clock: clock, log: log, post: post)
-        let displays = factory.displays(settings, clock, log)
-        self.displays = displays
-        let orientation = OrientationTracker(settings: settings)
+        let orientation = factory.orientation(settings)
         self.orientation = orientation
+        let displays = factory.screens(settings, clock, log, orientation)
+        self.displays = displays
         self.camera = CameraWorker(rotation: { orientation.camera }, device: { factory.camera(settings) }, stream: streamRequest(from: settings),
                                    captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
                                    captures: captures, clock: clock, log: log, post: post,
@@ -515,14 +536,14 @@ public final class BoothRuntime: Sendable {
         review.withLock { r in
             guard case let .review(id) = screen else {
                 r = nil
-                for d in displays { d.show(screen, capture: nil, printStatus: nil) }
+                for d in displays { d.show(ScreenContent(screen)) }
                 return
             }
             let (held, session) = state.withLock { ($0.sessionJPEGs[id], $0.session) }
             let shown = ReviewOnScreen(captureID: id, session: session, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
                                        printStatus: printer.reviewText(captureID: id))
             r = shown
-            for d in displays { d.show(screen, capture: shown.jpeg, printStatus: shown.printStatus) }
+            for d in displays { d.show(ScreenContent(screen, picture: shown.jpeg, status: shown.printStatus)) }
         }
     }
 
@@ -537,7 +558,7 @@ public final class BoothRuntime: Sendable {
             shown.printStatus = text
             r = shown
             log.info("review of session \(shown.session)'s picture: \(text ?? "no print status")")
-            for d in displays { d.show(.review(pictureID: shown.captureID), capture: shown.jpeg, printStatus: text) }
+            for d in displays { d.show(ScreenContent(.review(pictureID: shown.captureID), picture: shown.jpeg, status: text)) }
         }
     }
 
