@@ -1,4 +1,3 @@
-import BoothClock
 import BoothCore
 
 /// The real clock: `clock_gettime(CLOCK_MONOTONIC)`.
