@@ -50,7 +50,7 @@ let package = Package(
                                                      "BoothDisplay", "BoothLayout", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothPorts", "BoothRuntime"]),
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothRuntime"]),
 
         // Benchmarks (bench/run), not part of the tests.
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",

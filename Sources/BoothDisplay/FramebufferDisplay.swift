@@ -68,8 +68,7 @@ public final class FramebufferDisplay: DisplaySink {
         var frames = 0
     }
     private let shared = Mutex(Shared())
-    private let wake = MonotonicCondition()
-    private let finished = Mutex(false)
+    private let worker: WorkerThread
     private let console: Mutex<ConsoleOwner?>
     // Confined to the display thread after `start`; `@unchecked` because the compositor holds
     // FreeType and TurboJPEG handles, which are used by that one thread only.
@@ -94,6 +93,7 @@ public final class FramebufferDisplay: DisplaySink {
                 log: @escaping @Sendable (String) -> Void) throws {
         self.followsDisplayRotation = followsDisplayRotation
         self.threadName = threadName
+        worker = WorkerThread(name: threadName)
         format = framebuffer.format
         let renderer = ScreenRenderer(font: try Font(path: fontPath), texts: texts)
         confined = Confined(ScreenCompositor(framebuffer: framebuffer, renderer: renderer))
@@ -110,10 +110,8 @@ public final class FramebufferDisplay: DisplaySink {
 
     /// Starts the drawing thread.
     public func start() {
-        if !OSThread.start(name: threadName, { [self] in self.run() }) {
-            // No drawing thread (the thread limit): the booth runs without its screen, as without a framebuffer.
-            finished.withLock { $0 = true }
-        }
+        // No drawing thread (the thread limit): the booth runs without its screen, as without a framebuffer.
+        worker.start { [self] w in run(w) }
     }
 
     /// Frames drawn so far.
@@ -152,27 +150,21 @@ public final class FramebufferDisplay: DisplaySink {
     public func close() {
         shared.withLock { $0.stop = true }
         signal()
-        let deadline = Monotonic.now().adding(milliseconds: 2000)
-        while !finished.withLock({ $0 }) && Monotonic.now() < deadline { usleep(5_000) }
+        worker.finish(timeoutMilliseconds: 2000)
         console.withLock { $0?.restore(); $0 = nil }
     }
 
-    private func signal() { wake.lock(); wake.signal(); wake.unlock() }
+    private func signal() { worker.wake() }
 
-    private func run() {
-        defer { finished.withLock { $0 = true } }
+    private func run(_ worker: WorkerThread) {
         var lastDraw = 0.0  // seconds on CLOCK_MONOTONIC
         var lastRotation: (camera: Rotation, display: Rotation)?
         /// Whether the last drawing showed a live frame: once the stream has stopped (the frame ages
         /// past 2 s) the screen is drawn again without it, not left with that frame frozen.
         var drewLive = false
         while true {
-            wake.lock()
-            while !shared.withLock({ $0.dirty || $0.stop }) {
-                // Wakes twice a second anyway so an auto rotation is followed on a still screen.
-                if !wake.wait(milliseconds: 500) { break }
-            }
-            wake.unlock()
+            // Wakes twice a second anyway so an auto rotation is followed on a still screen.
+            _ = worker.waitForWork(until: Monotonic.now().adding(milliseconds: 500)) { shared.withLock { $0.dirty || $0.stop } }
             let turns = orientation.current
             let rotation = (camera: turns.camera, display: followsDisplayRotation ? turns.display : Rotation.r0)
             let turned = lastRotation.map { $0.camera != rotation.camera || $0.display != rotation.display } ?? true

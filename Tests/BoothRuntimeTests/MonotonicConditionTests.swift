@@ -168,3 +168,23 @@ import Testing
         #expect(worker.finish(timeoutMilliseconds: 0))
     }
 }
+
+/// `retryingEINTR`: the one place an interrupted call is tried again.
+@Suite struct RetryingEINTRTests {
+    @Test func anInterruptedCallIsTriedAgainAndOtherFailuresAreReturned() {
+        var calls = 0
+        let r = retryingEINTR { () -> Int in
+            calls += 1
+            if calls < 3 { errno = EINTR; return -1 }
+            return 5
+        }
+        #expect(r == 5 && calls == 3)
+        calls = 0
+        let failed = retryingEINTR { () -> Int32 in
+            calls += 1
+            errno = EAGAIN
+            return -1
+        }
+        #expect(failed == -1 && calls == 1 && errno == EAGAIN, "EAGAIN is a value, not retried")
+    }
+}
