@@ -224,8 +224,8 @@ public final class ControlServer: Sendable {
     private let listener = Mutex<Int32>(-1)
     private let stopping = Mutex(false)
     private let connections = Mutex(0)
-    private let stopped = MonotonicCondition()
-    private let acceptDone = Mutex(false)
+    /// The accept thread ("control").
+    private let acceptor = WorkerThread(name: "control")
     /// The instance lock: given to `init`, or taken by `start()`.
     private let lock: Mutex<ControlSocketLock?>
     /// The socket file this server bound (device, inode): the only file `stop()` removes.
@@ -298,7 +298,7 @@ public final class ControlServer: Sendable {
         var mine = stat()
         if lstat(path, &mine) == 0 { boundFile.withLock { $0 = (UInt64(mine.st_dev), UInt64(mine.st_ino)) } }
         listener.withLock { $0 = fd }
-        guard OSThread.start(name: "control", { [self] in acceptLoop(fd) }) else {
+        guard acceptor.start({ [self] w in acceptLoop(fd, w) }) else {
             listener.withLock { $0 = -1 }
             close(fd); unlink(path)
             throw SocketError(call: "pthread_create", errno: EAGAIN, path: path)
@@ -310,11 +310,7 @@ public final class ControlServer: Sendable {
     /// then releases the instance lock; connections being served finish their current request.
     public func stop() {
         guard !stopping.withLock({ s in defer { s = true }; return s }) else { return }
-        stopped.lock()
-        while !acceptDone.withLock({ $0 }) && listener.withLock({ $0 }) >= 0 {
-            if !stopped.wait(milliseconds: 2000) { break }
-        }
-        stopped.unlock()
+        acceptor.finish(timeoutMilliseconds: 2000)
         if let mine = boundFile.withLock({ $0 }) {
             var st = stat()
             if lstat(path, &st) == 0, UInt64(st.st_dev) == mine.dev, UInt64(st.st_ino) == mine.ino { unlink(path) }
@@ -335,13 +331,12 @@ public final class ControlServer: Sendable {
         return addr
     }
 
-    private func acceptLoop(_ fd: Int32) {
+    private func acceptLoop(_ fd: Int32, _ worker: WorkerThread) {
         defer {
             close(fd)
             listener.withLock { $0 = -1 }
-            stopped.lock(); acceptDone.withLock { $0 = true }; stopped.broadcast(); stopped.unlock()
         }
-        while !stopping.withLock({ $0 }) {
+        while !worker.isStopping {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let r = retryingEINTR { poll(&p, 1, 250) }
             if r < 0 {
