@@ -43,7 +43,7 @@ public protocol LEDDevice: AnyObject, Sendable {
 }
 
 /// What a screen shows: the screen, and for the review the picture and a line of status as data
-/// (the runtime words it: today the print status, ``PrintWorker/reviewText(captureID:)``; any other
+/// (the runtime words it: today the print status of the picture under review; any other
 /// output could say something there too). A screen sink knows nothing of printers.
 public struct ScreenContent: Sendable, Equatable {
     public var screen: Screen
