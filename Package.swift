@@ -31,16 +31,17 @@ let package = Package(
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
-        // The one reading of CLOCK_MONOTONIC, a condition variable whose deadlines are on it, named threads.
+        // The one reading of CLOCK_MONOTONIC, a condition variable whose deadlines are on it, named threads,
+        // the one worker-thread helper (WorkerThread, WorkQueue) and the one EINTR retry.
         .target(name: "BoothClock", dependencies: ["BoothCore", "CSysShims"]),
         // The seams between the runtime and the devices: one protocol per device role, and the log.
         .target(name: "BoothPorts", dependencies: ["BoothCore"]),
         // Device modules.
-        .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG"]),
+        .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
-        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
+        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
                                                      "CFramebufferShims"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "BoothPrint", "CTurboJPEG",
@@ -50,7 +51,7 @@ let package = Package(
                                                      "BoothDisplay", "BoothLayout", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothPorts", "BoothRuntime"]),
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothRuntime"]),
 
         // Benchmarks (bench/run), not part of the tests.
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
@@ -63,7 +64,7 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothClock", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
-        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay"]),
+        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),

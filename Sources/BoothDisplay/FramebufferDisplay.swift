@@ -1,5 +1,6 @@
 import BoothClock
 import BoothCore
+import BoothPorts
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -22,9 +23,9 @@ public final class ScreenCompositor {
         converter = FramebufferConverter(format: framebuffer.format)
     }
 
-    /// Draws one frame of `screen` and presents it; `printStatus` is the review screen's print
-    /// status (``ScreenRenderer/render(_:live:capture:printStatus:options:into:)``).
-    public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, printStatus: String? = nil,
+    /// Draws one frame of `screen` and presents it; `status` is the review screen's status line
+    /// (``ScreenRenderer/render(_:live:capture:status:options:into:)``).
+    public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil,
                      options: LiveViewOptions, displayRotation: Rotation) {
         let size = converter.canvasSize(for: displayRotation)
         canvas.resize(size)
@@ -33,7 +34,7 @@ public final class ScreenCompositor {
         // framebuffer memory reverse each row, which saves a full mirror pass per frame.
         canvas.storedMirrored = options.mirror && converter.presentsStraight(size, rotation: displayRotation)
             && ScreenCompositor.showsLiveView(screen)
-        renderer.render(screen, live: live, capture: capture, printStatus: printStatus, options: options, into: &canvas)
+        renderer.render(screen, live: live, capture: capture, status: status, options: options, into: &canvas)
         converter.present(canvas, rotation: displayRotation, on: framebuffer)
     }
 
@@ -47,29 +48,27 @@ public final class ScreenCompositor {
 
 /// The guest's screen on a Linux framebuffer, drawn on a thread of its own at up to `framesPerSecond`:
 /// the live view under the idle, preview and countdown screens, the flash, the capture in review,
-/// the fault screen. ``show(_:capture:)`` and ``frame(_:)`` only hand over data and wake the thread,
-/// so neither the main loop nor the camera thread waits for drawing. Optionally owns the kiosk VT
-/// (``ConsoleOwner``) until ``close()``.
-public final class FramebufferDisplay: Sendable {
+/// the fault screen. ``show(_:)`` and ``frame(_:)`` only hand over data and wake the thread,
+/// so neither the main loop nor the camera thread waits for drawing. The turns come from the booth's
+/// one ``OrientationSource`` (read once per drawing: the live view's camera turn and the screen's
+/// turn from the same reading). Optionally owns the kiosk VT (``ConsoleOwner``) until ``close()``.
+public final class FramebufferDisplay: DisplaySink {
     public let format: FramebufferFormat
-    private let orientation: OrientationTracker
+    private let orientation: any OrientationSource
     private let optionsBase: LiveViewOptions
     private let minIntervalSeconds: Double
     private let followsDisplayRotation: Bool
     private let threadName: String
     private let log: @Sendable (String) -> Void
     private struct Shared {
-        var screen: Screen = .idle(notice: nil)
-        var capture: [UInt8]?
-        var printStatus: String?
+        var content = ScreenContent(.idle(notice: nil))
         var live: Frame?
         var dirty = true
         var stop = false
         var frames = 0
     }
     private let shared = Mutex(Shared())
-    private let wake = MonotonicCondition()
-    private let finished = Mutex(false)
+    private let worker: WorkerThread
     private let console: Mutex<ConsoleOwner?>
     // Confined to the display thread after `start`; `@unchecked` because the compositor holds
     // FreeType and TurboJPEG handles, which are used by that one thread only.
@@ -89,11 +88,12 @@ public final class FramebufferDisplay: Sendable {
     ///   - log: warnings (a console that cannot be owned).
     /// - Throws: ``FontError`` when the font cannot be loaded.
     public init(framebuffer: any Framebuffer, fontPath: String, texts: ScreenTexts, options: LiveViewOptions,
-                orientation: OrientationTracker, framesPerSecond: Int, console: String?,
+                orientation: any OrientationSource, framesPerSecond: Int, console: String?,
                 followsDisplayRotation: Bool = true, threadName: String = "display",
                 log: @escaping @Sendable (String) -> Void) throws {
         self.followsDisplayRotation = followsDisplayRotation
         self.threadName = threadName
+        worker = WorkerThread(name: threadName)
         format = framebuffer.format
         let renderer = ScreenRenderer(font: try Font(path: fontPath), texts: texts)
         confined = Confined(ScreenCompositor(framebuffer: framebuffer, renderer: renderer))
@@ -110,26 +110,21 @@ public final class FramebufferDisplay: Sendable {
 
     /// Starts the drawing thread.
     public func start() {
-        if !OSThread.start(name: threadName, { [self] in self.run() }) {
-            // No drawing thread (the thread limit): the booth runs without its screen, as without a framebuffer.
-            finished.withLock { $0 = true }
-        }
+        // No drawing thread (the thread limit): the booth runs without its screen, as without a framebuffer.
+        worker.start { [self] w in run(w) }
     }
 
     /// Frames drawn so far.
     public var framesDrawn: Int { shared.withLock { $0.frames } }
 
-    /// Shows `screen`; `capture` is the capture's JPEG for `.review`, `printStatus` the review
-    /// screen's print status (nil: none). Showing the review again with a new status redraws it.
-    public func show(_ screen: Screen, capture: [UInt8]?, printStatus: String? = nil) {
+    /// Shows `content` (its picture and status line only on the review). Showing the review again
+    /// with a new status redraws it.
+    public func show(_ content: ScreenContent) {
         shared.withLock { s in
-            s.screen = screen
-            if case .review = screen {
-                s.capture = capture
-                s.printStatus = printStatus
+            if case .review = content.screen {
+                s.content = content
             } else {
-                s.capture = nil
-                s.printStatus = nil
+                s.content = ScreenContent(content.screen)
             }
             s.dirty = true
         }
@@ -139,7 +134,7 @@ public final class FramebufferDisplay: Sendable {
     /// A live frame (camera thread). Kept only while a screen with the live view is up.
     public func frame(_ frame: Frame) {
         let wanted: Bool = shared.withLock { s in
-            switch s.screen {
+            switch s.content.screen {
             case .idle, .preview, .countdown, .betweenShots:
                 s.live = frame
                 s.dirty = true
@@ -155,28 +150,23 @@ public final class FramebufferDisplay: Sendable {
     public func close() {
         shared.withLock { $0.stop = true }
         signal()
-        let deadline = Monotonic.now().adding(milliseconds: 2000)
-        while !finished.withLock({ $0 }) && Monotonic.now() < deadline { usleep(5_000) }
+        worker.finish(timeoutMilliseconds: 2000)
         console.withLock { $0?.restore(); $0 = nil }
     }
 
-    private func signal() { wake.lock(); wake.signal(); wake.unlock() }
+    private func signal() { worker.wake() }
 
-    private func run() {
-        defer { finished.withLock { $0 = true } }
+    private func run(_ worker: WorkerThread) {
         var lastDraw = 0.0  // seconds on CLOCK_MONOTONIC
         var lastRotation: (camera: Rotation, display: Rotation)?
         /// Whether the last drawing showed a live frame: once the stream has stopped (the frame ages
         /// past 2 s) the screen is drawn again without it, not left with that frame frozen.
         var drewLive = false
         while true {
-            wake.lock()
-            while !shared.withLock({ $0.dirty || $0.stop }) {
-                // Wakes twice a second anyway so an auto rotation is followed on a still screen.
-                if !wake.wait(milliseconds: 500) { break }
-            }
-            wake.unlock()
-            let rotation = (camera: orientation.camera, display: followsDisplayRotation ? orientation.display : Rotation.r0)
+            // Wakes twice a second anyway so an auto rotation is followed on a still screen.
+            _ = worker.waitForWork(until: Monotonic.now().adding(milliseconds: 500)) { shared.withLock { $0.dirty || $0.stop } }
+            let turns = orientation.current
+            let rotation = (camera: turns.camera, display: followsDisplayRotation ? turns.display : Rotation.r0)
             let turned = lastRotation.map { $0.camera != rotation.camera || $0.display != rotation.display } ?? true
             let now = Double(Monotonic.now().nanoseconds) / 1e9
             if now - lastDraw < minIntervalSeconds {
@@ -186,19 +176,19 @@ public final class FramebufferDisplay: Sendable {
             let job: Job = shared.withLock { s in
                 if s.stop { return .stop }
                 // A frame over 2 s old is from a stream that stopped (camera.idle_stop): not shown.
-                let live = s.live.flatMap { monotonicNow().milliseconds(since: $0.timestamp) < 2000 ? $0 : nil }
+                let live = s.live.flatMap { Monotonic.now().milliseconds(since: $0.timestamp) < 2000 ? $0 : nil }
                 if live == nil { s.live = nil }
                 guard s.dirty || turned || (drewLive && live == nil) else { return .skip }
                 s.dirty = false
-                return .draw(s.screen, live, s.capture, s.printStatus)
+                return .draw(s.content.screen, live, s.content.picture, s.content.status)
             }
-            guard case let .draw(screen, live, capture, printStatus) = job else {
+            guard case let .draw(screen, live, capture, status) = job else {
                 if case .stop = job { return }
                 continue
             }
             var options = optionsBase
             options.cameraRotation = rotation.camera
-            confined.compositor.draw(screen, live: live, capture: capture, printStatus: printStatus, options: options,
+            confined.compositor.draw(screen, live: live, capture: capture, status: status, options: options,
                                      displayRotation: rotation.display)
             lastRotation = rotation
             drewLive = live != nil && ScreenCompositor.showsLiveView(screen)

@@ -1,13 +1,10 @@
 import BoothCore
+import BoothPorts
 import FoundationEssentials
 import Glibc
 
-/// An acceleration in m/s² along a device's x (right), y (up) and z (out of the screen) axes, as IIO
-/// reports it: at rest it is the reaction to gravity, so a device standing upright reads y ≈ +9.8.
-public struct Acceleration: Sendable, Equatable {
-    public var x: Double, y: Double, z: Double
-    public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
-}
+/// ``BoothPorts/Acceleration``, named here for the display's callers.
+public typealias Acceleration = BoothPorts.Acceleration
 
 /// IIO's `mount_matrix`: how the sensor sits on the board, as three rows; the corrected vector is
 /// the matrix times the sensor's. Text form: `"x1, y1, z1; x2, y2, z2; x3, y3, z3"`.

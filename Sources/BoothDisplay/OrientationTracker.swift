@@ -1,135 +1,127 @@
 import BoothClock
 import BoothCore
+import BoothPorts
 import Glibc
 import Synchronization
 
-/// Resolves `camera.rotation` and `display.rotation` to the turns in use: a fixed setting as it is;
-/// `auto` from an ``IIOAccelerometer`` (sampled at most every `sampleIntervalMilliseconds` when asked,
-/// through an ``OrientationEstimator`` with hysteresis), or `fallback` when there is none or it stops
-/// answering. Thread-safe: the camera and display threads both ask.
-public final class OrientationTracker: Sendable {
+/// The booth's ``OrientationSource``: resolves `camera.rotation` and `display.rotation` to the turns in
+/// use. A fixed setting as it is; `auto` from an ``IIOAccelerometer`` (sampled at most every
+/// `sampleIntervalMilliseconds` when asked, through one ``OrientationEstimator`` with hysteresis), or
+/// `fallback` when there is none or it stops answering. One reading (``current``) decides both turns,
+/// so with both `auto` the camera and the screens never disagree. Thread-safe: the camera, display and
+/// preview threads all ask.
+public final class OrientationTracker: OrientationSource {
     /// What `status` and `devices` show.
-    public struct Status: Sendable, Equatable {
-        /// `"accel_3d (/sys/bus/iio/devices/iio:device0)"`, or nil without one.
-        public var accelerometer: String?
-        /// The last sample in m/s² (after the mount matrix), if any.
-        public var lastSample: Acceleration?
-        public var camera: Rotation
-        public var display: Rotation
-        /// `"fixed"`, `"accelerometer"` or `"fallback: no accelerometer"`.
-        public var source: String
-    }
+    public typealias Status = OrientationStatus
 
-    /// The settings in use, replaced by ``reconfigure(_:)``.
-    private struct Config {
-        var camera: RotationSetting
-        var display: RotationSetting
-        var fallback: Rotation
-        var sensor: IIOAccelerometer?
-    }
-    private let config: Mutex<Config>
-    private let sysfsRoot: String
-    private var cameraSetting: RotationSetting { config.withLock { $0.camera } }
-    private var displaySetting: RotationSetting { config.withLock { $0.display } }
-    private var fallback: Rotation { config.withLock { $0.fallback } }
-    private var sensor: IIOAccelerometer? { config.withLock { $0.sensor } }
     private let intervalNanoseconds: UInt64
     private let now: @Sendable () -> MonotonicInstant
+    private let sysfsRoot: String
     private struct State {
+        var cameraSetting: RotationSetting
+        var displaySetting: RotationSetting
+        var fallback: Rotation
+        var sensor: IIOAccelerometer?
         var estimator = OrientationEstimator()
         var lastSampleAt: MonotonicInstant?
         var lastSample: Acceleration?
         var sensorAnswers = true
+        var usesSensor: Bool { cameraSetting == .auto || displaySetting == .auto }
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// - Parameters:
     ///   - accelerometer: the sensor (find it with ``IIOAccelerometer/find(sysfsRoot:name:)``); nil for none.
+    ///   - sysfsRoot: where ``reconfigure(_:)`` looks for the accelerometer again.
     ///   - now: the monotonic clock (CLOCK_MONOTONIC by default; tests inject one).
-    ///   - sysfsRoot: where ``reconfigure(_:)`` looks for an accelerometer.
     public init(camera: RotationSetting, display: RotationSetting, fallback: Rotation, accelerometer: IIOAccelerometer?,
-                sampleIntervalMilliseconds: Int = 500, now: @escaping @Sendable () -> MonotonicInstant = monotonicNow,
-                sysfsRoot: String = "/sys") {
-        config = Mutex(Config(camera: camera, display: display, fallback: fallback,
-                              sensor: (camera == .auto || display == .auto) ? accelerometer : nil))
-        self.sysfsRoot = sysfsRoot
+                sampleIntervalMilliseconds: Int = 500, sysfsRoot: String = "/sys",
+                now: @escaping @Sendable () -> MonotonicInstant = Monotonic.now) {
+        let needed = camera == .auto || display == .auto
+        state = Mutex(State(cameraSetting: camera, displaySetting: display, fallback: fallback,
+                            sensor: needed ? accelerometer : nil))
         intervalNanoseconds = UInt64(max(0, sampleIntervalMilliseconds)) * 1_000_000
+        self.sysfsRoot = sysfsRoot
         self.now = now
     }
 
     /// From the settings: finds the accelerometer under `sysfsRoot` when either rotation is `auto`.
-    public convenience init(settings s: Settings, sysfsRoot: String = "/sys") {
+    public convenience init(settings s: Settings, sysfsRoot: String = "/sys", sampleIntervalMilliseconds: Int = 500,
+                            now: @escaping @Sendable () -> MonotonicInstant = Monotonic.now) {
         let needed = s.camera.rotation == .auto || s.display.rotation == .auto
         self.init(camera: s.camera.rotation, display: s.display.rotation, fallback: s.display.fallbackRotation.rotation,
                   accelerometer: needed ? IIOAccelerometer.find(sysfsRoot: sysfsRoot, name: s.display.accelerometer) : nil,
-                  sysfsRoot: sysfsRoot)
+                  sampleIntervalMilliseconds: sampleIntervalMilliseconds, sysfsRoot: sysfsRoot, now: now)
     }
 
-    /// New `camera.rotation`, `display.rotation`, `display.fallback_rotation` and `display.accelerometer`
-    /// (a reload): the next ``camera`` and ``display`` answer with them. The accelerometer is looked up
-    /// again (under the `sysfsRoot` given at init) when either rotation is `auto`; the estimator's
-    /// hysteresis starts again when the sensor changes.
-    public func reconfigure(_ s: Settings) {
-        let needed = s.camera.rotation == .auto || s.display.rotation == .auto
-        let sensor = needed ? IIOAccelerometer.find(sysfsRoot: sysfsRoot, name: s.display.accelerometer) : nil
-        let changedSensor = config.withLock { c in
-            let changed = c.sensor?.directory != sensor?.directory
-            c = Config(camera: s.camera.rotation, display: s.display.rotation, fallback: s.display.fallbackRotation.rotation,
-                       sensor: sensor)
-            return changed
+    /// Both turns from one reading: at most one sample (when the last is over the interval old), and
+    /// both `auto` turns come from the same estimate.
+    public var current: Orientation {
+        let t = now()
+        return state.withLock { s in
+            let sensed: Rotation? = resolveSensor(&s, at: t)
+            func turn(_ setting: RotationSetting) -> Rotation { setting.fixed ?? sensed ?? s.fallback }
+            return Orientation(camera: turn(s.cameraSetting), display: turn(s.displaySetting))
         }
-        if changedSensor { state.withLock { $0 = State() } }
     }
 
-    /// `camera.rotation` and `display.rotation` as this tracker resolves them (set at init or by
-    /// ``reconfigure(_:)``): the settings in use, not the turns.
-    public var settingsInUse: (camera: RotationSetting, display: RotationSetting) {
-        config.withLock { ($0.camera, $0.display) }
-    }
-
-    /// The turn for captures and the live view.
-    public var camera: Rotation { resolve(cameraSetting) }
-    /// The turn for the whole screen drawing.
-    public var display: Rotation { resolve(displaySetting) }
-
-    public var status: Status {
-        let cam = camera, disp = display
+    public var status: OrientationStatus {
+        let turns = current
         return state.withLock { s in
             let source: String
-            if cameraSetting != .auto && displaySetting != .auto {
+            if !s.usesSensor {
                 source = "fixed"
-            } else if sensor == nil {
+            } else if s.sensor == nil {
                 source = "fallback: no accelerometer"
             } else if !s.sensorAnswers {
                 source = "fallback: accelerometer not answering"
             } else {
                 source = "accelerometer"
             }
-            return Status(accelerometer: sensor.map { "\($0.name) (\($0.directory))" }, lastSample: s.lastSample,
-                          camera: cam, display: disp, source: source)
+            return OrientationStatus(accelerometer: s.sensor.map { "\($0.name) (\($0.directory))" }, lastSample: s.lastSample,
+                                     camera: turns.camera, display: turns.display, source: source)
         }
     }
 
-    private func resolve(_ setting: RotationSetting) -> Rotation {
-        if let fixed = setting.fixed { return fixed }
-        guard let sensor else { return fallback }
-        let t = now()
-        return state.withLock { s in
-            if s.lastSampleAt.map({ t.nanoseconds &- $0.nanoseconds >= intervalNanoseconds || t < $0 }) ?? true {
-                s.lastSampleAt = t
-                if let a = sensor.sample() {
-                    s.lastSample = a
-                    s.sensorAnswers = true
-                    s.estimator.update(a)
-                } else {
-                    s.sensorAnswers = false
-                }
+    /// Takes the rotations, fallback and accelerometer name from `settings`; finds the accelerometer
+    /// again under `sysfsRoot` when a rotation is `auto` (reading sysfs). The estimate so far is kept
+    /// when the same sensor stays in use.
+    public var settingsInUse: (camera: RotationSetting, display: RotationSetting) {
+        state.withLock { ($0.cameraSetting, $0.displaySetting) }
+    }
+
+    public func reconfigure(_ settings: Settings) {
+        let needed = settings.camera.rotation == .auto || settings.display.rotation == .auto
+        let sensor = needed ? IIOAccelerometer.find(sysfsRoot: sysfsRoot, name: settings.display.accelerometer) : nil
+        state.withLock { s in
+            s.cameraSetting = settings.camera.rotation
+            s.displaySetting = settings.display.rotation
+            s.fallback = settings.display.fallbackRotation.rotation
+            if s.sensor != sensor {
+                s.sensor = sensor
+                s.estimator = OrientationEstimator()
+                s.lastSampleAt = nil
+                s.lastSample = nil
+                s.sensorAnswers = true
             }
-            guard s.sensorAnswers else { return fallback }
-            return s.estimator.current ?? fallback
         }
+    }
+
+    /// The sensed turn (sampling when due), nil when no sensor is in use, it does not answer, or every
+    /// sample so far was flat.
+    private func resolveSensor(_ s: inout State, at t: MonotonicInstant) -> Rotation? {
+        guard s.usesSensor, let sensor = s.sensor else { return nil }
+        if s.lastSampleAt.map({ t.nanoseconds &- $0.nanoseconds >= intervalNanoseconds || t < $0 }) ?? true {
+            s.lastSampleAt = t
+            if let a = sensor.sample() {
+                s.lastSample = a
+                s.sensorAnswers = true
+                s.estimator.update(a)
+            } else {
+                s.sensorAnswers = false
+            }
+        }
+        guard s.sensorAnswers else { return nil }
+        return s.estimator.current
     }
 }
-
-/// CLOCK_MONOTONIC now (``Monotonic/now()``).
-@Sendable public func monotonicNow() -> MonotonicInstant { Monotonic.now() }

@@ -95,15 +95,15 @@ public final class ScreenRenderer {
         return PixelRect(x: 0, y: size.height - h, width: size.width, height: h)
     }
 
-    /// Where the review screen's print status is drawn: the band at the bottom (``bandRegion(_:)``).
-    public static func printStatusRegion(_ size: FrameSize) -> PixelRect { bandRegion(size) }
+    /// Where the review screen's status line is drawn: the band at the bottom (``bandRegion(_:)``).
+    public static func statusRegion(_ size: FrameSize) -> PixelRect { bandRegion(size) }
 
     /// Draws `screen` over the canvas. `live` is the newest camera frame (nil when the stream is
-    /// stopped); `capture` the capture's JPEG for `.review`; `printStatus` what the review screen
-    /// says about printing that picture ("Printing…", "Out of paper — your photo is saved"; nil or
-    /// empty: nothing), drawn in ``printStatusRegion(_:)``. A frame or capture that does not decode
+    /// stopped); `capture` the capture's JPEG for `.review`; `status` the review screen's status
+    /// line as the runtime worded it ("Printing…", "Out of paper — your photo is saved"; nil or
+    /// empty: nothing), drawn in ``statusRegion(_:)``. A frame or capture that does not decode
     /// leaves a dark background: a screen is always drawn.
-    public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, printStatus: String? = nil,
+    public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil,
                        options: LiveViewOptions, into canvas: inout Canvas) {
         let size = canvas.size, s = min(size.width, size.height)
         let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
@@ -148,7 +148,7 @@ public final class ScreenRenderer {
             if let capture {
                 try? scaler.draw(jpeg: capture, into: &canvas, area: whole, scaling: .fit)
             }
-            if let printStatus, !printStatus.isEmpty { band(printStatus, in: &canvas) }
+            if let status, !status.isEmpty { band(status, in: &canvas) }
         case .fault(let reasons):
             canvas.fill(ScreenRenderer.faultBackground)
             var lines: [String] = []

@@ -10,7 +10,7 @@ import Glibc
 
 // The one door to C for BoothGPIO: thin wrappers over CGPIODShims (libgpiod v1
 // or v2, chosen at compile time) and the few syscalls the threads need. Every
-// failure comes back as errno; EINTR is retried here and nowhere else.
+// failure comes back as errno; EINTR is retried here (BoothClock's `retryingEINTR`) and nowhere else.
 
 /// Thin wrappers over the C shim. Pointers returned stay owned by the caller.
 enum Shim {
@@ -165,15 +165,6 @@ enum Sys {
         if deadline <= now { return 0 }
         let ns = deadline.nanoseconds - now.nanoseconds
         return Int32(clamping: (ns + 999_999) / 1_000_000)
-    }
-
-    /// Runs `call` again while it fails with EINTR: the one place EINTR is retried.
-    static func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let r = call()
-            if r < 0 && errno == EINTR { continue }
-            return r
-        }
     }
 }
 

@@ -1,5 +1,4 @@
 import BoothClock
-import Dispatch
 import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
@@ -31,42 +30,37 @@ final class WakePipe: Sendable {
     }
 }
 
-/// Start/stop handshake between an API object and the thread it owns.
+/// Start/stop handshake between an API object and the thread it owns: a ``WorkerThread`` (BoothClock's
+/// one worker-thread helper) whose body sleeps in poll(2) on the device and on ``pipe``.
 final class ThreadControl: Sendable {
     let pipe: WakePipe
-    private let finished = DispatchSemaphore(value: 0)
-    private let state = Mutex<(stopping: Bool, thread: pthread_t?)>((false, nil))
+    /// Made by `spawn` (the thread's name is known then).
+    private let worker = Mutex<WorkerThread?>(nil)
 
     init() throws(Errno) { pipe = try WakePipe() }
 
-    /// Starts `body` on a new thread of its own named `name` (``OSThread``); `finish()` must end it.
+    /// Starts `body` on a new thread of its own named `name` (``WorkerThread``); `stop()` ends it.
     /// - Throws: `Errno(EAGAIN)` when no thread could be created (`pthread_create`); `body` never runs
     ///   and the caller's open fails, so the device becomes a fault that is retried.
     func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) {
-        let started = OSThread.start(name: name) { [self] in
-            state.withLock { $0.thread = pthread_self() }
-            body()
-        }
-        guard started else { throw Errno(EAGAIN) }
+        let thread = WorkerThread(name: name)
+        worker.withLock { $0 = thread }
+        guard thread.start({ _ in body() }) else { throw Errno(EAGAIN) }
     }
 
     /// True once `stop` was called.
-    var isStopping: Bool { state.withLock { $0.stopping } }
+    var isStopping: Bool { worker.withLock { $0 }?.isStopping ?? false }
 
-    /// Called by the thread as its last act.
-    func finish() { finished.signal() }
+    /// Called by the thread as its last act. Nothing to do: the worker counts as ended when the body returns.
+    func finish() {}
 
     /// Asks the thread to end and, unless called on that thread, waits until it has.
     /// Idempotent; every waiting caller returns once the thread has finished.
     func stop() {
-        let (first, ownThread) = state.withLock { s in
-            defer { s.stopping = true }
-            let own = s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-            return (!s.stopping, own)
-        }
+        guard let thread = worker.withLock({ $0 }) else { return }
+        let first = !thread.isStopping
+        thread.finish(timeoutMilliseconds: 0)  // marks it stopping before the wake
         if first { pipe.wake() }
-        guard !ownThread else { return }
-        finished.wait()
-        finished.signal()
+        thread.finish(timeoutMilliseconds: nil)
     }
 }

@@ -1,4 +1,5 @@
 import BoothCore
+import CYUV
 
 /// The Exif Orientation tag (TIFF tag `0x0112` in IFD0 of a JPEG's `APP1` `Exif` segment; Exif 2.32
 /// §4.6.4 A, CIPA DC-008): where the stored image's first row and first column are when it is seen
@@ -64,25 +65,58 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable, CustomStringConvertibl
     }
 
     /// `image` (RGB24, stored pixels) turned upright: an exact permutation of its pixels, nothing
-    /// resampled. For a decoded JPEG whose orientation this is.
+    /// resampled. For a decoded JPEG whose orientation this is. The turn is libyuv's (`RAWToARGB`,
+    /// `ARGBRotate`, `ARGBMirror` for the four mirrored orientations, `ARGBToRAW`); the image as it
+    /// came when libyuv refuses it (a size over its limits) or holds too few bytes.
     public func upright(_ image: RGBImage) -> RGBImage {
         guard self != .topLeft else { return image }
         let w = image.size.width, h = image.size.height
+        guard w > 0, h > 0, w <= 65_500, h <= 65_500, image.bytes.count >= w * h * 3 else { return image }
         let out = uprightSize(image.size)
-        guard w > 0, h > 0, image.bytes.count >= w * h * 3 else { return image }
-        var turned = [UInt8](repeating: 0, count: w * h * 3)
-        image.bytes.withUnsafeBufferPointer { src in
-            turned.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    for x in 0..<w {
-                        let p = uprightPosition(x: x, y: y, width: w, height: h)
-                        let s = (y * w + x) * 3, d = (p.y * out.width + p.x) * 3
-                        dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
+        let (turn, mirrored) = uprightTurn
+        var argb = [UInt8](repeating: 0, count: w * h * 4)
+        var turned = [UInt8](repeating: 0, count: w * h * 4)
+        var rgb = [UInt8](repeating: 0, count: w * h * 3)
+        let rc: Int32 = image.bytes.withUnsafeBufferPointer { src in
+            argb.withUnsafeMutableBufferPointer { a in
+                turned.withUnsafeMutableBufferPointer { t in
+                    rgb.withUnsafeMutableBufferPointer { dst in
+                        var rc = RAWToARGB(src.baseAddress, Int32(w * 3), a.baseAddress, Int32(w * 4), Int32(w), Int32(h))
+                        if rc == 0 {
+                            rc = ARGBRotate(a.baseAddress, Int32(w * 4), t.baseAddress, Int32(out.width * 4),
+                                            Int32(w), Int32(h), yuvRotation(turn))
+                        }
+                        var from = t.baseAddress
+                        if rc == 0 && mirrored {
+                            rc = ARGBMirror(t.baseAddress, Int32(out.width * 4), a.baseAddress, Int32(out.width * 4),
+                                            Int32(out.width), Int32(out.height))
+                            from = a.baseAddress
+                        }
+                        if rc == 0 {
+                            rc = ARGBToRAW(from, Int32(out.width * 4), dst.baseAddress, Int32(out.width * 3),
+                                           Int32(out.width), Int32(out.height))
+                        }
+                        return rc
                     }
                 }
             }
         }
-        return RGBImage(size: out, bytes: turned)
+        guard rc == 0 else { return image }
+        return RGBImage(size: out, bytes: rgb)
+    }
+
+    /// The clockwise turn, then whether a left-right mirror follows, that makes this orientation upright.
+    var uprightTurn: (Rotation, mirrored: Bool) {
+        switch self {
+        case .topLeft: (.r0, false)
+        case .topRight: (.r0, true)
+        case .bottomRight: (.r180, false)
+        case .bottomLeft: (.r180, true)
+        case .leftTop: (.r90, true)
+        case .rightTop: (.r90, false)
+        case .rightBottom: (.r270, true)
+        case .leftBottom: (.r270, false)
+        }
     }
 
     /// `jpeg` with its Exif Orientation value set to 1 in place (same length, every other byte

@@ -1,5 +1,6 @@
 import BoothCore
 import CTurboJPEG
+import CYUV
 
 /// The range of the Y'CbCr values in a YUYV frame.
 public enum YCbCrRange: String, Sendable, CaseIterable {
@@ -22,6 +23,10 @@ public final class JPEGEncoder {
     private(set) var outputCapacity = 0
     /// Y, Cb and Cr planes (I420) for YUYV frames, one after another.
     private var planes: [UInt8] = []
+    /// The turned picture's pixels (``encode(_:quality:turnedBy:yuvRange:)``): I420 planes for YUYV,
+    /// ARGB for RGB24; `unturned` the RGB24 frame's ARGB before the turn.
+    private var turned: [UInt8] = []
+    private var unturned: [UInt8] = []
     private var lumaTable: [UInt8] = []
     private var chromaTable: [UInt8] = []
     private var tablesRange: YCbCrRange?
@@ -116,6 +121,135 @@ public final class JPEGEncoder {
         return Array(UnsafeBufferPointer(start: buffer, count: Int(jpegSize)))
     }
 
+    /// Encodes one frame turned clockwise by `rotation`, in one encode: the frame's pixels are turned
+    /// with libyuv on the way in, so the JPEG is `rotation.rotated(frame.size)` and holds no Exif
+    /// Orientation (the pixels are upright). For a YUYV or RGB24 capture of any size (whole MCUs or not);
+    /// an MJPEG capture is turned losslessly by ``JPEGRotator`` instead.
+    ///
+    /// - YUYV: converted to I420 planes as ``encode(_:quality:yuvRange:)`` does, turned with
+    ///   `I420Rotate`, compressed with `tjCompressFromYUVPlanes`.
+    /// - RGB24: to ARGB with `RAWToARGB` (V4L2's RGB24 is R, G, B bytes: libyuv's "RAW"), turned with
+    ///   `ARGBRotate`, compressed with `tjCompress2` (`TJPF_BGRX`).
+    /// `.r0` is exactly ``encode(_:quality:yuvRange:)``. A YUYV frame of an odd width or height whose
+    /// odd edge the turn brings to the left or top keeps its chroma samples where they were: they land
+    /// half a chroma sample (one pixel) off the 4:2:0 grid (cameras' sizes are even).
+    ///
+    /// - Parameter quality: 1 (smallest) … 100 (best).
+    /// - Throws: as ``encode(_:quality:yuvRange:)``; `TurboJPEGError` (call `I420Rotate`, `RAWToARGB` or
+    ///   `ARGBRotate`) when libyuv refuses the planes.
+    public func encode(_ frame: Frame, quality: Int, turnedBy rotation: Rotation,
+                       yuvRange: YCbCrRange = .limited) throws -> [UInt8] {
+        guard rotation != .r0 else { return try encode(frame, quality: quality, yuvRange: yuvRange) }
+        guard (1...100).contains(quality) else { throw JPEGFrameError.invalidQuality(quality) }
+        let width = frame.size.width, height = frame.size.height
+        let rowBytes: Int
+        switch frame.format {
+        case .mjpeg: throw JPEGFrameError.alreadyCompressed
+        case .yuyv: rowBytes = (width + 1) / 2 * 4
+        case .rgb24: rowBytes = width * 3
+        }
+        guard width > 0, height > 0, width <= 65_500, height <= 65_500 else {
+            throw JPEGFrameError.invalidSize(frame.size)
+        }
+        guard frame.bytesPerLine >= rowBytes else {
+            throw JPEGFrameError.bytesPerLineTooSmall(bytesPerLine: frame.bytesPerLine, minimum: rowBytes)
+        }
+        guard frame.bytesPerLine <= Int(Int32.max) else { throw JPEGFrameError.invalidSize(frame.size) }
+        let (needed, overflow) = (height - 1).multipliedReportingOverflow(by: frame.bytesPerLine)
+        guard !overflow, frame.bytes.count >= needed + rowBytes else {
+            throw JPEGFrameError.tooFewBytes(count: frame.bytes.count, needed: overflow ? Int.max : needed + rowBytes)
+        }
+        let out = rotation.rotated(frame.size)
+        let mode = yuvRotation(rotation)
+        switch frame.format {
+        case .mjpeg:
+            throw JPEGFrameError.alreadyCompressed
+        case .yuyv:
+            let layout = I420Layout(width: width, height: height)
+            let turnedLayout = I420Layout(width: out.width, height: out.height)
+            if planes.count != layout.totalBytes { planes = [UInt8](repeating: 0, count: layout.totalBytes) }
+            if turned.count != turnedLayout.totalBytes { turned = [UInt8](repeating: 0, count: turnedLayout.totalBytes) }
+            if tablesRange != yuvRange { makeTables(yuvRange) }
+            let rc = frame.bytes.withUnsafeBufferPointer { src in
+                planes.withUnsafeMutableBufferPointer { dst in
+                    turned.withUnsafeMutableBufferPointer { t in
+                        lumaTable.withUnsafeBufferPointer { luma in
+                            chromaTable.withUnsafeBufferPointer { chroma in
+                                convertYUYVToI420(src, bytesPerLine: frame.bytesPerLine, layout: layout,
+                                                  into: dst, lumaTable: luma, chromaTable: chroma)
+                                guard let s = dst.baseAddress, let d = t.baseAddress else { return Int32(-1) }
+                                return I420Rotate(s, Int32(layout.lumaStride),
+                                                  s + layout.lumaBytes, Int32(layout.chromaStride),
+                                                  s + layout.lumaBytes + layout.chromaBytes, Int32(layout.chromaStride),
+                                                  d, Int32(turnedLayout.lumaStride),
+                                                  d + turnedLayout.lumaBytes, Int32(turnedLayout.chromaStride),
+                                                  d + turnedLayout.lumaBytes + turnedLayout.chromaBytes,
+                                                  Int32(turnedLayout.chromaStride),
+                                                  Int32(width), Int32(height), mode)
+                            }
+                        }
+                    }
+                }
+            }
+            guard rc == 0 else { throw TurboJPEGError(call: "I420Rotate", message: "libyuv returned \(rc)") }
+            return try turned.withUnsafeBufferPointer { t throws -> [UInt8] in
+                let y = UnsafeBufferPointer(rebasing: t[0..<turnedLayout.lumaBytes])
+                let cb = UnsafeBufferPointer(rebasing: t[turnedLayout.lumaBytes..<(turnedLayout.lumaBytes + turnedLayout.chromaBytes)])
+                let cr = UnsafeBufferPointer(rebasing: t[(turnedLayout.lumaBytes + turnedLayout.chromaBytes)...])
+                return try encodeI420(y: y, yStride: turnedLayout.lumaStride, cb: cb, cr: cr,
+                                      chromaStride: turnedLayout.chromaStride, size: out, quality: quality)
+            }
+        case .rgb24:
+            let bytes = frame.size.area * 4
+            if unturned.count != bytes { unturned = [UInt8](repeating: 0, count: bytes) }
+            if turned.count != bytes { turned = [UInt8](repeating: 0, count: bytes) }
+            let converted = frame.bytes.withUnsafeBufferPointer { src in
+                unturned.withUnsafeMutableBufferPointer { argb in
+                    RAWToARGB(src.baseAddress, Int32(frame.bytesPerLine), argb.baseAddress, Int32(width * 4),
+                              Int32(width), Int32(height))
+                }
+            }
+            guard converted == 0 else { throw TurboJPEGError(call: "RAWToARGB", message: "libyuv returned \(converted)") }
+            try turnARGB(unturned, size: frame.size, by: rotation, into: &turned)
+            return try encode(bgrx: turned, size: out, quality: quality)
+        }
+    }
+
+    /// `argb` (`size`, rows of `size.width * 4` bytes B, G, R, X) turned clockwise by `rotation` into
+    /// `out` (resized to fit). Wraps libyuv's `ARGBRotate`.
+    /// - Throws: `TurboJPEGError` (call `ARGBRotate`) when libyuv refuses the sizes.
+    func turnARGB(_ argb: [UInt8], size: FrameSize, by rotation: Rotation, into out: inout [UInt8]) throws(TurboJPEGError) {
+        let turnedSize = rotation.rotated(size)
+        if out.count != size.area * 4 { out = [UInt8](repeating: 0, count: size.area * 4) }
+        let rc = argb.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                ARGBRotate(src.baseAddress, Int32(size.width * 4), dst.baseAddress, Int32(turnedSize.width * 4),
+                           Int32(size.width), Int32(size.height), yuvRotation(rotation))
+            }
+        }
+        guard rc == 0 else { throw TurboJPEGError(call: "ARGBRotate", message: "libyuv returned \(rc)") }
+    }
+
+    /// `tjCompress2` of `size.area` BGRX pixels (4:2:0), for the turned frame and ``JPEGRotator``.
+    func encode(bgrx pixels: [UInt8], size: FrameSize, quality: Int) throws -> [UInt8] {
+        guard pixels.count >= size.area * 4 else { throw JPEGFrameError.tooFewBytes(count: pixels.count, needed: size.area * 4) }
+        let subsampling = Int32(TJSAMP_420.rawValue)
+        let bound = tjBufSize(Int32(size.width), Int32(size.height), subsampling)
+        guard bound != UInt(bitPattern: -1), bound <= UInt(Int32.max) else { throw JPEGFrameError.invalidSize(size) }
+        let buffer = outputBuffer(capacity: Int(bound))
+        var jpegBuf: UnsafeMutablePointer<UInt8>? = buffer
+        var jpegSize = UInt(bound)
+        let rc = pixels.withUnsafeBufferPointer { src in
+            tjCompress2(handle.raw, src.baseAddress, Int32(size.width), Int32(size.width * 4), Int32(size.height),
+                        Int32(TJPF_BGRX.rawValue), &jpegBuf, &jpegSize, subsampling, Int32(quality), TJFLAG_NOREALLOC)
+        }
+        guard rc == 0 else { throw handle.error("tjCompress2") }
+        guard jpegBuf == buffer, jpegSize <= UInt(outputCapacity) else {
+            throw TurboJPEGError(call: "tjCompress2", message: "TurboJPEG moved the output buffer despite TJFLAG_NOREALLOC")
+        }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(jpegSize)))
+    }
+
     /// Encodes an XRGB8888 picture (`size.width * size.height` words `0xXXRRGGBB`, rows top to
     /// bottom, i.e. bytes B, G, R, X: TurboJPEG's `TJPF_BGRX`) to JPEG bytes (JFIF, 4:2:0 unless
     /// `chromaSubsampling` says otherwise). Wraps `tjCompress2`; for the file preview, which encodes
@@ -167,6 +301,16 @@ public final class JPEGEncoder {
             chromaTable = (0...255).map { v in clampToByte(scaledRounded(v - 128, 255, 224) + 128) }
         }
         tablesRange = range
+    }
+}
+
+/// libyuv's `RotationMode` for a clockwise quarter turn.
+func yuvRotation(_ r: Rotation) -> RotationMode {
+    switch r {
+    case .r0: kRotate0
+    case .r90: kRotate90
+    case .r180: kRotate180
+    case .r270: kRotate270
     }
 }
 

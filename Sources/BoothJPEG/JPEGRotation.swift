@@ -45,7 +45,6 @@ public final class JPEGRotator {
     private let decoder: JPEGDecoder
     private let encoder: JPEGEncoder
     private var rgb: [UInt8] = []
-    private var turned: [UInt8] = []
 
     /// Throws `TurboJPEGError` (`tjInitTransform`, `tjInitDecompress`, `tjInitCompress`) when TurboJPEG cannot allocate.
     public init() throws(TurboJPEGError) {
@@ -187,31 +186,13 @@ public final class JPEGRotator {
         return Array(UnsafeBufferPointer(start: out, count: Int(outSize)))
     }
 
+    /// Decoded to RGB24 and encoded once more with its pixels turned by libyuv
+    /// (``JPEGEncoder/encode(_:quality:turnedBy:yuvRange:)``).
     private func reencode(_ jpeg: [UInt8], _ rotation: Rotation, quality: Int) throws -> [UInt8] {
         let size = try decoder.decode(jpeg, into: &rgb)
-        let out = rotation.rotated(size)
-        if turned.count != rgb.count { turned = [UInt8](repeating: 0, count: rgb.count) }
-        let w = size.width, h = size.height, ow = out.width
-        rgb.withUnsafeBufferPointer { src in
-            turned.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    for x in 0..<w {
-                        let (dx, dy): (Int, Int)
-                        switch rotation {
-                        case .r0: (dx, dy) = (x, y)
-                        case .r90: (dx, dy) = (h - 1 - y, x)
-                        case .r180: (dx, dy) = (w - 1 - x, h - 1 - y)
-                        case .r270: (dx, dy) = (y, w - 1 - x)
-                        }
-                        let s = (y * w + x) * 3, d = (dy * ow + dx) * 3
-                        dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
-                    }
-                }
-            }
-        }
-        let frame = Frame(format: .rgb24, size: out, bytesPerLine: ow * 3, bytes: turned,
+        let frame = Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: rgb,
                           timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
-        return try encoder.encode(frame, quality: quality)
+        return try encoder.encode(frame, quality: quality, turnedBy: rotation)
     }
 }
 

@@ -42,12 +42,29 @@ public protocol LEDDevice: AnyObject, Sendable {
     func stop()
 }
 
+/// What a screen shows: the screen, and for the review the picture and a line of status as data
+/// (the runtime words it: today the print status of the picture under review; any other
+/// output could say something there too). A screen sink knows nothing of printers.
+public struct ScreenContent: Sendable, Equatable {
+    public var screen: Screen
+    /// The JPEG the review shows (the session's picture, or its one capture); nil on other screens
+    /// (and ignored there).
+    public var picture: [UInt8]?
+    /// The review's status line, drawn in a band at the bottom; nil or empty: none. Ignored on other screens.
+    public var status: String?
+
+    public init(_ screen: Screen, picture: [UInt8]? = nil, status: String? = nil) {
+        self.screen = screen
+        self.picture = picture
+        self.status = status
+    }
+}
+
 /// Where the guest's screen goes: the framebuffer and the file preview.
 public protocol DisplaySink: AnyObject, Sendable {
-    /// Shows a screen; `capture` holds the JPEG of the capture for `.review`, `printStatus` what
-    /// the review screen says about printing it (``PrintWorker/reviewText(captureID:)``; nil: nothing).
-    /// The runtime shows the review again, with the same capture, when its print status changes.
-    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?)
+    /// Shows `content`. The runtime shows the review again, with the same picture, when its status
+    /// line changes; the sink draws it on a thread of its own (this only hands the data over).
+    func show(_ content: ScreenContent)
     /// A live frame from the camera thread (the sink keeps its own rate).
     func frame(_ frame: Frame)
     /// The daemon stops: release the device (the framebuffer display gives the console back).

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothPorts
 import CSysShims
 import Glibc
@@ -61,11 +62,10 @@ public enum AtomicFile {
             defer { close(fd) }
             var offset = 0
             while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { buf in
+                let n = retryingEINTR { bytes.withUnsafeBytes { buf in
                     Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
-                }
+                } }
                 if n < 0 {
-                    if errno == EINTR { continue }
                     throw FileError(call: "write", errno: errno, path: temp)
                 }
                 offset += n
@@ -122,9 +122,8 @@ public enum AtomicFile {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            let n = retryingEINTR { chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) } }
             if n < 0 {
-                if errno == EINTR { continue }
                 throw FileError(call: "read", errno: errno, path: path)
             }
             if n == 0 { break }
@@ -153,15 +152,6 @@ func listDirectory(_ dir: String) -> [String] {
         if name != "." && name != ".." { names.append(name) }
     }
     return names
-}
-
-/// Calls `body` again while it fails with EINTR.
-func retryingEINTR(_ body: () -> Int32) -> Int32 {
-    while true {
-        let r = body()
-        if r < 0 && errno == EINTR { continue }
-        return r
-    }
 }
 
 /// Creates `path` and its missing parents (mode 0755). - Throws: ``FileError`` from `mkdir`.

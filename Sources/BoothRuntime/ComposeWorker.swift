@@ -46,9 +46,7 @@ final class ComposeWorker: Sendable {
     private let post: @Sendable (BoothEvent) -> Void
     /// Hands the composed picture to storage (``StorageWorker/save(captureID:)``).
     private let save: @Sendable (UInt64) -> Void
-    private struct Queue { var jobs: [Job] = []; var busy = false; var stop = false }
-    private let queue = Mutex(Queue())
-    private let wake = MonotonicCondition()
+    private let queue = WorkQueue<Job>(name: "compose")
 
     init(composer: (any PictureComposing)?, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
          post: @escaping @Sendable (BoothEvent) -> Void, save: @escaping @Sendable (UInt64) -> Void) {
@@ -67,49 +65,19 @@ final class ComposeWorker: Sendable {
     func setComposer(_ composer: (any PictureComposing)?) { self.composer.withLock { $0 = composer } }
 
     func launch() {
-        if !OSThread.start(name: "compose", { [self] in run() }) {
+        if !queue.start({ [self] job in composeOne(job) }) {
             log.error("compose: no thread for composing pictures (pthread_create failed: the thread limit)")
         }
     }
 
     /// Queues a picture; answered by `composed` or `composeFailed` with `job.pictureID`.
-    func compose(_ job: Job) {
-        queue.withLock { $0.jobs.append(job) }
-        wake.lock(); wake.broadcast(); wake.unlock()
-    }
+    func compose(_ job: Job) { queue.send(job) }
 
     /// Finishes the queued pictures (at most `timeoutSeconds`), then stops the thread.
     /// Returns false when one was still being composed at the deadline.
     @discardableResult
     func finish(timeoutSeconds: Double) -> Bool {
-        queue.withLock { $0.stop = true }
-        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
-        wake.lock()
-        defer { wake.unlock() }
-        wake.broadcast()
-        while queue.withLock({ $0.busy || !$0.jobs.isEmpty }) {
-            if !wake.wait(until: deadline) { return false }
-        }
-        return true
-    }
-
-    private func run() {
-        while true {
-            wake.lock()
-            while queue.withLock({ $0.jobs.isEmpty && !$0.stop }) { wake.wait() }
-            let job: Job? = queue.withLock { q in
-                guard !q.jobs.isEmpty else { return nil }
-                q.busy = true
-                return q.jobs.removeFirst()
-            }
-            wake.unlock()
-            guard let job else { return }
-            composeOne(job)
-            wake.lock()
-            queue.withLock { $0.busy = false }
-            wake.broadcast()
-            wake.unlock()
-        }
+        queue.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
     }
 
     private func composeOne(_ job: Job) {

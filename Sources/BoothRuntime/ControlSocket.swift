@@ -175,9 +175,8 @@ public final class ControlSocketLock: Sendable {
         }
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .failed(SocketError(call: "open", errno: errno, path: path)) }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if retryingEINTR({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
             let e = errno
-            if e == EINTR { continue }
             close(fd)
             if e == EWOULDBLOCK { throw .held(lockPath: path, socketPath: socketPath, pid: ControlSocketLock.owner(path)) }
             throw .failed(SocketError(call: "flock", errno: e, path: path))
@@ -225,8 +224,8 @@ public final class ControlServer: Sendable {
     private let listener = Mutex<Int32>(-1)
     private let stopping = Mutex(false)
     private let connections = Mutex(0)
-    private let stopped = MonotonicCondition()
-    private let acceptDone = Mutex(false)
+    /// The accept thread ("control").
+    private let acceptor = WorkerThread(name: "control")
     /// The instance lock: given to `init`, or taken by `start()`.
     private let lock: Mutex<ControlSocketLock?>
     /// The socket file this server bound (device, inode): the only file `stop()` removes.
@@ -299,7 +298,7 @@ public final class ControlServer: Sendable {
         var mine = stat()
         if lstat(path, &mine) == 0 { boundFile.withLock { $0 = (UInt64(mine.st_dev), UInt64(mine.st_ino)) } }
         listener.withLock { $0 = fd }
-        guard OSThread.start(name: "control", { [self] in acceptLoop(fd) }) else {
+        guard acceptor.start({ [self] w in acceptLoop(fd, w) }) else {
             listener.withLock { $0 = -1 }
             close(fd); unlink(path)
             throw SocketError(call: "pthread_create", errno: EAGAIN, path: path)
@@ -311,11 +310,7 @@ public final class ControlServer: Sendable {
     /// then releases the instance lock; connections being served finish their current request.
     public func stop() {
         guard !stopping.withLock({ s in defer { s = true }; return s }) else { return }
-        stopped.lock()
-        while !acceptDone.withLock({ $0 }) && listener.withLock({ $0 }) >= 0 {
-            if !stopped.wait(milliseconds: 2000) { break }
-        }
-        stopped.unlock()
+        acceptor.finish(timeoutMilliseconds: 2000)
         if let mine = boundFile.withLock({ $0 }) {
             var st = stat()
             if lstat(path, &st) == 0, UInt64(st.st_dev) == mine.dev, UInt64(st.st_ino) == mine.ino { unlink(path) }
@@ -336,24 +331,22 @@ public final class ControlServer: Sendable {
         return addr
     }
 
-    private func acceptLoop(_ fd: Int32) {
+    private func acceptLoop(_ fd: Int32, _ worker: WorkerThread) {
         defer {
             close(fd)
             listener.withLock { $0 = -1 }
-            stopped.lock(); acceptDone.withLock { $0 = true }; stopped.broadcast(); stopped.unlock()
         }
-        while !stopping.withLock({ $0 }) {
+        while !worker.isStopping {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, 250)
+            let r = retryingEINTR { poll(&p, 1, 250) }
             if r < 0 {
-                if errno == EINTR { continue }
                 log.error("control socket: poll failed: \(String(cString: strerror(errno))); control socket closed")
                 return
             }
             if r == 0 { continue }
-            let client = accept(fd, nil, nil)
+            let client = retryingEINTR { accept(fd, nil, nil) }
             if client < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
+                if errno == EAGAIN || errno == ECONNABORTED { continue }
                 // EMFILE and the like: wait a little rather than spin.
                 log.warning("control socket: accept failed: \(String(cString: strerror(errno)))")
                 usleep(100_000)
@@ -471,11 +464,8 @@ struct LineReader {
             if buffer.count > limit { return .tooLong }
             if eof { return .end }
             var chunk = [UInt8](repeating: 0, count: 16384)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .end
-            }
+            let n = retryingEINTR { chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
+            if n < 0 { return .end }
             if n == 0 {
                 eof = true
                 if buffer.isEmpty { return .end }
@@ -494,11 +484,8 @@ struct LineReader {
 func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
+        let n = retryingEINTR { bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) } }
+        if n < 0 { return false }
         offset += n
     }
     return true
@@ -555,16 +542,15 @@ public struct ControlClient: Sendable {
         var addr = try ControlServer.address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(call: "socket", errno: errno, path: path) }
-        while true {
-            let r = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            if r == 0 { return fd }
-            if errno == EINTR { continue }
-            let e = errno
-            close(fd)
-            throw SocketError(call: "connect", errno: e, path: path)
-        }
+        // A connect interrupted by a signal goes on in the background: tried again, it may say
+        // EISCONN (connected after all) or EALREADY (still connecting: a Unix socket connects at once).
+        let r = retryingEINTR { withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } }
+        if r == 0 || errno == EISCONN { return fd }
+        let e = errno
+        close(fd)
+        throw SocketError(call: "connect", errno: e, path: path)
     }
 
     /// Sends `request` and decodes the reply's result as `Result`.

@@ -19,54 +19,46 @@ public func streamRequest(from s: Settings) -> StreamRequest {
 
 /// The file preview, when `preview.file` is set: the screens drawn at `preview.size`. A font that
 /// cannot be loaded is logged and the booth runs without it.
-func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger) -> [any DisplaySink] {
+func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
+                         _ orientation: any OrientationSource) -> [any DisplaySink] {
     guard !s.preview.file.isEmpty else { return [] }
     do {
-        return [try makeFilePreview(s, log: log)]
+        return [try makeFilePreview(s, orientation: orientation, log: log)]
     } catch {
         log.warning("preview: no file preview, running without it: \(error)")
         return []
     }
 }
 
-/// The ``FilePreview`` for a set of settings (`preview.*`, the screen's font, texts, scaling, mirror).
+/// The ``FilePreview`` for a set of settings (`preview.*`, the screen's font, texts, scaling, mirror),
+/// turned by `orientation` (the booth's one source; nil: one of its own from `s`, for tests).
 /// - Throws: ``FontError`` when `display.font` cannot be loaded.
-public func makeFilePreview(_ s: Settings, log: Logger) throws -> FilePreview {
+public func makeFilePreview(_ s: Settings, orientation: (any OrientationSource)? = nil, log: Logger) throws -> FilePreview {
     try FilePreview(path: s.preview.file, size: s.preview.size, framesPerSecond: s.preview.frameRate,
                     fontPath: s.display.font, texts: ScreenTexts(s.text),
                     options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
-                    orientation: OrientationTracker(settings: s), log: log)
+                    orientation: orientation ?? OrientationTracker(settings: s), log: log)
 }
 
 /// The framebuffer screen, when `display.device` is set and opens; a screen that cannot be opened
 /// is logged and the booth runs without it (the file preview still works).
-func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger) -> [any DisplaySink] {
+func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
+                         _ orientation: any OrientationSource) -> [any DisplaySink] {
     guard !s.display.device.isEmpty else { return [] }
     do {
         let fb = try FramebufferDevice(path: s.display.device)
         let display = try FramebufferDisplay(
             framebuffer: fb, fontPath: s.display.font, texts: ScreenTexts(s.text),
             options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
-            orientation: OrientationTracker(settings: s), framesPerSecond: s.display.frameRate,
+            orientation: orientation, framesPerSecond: s.display.frameRate,
             console: s.display.console.isEmpty ? nil : s.display.console, log: { log.warning($0) })
         display.start()
         log.info("display: \(fb.path) (\(fb.driver)) \(fb.format)")
-        return [FramebufferSink(display)]
+        return [display]
     } catch {
         log.warning("display: no screen, running without it: \(error)")
         return []
     }
-}
-
-/// ``FramebufferDisplay`` as a ``DisplaySink``.
-final class FramebufferSink: DisplaySink {
-    let display: FramebufferDisplay
-    init(_ display: FramebufferDisplay) { self.display = display }
-    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
-        display.show(screen, capture: capture, printStatus: printStatus)
-    }
-    func frame(_ frame: Frame) { display.frame(frame) }
-    func close() { display.close() }
 }
 
 /// Corrupt frames from the simulated camera on purpose (``BoothCamera/FrameCorruption``), named
@@ -81,15 +73,16 @@ public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = ni
         camera: { _ -> any CameraDevice in realCamera ? V4L2Camera() : SimulatedCamera(corruption: corruption) },
         button: { _ in KeyboardButton(clock: SystemClock(), log: log) },
         led: { _ in nil },
-        displays: { s, clock, log in filePreviewDisplays(s, clock, log) + simulatedScreen(s, clock, log) },
+        screens: { s, clock, log, turns in filePreviewDisplays(s, clock, log, turns) + simulatedScreen(s, clock, log, turns) },
         opensLED: false)
 }
 
 /// `--simulate` draws on the framebuffer only when `display.device` exists (a desktop has none,
 /// and opening its console would not be welcome).
-func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger) -> [any DisplaySink] {
+func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
+                     _ orientation: any OrientationSource) -> [any DisplaySink] {
     guard !s.display.device.isEmpty, access(s.display.device, W_OK) == 0 else { return [] }
-    return framebufferDisplays(s, clock, log)
+    return framebufferDisplays(s, clock, log, orientation)
 }
 
 /// The real booth: the V4L2 camera, the button and LED on GPIO lines through libgpiod, the framebuffer
@@ -116,7 +109,7 @@ public func realDevices(log: Logger) -> DeviceFactory {
                 return nil
             }
         },
-        displays: { s, clock, log in framebufferDisplays(s, clock, log) + filePreviewDisplays(s, clock, log) })
+        screens: { s, clock, log, turns in framebufferDisplays(s, clock, log, turns) + filePreviewDisplays(s, clock, log, turns) })
 }
 
 /// The button on a GPIO line (libgpiod, both edges, debounced), as a ``ButtonDevice``.

@@ -22,10 +22,10 @@ public final class FilePreview: DisplaySink {
     ///   - quality: JPEG quality of the file.
     ///   - fontPath: the font (`display.font`); `texts` the `[text]` settings.
     ///   - options: how the live view is drawn (`display.scaling`, `display.mirror`); the camera
-    ///     rotation comes from `orientation`.
+    ///     rotation comes from `orientation`, the booth's one source (the same the camera turns by).
     /// - Throws: ``FontError`` when the font cannot be loaded.
     public init(path: String, size: FrameSize, framesPerSecond: Int, quality: Int = 80, fontPath: String,
-                texts: ScreenTexts, options: LiveViewOptions, orientation: OrientationTracker, log: Logger) throws {
+                texts: ScreenTexts, options: LiveViewOptions, orientation: any OrientationSource, log: Logger) throws {
         self.path = path
         try? makeDirectories(directoryName(of: path))
         let file = JPEGFileFramebuffer(path: path, size: size, quality: quality, log: log)
@@ -40,9 +40,7 @@ public final class FilePreview: DisplaySink {
     /// Files written so far.
     public var written: Int { file.written }
 
-    public func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
-        display.show(screen, capture: capture, printStatus: printStatus)
-    }
+    public func show(_ content: ScreenContent) { display.show(content) }
 
     public func frame(_ frame: Frame) { display.frame(frame) }
 

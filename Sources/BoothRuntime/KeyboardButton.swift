@@ -13,6 +13,7 @@ public final class KeyboardButton: ButtonDevice {
     private let fd: Int32
     private let clock: any MonotonicClock
     private let log: Logger
+    private let worker = WorkerThread(name: "keyboard")
     private let stopped = Mutex(false)
     private let inputEnded = Mutex(false)
     private let nextID = Mutex<UInt64>(1)
@@ -25,17 +26,17 @@ public final class KeyboardButton: ButtonDevice {
     }
 
     public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
-        let started = OSThread.start(name: "keyboard") { [self] in
+        let started = worker.start { [self] w in
             var line: [UInt8] = []
             var byte: UInt8 = 0
-            while !stopped.withLock({ $0 }) {
-                let n = read(fd, &byte, 1)
-                if n < 0 && errno == EINTR { continue }
+            while !w.isStopping {
+                let n = retryingEINTR { read(fd, &byte, 1) }
                 if n <= 0 {
                     inputEnded.withLock { $0 = true }
                     log.info("keyboard: end of input, keyboard button off")
                     return
                 }
+                if w.isStopping { return }
                 guard byte == UInt8(ascii: "\n") else { line.append(byte); continue }
                 let text = String(decoding: line, as: UTF8.self).trimmingSpaces()
                 line.removeAll()
@@ -55,7 +56,12 @@ public final class KeyboardButton: ButtonDevice {
         }
     }
 
-    public func stop() { stopped.withLock { $0 = true } }
+    /// Stops delivering presses. The thread may sit in `read(2)` until the next line or the end of
+    /// input; it delivers nothing more either way (it is not waited for).
+    public func stop() {
+        stopped.withLock { $0 = true }
+        worker.finish(timeoutMilliseconds: 0)
+    }
     public var isRunning: Bool { !stopped.withLock { $0 } }
     /// `"input ended"` once the input reached its end (or failed), nil before.
     public var ended: String? { inputEnded.withLock { $0 } ? "input ended" : nil }

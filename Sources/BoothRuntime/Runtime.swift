@@ -48,7 +48,15 @@ public struct DeviceFactory: Sendable {
     public var camera: @Sendable (Settings) -> any CameraDevice
     public var button: @Sendable (Settings) -> any ButtonDevice
     public var led: @Sendable (Settings) -> (any LEDDevice)?
-    public var displays: @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink]
+    /// The screens, turned by the booth's one orientation source (the one the camera turns by).
+    public var screens: @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink]
+    /// ``screens`` for screens that do not turn (tests): set, it replaces them.
+    public var displays: @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink] {
+        get { { [screens, orientation] s, clock, log in screens(s, clock, log, orientation(s)) } }
+        set { screens = { s, clock, log, _ in newValue(s, clock, log) } }
+    }
+    /// The booth's one ``OrientationSource``, made once at start and handed to the camera and every screen.
+    public var orientation: @Sendable (Settings) -> any OrientationSource
     /// False when `led` never opens a line by design (`--simulate`): a configured `led.line` is then
     /// not retried.
     public var opensLED: Bool
@@ -57,12 +65,25 @@ public struct DeviceFactory: Sendable {
                 button: @escaping @Sendable (Settings) -> any ButtonDevice,
                 led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
                 displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
-                opensLED: Bool = true) {
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+        self.init(camera: camera, button: button, led: led, screens: { s, clock, log, _ in displays(s, clock, log) },
+                  opensLED: opensLED, orientation: orientation)
+    }
+
+    /// `screens` get the booth's one orientation source.
+    public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
         self.camera = camera
         self.button = button
         self.led = led
-        self.displays = displays
+        self.screens = screens
         self.opensLED = opensLED
+        self.orientation = orientation
     }
 }
 
@@ -129,7 +150,7 @@ public final class BoothRuntime: Sendable {
         var printStatus: String?
     }
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
-    let orientation: OrientationTracker
+    let orientation: any OrientationSource
     let reloader: @Sendable () -> Result<Settings, SettingsError>
     let supervisor: ServiceSupervisor
 
@@ -192,10 +213,10 @@ public final class BoothRuntime: Sendable {
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
         self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
                                      mount: settings.storage.mount, clock: clock, log: log, post: post)
-        let screens = ScreenSet(factory.displays(settings, clock, log), settings: settings)
-        self.screens = screens
-        let orientation = OrientationTracker(settings: settings)
+        let orientation = factory.orientation(settings)
         self.orientation = orientation
+        let screens = ScreenSet(factory.screens(settings, clock, log, orientation), settings: settings)
+        self.screens = screens
         self.camera = CameraWorker(rotation: { orientation.camera }, device: { factory.camera(settings) }, stream: streamRequest(from: settings),
                                    captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
                                    captures: captures, clock: clock, log: log, post: post,
@@ -565,14 +586,14 @@ public final class BoothRuntime: Sendable {
         review.withLock { r in
             guard case let .review(id) = screen else {
                 r = nil
-                for d in displays { d.show(screen, capture: nil, printStatus: nil) }
+                for d in displays { d.show(ScreenContent(screen)) }
                 return
             }
             let (held, session) = state.withLock { ($0.sessionJPEGs[id], $0.session) }
             let shown = ReviewOnScreen(captureID: id, session: session, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
                                        printStatus: printer.reviewText(captureID: id))
             r = shown
-            for d in displays { d.show(screen, capture: shown.jpeg, printStatus: shown.printStatus) }
+            for d in displays { d.show(ScreenContent(screen, picture: shown.jpeg, status: shown.printStatus)) }
         }
     }
 
@@ -587,7 +608,7 @@ public final class BoothRuntime: Sendable {
             shown.printStatus = text
             r = shown
             log.info("review of session \(shown.session)'s picture: \(text ?? "no print status")")
-            for d in displays { d.show(.review(pictureID: shown.captureID), capture: shown.jpeg, printStatus: text) }
+            for d in displays { d.show(ScreenContent(.review(pictureID: shown.captureID), picture: shown.jpeg, status: text)) }
         }
     }
 
@@ -701,7 +722,7 @@ public final class BoothRuntime: Sendable {
         if changed(.reopen(.screen)) || changed(key: "camera.rotation") {
             // The screens draw the live view turned by camera.rotation: made again for it too.
             let (factory, clock, log) = (self.factory, self.clock, self.log)
-            let count = screens.replace(settings: applied) { factory.displays(applied, clock, log) }
+            let count = screens.replace(settings: applied) { factory.screens(applied, clock, log, orientation) }
             log.info("screens reopened for the new settings: \(count) in use")
         }
         if changed(.reopen(.button)) || changed(.reopen(.led)) {

@@ -13,7 +13,7 @@ final class ScreenSet: DisplaySink {
         var sinks: [any DisplaySink]
         /// The settings the sinks were made with (`display.*`, `preview.*`, `text.*`, `camera.rotation`).
         var settings: Settings
-        var last: (screen: Screen, capture: [UInt8]?, printStatus: String?)?
+        var last: ScreenContent?
     }
     private let state: Mutex<State>
 
@@ -22,10 +22,10 @@ final class ScreenSet: DisplaySink {
     /// The settings the screens in use were made with.
     var settings: Settings { state.withLock { $0.settings } }
 
-    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
+    func show(_ content: ScreenContent) {
         state.withLock { s in
-            s.last = (screen, capture, printStatus)
-            for d in s.sinks { d.show(screen, capture: capture, printStatus: printStatus) }
+            s.last = content
+            for d in s.sinks { d.show(content) }
         }
     }
 
@@ -49,7 +49,7 @@ final class ScreenSet: DisplaySink {
             s.sinks = made
             s.settings = settings
             if let last = s.last {
-                for d in made { d.show(last.screen, capture: last.capture, printStatus: last.printStatus) }
+                for d in made { d.show(last) }
             }
             return made.count
         }

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothPorts
 import BoothRuntime
@@ -132,8 +133,7 @@ enum FileHandleOutput {
     static func stdout(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 && errno == EINTR { continue }
+            let n = retryingEINTR { bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, bytes.count - offset) } }
             guard n > 0 else { return false }
             offset += n
         }

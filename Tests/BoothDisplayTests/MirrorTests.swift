@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
@@ -23,7 +24,7 @@ struct MirrorTests {
             }
         }
         return Frame(format: .rgb24, size: FrameSize(width: width, height: height), bytesPerLine: width * 3,
-                     bytes: bytes, timestamp: monotonicNow(), sequence: 0)
+                     bytes: bytes, timestamp: Monotonic.now(), sequence: 0)
     }
 
     /// `frame` (RGB24, packed rows) with each row reversed.

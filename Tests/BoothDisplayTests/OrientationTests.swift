@@ -1,5 +1,6 @@
 import BoothCore
 import BoothDisplay
+import BoothPorts
 import Foundation
 import Synchronization
 import Testing
@@ -113,5 +114,56 @@ struct OrientationTests {
         let none = OrientationTracker(camera: .auto, display: .auto, fallback: .r90, accelerometer: nil)
         #expect(none.camera == .r90 && none.display == .r90)
         #expect(none.status.source == "fallback: no accelerometer")
+    }
+
+    /// Raw values (scale 1) for a device turned so the drawing must turn by `degrees` clockwise.
+    static func raw(_ degrees: Double) -> (Int, Int, Int) {
+        let a = sample(degrees)
+        return (Int((a.x * 1000).rounded()), Int((a.y * 1000).rounded()), 0)
+    }
+
+    @Test("one source: with both auto, one reading decides the camera's and the screens' turn, so they never disagree")
+    func oneReadingDecidesBoth() throws {
+        let root = try Self.fakeSysfs(raw: (0, 1000, 0), matrix: nil)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let dir = root + "/bus/iio/devices/iio:device1"
+        let clock = Mutex<UInt64>(1_000_000_000)
+        // Interval 0: every reading samples the sensor anew, the worst case for a disagreement.
+        let source: any OrientationSource = OrientationTracker(
+            camera: .auto, display: .auto, fallback: .r0, accelerometer: IIOAccelerometer.find(sysfsRoot: root),
+            sampleIntervalMilliseconds: 0, now: { MonotonicInstant(nanoseconds: clock.withLock { $0 }) })
+        var seen: Set<Rotation> = []
+        for step in 0..<48 {
+            try Self.write(Self.raw(Double(step) * 37), to: dir)
+            clock.withLock { $0 += 1_000_000 }
+            let turns = source.current
+            #expect(turns.camera == turns.display, "step \(step): camera \(turns.camera), screen \(turns.display)")
+            seen.insert(turns.camera)
+        }
+        #expect(seen == Set(Rotation.allCases), "the turns followed the sensor all the way round: \(seen)")
+    }
+
+    @Test("reconfigure: a reload's rotations, fallback and accelerometer apply at the next reading")
+    func reconfigure() throws {
+        let root = try Self.fakeSysfs(raw: Self.raw(90), matrix: nil)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var s = Settings.defaults
+        let source = OrientationTracker(settings: s, sysfsRoot: root)
+        #expect(source.current == Orientation(camera: .r0, display: .r0))
+        #expect(source.status.source == "fixed")
+        s.camera.rotation = .r90
+        s.display.rotation = .r270
+        source.reconfigure(s)
+        #expect(source.current == Orientation(camera: .r90, display: .r270))
+        s.camera.rotation = .auto
+        s.display.rotation = .auto
+        source.reconfigure(s)
+        #expect(source.current == Orientation(camera: .r90, display: .r90), "the accelerometer says 90")
+        #expect(source.status.source == "accelerometer")
+        s.display.accelerometer = "bmi160"
+        s.display.fallbackRotation = .r180
+        source.reconfigure(s)
+        #expect(source.current == Orientation(camera: .r180, display: .r180), "no bmi160: the new fallback")
+        #expect(source.status.source == "fallback: no accelerometer")
     }
 }

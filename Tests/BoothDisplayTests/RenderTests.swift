@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
@@ -126,7 +127,7 @@ struct RenderTests {
         let renderer = try Fixture.renderer()
         let jpeg = try Fixture.quadrantsJPEG(width: 1280, height: 720)
         let frame = Frame(format: .mjpeg, size: FrameSize(width: 1280, height: 720), bytesPerLine: 0, bytes: jpeg,
-                          timestamp: monotonicNow(), sequence: 1)
+                          timestamp: Monotonic.now(), sequence: 1)
         var small = Canvas(size: FrameSize(width: 320, height: 180))
         renderer.render(.preview, live: frame, capture: nil, options: LiveViewOptions(mirror: false), into: &small)
         #expect(renderer.lastDecodeScale.denominator == 4)
@@ -164,7 +165,7 @@ struct RenderTests {
         let size = format.size
         // A capture with the screen's aspect, so the photo covers the whole screen (no bars).
         let capture = try Fixture.quadrantsJPEG(width: size.width * 2, height: size.height * 2)
-        let region = ScreenRenderer.printStatusRegion(size)
+        let region = ScreenRenderer.statusRegion(size)
         func textSamples() -> (count: Int, signature: [Bool]) {
             var count = 0, sig: [Bool] = []
             for y in region.y..<(region.y + region.height) {
@@ -180,14 +181,14 @@ struct RenderTests {
         #expect(textSamples().count == 0, "no status, no text")
         // Above the band, the photo is untouched (bottom-left quadrant blue).
         #expect(near(fb.rgb(x: size.width / 4, y: region.y - 6), 0x00_00FF))
-        c.draw(.review(pictureID: 1), live: nil, capture: capture, printStatus: "Printing…",
+        c.draw(.review(pictureID: 1), live: nil, capture: capture, status: "Printing…",
                options: LiveViewOptions(), displayRotation: .r0)
         let printing = textSamples()
         #expect(printing.count > 60, "status text drawn in its region: \(printing.count) white samples")
         // The band darkens the photo behind the text; the photo above it is unchanged.
         #expect(near(fb.rgb(x: size.width / 4, y: region.y - 6), 0x00_00FF))
         #expect(near(fb.rgb(x: 1, y: size.height - 2), 0x00_0040, 50), "band shades the blue photo")
-        c.draw(.review(pictureID: 1), live: nil, capture: capture, printStatus: "Out of paper — your photo is saved",
+        c.draw(.review(pictureID: 1), live: nil, capture: capture, status: "Out of paper — your photo is saved",
                options: LiveViewOptions(), displayRotation: .r0)
         let paper = textSamples()
         #expect(paper.count > 60)

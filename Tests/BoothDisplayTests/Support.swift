@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
@@ -27,7 +28,7 @@ enum Fixture {
             }
         }
         return Frame(format: .rgb24, size: FrameSize(width: width, height: height), bytesPerLine: bpl, bytes: bytes,
-                     timestamp: monotonicNow(), sequence: 0)
+                     timestamp: Monotonic.now(), sequence: 0)
     }
 
     static func quadrantColor(left: Bool, top: Bool) -> UInt32 {

@@ -1,6 +1,10 @@
+import BoothCamera
 import BoothCore
+import BoothDisplay
 import BoothPorts
+import BoothTestSupport
 import BoothJPEG
+import Synchronization
 import Testing
 @testable import BoothRuntime
 
@@ -45,5 +49,32 @@ struct FilePreviewTests {
         // A short frame is ignored, the file is left as it was.
         Array(frame.prefix(10)).withUnsafeBytes { framebuffer.presentMirrored($0) }
         #expect(framebuffer.written == 2)
+    }
+
+    @Test("the runtime makes one orientation source and hands that one to the camera and every screen")
+    func oneOrientationSourceForCameraAndScreens() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let made = Mutex<[ObjectIdentifier]>([]), given = Mutex<[ObjectIdentifier]>([])
+        let factory = DeviceFactory(
+            camera: { _ in SimulatedCamera() }, button: { _ in NoButton() }, led: { _ in nil },
+            screens: { _, _, _, turns in
+                given.withLock { $0.append(ObjectIdentifier(turns)) }
+                return []
+            },
+            orientation: { s in
+                let source = OrientationTracker(settings: s)
+                made.withLock { $0.append(ObjectIdentifier(source)) }
+                return source
+            })
+        var auto = fastSettings(dir: dir)
+        auto.camera.rotation = .auto
+        auto.display.rotation = .auto
+        let settings = auto
+        let runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory,
+                                   log: LogRecorder().logger(), reloader: { .success(settings) })
+        let sources = made.withLock { $0 }
+        #expect(sources.count == 1, "one source, not one per user")
+        #expect(given.withLock { $0 } == sources, "the screens got that source")
+        #expect([ObjectIdentifier(runtime.orientation)] == sources, "the camera's turn comes from it too")
     }
 }

@@ -61,3 +61,130 @@ import Testing
         #expect(before <= now && now <= after)
     }
 }
+
+/// `WorkerThread` and `WorkQueue`: the one worker-thread helper (wake, wait with a deadline, finish
+/// with a timeout).
+@Suite struct WorkerThreadTests {
+    /// Polls `condition` every 2 ms for at most `milliseconds` (real threads answer here).
+    static func within(_ milliseconds: Double, _ condition: () -> Bool) -> Bool {
+        let start = Monotonic.now()
+        while !condition() {
+            if Monotonic.now().milliseconds(since: start) > milliseconds { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    @Test func aQueueRunsItsJobsInOrderOnItsOwnNamedThread() {
+        let queue = WorkQueue<Int>(name: "test-queue")
+        let done = Mutex<[Int]>([]), names = Mutex<Set<String>>([])
+        #expect(queue.start { n in
+            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+            names.withLock { _ = $0.insert(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            usleep(1_000)
+            done.withLock { $0.append(n) }
+        })
+        for n in 0..<20 { queue.send(n) }
+        #expect(queue.finish(timeoutMilliseconds: 10_000), "the queued jobs finish before the thread ends")
+        #expect(done.withLock { $0 } == Array(0..<20))
+        #expect(names.withLock { $0 } == ["test-queue"])
+        #expect(queue.pending == 0)
+        queue.send(99)
+        usleep(20_000)
+        #expect(!done.withLock { $0.contains(99) }, "a job sent after finish is not run")
+    }
+
+    @Test func finishGivesUpAtItsTimeoutWhileAJobRuns() {
+        let queue = WorkQueue<Int>(name: "slow-queue")
+        let release = Mutex(false), started = Mutex(false)
+        queue.start { _ in
+            started.withLock { $0 = true }
+            while !release.withLock({ $0 }) { usleep(1_000) }
+        }
+        queue.send(1)
+        #expect(Self.within(5_000) { started.withLock { $0 } })
+        let start = Monotonic.now()
+        #expect(!queue.finish(timeoutMilliseconds: 50), "the job still runs")
+        let waited = Monotonic.now().milliseconds(since: start)
+        #expect(waited >= 50 && waited < 2_000)
+        #expect(queue.pending == 1)
+        release.withLock { $0 = true }
+        #expect(queue.finish(timeoutMilliseconds: 5_000))
+        #expect(queue.pending == 0)
+    }
+
+    @Test func aWaitEndsAtItsDeadlineOnAWakeAndOnFinish() {
+        let worker = WorkerThread(name: "test-worker")
+        let wakes = Mutex<[WorkerThread.Wake]>([])
+        let work = Mutex(0)
+        #expect(worker.hasEnded, "not started yet")
+        worker.start { w in
+            // A deadline 40 ms ahead with nothing to do: a timeout.
+            let start = Monotonic.now()
+            let first = w.waitForWork(until: start.adding(milliseconds: 40)) { work.withLock { $0 > 0 } }
+            let waited = Monotonic.now().milliseconds(since: start)
+            wakes.withLock { $0.append(first) }
+            if waited < 40 { wakes.withLock { $0.append(.stop) } }  // a wrong early end shows in the list
+            while true {
+                let wake = w.waitForWork { work.withLock { $0 > 0 } }
+                wakes.withLock { $0.append(wake) }
+                if wake == .stop { return }
+                work.withLock { $0 -= 1 }
+            }
+        }
+        #expect(Self.within(5_000) { wakes.withLock { $0.count } == 1 })
+        work.withLock { $0 = 1 }
+        worker.wake()
+        #expect(Self.within(5_000) { work.withLock { $0 } == 0 })
+        #expect(!worker.hasEnded)
+        #expect(worker.finish(timeoutMilliseconds: 5_000))
+        #expect(worker.hasEnded && worker.isStopping)
+        #expect(wakes.withLock { $0 } == [.timeout, .work, .stop])
+    }
+
+    @Test func workAskedBeforeFinishIsDoneFirst() {
+        let worker = WorkerThread(name: "drain-worker")
+        let work = Mutex(3), gate = Mutex(false)
+        worker.start { w in
+            while !gate.withLock({ $0 }) { usleep(1_000) }
+            while w.waitForWork(until: nil, { work.withLock { $0 > 0 } }) == .work { work.withLock { $0 -= 1 } }
+        }
+        let finisher = Mutex<Bool?>(nil)
+        OSThread.start(name: "finisher") { finisher.withLock { $0 = worker.finish(timeoutMilliseconds: 5_000) } }
+        #expect(Self.within(5_000) { worker.isStopping })
+        gate.withLock { $0 = true }
+        #expect(Self.within(5_000) { finisher.withLock { $0 } != nil })
+        #expect(finisher.withLock { $0 } == true)
+        #expect(work.withLock { $0 } == 0, "the three pieces of work asked before finish were done")
+    }
+
+    @Test func finishOnTheWorkersOwnThreadDoesNotWaitForItself() {
+        let worker = WorkerThread(name: "self-finish")
+        let answer = Mutex<Bool?>(nil)
+        worker.start { w in answer.withLock { $0 = w.finish(timeoutMilliseconds: nil) } }
+        #expect(Self.within(5_000) { answer.withLock { $0 } != nil })
+        #expect(answer.withLock { $0 } == false, "not ended while it asks")
+        #expect(Self.within(5_000) { worker.hasEnded })
+        #expect(worker.finish(timeoutMilliseconds: 0))
+    }
+}
+
+/// `retryingEINTR`: the one place an interrupted call is tried again.
+@Suite struct RetryingEINTRTests {
+    @Test func anInterruptedCallIsTriedAgainAndOtherFailuresAreReturned() {
+        var calls = 0
+        let r = retryingEINTR { () -> Int in
+            calls += 1
+            if calls < 3 { errno = EINTR; return -1 }
+            return 5
+        }
+        #expect(r == 5 && calls == 3)
+        calls = 0
+        let failed = retryingEINTR { () -> Int32 in
+            calls += 1
+            errno = EAGAIN
+            return -1
+        }
+        #expect(failed == -1 && calls == 1 && errno == EAGAIN, "EAGAIN is a value, not retried")
+    }
+}

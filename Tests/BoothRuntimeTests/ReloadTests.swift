@@ -24,9 +24,9 @@ final class ReloadScreen: DisplaySink {
 
     init(_ settings: Settings) { self.settings = settings }
 
-    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
+    func show(_ content: ScreenContent) {
         let text: String
-        switch screen {
+        switch content.screen {
         case .idle: text = settings.text.idle
         case .preview: text = settings.text.preview
         case let .fault(reasons): text = reasons.keys.sorted().map { kind -> String in
@@ -36,7 +36,7 @@ final class ReloadScreen: DisplaySink {
             case .storage: settings.text.faultStorage
             }
         }.joined(separator: " / ")
-        default: text = "\(screen)"
+        default: text = "\(content.screen)"
         }
         shown.withLock { $0.append(text) }
     }

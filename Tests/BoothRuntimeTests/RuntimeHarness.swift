@@ -142,7 +142,8 @@ final class RecordingDisplay: DisplaySink {
     private let reviewed = Mutex<[[UInt8]]>([])
     private let statuses = Mutex<[(Screen, String?)]>([])
 
-    func show(_ screen: Screen, capture: [UInt8]?, printStatus: String?) {
+    func show(_ content: ScreenContent) {
+        let screen = content.screen, capture = content.picture, printStatus = content.status
         entries.withLock { $0.append(.screen(screen)) }
         statuses.withLock { $0.append((screen, printStatus)) }
         if case .review = screen { reviewed.withLock { $0.append(capture ?? []) } }

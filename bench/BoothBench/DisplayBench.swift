@@ -2,6 +2,7 @@
 // camera frame (MJPEG, or YUYV) → decode (TurboJPEG scaled decode / libyuv) → scale, mirror →
 // the preview screen's text band → conversion to the framebuffer's format → copy into (in-memory)
 // framebuffer memory. The MJPEG frame is a real photo when ../shared/images has one, else a pattern.
+import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
@@ -11,7 +12,7 @@ func displayBench(seconds: Double) throws {
     let size = FrameSize(width: 1280, height: 720)
     let rgb = try benchPicture(size)
     let mjpeg = try JPEGEncoder().encode(Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: rgb,
-                                               timestamp: monotonicNow(), sequence: 0), quality: 85)
+                                               timestamp: Monotonic.now(), sequence: 0), quality: 85)
     var yuyv = [UInt8](repeating: 0, count: size.width * 2 * size.height)
     for y in 0..<size.height {
         for x in stride(from: 0, to: size.width, by: 2) {
@@ -26,8 +27,8 @@ func displayBench(seconds: Double) throws {
         }
     }
     let frames = [
-        Frame(format: .mjpeg, size: size, bytesPerLine: 0, bytes: mjpeg, timestamp: monotonicNow(), sequence: 0),
-        Frame(format: .yuyv, size: size, bytesPerLine: size.width * 2, bytes: yuyv, timestamp: monotonicNow(), sequence: 0),
+        Frame(format: .mjpeg, size: size, bytesPerLine: 0, bytes: mjpeg, timestamp: Monotonic.now(), sequence: 0),
+        Frame(format: .yuyv, size: size, bytesPerLine: size.width * 2, bytes: yuyv, timestamp: Monotonic.now(), sequence: 0),
     ]
     let screens: [(String, FramebufferFormat, Rotation)] = [
         ("800x480 RGB565", .rgb565(FrameSize(width: 800, height: 480)), .r0),
@@ -49,13 +50,13 @@ func displayBench(seconds: Double) throws {
             let compositor = ScreenCompositor(framebuffer: fb, renderer: renderer)
             let options = LiveViewOptions(cameraRotation: .r0, scaling: .fit, mirror: true)
             compositor.draw(.preview, live: frame, capture: nil, options: options, displayRotation: rotation)  // warm-up
-            let start = monotonicNow(), startCPU = threadCPUSeconds()
+            let start = Monotonic.now(), startCPU = threadCPUSeconds()
             var n = 0
-            while monotonicNow().milliseconds(since: start) < seconds * 1000 {
+            while Monotonic.now().milliseconds(since: start) < seconds * 1000 {
                 compositor.draw(.preview, live: frame, capture: nil, options: options, displayRotation: rotation)
                 n += 1
             }
-            let wallFPS = Double(n) / (monotonicNow().milliseconds(since: start) / 1000)
+            let wallFPS = Double(n) / (Monotonic.now().milliseconds(since: start) / 1000)
             // Frames per second of this thread's CPU time: what one core gives when the machine is
             // shared (other builds take the rest of the wall time).
             let fps = Double(n) / max(1e-9, threadCPUSeconds() - startCPU)

@@ -3,6 +3,7 @@
 // to disk. Ours (BoothLayout's PictureComposer) at quality 75 and 92, on one thread and on two;
 // the floor (TurboJPEG decoding the four captures at the scale the composer picks, plus encoding
 // the print, nothing else); pibooth's figures come from bench/pibooth_print.py (--pibooth FILE).
+import BoothClock
 import BoothCore
 import BoothPorts
 import BoothJPEG
@@ -18,11 +19,7 @@ func cpuMilliseconds() -> Double {
     return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
 }
 
-func wallMilliseconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
-}
+func wallMilliseconds() -> Double { Double(Monotonic.now().nanoseconds) / 1e6 }
 
 /// One warm-up run, then `runs` timed runs.
 func measure(_ runs: Int, _ body: () throws -> Void) rethrows -> [Sample] {

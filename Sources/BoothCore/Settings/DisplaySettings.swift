@@ -39,6 +39,16 @@ public enum RotationSetting: String, SettingChoice {
         case .r270: .r270
         }
     }
+
+    /// The setting naming the fixed turn `rotation`.
+    public init(_ rotation: Rotation) {
+        switch rotation {
+        case .r0: self = .r0
+        case .r90: self = .r90
+        case .r180: self = .r180
+        case .r270: self = .r270
+        }
+    }
 }
 
 /// `display.fallback_rotation`: the turn `auto` uses when no accelerometer answers.
