@@ -3,6 +3,7 @@ import BoothPorts
 import BoothJPEG
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 @Suite("File preview framebuffer")
 struct FilePreviewTests {

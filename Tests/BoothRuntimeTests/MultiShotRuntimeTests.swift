@@ -9,6 +9,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 // Multi-shot sessions end to end (issue 7): the real runtime on the simulated camera with a real
 // (small) composer, real storage in a temp directory, and the print worker journalling the picture.
@@ -115,8 +116,8 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
                 "\(booth.display.reviewJPEGs.map(\.count))")
 
         // Printing: one request, for the picture's id, rendered from the picture.
-        try #require(await eventually { booth.runtime.printer.journal.requests.count == 1 }, "\(booth.logText)")
-        let request = booth.runtime.printer.journal.requests[0]
+        try #require(await eventually { booth.runtime.printWorker.journal.requests.count == 1 }, "\(booth.logText)")
+        let request = booth.runtime.printWorker.journal.requests[0]
         #expect(request.captureID == pictureID)
         let page = try AtomicFile.read(request.file)
         let media = try #require(MediaSize(pwg: settings.print.media))
@@ -180,7 +181,7 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         // Nothing composed, nothing printed, no picture file, even a while later.
         try? await Task.sleep(for: .milliseconds(300))
         #expect(composer.calls.withLock { $0 } == 0)
-        #expect(booth.runtime.printer.journal.requests.isEmpty)
+        #expect(booth.runtime.printWorker.journal.requests.isEmpty)
         #expect(!savedCaptures(in: photos).contains { PhotoStore.isPicture(fileName: fileName($0)) })
         #expect(!booth.display.screens.contains { if case .review = $0 { true } else { false } })
     }
@@ -201,7 +202,7 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         // endSession (the failed count) runs before the idle screen is shown: wait for the screen.
         #expect(await eventually { booth.display.screens.contains(.idle(notice: BoothMachine.composeFailedNotice)) },
                 "\(booth.display.screens)")
-        #expect(booth.runtime.printer.journal.requests.isEmpty)
+        #expect(booth.runtime.printWorker.journal.requests.isEmpty)
     }
 
     @Test("one shot without a composer keeps today's behaviour: the capture is the picture (no picture file), printed")
@@ -221,8 +222,8 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         let saved = try AtomicFile.read(files[0])
         #expect(!booth.display.reviewJPEGs.isEmpty && booth.display.reviewJPEGs.allSatisfy { $0 == saved },
                 "\(booth.display.reviewJPEGs.map(\.count)) vs \(saved.count)")
-        try #require(await eventually { booth.runtime.printer.journal.requests.count == 1 })
-        #expect(booth.runtime.printer.journal.requests[0].captureID == 1)
+        try #require(await eventually { booth.runtime.printWorker.journal.requests.count == 1 })
+        #expect(booth.runtime.printWorker.journal.requests[0].captureID == 1)
     }
 }
 
@@ -269,4 +270,9 @@ func fileName(_ path: String) -> String { String(path.split(separator: "/").last
         #expect(StatsStore.captureFiles(in: dir).count == 2)
         #expect(throws: FileError.self) { try store.delete(path: "\(dir)/2026-11-29/booth-000007-2.jpg") }
     }
+}
+
+extension BoothRuntime {
+    /// The print worker behind the printer port (the runtime makes a `PrintWorker`); these tests read its journal.
+    var printWorker: PrintWorker { printer as! PrintWorker }
 }

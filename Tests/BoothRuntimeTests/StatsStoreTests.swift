@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 @Suite struct StatsStoreTests {
     func photo(_ dir: String, _ folder: String, _ name: String) throws {
