@@ -46,3 +46,21 @@ import Testing
         }
     }
 }
+
+// print.media is parsed once, when it is set (the file read, an override, code): the renderer and the
+// picture's sheet read the parsed size, never the name.
+@Suite struct MediaParsedOnceTests {
+    @Test("the settings carry print.media parsed; setting another name parses it again, an invalid one leaves no size")
+    func theSettingsCarryTheParsedMedia() throws {
+        let file = try Settings.parse(text: "[print]\nmedia = iso_a6_105x148mm\n", file: "test.conf").get()
+        let a6 = try #require(file.print.mediaSize)
+        #expect(a6.name == "iso_a6_105x148mm" && a6.widthMillimetres == 105 && a6.heightMillimetres == 148)
+        #expect(Settings.defaults.print.mediaSize?.name == "na_index-4x6_4x6in")
+        var s = Settings.defaults.print
+        s.media = "na_5x7_5x7in"
+        #expect(s.mediaSize?.widthMillimetres == 5 * 25.4)
+        #expect(s.mediaSize?.heightMillimetres == 7 * 25.4)
+        s.media = "photo"
+        #expect(s.mediaSize == nil, "not a name with a size (the schema refuses it in a file)")
+    }
+}
