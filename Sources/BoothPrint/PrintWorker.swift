@@ -39,6 +39,9 @@ public final class PrintWorker: Printer {
         var queueName: String?
         var lastError: String?
         var inbox: [Op] = []
+        /// Pictures whose request the print thread took from the inbox and is rendering, not yet in the
+        /// journal: held, as far as the review screen goes (between the two it would read as nothing asked).
+        var rendering: Set<UInt64> = []
         var stopping = false
         var reconnect = true
         var polls = 0
@@ -488,8 +491,10 @@ public final class PrintWorker: Printer {
     public func reviewText(captureID: UInt64) -> String? {
         shared.withLock { s in
             var request = s.journal.requests.last { $0.captureID == captureID }
-            if request == nil, s.inbox.contains(where: { if case .request(_, captureID, _, _) = $0 { true } else { false } }) {
-                // Asked for, not yet taken by the print thread (it waits in libcups): held, as far as the guest goes.
+            if request == nil, s.rendering.contains(captureID)
+                || s.inbox.contains(where: { if case .request(_, captureID, _, _) = $0 { true } else { false } }) {
+                // Asked for, not yet taken by the print thread (it waits in libcups) or being rendered: held,
+                // as far as the guest goes.
                 request = PrintRequest(id: 0, captureID: captureID, source: "", file: "", copies: 1, media: "", requestedAt: 0, title: "")
             }
             return reviewPrintText(health: currentHealth(s), request: request)
@@ -535,12 +540,16 @@ public final class PrintWorker: Printer {
         while true {
             let (ops, stopping, settings, reconnect) = shared.withLock { s in
                 defer { s.inbox = []; s.reconnect = false }
+                for case let .request(_, captureID?, _, _) in s.inbox { s.rendering.insert(captureID) }
                 return (s.inbox, s.stopping, s.settings, s.reconnect)
             }
             if reconnect { connection = nil }
             // Requests asked for before a stop are journaled (held) before the thread ends: a print
             // asked for at the last moment is printed after the restart, never forgotten.
-            for op in ops { handle(op, settings: settings, renderer: &renderer, connection: connection) }
+            for op in ops {
+                handle(op, settings: settings, renderer: &renderer, connection: connection)
+                if case let .request(_, captureID?, _, _) = op { _ = shared.withLock { $0.rendering.remove(captureID) } }
+            }
             if ops.contains(where: { if case .request = $0 { true } else { false } }) {
                 persistNow()
             }
