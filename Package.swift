@@ -40,22 +40,25 @@ let package = Package(
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
-        .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothJPEG", "CCUPS"]),
+        // The photos directory, atomic files, the removable-media guard, the totals: the storage port's side.
+        .target(name: "BoothStorage", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "CSysShims"]),
+        // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
+        .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "CCUPS"]),
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
                                                      "CFramebufferShims"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
-        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "BoothPrint", "CTurboJPEG",
+        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
         // Runs the core's commands against the devices.
         .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
-                                                     "BoothDisplay", "BoothLayout", "CSysShims"]),
+                                                     "BoothStorage", "BoothDisplay", "BoothLayout", "CSysShims"]),
 
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothRuntime"]),
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothRuntime"]),
 
         // Benchmarks (bench/run), not part of the tests.
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
-                                                                    "BoothDisplay", "BoothLayout"],
+                                                                    "BoothDisplay", "BoothLayout", "BoothStorage", "BoothPrint"],
                           path: "bench/BoothBench"),
 
         // Helpers shared by the test targets (the real photos' folder, fast runtime settings).
@@ -65,10 +68,10 @@ let package = Package(
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothClock", "BoothCamera"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothRuntime"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
-        .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothPrint", "BoothRuntime"],
+        .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6]

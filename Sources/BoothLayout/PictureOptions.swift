@@ -1,7 +1,6 @@
 import BoothCore
 import BoothDisplay
 import BoothJPEG
-import BoothPrint
 
 /// Why a picture could not be composed or a composer not made.
 public enum PictureError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -96,7 +95,7 @@ public struct PictureOptions: Sendable, Hashable {
         if let fixed = p.size.inches {
             inches = fixed
         } else {
-            guard let media = MediaSize(pwg: settings.print.media) else { throw PictureError.mediaSize(settings.print.media) }
+            guard let media = settings.print.mediaSize else { throw PictureError.mediaSize(settings.print.media) }
             // Inches to the thousandth: 6 in is 152.4 mm, which does not divide back to exactly 6.
             let a = (media.widthMillimetres / 25.4 * 1000).rounded() / 1000
             let b = (media.heightMillimetres / 25.4 * 1000).rounded() / 1000

@@ -63,3 +63,6 @@ public final class LogRecorder: Sendable {
     /// Every line so far, with its `<N>` prefix.
     public var all: [String] { lines.withLock { $0 } }
 }
+
+/// `n` and `noun`, plural unless `n` is 1: `1 capture`, `3 captures`, `0 faults` (the nouns used take an s).
+public func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }

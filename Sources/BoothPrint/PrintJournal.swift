@@ -1,3 +1,4 @@
+import BoothCore
 import FoundationEssentials
 import Glibc
 
@@ -246,8 +247,8 @@ public struct PrintJournal: Codable, Sendable, Equatable {
     /// Reprints of request `id` so far.
     public func reprints(of id: Int) -> Int { requests.filter { $0.reprintOf == id }.count }
 
-    /// The most copies a request may ask for in a journal file (`print.copies` allows 1–10).
-    public static let maxCopies = 1000
+    /// The most copies a request may ask for in a journal file: `print.copies`'s own bound (``Settings/Print/copiesRange``).
+    public static let maxCopies = Settings.Print.copiesRange.upperBound
     /// The highest request id a journal file may use (`nextID` included); far above a booth's lifetime of prints.
     public static let maxID = Int(Int32.max)
 
@@ -268,8 +269,8 @@ public struct PrintJournal: Codable, Sendable, Equatable {
             guard r.id >= 1, r.id < journal.nextID else {
                 throw PrintJournalError("request id \(r.id) is outside 1…\(journal.nextID - 1) (nextID \(journal.nextID))")
             }
-            guard (1...maxCopies).contains(r.copies) else {
-                throw PrintJournalError("request \(r.id) has \(r.copies) copies, outside 1…\(maxCopies)")
+            guard Settings.Print.copiesRange.contains(r.copies) else {
+                throw PrintJournalError("request \(r.id) has \(r.copies) copies, outside \(Settings.Print.copiesRange.lowerBound)…\(maxCopies)")
             }
         }
         return journal

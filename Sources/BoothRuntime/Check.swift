@@ -2,6 +2,7 @@ import BoothCamera
 import BoothCore
 import BoothPorts
 import BoothPrint
+import BoothStorage
 import FoundationEssentials
 import Glibc
 

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothPorts
+import BoothStorage
 import Glibc
 
 /// The default config file of the installed booth (`/etc/photobooth/photobooth.conf`).

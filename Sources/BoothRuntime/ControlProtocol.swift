@@ -264,30 +264,4 @@ public struct PrintsReply: Codable, Sendable, Equatable {
     }
 }
 
-/// One journal request, for `prints list`.
-public struct PrintEntry: Codable, Sendable, Equatable {
-    public var id: Int
-    /// `session 12`, `test print`, `reprint of 3`.
-    public var source: String
-    /// `held`, `submitting`, `submitted`, `completed`, `aborted`, `cancelled`, `dropped`, `failed`.
-    public var state: String
-    /// CUPS job id, once submitted.
-    public var jobID: Int?
-    public var copies: Int
-    public var media: String
-    /// When requested, `YYYY-MM-DD HH:MM:SS` local time.
-    public var requestedAt: String
-    public var note: String?
-
-    public init(id: Int, source: String, state: String, jobID: Int?, copies: Int, media: String,
-                requestedAt: String, note: String?) {
-        self.id = id
-        self.source = source
-        self.state = state
-        self.jobID = jobID
-        self.copies = copies
-        self.media = media
-        self.requestedAt = requestedAt
-        self.note = note
-    }
-}
+// PrintEntry (one journal request, for `prints list`) is the printer port's (BoothPorts/Printer.swift).

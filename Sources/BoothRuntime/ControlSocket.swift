@@ -1,5 +1,6 @@
 import BoothPorts
 import BoothClock
+import BoothStorage
 import CSysShims
 import FoundationEssentials
 import Glibc

@@ -5,6 +5,8 @@ import BoothPorts
 import BoothDisplay
 import Glibc
 import BoothGPIO
+import BoothPrint
+import BoothStorage
 import Synchronization
 
 /// The camera stream request for a set of settings (preview size, format, frame rate, controls).
@@ -176,4 +178,21 @@ public final class GPIOLEDDevice: LEDDevice {
     init(_ led: GPIOLED) { self.led = led }
     public func set(_ pattern: LEDPattern) { led.set(pattern) }
     public func stop() { led.stop() }
+}
+
+// MARK: Storage and printer (BoothStorage, BoothPrint): the runtime sees them only through their ports.
+
+/// The photos directory `directory` (`storage.dir`), behind the storage port.
+func makePhotoStorage(_ directory: String) -> any PhotoStorage { PhotoStore(directory: directory) }
+
+/// The totals file in `directory` (`<storage.dir>/.photobooth-stats.json`), behind the storage port.
+func makeStatsRecorder(_ directory: String, log: Logger) -> any StatsRecording { StatsStore(directory: directory, log: log) }
+
+/// The print worker for `[print]` (CUPS), behind the printer port.
+/// - Parameters:
+///   - now: the wall clock, seconds since 1970 (the journal's times).
+///   - clock: the monotonic clock that ages this run's held requests.
+func makePrinter(_ settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double,
+                 clock: any MonotonicClock) -> any Printer {
+    PrintWorker(settings: settings, log: log, now: now, clock: clock)
 }

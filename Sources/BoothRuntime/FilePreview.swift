@@ -2,6 +2,7 @@ import BoothCore
 import BoothPorts
 import BoothDisplay
 import BoothJPEG
+import BoothStorage
 import Synchronization
 
 /// What the screen shows, as a JPEG file (`preview.file`): the same drawing as the framebuffer

@@ -36,6 +36,10 @@ public struct RuntimeOptions: Sendable {
     public var configReader: (@Sendable () -> Result<Settings, SettingsError>)?
     /// The wall clock read when a session begins, handed to the composer as the picture's `takenAt`.
     public var sessionDate: @Sendable () -> Date = { Date() }
+    /// Whatever wants each saved capture and picture besides the printer (a gallery, a QR code, a
+    /// sync): each gets them after storage's durable save, in order, on a delivery thread of its own
+    /// (``PictureDelivery``), so none of them ever delays a session.
+    public var pictureSinks: [any PictureSink] = []
 
     public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
         self.sessionLimit = sessionLimit
@@ -87,19 +91,9 @@ public struct DeviceFactory: Sendable {
     }
 }
 
-/// Counters for logs and `status`.
-public struct BoothCounters: Sendable, Equatable {
-    public var sessions = 0
-    public var completed = 0
-    public var cancelled = 0
-    public var failed = 0
-    public var captures = 0
-    public var faults = 0
-}
+// BoothCounters (the counts for logs, `status` and the totals) is the storage port's: BoothPorts/Storage.swift.
 
-/// `"1 session"`, `"3 sessions"`.
-/// `n` and `noun`, plural unless `n` is 1: `1 capture`, `3 captures`, `0 faults` (the nouns used take an s).
-public func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+// counted(_:_:) ("1 session", "3 sessions") is BoothPorts' (Log.swift), shared with the print worker.
 
 /// The core's timings from the settings. `composesSingleShot`: the runtime has a picture composer,
 /// so one-shot sessions are composed too.
@@ -126,11 +120,14 @@ public final class BoothRuntime: Sendable {
     let options: RuntimeOptions
     private let factory: DeviceFactory
     private let captures = CaptureBox()
-    let store: PhotoStore
+    /// The photos directory (the storage port; BoothStorage's ``PhotoStore``).
+    let store: any PhotoStorage
     let storage: StorageWorker
     let camera: CameraWorker
-    /// Printing beside the session (PrintWorker.swift).
-    public let printer: PrintWorker
+    /// Printing beside the session (the printer port; BoothPrint's `PrintWorker`).
+    public let printer: any Printer
+    /// Hands each saved capture and picture to ``RuntimeOptions/pictureSinks``.
+    private let delivery: PictureDelivery
     /// The picture composer's thread, when there is a composer.
     private let composeWorker: ComposeWorker
     /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
@@ -208,11 +205,21 @@ public final class BoothRuntime: Sendable {
         self.reloader = reloader
         let loop = EventLoop(clock: clock)
         self.loop = loop
-        self.store = PhotoStore(directory: settings.storage.dir)
-        self.admin = RuntimeAdmin(clock: clock, photosDirectory: settings.storage.dir, log: log)
+        self.store = makePhotoStorage(settings.storage.dir)
+        self.admin = RuntimeAdmin(clock: clock, stats: makeStatsRecorder(settings.storage.dir, log: log))
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
+        let printer = makePrinter(settings.print, log: log, now: options.wallClock, clock: clock)
+        self.printer = printer
+        let delivery = PictureDelivery(sinks: options.pictureSinks, log: log)
+        self.delivery = delivery
+        // The printer first (it only notes the path, at once), then the other sinks' queues: all
+        // before the loop hears `saved`, so a print asked for at `.saved` finds the path noted.
         self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
-                                     mount: settings.storage.mount, clock: clock, log: log, post: post)
+                                     mount: settings.storage.mount, clock: clock, log: log, post: post,
+                                     saved: { picture in
+                                         printer.pictureSaved(picture)
+                                         delivery.deliver(picture)
+                                     })
         let orientation = factory.orientation(settings)
         self.orientation = orientation
         let screens = ScreenSet(factory.screens(settings, clock, log, orientation), settings: settings)
@@ -221,7 +228,6 @@ public final class BoothRuntime: Sendable {
                                    captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
                                    captures: captures, clock: clock, log: log, post: post,
                                    onFrame: { frame in screens.frame(frame) })
-        self.printer = PrintWorker(settings: settings.print, log: log, now: options.wallClock, clock: clock)
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
         let storage = self.storage, box = captures
         self.composeWorker = ComposeWorker(composer: options.composer, captures: box, clock: clock, log: log, post: post,
@@ -344,6 +350,7 @@ public final class BoothRuntime: Sendable {
             startFaults.append((.storage, "photos directory not writable: \(error)\(writablePathsHint(settings.storage.dir, error))"))
         } }
         storage.launch()
+        delivery.launch()
         composeWorker.launch()
         if settings.session.shots > 1 && !composeWorker.hasComposer {
             log.warning("session.shots = \(settings.session.shots) but this daemon has no picture composer: "
@@ -380,12 +387,12 @@ public final class BoothRuntime: Sendable {
         case let .press(_, at):
             admin.notePress(at: at)
         case let .saved(id, path):
-            printer.noteSaved(captureID: id, path: path)
+            // The printer noted the path already (a picture sink, told by the storage thread before this event).
             let name = String(path.split(separator: "/").last ?? "")
-            let saved = PhotoStore.sessionNumber(inFileName: name)
+            let saved = PhotoFileName.sessionNumber(in: name)
             state.withLock { s in
                 // A picture is not a capture; a capture being deleted (cancelled series) is not counted.
-                if !PhotoStore.isPicture(fileName: name) && s.deleting.remove(id) == nil {
+                if !PhotoFileName.isPicture(name) && s.deleting.remove(id) == nil {
                     s.counters.captures += 1
                     s.savedThisSession.insert(id)
                 }
@@ -756,9 +763,10 @@ public final class BoothRuntime: Sendable {
             log.error("captures not saved when stopping (disk full or too slow within 2 s): \(held)")
         }
         printer.stop()
+        delivery.finish(timeoutSeconds: 1)
         for d in displays { d.close() }
         admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
-        admin.stats.finish()
+        admin.stats.finish(timeoutSeconds: 2)
         let (button, led) = state.withLock { ($0.button, $0.led) }
         button?.stop()
         led?.set(.off)

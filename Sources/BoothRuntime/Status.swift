@@ -3,6 +3,7 @@ import BoothClock
 import BoothCore
 import BoothPorts
 import BoothPrint
+import BoothStorage
 import BoothDisplay
 import BoothGPIO
 import BoothJPEG
@@ -154,23 +155,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var savedSinceStart: Int
     }
 
-    /// Counts since this start.
-    public struct CounterStatus: Codable, Sendable, Equatable {
-        public var sessions: Int
-        public var completed: Int
-        public var cancelled: Int
-        public var failed: Int
-        public var captures: Int
-        public var faults: Int
-        init(_ c: BoothCounters) {
-            sessions = c.sessions
-            completed = c.completed
-            cancelled = c.cancelled
-            failed = c.failed
-            captures = c.captures
-            faults = c.faults
-        }
-    }
+    /// Counts since this start: the runtime's ``BoothCounters`` (the same six fields, one type).
+    public typealias CounterStatus = BoothCounters
 }
 
 /// What the runtime keeps for the admin tool: start time, last press, the persisted totals.
@@ -180,15 +166,15 @@ public final class RuntimeAdmin: Sendable {
     let startedEpoch: Int
     private let lastPress = Mutex<MonotonicInstant?>(nil)
     private let nextPressID = Mutex<UInt64>(1 << 61)
-    /// The totals across restarts, in `<storage.dir>/.photobooth-stats.json`.
-    public let stats: StatsStore
+    /// The totals across restarts, in `<storage.dir>/.photobooth-stats.json` (the storage port's ``StatsRecording``).
+    public let stats: any StatsRecording
     private let clock: any MonotonicClock
 
-    init(clock: any MonotonicClock, photosDirectory: String, log: Logger) {
+    init(clock: any MonotonicClock, stats: any StatsRecording) {
         self.clock = clock
         startedMonotonic = clock.now()
         startedEpoch = Int(time(nil))
-        stats = StatsStore(directory: photosDirectory, log: log)
+        self.stats = stats
     }
 
     func notePress(at: MonotonicInstant) { lastPress.withLock { $0 = at } }
@@ -265,7 +251,7 @@ extension BoothRuntime {
             storage: .init(dir: store.directory, freeBytes: try? store.freeBytes(),
                            minFreeBytes: settings.storage.minFreeBytes, nextSession: store.nextSession,
                            savedSinceStart: storage.saved),
-            counters: .init(counters), printer: printer.status(), stats: admin.stats.current,
+            counters: counters, printer: printer.status(), stats: admin.stats.current,
             orientation: .init(orientation.status), settings: settingsReport())
     }
 

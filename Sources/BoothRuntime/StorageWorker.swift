@@ -5,11 +5,14 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 
-/// Saves captures on a thread of its own, so fsync never stalls the main loop or the camera.
+/// Saves captures on a thread of its own, so fsync never stalls the main loop or the camera, into the
+/// photos directory behind the storage port (``PhotoStorage``). Each durable save is handed to
+/// `saved` (the picture sinks) and then posted to the loop as `saved`.
 /// A capture whose save fails (ENOSPC, EIO, the directory gone) stays in memory and is saved
 /// by ``retry()`` once the storage fault clears: nothing is lost.
 public final class StorageWorker: Sendable {
-    private let store: PhotoStore
+    private let store: any PhotoStorage
+    private let onSaved: @Sendable (SavedPicture) -> Void
     private let captures: CaptureBox
     private let clock: any MonotonicClock
     private let log: Logger
@@ -28,8 +31,12 @@ public final class StorageWorker: Sendable {
 
     /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
     /// - Parameter mount: `storage.mount`: removable media that must be mounted under the photos (empty: none).
-    public init(store: PhotoStore, captures: CaptureBox, minFree: UInt64, mount: String = "", clock: any MonotonicClock,
-                log: Logger, post: @escaping @Sendable (BoothEvent) -> Void) {
+    /// - Parameter saved: called on the storage thread with each capture or picture once it is durably
+    ///   saved, before `saved` is posted; must return at once (``PictureDelivery`` queues for slow sinks).
+    public init(store: any PhotoStorage, captures: CaptureBox, minFree: UInt64, mount: String = "", clock: any MonotonicClock,
+                log: Logger, post: @escaping @Sendable (BoothEvent) -> Void,
+                saved: @escaping @Sendable (SavedPicture) -> Void = { _ in }) {
+        self.onSaved = saved
         self.mount = Mutex(mount)
         self.store = store
         self.captures = captures
@@ -61,7 +68,7 @@ public final class StorageWorker: Sendable {
     public func setMount(_ path: String) { mount.withLock { $0 = path } }
     /// Why the photos directory must not be written now (removable media gone), or nil. See ``StorageGuard``.
     public func mountProblem() -> String? {
-        StorageGuard.mountProblem(mount: mount.withLock { $0 }, dir: store.directory)
+        store.mountProblem(mount: mount.withLock { $0 })
     }
     /// Captures saved since start.
     public var saved: Int { savedCount.withLock { $0 } }
@@ -135,6 +142,9 @@ public final class StorageWorker: Sendable {
             let savedAt = clock.now()
             captures.remove(id)
             savedPaths.withLock { $0.append((id, path)); if $0.count > 64 { $0.removeFirst($0.count - 64) } }
+            let name = String(path.split(separator: "/").last ?? "")
+            onSaved(SavedPicture(path: path, session: PhotoFileName.sessionNumber(in: name) ?? record.session, shot: record.shot,
+                               kind: record.shot == 0 ? .picture : .capture, captureID: id, bytes: record.jpeg))
             if record.shot == 0 {
                 log.info("session \(record.session)'s picture saved: \(path) (\(record.jpeg.count) bytes, \(record.size)); "
                          + "last frame to saved \(format(savedAt.milliseconds(since: record.frameTimestamp))) ms")
@@ -190,4 +200,11 @@ public final class StorageWorker: Sendable {
         for id in captures.heldIDs where !saveOne(id) { return }
         post(.deviceRecovered(.storage))
     }
+}
+
+/// The fix to name when the photos directory cannot be written because the service's sandbox
+/// (`ProtectSystem=strict`) makes it read-only: empty for other failures.
+func writablePathsHint(_ dir: String, _ error: FileError) -> String {
+    guard error.errno == EROFS || error.errno == EACCES, !ServicePaths.isWritable(absolutePath(dir)) else { return "" }
+    return "; \(ServicePaths.fix(for: dir))"
 }

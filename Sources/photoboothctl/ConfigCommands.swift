@@ -1,6 +1,7 @@
 import BoothCore
 import BoothPorts
 import BoothRuntime
+import BoothStorage
 import FoundationEssentials
 import Glibc
 

@@ -40,11 +40,11 @@ import Testing
     }
 
     @Test func aJournalAtTheLimitsCountsOnWithoutOverflow() throws {
-        let text = #"{"nextID":2147483647,"requests":[{"copies":1000,"file":"/a.jpg","id":2147483646,"jobID":12,"media":"4x6","requestedAt":1,"source":"s","state":"submitted","title":"t"}],"sheetsRemaining":9223372036854775807,"tag":"x"}"#
+        let text = #"{"nextID":2147483647,"requests":[{"copies":10,"file":"/a.jpg","id":2147483646,"jobID":12,"media":"4x6","requestedAt":1,"source":"s","state":"submitted","title":"t"}],"sheetsRemaining":9223372036854775807,"tag":"x"}"#
         var journal = try PrintJournal.decode(Data(text.utf8))
         let changes = journal.reconcile(jobs: [CUPSJob(id: 12, state: .completed, title: "t")], sheetsPerCopy: 10, now: 2)
         #expect(changes.count == 1)
-        #expect(journal.sheetsRemaining == Int.max - 10_000)
+        #expect(journal.sheetsRemaining == Int.max - 100, "10 copies (print.copies' most) × 10 sheets")
         #expect(journal.add(captureID: nil, source: "s", file: "/b.jpg", copies: 1, media: "4x6", now: 3).id == 2147483647)
     }
 }

@@ -66,7 +66,8 @@ final class PrintingBooth: Sendable {
         thread.start()
     }
 
-    var printer: PrintWorker { runtime.printer }
+    // The runtime sees the printer through its port; these tests look inside the print worker it made.
+    var printer: PrintWorker { runtime.printer as! PrintWorker }
 
     /// The capture under review, nil when not in review.
     var reviewing: UInt64? {

@@ -3,6 +3,7 @@ import BoothPorts
 import BoothJPEG
 import BoothPrint
 import BoothRuntime
+import BoothStorage
 import Foundation
 import Testing
 

@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 /// Loading with sources and warnings, and `--check`'s print and mount checks with a stand-in for CUPS.
 @Suite("Config load warnings and --check settings")

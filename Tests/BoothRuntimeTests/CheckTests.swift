@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 // `photoboothd --check` must not change the system: the storage check reports, it creates nothing.
 @Suite struct CheckStorageTests {

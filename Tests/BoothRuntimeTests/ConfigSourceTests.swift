@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 /// Runs the built photoboothd (`.build/debug`, built with the tests) in `cwd` with stdin from /dev/null;
 /// its exit status and stderr + stdout.

@@ -8,6 +8,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 // Corrupt camera frames in the runtime: the drop tally and its rate-limited log, a stream of
 // only bad frames as the camera fault, and a capture whose trigger lands on bad frames.

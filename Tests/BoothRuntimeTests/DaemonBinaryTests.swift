@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 // The built photoboothd and photoboothctl (.build/debug), run as an operator runs them (issue 13):
 // one daemon per control socket, `--simulate` in its working directory, the README's

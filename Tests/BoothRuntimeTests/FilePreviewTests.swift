@@ -7,6 +7,7 @@ import BoothJPEG
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 @Suite("File preview framebuffer")
 struct FilePreviewTests {

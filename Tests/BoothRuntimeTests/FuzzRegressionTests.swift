@@ -3,6 +3,7 @@ import BoothPorts
 import Foundation
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 /// Inputs that crashed a fuzzer (fuzz/run stats), kept so the fix stays: each must now be handled without a trap.
 @Suite struct StatsFuzzRegressionTests {

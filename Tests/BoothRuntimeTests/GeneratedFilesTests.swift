@@ -3,6 +3,7 @@ import BoothPorts
 import Foundation
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 /// The package root, from this file's path (Tests/BoothRuntimeTests/…).
 func packageRoot(_ file: String = #filePath) -> String {

@@ -7,6 +7,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 /// A pipe standing in for the terminal.
 final class TestPipe: Sendable {

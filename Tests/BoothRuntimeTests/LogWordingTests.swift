@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BoothRuntime
+@testable import BoothPrint
 
 // What the log says must be true and short (issue 13): a capture turned losslessly is not "encoded",
 // uncounted paper is not "? sheets", a fault's reasons are not repeated on every state line.

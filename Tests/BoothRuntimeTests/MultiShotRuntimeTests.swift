@@ -9,6 +9,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 // Multi-shot sessions end to end (issue 7): the real runtime on the simulated camera with a real
 // (small) composer, real storage in a temp directory, and the print worker journalling the picture.
@@ -133,10 +134,10 @@ extension TestBooth {
         // Printing: one request, for the picture's id, rendered from the picture.
         // Journaled first, then rendered by the print thread (renderPending until its page is written).
         try #require(await eventually {
-            let requests = booth.runtime.printer.journal.requests
+            let requests = booth.runtime.printWorker.journal.requests
             return requests.count == 1 && requests[0].renderPending != true
         }, "\(booth.logText)")
-        let request = booth.runtime.printer.journal.requests[0]
+        let request = booth.runtime.printWorker.journal.requests[0]
         #expect(request.captureID == pictureID)
         let page = try AtomicFile.read(request.file)
         let media = try #require(MediaSize(pwg: settings.print.media))
@@ -202,7 +203,7 @@ extension TestBooth {
         try #require(await booth.advance(milliseconds: 31_000))
         try? await Task.sleep(for: .milliseconds(100))
         #expect(composer.calls.withLock { $0 } == 0)
-        #expect(booth.runtime.printer.journal.requests.isEmpty)
+        #expect(booth.runtime.printWorker.journal.requests.isEmpty)
         #expect(!savedCaptures(in: photos).contains { PhotoStore.isPicture(fileName: fileName($0)) })
         #expect(!booth.display.screens.contains { if case .review = $0 { true } else { false } })
     }
@@ -225,7 +226,7 @@ extension TestBooth {
         // endSession (the failed count) runs before the idle screen is shown: wait for the screen.
         #expect(await eventually { booth.display.screens.contains(.idle(notice: BoothMachine.composeFailedNotice)) },
                 "\(booth.display.screens)")
-        #expect(booth.runtime.printer.journal.requests.isEmpty)
+        #expect(booth.runtime.printWorker.journal.requests.isEmpty)
     }
 
     @Test("one shot without a composer keeps today's behaviour: the capture is the picture (no picture file), printed")
@@ -245,8 +246,8 @@ extension TestBooth {
         let saved = try AtomicFile.read(files[0])
         #expect(!booth.display.reviewJPEGs.isEmpty && booth.display.reviewJPEGs.allSatisfy { $0 == saved },
                 "\(booth.display.reviewJPEGs.map(\.count)) vs \(saved.count)")
-        try #require(await eventually { booth.runtime.printer.journal.requests.count == 1 })
-        #expect(booth.runtime.printer.journal.requests[0].captureID == 1)
+        try #require(await eventually { booth.runtime.printWorker.journal.requests.count == 1 })
+        #expect(booth.runtime.printWorker.journal.requests[0].captureID == 1)
     }
 }
 
@@ -293,4 +294,9 @@ extension TestBooth {
         #expect(StatsStore.captureFiles(in: dir).count == 2)
         #expect(throws: FileError.self) { try store.delete(path: "\(dir)/2026-11-29/booth-000007-2.jpg") }
     }
+}
+
+extension BoothRuntime {
+    /// The print worker behind the printer port (the runtime makes a `PrintWorker`); these tests read its journal.
+    var printWorker: PrintWorker { printer as! PrintWorker }
 }

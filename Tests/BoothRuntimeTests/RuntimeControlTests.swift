@@ -6,6 +6,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 /// What the test booth's reloader returns.
 final class ReloadBox: Sendable {

@@ -9,6 +9,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 // The real BoothRuntime on its own thread, driven through a fake button, with the simulated
 // camera and real storage in a temp directory. Serialized: each test owns its booth and

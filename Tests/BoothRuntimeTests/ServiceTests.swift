@@ -6,6 +6,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 // The booth as a systemd service: sd_notify datagrams, the watchdog's liveness check, removable
 // media and a full disk. The mount tests need root (tmpfs mounts) and are skipped without it.

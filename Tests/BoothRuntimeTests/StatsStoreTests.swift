@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 @Suite struct StatsStoreTests {
     func photo(_ dir: String, _ folder: String, _ name: String) throws {
@@ -73,5 +74,31 @@ import Testing
         store.finish()
         #expect(store.current.sessions == 1)
         #expect(log.all.contains { $0.contains("unreadable, rebuilt from the photos") })
+    }
+}
+
+/// BoothStats holds the one ``BoothCounters``; its file keeps the flat form earlier daemons wrote.
+@Suite struct StatsCountersTests {
+    @Test("a stats file of the flat form reads into the counters, and is written back in the same form")
+    func theFileStaysFlat() throws {
+        let old = #"{"cancelled":2,"captures":17,"completed":9,"failed":1,"faults":3,"lastSession":12,"sessions":12,"since":1796000000}"#
+        let stats = try #require(StatsStore.decode(Array(old.utf8)))
+        var expected = BoothCounters()
+        expected.sessions = 12; expected.completed = 9; expected.cancelled = 2
+        expected.failed = 1; expected.captures = 17; expected.faults = 3
+        #expect(stats.counters == expected)
+        #expect(stats.sessions == 12 && stats.since == 1_796_000_000 && stats.lastSession == 12)
+        let written = String(decoding: try AtomicFile.jsonEncoder(pretty: false).encode(stats), as: UTF8.self)
+        #expect(written == old)
+    }
+
+    @Test("adding the runtime's counts since start: each of the six counts moves by its own difference")
+    func addingMovesEachCountByItsOwn() {
+        var totals = BoothStats(since: 0)
+        var then = BoothCounters(), now = BoothCounters()
+        for (i, k) in BoothCounters.all.enumerated() { then[keyPath: k] = i; now[keyPath: k] = 10 * (i + 1) }
+        totals.add(now, since: then, highestSession: 7)
+        #expect(BoothCounters.all.map { totals.counters[keyPath: $0] } == [10, 19, 28, 37, 46, 55])
+        #expect(totals.lastSession == 7)
     }
 }

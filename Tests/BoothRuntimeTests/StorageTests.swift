@@ -5,6 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import BoothStorage
 
 /// A fresh temp directory for one test, removed afterwards by the caller.
 func makeTempDir(_ name: String = #function) -> String {
@@ -263,5 +264,64 @@ private final class FailingDirectorySync: Sendable {
         #expect(PhotoStore.parseSessionFile(Array("000000000000000\n".utf8)) == 0)
         #expect(PhotoStore.parseSessionFile(Array("9223372036854775807\n".utf8)) == nil)
         #expect(PhotoStore.parseSessionFile(Array("garbage".utf8)) == nil)
+    }
+}
+
+/// A new `storage.dir` at runtime (``PhotoStorage/switchDirectory(to:mount:)``): checked as at start,
+/// refused with the reason and the old directory kept, and session numbers never repeat across the two.
+@Suite struct StorageDirectorySwitchTests {
+    @Test("the next session is max(the old directory's next, the new one's); the next photo goes to the new directory")
+    func numbersNeverRepeatAcrossTheTwoDirectories() throws {
+        let root = makeTempDir(); defer { removeTree(root) }
+        let store = PhotoStore(directory: "\(root)/old", dateFolder: { "2026-11-29" })
+        try store.prepare()
+        for _ in 1...4 { _ = store.allocateSession() }
+        _ = try store.saveCapture([1], session: 4, shot: 1)
+        #expect(store.nextSession == 5)
+
+        // A new directory with lower numbers: counting goes on from the old one.
+        try makeDirectories("\(root)/low/2026-11-20")
+        try AtomicFile.write([1], to: "\(root)/low/2026-11-20/booth-000002-1.jpg")
+        #expect(try store.switchDirectory(to: "\(root)/low", mount: "") == 5)
+        #expect(store.directory == "\(root)/low")
+        let n = store.allocateSession()
+        #expect(n == 5)
+        #expect(try store.saveCapture([2], session: n, shot: 1) == "\(root)/low/2026-11-29/booth-000005-1.jpg")
+        #expect(try AtomicFile.read("\(root)/low/\(PhotoStore.sessionFileName)").starts(with: Array("000000000000005".utf8)),
+                "the number handed out is recorded in the new directory")
+
+        // A directory with higher numbers (a card from another booth, or one used before): its own count wins.
+        try makeDirectories("\(root)/high/2026-11-21")
+        try AtomicFile.write([1], to: "\(root)/high/2026-11-21/booth-000040-picture.jpg")
+        #expect(try store.switchDirectory(to: "\(root)/high", mount: "") == 41)
+        #expect(store.allocateSession() == 41)
+
+        // Back to a directory whose numbers were handed out (its session file says 5): no repeat either.
+        #expect(try store.switchDirectory(to: "\(root)/low", mount: "") == 42)
+    }
+
+    @Test("a directory that cannot be written, or removable media not mounted: refused, the old directory stays")
+    func refusedSwitchKeepsTheOldDirectory() throws {
+        let root = makeTempDir(); defer { removeTree(root) }
+        let store = PhotoStore(directory: "\(root)/old", dateFolder: { "2026-11-29" })
+        try store.prepare()
+        _ = store.allocateSession()
+
+        var refusal: StorageRefusal?
+        do { try store.switchDirectory(to: "/proc/photobooth-cannot-exist", mount: "") } catch { refusal = error }
+        #expect(refusal?.message.contains("storage.dir /proc/photobooth-cannot-exist not used: photos directory not writable") == true,
+                "\(refusal?.message ?? "not refused")")
+        #expect(refusal?.message.hasSuffix("photos stay in \(root)/old") == true)
+        #expect(store.directory == "\(root)/old")
+
+        // storage.mount names a mount point with nothing mounted on it (an empty directory on the SD card).
+        try makeDirectories("\(root)/media")
+        refusal = nil
+        do { try store.switchDirectory(to: "\(root)/media/photos", mount: "\(root)/media") } catch { refusal = error }
+        #expect(refusal?.message.contains("removable media not mounted at \(root)/media") == true, "\(refusal?.message ?? "not refused")")
+        #expect(!FileManager.default.fileExists(atPath: "\(root)/media/photos"), "nothing is written to the SD card")
+        #expect(store.directory == "\(root)/old")
+        #expect(store.nextSession == 2)
+        #expect(try store.saveCapture([3], session: 1, shot: 1) == "\(root)/old/2026-11-29/booth-000001-1.jpg")
     }
 }

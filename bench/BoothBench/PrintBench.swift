@@ -9,6 +9,7 @@ import BoothPorts
 import BoothJPEG
 import BoothLayout
 import BoothRuntime
+import BoothStorage
 import Foundation
 
 struct Sample { var wall: Double; var cpu: Double }

@@ -12,6 +12,7 @@ import BoothCore
 import BoothPorts
 import BoothJPEG
 import BoothRuntime
+import BoothStorage
 import Foundation
 import Synchronization
 

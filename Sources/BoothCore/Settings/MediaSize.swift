@@ -4,7 +4,7 @@
 /// Pure parsing, shared by the settings schema (`print.media` is checked when the file is read) and the
 /// print renderer. Sizes are finite decimals within ``MediaSize/sideRange`` millimetres, so a name such as
 /// `x_y_1e999x6in` or `x_y_99999x6in` is refused before anything allocates a page for it.
-public struct MediaSize: Equatable, Sendable {
+public struct MediaSize: Hashable, Sendable {
     /// The PWG name.
     public var name: String
     /// Width in millimetres.

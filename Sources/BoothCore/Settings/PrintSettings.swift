@@ -5,10 +5,17 @@ extension Settings {
         public var mode = PrintMode.off
         /// `print.destination`: the CUPS queue; empty = the CUPS default destination.
         public var destination = ""
-        /// `print.copies`: copies of each picture.
+        /// `print.copies`: copies of each picture, within ``copiesRange``.
         public var copies = 1
-        /// `print.media`: PWG media name (`na_index-4x6_4x6in`).
-        public var media = ""
+        /// The copies a picture may have: the schema's range for `print.copies`, and what a print
+        /// journal's request may hold.
+        public static let copiesRange = 1...10
+        /// `print.media`: PWG media name (`na_index-4x6_4x6in`). Setting it parses it, once, into ``mediaSize``.
+        public var media = "" { didSet { mediaSize = MediaSize(pwg: media) } }
+        /// `print.media` parsed (the page's size for the renderer and the picture's sheet): set with
+        /// ``media``, so no reader parses it again. nil when `media` is no PWG name with a size (the
+        /// schema refuses such a file; only settings built in code can hold one).
+        public private(set) var mediaSize: MediaSize?
         /// `print.color`.
         public var color = PrintColorSetting.color
         /// `print.dpi`: resolution the picture is rendered at for the media, dots per inch.

@@ -223,7 +223,7 @@ public enum Schema {
                 "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review (sent after button.long_press, as a long press starts with a press). In auto and press, a long press during review skips printing that picture."),
         .string("print.destination", \.print.destination, allowsEmpty: true, "",
                 "CUPS queue to print to (lpstat -p lists them). Empty: the CUPS default destination."),
-        .int("print.copies", \.print.copies, 1...10, unit: "copies", "1",
+        .int("print.copies", \.print.copies, Settings.Print.copiesRange, unit: "copies", "1",
              "Copies of each picture."),
         .media("print.media", \.print.media, "na_index-4x6_4x6in",
                 "PWG media name the printer must support (lpoptions -p QUEUE -l, or ipptool media-supported). The picture is rendered at this media's exact size and aspect, filled edge to edge, and sent with print-scaling none. With print.dpi the page may have at most 64 megapixels (4x6in at 1200 dpi is 35)."),

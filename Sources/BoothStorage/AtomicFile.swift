@@ -1,35 +1,23 @@
 import BoothClock
 import BoothPorts
 import CSysShims
+import FoundationEssentials
 import Glibc
 
-/// A failed file-system (or socket) call: which call, its errno, and the path.
-public struct FileError: Error, Sendable, CustomStringConvertible, Equatable {
-    /// The C call that failed, e.g. `"write"`, `"renameat2"`.
-    public var call: String
-    /// The errno it set.
-    public var errno: Int32
-    /// The path it was about.
-    public var path: String
-
-    public init(call: String, errno: Int32, path: String) {
-        self.call = call
-        self.errno = errno
-        self.path = path
-    }
-
-    /// True for ENOSPC or EDQUOT: the file system is full.
-    public var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
-
-    public var description: String {
-        "\(path): \(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
-    }
-}
+// FileError (a failed call, its errno and path) is the storage port's: BoothPorts/Storage.swift.
 
 /// Durable and atomic file writes: a temp file in the same directory, written whole, fsynced,
 /// renamed into place, and the directory fsynced, so a crash or power cut leaves either the
 /// old state or the new one, and a failure (ENOSPC included) leaves no partial file.
 public enum AtomicFile {
+    /// The encoder of the JSON files written with ``write(_:to:durable:replace:syncDirectory:)`` (the
+    /// print journal, the stats): keys sorted, slashes unescaped, pretty when `pretty`.
+    public static func jsonEncoder(pretty: Bool = true) -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }
+
     /// Prefix of temp files; leftovers are removed by ``removeLeftoverTemps(in:)``.
     public static let tempPrefix = ".tmp-"
 
@@ -134,14 +122,14 @@ public enum AtomicFile {
 }
 
 /// The directory part of `path` ("." when it has none).
-func directoryName(of path: String) -> String {
+public func directoryName(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     if slash == path.startIndex { return "/" }
     return String(path[..<slash])
 }
 
 /// Names in a directory, without "." and ".."; empty when it cannot be read.
-func listDirectory(_ dir: String) -> [String] {
+public func listDirectory(_ dir: String) -> [String] {
     guard let d = opendir(dir) else { return [] }
     defer { closedir(d) }
     var names: [String] = []
@@ -155,7 +143,7 @@ func listDirectory(_ dir: String) -> [String] {
 }
 
 /// Creates `path` and its missing parents (mode 0755). - Throws: ``FileError`` from `mkdir`.
-func makeDirectories(_ path: String) throws(FileError) {
+public func makeDirectories(_ path: String) throws(FileError) {
     var built = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
         let parent = built.isEmpty ? "/" : built

@@ -10,9 +10,10 @@ import Synchronization
 /// never depend on the clock. A number handed out is also recorded in ``sessionFileName``
 /// (rewritten in place, so it needs no free space): a session none of whose files could be
 /// saved (a full disk) keeps its number, and the next start does not hand it out again.
-public final class PhotoStore: Sendable {
-    /// The photos directory (`storage.dir`).
-    public let directory: String
+public final class PhotoStore: PhotoStorage {
+    /// The photos directory (`storage.dir`, or the one ``switchDirectory(to:mount:)`` moved to).
+    public var directory: String { dir.withLock { $0 } }
+    private let dir: Mutex<String>
     private let dateFolder: @Sendable () -> String
     private let syncDirectory: @Sendable (String) throws(FileError) -> Void
     private let next = Mutex(1)
@@ -37,7 +38,7 @@ public final class PhotoStore: Sendable {
                 syncDirectory: @escaping @Sendable (String) throws(FileError) -> Void = { dir throws(FileError) in
                     try AtomicFile.syncDirectory(dir)
                 }) {
-        self.directory = directory
+        self.dir = Mutex(directory)
         self.dateFolder = dateFolder
         self.syncDirectory = syncDirectory
     }
@@ -46,6 +47,20 @@ public final class PhotoStore: Sendable {
     /// file), removes temp files left by an interrupted write, and finds the next session number.
     /// - Throws: ``FileError`` naming the call and path when the directory cannot be created or written.
     public func prepare() throws(FileError) {
+        let directory = self.directory
+        let (highest, handedOut) = try PhotoStore.scan(directory)
+        let first = next.withLock { n in
+            n = max(n, highest + 1, handedOut + 1)
+            return n
+        }
+        recordSessionFile(in: directory, handedOut: first - 1)
+    }
+
+    /// Makes `directory` if missing, checks it is writable (creates and removes a probe file), removes
+    /// temp files left by an interrupted write, and reads the highest session number of its photo files
+    /// and of its session-number file. Changes nothing of this store.
+    /// - Throws: ``FileError`` naming the call and path when the directory cannot be created or written.
+    private static func scan(_ directory: String) throws(FileError) -> (highestFile: Int, handedOut: Int) {
         try makeDirectories(directory)
         let probe = "\(directory)/\(AtomicFile.tempPrefix)probe.\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -62,16 +77,48 @@ public final class PhotoStore: Sendable {
         }
         let numbers = "\(directory)/\(PhotoStore.sessionFileName)"
         let handedOut = (try? AtomicFile.read(numbers)).flatMap(PhotoStore.parseSessionFile) ?? 0
-        let first = next.withLock { n in
-            n = max(n, highest + 1, handedOut + 1)
-            return n
-        }
+        return (highest, handedOut)
+    }
+
+    /// Opens (or makes) the session-number file of `directory`, recording `handedOut`; a failure is kept
+    /// for ``sessionFileProblem``.
+    private func recordSessionFile(in directory: String, handedOut: Int) {
         do {
-            try openSessionFile(numbers, handedOut: first - 1)
+            try openSessionFile("\(directory)/\(PhotoStore.sessionFileName)", handedOut: handedOut)
             sessionFileError.withLock { $0 = nil }
         } catch {
             sessionFileError.withLock { $0 = "\(error)" }
         }
+    }
+
+    /// See ``PhotoStorage/switchDirectory(to:mount:)``: the mount check (``StorageGuard``), then the
+    /// directory made, probed for writing and scanned as by ``prepare()``; only then is it used. A save
+    /// under way finishes in the directory it began in.
+    @discardableResult
+    public func switchDirectory(to path: String, mount: String) throws(StorageRefusal) -> Int {
+        let old = directory
+        if let problem = StorageGuard.mountProblem(mount: mount, dir: path) {
+            throw StorageRefusal("storage.dir \(path) not used: \(problem); photos stay in \(old)")
+        }
+        let found: (highestFile: Int, handedOut: Int)
+        do {
+            found = try PhotoStore.scan(path)
+        } catch {
+            throw StorageRefusal("storage.dir \(path) not used: photos directory not writable: \(error); photos stay in \(old)")
+        }
+        let first = next.withLock { n in
+            // Never a number already handed out here or there.
+            n = max(n, found.highestFile + 1, found.handedOut + 1)
+            return n
+        }
+        dir.withLock { $0 = path }
+        moved.withLock { $0 = [] }
+        recordSessionFile(in: path, handedOut: first - 1)
+        return first
+    }
+
+    public func mountProblem(mount: String) -> String? {
+        StorageGuard.mountProblem(mount: mount, dir: directory)
     }
 
     /// Why the session-number file could not be opened or made at the last ``prepare()`` (numbers then
@@ -134,14 +181,10 @@ public final class PhotoStore: Sendable {
 
     /// The file name of shot `shot` (1-based) of `session`, `booth-000042-1.jpg`; shot 0 names the
     /// session's composed picture, `booth-000042-picture.jpg`, beside its captures.
-    public static func captureName(session: Int, shot: Int) -> String {
-        shot == 0 ? "booth-\(zeroPadded(session, 6))-picture.jpg" : "booth-\(zeroPadded(session, 6))-\(shot).jpg"
-    }
+    public static func captureName(session: Int, shot: Int) -> String { PhotoFileName.name(session: session, shot: shot) }
 
     /// True for a composed picture's file name (`booth-000042-picture.jpg`), false for a capture's.
-    public static func isPicture(fileName name: String) -> Bool {
-        sessionNumber(inFileName: name) != nil && name.hasSuffix("-picture.jpg")
-    }
+    public static func isPicture(fileName name: String) -> Bool { PhotoFileName.isPicture(name) }
 
     /// Writes a capture (JPEG bytes) as `<dir>/<date>/booth-<session>-<shot>.jpg`, or with shot 0 the
     /// session's picture as `booth-<session>-picture.jpg`, atomically and durably.
@@ -155,6 +198,7 @@ public final class PhotoStore: Sendable {
     public func saveCapture(_ jpeg: [UInt8], session: Int, shot: Int,
                             directoryNotSynced: (FileError) -> Void = { _ in }) throws(FileError) -> String {
         syncSessionFile()
+        let directory = self.directory
         let folder = "\(directory)/\(dateFolder())"
         try makeDirectories(folder)
         var number = moved.withLock { list in list.last { $0.session == session }?.number } ?? session
@@ -188,6 +232,7 @@ public final class PhotoStore: Sendable {
     /// Bytes available to an unprivileged writer in the directory (`statvfs`: `f_bavail * f_frsize`).
     /// - Throws: ``FileError`` from `statvfs`.
     public func freeBytes() throws(FileError) -> UInt64 {
+        let directory = self.directory
         var s = statvfs()
         guard statvfs(directory, &s) == 0 else { throw FileError(call: "statvfs", errno: errno, path: directory) }
         return UInt64(s.f_bavail) * UInt64(s.f_frsize)
@@ -203,38 +248,19 @@ public final class PhotoStore: Sendable {
     }
 
     /// The session number in a capture or picture file name (`booth-000042-1.jpg`, `booth-000042-picture.jpg` → 42).
-    public static func sessionNumber(inFileName name: String) -> Int? {
-        guard name.hasPrefix("booth-"), name.hasSuffix(".jpg") else { return nil }
-        let rest = name.dropFirst("booth-".count)
-        guard let dash = rest.firstIndex(of: "-") else { return nil }
-        let digits = rest[..<dash]
-        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        // At most 9 digits: a stray name like booth-9223372036854775807-1.jpg must not make the
-        // next number overflow (it is not one of ours, and it is ignored).
-        return Int(digits)
-    }
+    public static func sessionNumber(inFileName name: String) -> Int? { PhotoFileName.sessionNumber(in: name) }
 
     /// True for `YYYY-MM-DD`.
-    static func isDateFolder(_ name: String) -> Bool {
+    public static func isDateFolder(_ name: String) -> Bool {
         let u = Array(name.utf8)
         guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-") else { return false }
         return u.enumerated().allSatisfy { i, c in i == 4 || i == 7 || (c >= 48 && c <= 57) }
     }
 }
 
-func zeroPadded(_ v: Int, _ width: Int) -> String {
+public func zeroPadded(_ v: Int, _ width: Int) -> String {
     let s = String(v)
     return String(repeating: "0", count: max(0, width - s.count)) + s
-}
-
-/// Formats a byte count for operators: `"512 MB"`, `"1.5 GB"` (decimal units, as the settings use).
-public func formatBytes(_ bytes: UInt64) -> String {
-    let units: [(UInt64, String)] = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "kB")]
-    for (size, name) in units where bytes >= size {
-        let tenths = (bytes * 10 + size / 2) / size
-        return tenths % 10 == 0 ? "\(tenths / 10) \(name)" : "\(tenths / 10).\(tenths % 10) \(name)"
-    }
-    return "\(bytes) B"
 }
 
 /// The local calendar date, for naming date folders (`2026-11-29`). Only names folders:

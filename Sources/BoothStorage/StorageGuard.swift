@@ -57,10 +57,3 @@ public enum StorageGuard {
         return nil
     }
 }
-
-/// The fix to name when the photos directory cannot be written because the service's sandbox
-/// (`ProtectSystem=strict`) makes it read-only: empty for other failures.
-func writablePathsHint(_ dir: String, _ error: FileError) -> String {
-    guard error.errno == EROFS || error.errno == EACCES, !ServicePaths.isWritable(absolutePath(dir)) else { return "" }
-    return "; \(ServicePaths.fix(for: dir))"
-}

@@ -5,46 +5,13 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 
-/// The booth's running totals, kept across restarts (`photoboothctl stats`).
-public struct BoothStats: Codable, Sendable, Equatable {
-    /// Sessions begun (a press that left idle).
-    public var sessions = 0
-    /// Sessions that ended with a photo reviewed.
-    public var completed = 0
-    /// Sessions cancelled by a long press or a preview timeout.
-    public var cancelled = 0
-    /// Sessions whose capture failed twice or that a fault interrupted.
-    public var failed = 0
-    /// Captures handed to storage.
-    public var captures = 0
-    /// Times the booth entered (or changed) its fault screen.
-    public var faults = 0
-    /// When counting started (epoch seconds): the first start, or the last `stats --reset`.
-    public var since = 0
-    /// The highest session number these totals account for; photo files of later sessions found at start
-    /// were taken while the totals were not written (a crash) and are added then.
-    public var lastSession = 0
-
-    public init(since: Int) { self.since = since }
-
-    /// Adds what `counters` (the runtime's counts since start) gained since `old`, and moves `lastSession`
-    /// up to `highestSession`.
-    mutating func add(_ counters: BoothCounters, since old: BoothCounters, highestSession: Int) {
-        sessions += counters.sessions - old.sessions
-        completed += counters.completed - old.completed
-        cancelled += counters.cancelled - old.cancelled
-        failed += counters.failed - old.failed
-        captures += counters.captures - old.captures
-        faults += counters.faults - old.faults
-        lastSession = max(lastSession, highestSession)
-    }
-}
+// BoothStats and BoothCounters (one type for the six counts) are the storage port's: BoothPorts/Storage.swift.
 
 /// Keeps ``BoothStats`` in a JSON file, written atomically (temp file, fsync, rename) on a thread of its
 /// own so the main loop never waits for the disk. At start the totals are reconciled with the photo files:
 /// sessions whose photos are on disk but not in the totals are counted (as completed, with their captures);
 /// a missing or unreadable file is rebuilt from the photos.
-public final class StatsStore: Sendable {
+public final class StatsStore: StatsRecording {
     /// The file: `<storage.dir>/.photobooth-stats.json`.
     public let path: String
     private let log: Logger
@@ -155,7 +122,7 @@ public final class StatsStore: Sendable {
             wake.unlock()
             if let snapshot {
                 do {
-                    let data = try ControlProtocol.encoder(pretty: true).encode(snapshot)
+                    let data = try AtomicFile.jsonEncoder(pretty: true).encode(snapshot)
                     try AtomicFile.write(Array(data) + [0x0A], to: path, durable: true, replace: true)
                 } catch {
                     log.warning("stats not saved: \(error)")
@@ -176,7 +143,7 @@ public final class StatsStore: Sendable {
     /// negative `since`): counting on from those could overflow, so such a file is rebuilt from the photos.
     static func decode(_ bytes: [UInt8]) -> BoothStats? {
         guard let stats = try? JSONDecoder().decode(BoothStats.self, from: Data(bytes)) else { return nil }
-        let counts = [stats.sessions, stats.completed, stats.cancelled, stats.failed, stats.captures, stats.faults]
+        let counts = BoothCounters.all.map { stats.counters[keyPath: $0] }
         guard counts.allSatisfy({ (0...maxCount).contains($0) }), (0...999_999_999).contains(stats.lastSession),
               stats.since >= 0 else { return nil }
         return stats
@@ -190,8 +157,8 @@ public final class StatsStore: Sendable {
     static func captureFiles(in directory: String) -> [(session: Int, name: String)] {
         var out: [(Int, String)] = []
         for folder in listDirectory(directory) where PhotoStore.isDateFolder(folder) {
-            for name in listDirectory("\(directory)/\(folder)") where !PhotoStore.isPicture(fileName: name) {
-                if let n = PhotoStore.sessionNumber(inFileName: name) { out.append((n, name)) }
+            for name in listDirectory("\(directory)/\(folder)") where !PhotoFileName.isPicture(name) {
+                if let n = PhotoFileName.sessionNumber(in: name) { out.append((n, name)) }
             }
         }
         return out

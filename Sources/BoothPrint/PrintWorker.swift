@@ -1,7 +1,8 @@
 import BoothClock
 import BoothCore
 import BoothPorts
-import BoothPrint
+import BoothStorage
+import BoothJPEG
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -24,7 +25,7 @@ import Synchronization
 /// own that only the print thread and control-socket threads take. A change returns once a journal
 /// at least as new as it is on disk, so "journaled before submission" holds, and the loop's calls
 /// (`request`, `skip`, `noteSaved`, `reviewText`, `status`) never wait for a disk.
-public final class PrintWorker: Sendable {
+public final class PrintWorker: Printer {
     enum Op: Sendable {
         case request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int)
         case skip(captureID: UInt64)
@@ -38,6 +39,9 @@ public final class PrintWorker: Sendable {
         var queueName: String?
         var lastError: String?
         var inbox: [Op] = []
+        /// Pictures whose request the print thread took from the inbox and is rendering, not yet in the
+        /// journal: held, as far as the review screen goes (between the two it would read as nothing asked).
+        var rendering: Set<UInt64> = []
         var stopping = false
         var reconnect = true
         var polls = 0
@@ -159,7 +163,7 @@ public final class PrintWorker: Sendable {
         let failure = written.withLock { onDisk -> String? in
             guard version > onDisk else { return nil }
             do {
-                let data = try ControlProtocol.encoder(pretty: true).encode(journal)
+                let data = try AtomicFile.jsonEncoder(pretty: true).encode(journal)
                 try makeDirectories(directoryName(of: path))
                 do {
                     try writeJournal(Array(data), path)
@@ -411,15 +415,15 @@ public final class PrintWorker: Sendable {
 
     /// `photoboothctl prints reprint ID`: a new request for the same page, within `print.reprint_limit`.
     /// - Returns: the new request's id, or why not.
-    public func reprint(requestID id: Int) -> Result<Int, ControlFailure> {
+    public func reprint(requestID id: Int) -> Result<Int, PrinterRefusal> {
         let s = shared.withLock { $0 }
-        guard let r = s.journal.request(id) else { return .failure(ControlFailure(code: "not-found", message: "no print request \(id)")) }
+        guard let r = s.journal.request(id) else { return .failure(PrinterRefusal(code: "not-found", message: "no print request \(id)")) }
         let original = r.reprintOf ?? id
         guard s.journal.reprints(of: original) < s.settings.reprintLimit else {
-            return .failure(ControlFailure(code: "limit", message: "request \(original) was reprinted \(s.settings.reprintLimit) time(s) already (print.reprint_limit)"))
+            return .failure(PrinterRefusal(code: "limit", message: "request \(original) was reprinted \(s.settings.reprintLimit) time(s) already (print.reprint_limit)"))
         }
         guard FileManager.default.fileExists(atPath: r.file) else {
-            return .failure(ControlFailure(code: "not-found", message: "the page of request \(id) is gone (\(r.file)); purged?"))
+            return .failure(PrinterRefusal(code: "not-found", message: "the page of request \(id) is gone (\(r.file)); purged?"))
         }
         let new = mutate { s in
             let id = s.journal.add(captureID: nil, source: "reprint of \(original)", file: r.file, copies: s.settings.copies,
@@ -447,6 +451,16 @@ public final class PrintWorker: Sendable {
 
     /// The journal as it is now.
     public var journal: PrintJournal { shared.withLock { $0.journal } }
+    /// Every request the journal keeps, as `prints list` shows them.
+    public var requests: [PrintEntry] { journal.requests.map(PrintEntry.init) }
+    /// The paper counter (sheets), nil when not counted.
+    public var sheetsRemaining: Int? { shared.withLock { $0.journal.sheetsRemaining } }
+
+    /// `test-print` without a file: a print of ``testChart()``.
+    /// - Throws: ``JPEGError`` when the chart cannot be encoded.
+    public func requestTestChart(source: String) throws {
+        request(jpeg: try PrintWorker.testChart(), captureID: nil, source: source)
+    }
     /// The printer's health as last polled, or unavailable (`cups-unreachable`) when the poll has not
     /// ended for ``pollDeadlineSeconds`` (CUPS hangs: the print thread waits in libcups).
     public var health: PrinterHealth { shared.withLock { currentHealth($0) } }
@@ -477,8 +491,10 @@ public final class PrintWorker: Sendable {
     public func reviewText(captureID: UInt64) -> String? {
         shared.withLock { s in
             var request = s.journal.requests.last { $0.captureID == captureID }
-            if request == nil, s.inbox.contains(where: { if case .request(_, captureID, _, _) = $0 { true } else { false } }) {
-                // Asked for, not yet taken by the print thread (it waits in libcups): held, as far as the guest goes.
+            if request == nil, s.rendering.contains(captureID)
+                || s.inbox.contains(where: { if case .request(_, captureID, _, _) = $0 { true } else { false } }) {
+                // Asked for, not yet taken by the print thread (it waits in libcups) or being rendered: held,
+                // as far as the guest goes.
                 request = PrintRequest(id: 0, captureID: captureID, source: "", file: "", copies: 1, media: "", requestedAt: 0, title: "")
             }
             return reviewPrintText(health: currentHealth(s), request: request)
@@ -524,12 +540,16 @@ public final class PrintWorker: Sendable {
         while true {
             let (ops, stopping, settings, reconnect) = shared.withLock { s in
                 defer { s.inbox = []; s.reconnect = false }
+                for case let .request(_, captureID?, _, _) in s.inbox { s.rendering.insert(captureID) }
                 return (s.inbox, s.stopping, s.settings, s.reconnect)
             }
             if reconnect { connection = nil }
             // Requests asked for before a stop are journaled (held) before the thread ends: a print
             // asked for at the last moment is printed after the restart, never forgotten.
-            for op in ops { handle(op, settings: settings, renderer: &renderer, connection: connection) }
+            for op in ops {
+                handle(op, settings: settings, renderer: &renderer, connection: connection)
+                if case let .request(_, captureID?, _, _) = op { _ = shared.withLock { $0.rendering.remove(captureID) } }
+            }
             if ops.contains(where: { if case .request = $0 { true } else { false } }) {
                 persistNow()
             }
@@ -565,12 +585,11 @@ public final class PrintWorker: Sendable {
     private func handle(_ op: Op, settings: Settings.Print, renderer: inout PrintRenderer?, connection: CUPSConnection?) {
         switch op {
         case let .request(jpeg, captureID, source, grace):
-            let media: MediaSize
-            switch MediaSize.parse(settings.media) {
-            case let .success(m): media = m
-            case let .failure(p):
-                log.error("print of \(source) not rendered: print.media: \(p.message); nothing printed")
-                shared.withLock { $0.lastError = "print.media: \(p.message)" }
+            // Parsed once, when the settings were made (``Settings/Print/mediaSize``).
+            guard let media = settings.mediaSize else {
+                let problem = "'\(settings.media)' is not a PWG media name with a size"
+                log.error("print of \(source) not rendered: print.media: \(problem); nothing printed")
+                shared.withLock { $0.lastError = "print.media: \(problem)" }
                 return
             }
             do {
@@ -672,7 +691,8 @@ public final class PrintWorker: Sendable {
                     guard let data = FileManager.default.contents(atPath: photo) else {
                         throw PrintError(call: "read", message: "\(photo) unreadable", destination: "")
                     }
-                    guard case let .success(media) = MediaSize.parse(r.media) else {
+                    // The request's own media (journaled; it may be from before a reload).
+                    guard let media = r.media == settings.media ? settings.mediaSize : MediaSize(pwg: r.media) else {
                         throw PrintError(call: "render", message: "media \(r.media) unknown", destination: "")
                     }
                     if renderer == nil { renderer = try PrintRenderer() }
@@ -848,10 +868,7 @@ public final class PrintWorker: Sendable {
         }
     }
 
-    private func jobOptions(_ settings: Settings.Print) -> [(String, String)] {
-        [("copies", String(settings.copies)), ("media", settings.media),
-         ("print-color-mode", settings.color.rawValue), ("print-scaling", "none")]
-    }
+    private func jobOptions(_ settings: Settings.Print) -> [(String, String)] { JobOptions(settings).pairs }
 
     /// - Returns: false when the journal could not be written (nothing more is submitted this poll).
     @discardableResult
@@ -875,9 +892,11 @@ public final class PrintWorker: Sendable {
             log.warning("print \(r.id) (\(r.source)): not submitted: the journal could not be written; held")
             return false
         }
-        var options = jobOptions(settings)
-        options[0] = ("copies", String(r.copies))
-        options[1] = ("media", r.media)
+        // The request's own copies and media, set by name.
+        var job = JobOptions(settings)
+        job.copies = r.copies
+        job.media = r.media
+        let options = job.pairs
         // A request held from before a reload keeps its copies and media (its page was rendered for
         // that media): checked again, and failed (reported) rather than sent where it cannot print.
         if let rejected = try? connection.rejectedOption(options.filter { $0.0 != "print-scaling" }) {
@@ -942,26 +961,4 @@ public final class PrintWorker: Sendable {
     }
 }
 
-/// Printer fields of `status`.
-public struct PrinterStatus: Codable, Sendable, Equatable {
-    /// `print.mode`.
-    public var mode: String
-    /// `print.destination` as configured (empty: the CUPS default).
-    public var destination: String
-    /// The queue CUPS resolved, once connected.
-    public var queue: String?
-    /// `ready`, `warning`, `unavailable`, `unknown`.
-    public var health: String
-    /// The reasons (`media-empty`, `offline`, `paper-low`…).
-    public var reasons: [String]
-    public var message: String?
-    /// The paper counter.
-    public var sheetsRemaining: Int?
-    /// Requests held in the journal.
-    public var held: Int
-    /// Jobs out at CUPS.
-    public var outstanding: Int
-    /// Requests completed among those the journal keeps (every live one and the newest `PrintJournal.finishedKept` finished).
-    public var completed: Int
-    public var lastError: String?
-}
+// PrinterStatus (the printer fields of `status`) is the printer port's: BoothPorts/Printer.swift.

@@ -1,0 +1,10 @@
+// BoothStorage: the storage port's side (BoothPorts/Storage.swift).
+//
+// Owns the photos directory (PhotoStore: date folders, session numbers that never repeat, a new
+// storage.dir at runtime), durable atomic files (AtomicFile: temp, fsync, rename, fsync the folder;
+// renameat2 through CSysShims, only here), the removable-media guard (StorageGuard) and the totals
+// across restarts (StatsStore).
+//
+// May import: BoothCore, BoothPorts, BoothClock (its writer thread), CSysShims. Not the runtime, no
+// device module. The runtime sees it only as `PhotoStorage` and `StatsRecording`; it is made in
+// BoothRuntime/DeviceFactories.swift (for now).
