@@ -122,7 +122,7 @@ private final class Events: @unchecked Sendable {
     @Test func onlyBadFramesForTheStallTimeIsTheCameraFaultUntilGoodFramesReturn() {
         let camera = BadFramesCamera(), events = Events(), clock = ManualClock()
         let size = FrameSize(width: 16, height: 16)
-        let worker = CameraWorker(device: { camera }, stream: StreamRequest(format: .yuyv, size: size),
+        let worker = StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .yuyv, size: size),
                                   captureSize: size, jpegQuality: 90, captures: CaptureBox(), clock: clock,
                                   log: Logger(threshold: .error) { _ in }, post: { events.post($0) }, onFrame: { _ in })
         worker.launch(); defer { worker.shutdown() }
