@@ -43,6 +43,8 @@ public final class StreamingCameraSource: CameraSource {
         /// The stream's negotiation warnings (size, format or frame rate not offered, a control that
         /// failed) and whether `camera.capture_size` is offered, as logged at its start.
         public var warnings: [String] = []
+        /// The controls the camera has, as found at the last start.
+        public var controls: Set<CameraControlKind> = []
     }
 
     private let requests = Mutex<[Request]>([])
@@ -75,13 +77,14 @@ public final class StreamingCameraSource: CameraSource {
         self.init(device: device, stream: StreamRequest(s), captureSize: s.captureSize, clock: clock, log: log)
     }
 
-    /// Live view, always; the formats, sizes and controls of the stream in use once it started.
+    /// Live view, always; the format and size of the stream in use and the controls the camera has,
+    /// once it started.
     public var capabilities: CameraCapabilities {
         let info = statusBox.withLock { $0.info }
         return CameraCapabilities(hasLiveView: true,
                                   liveViewModes: info.map { [LiveViewMode(format: $0.format, sizes: [$0.size])] } ?? [],
                                   stillSizes: [settings.withLock { $0.captureSize }],
-                                  controls: [])
+                                  controls: statusBox.withLock { $0.controls })
     }
 
     /// Starts the thread (`pthread_create`); without one the camera is a fault.
@@ -283,7 +286,8 @@ public final class StreamingCameraSource: CameraSource {
             local.quietSince = local.lastFrameAt
             local.drops.streamStarted()
             let warnings = info.warnings + [captureSizeWarning(asked: captureSize, previewRequest: request.size, preview: info, device: device)].compactMap { $0 }
-            statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil; $0.warnings = warnings }
+            let controls = device.controls
+            statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil; $0.warnings = warnings; $0.controls = controls }
             log.info("camera: streaming \(info)")
             for w in warnings { log.warning("camera: \(w)") }
         } catch {

@@ -604,11 +604,7 @@ extension DeviceReport.GPIOChip {
 }
 
 extension DeviceReport {
-    /// A fourcc code as its four characters (`MJPG`); unprintable bytes as `?`.
-    public static func fourccText(_ code: UInt32) -> String {
-        String((0..<4).map { i -> Character in
-            let b = UInt8((code >> (8 * UInt32(i))) & 0xFF)
-            return b >= 0x20 && b < 0x7F ? Character(Unicode.Scalar(b)) : "?"
-        })
-    }
+    /// A fourcc code as its four characters (`MJPG`); unprintable bytes as `?` (``PixelFormat/string(fromFourcc:)``,
+    /// the one formatter).
+    public static func fourccText(_ code: UInt32) -> String { PixelFormat.string(fromFourcc: code) }
 }
