@@ -78,7 +78,8 @@ public final class StreamingCameraSource: CameraSource {
     }
 
     /// Live view, always; the format and size of the stream in use and the controls the camera has,
-    /// once it started.
+    /// once it started; as still size, the one asked for (`camera.capture_size`: the stream switches to
+    /// the nearest offered, and warns, when the camera lacks it).
     public var capabilities: CameraCapabilities {
         let info = statusBox.withLock { $0.info }
         return CameraCapabilities(hasLiveView: true,
