@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 
 /// A camera the runtime streams from: the real ``V4L2Camera`` or the ``SimulatedCamera``.
 ///
@@ -25,12 +26,17 @@ public protocol CameraDevice: AnyObject, Sendable {
     func offeredSize(nearestTo size: FrameSize) -> FrameSize?
     /// Counters since `start`.
     var statistics: CameraStatistics { get }
+    /// The booth's controls (``CameraControlKind``) the camera has, as found by the last `start`;
+    /// empty before it, or for a camera without controls.
+    var controls: Set<CameraControlKind> { get }
 }
 
 extension CameraDevice {
     /// The default for a camera that cannot tell which size it would give for `size` (pixels) before it
     /// streams: nil, "unknown" (the V4L2 and simulated cameras answer from their listed sizes).
     public func offeredSize(nearestTo size: FrameSize) -> FrameSize? { nil }
+    /// The default: no controls known.
+    public var controls: Set<CameraControlKind> { [] }
 }
 
 /// What to stream: the `camera.*` settings for one stream.

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import Glibc  // errno constants only; C calls live in V4L2Calls.swift
 
 /// A real V4L2 camera: libv4l2, a non-blocking fd, mmap streaming.
@@ -22,6 +23,8 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     private var request = StreamRequest()
     private var stream: StreamInfo?
     private var controlNotes: [String] = []
+    /// The booth's controls the camera has (found while applying them at start).
+    public private(set) var controls: Set<CameraControlKind> = []
     private var controlWarnings: [String] = []
     private var settleRemaining = 0
     /// Buffers dequeued since the last `VIDIOC_STREAMON` (the first one may be stale: see
@@ -353,6 +356,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     /// Sets the requested controls the camera has. Returns (notes, warnings): a missing control is
     /// a note, a control that exists but cannot be set is a warning; neither stops the stream.
     private func applyControls(_ settings: CameraControlSettings, on node: V4L2Node) -> ([String], [String]) {
+        controls = []
         var notes: [String] = []
         var warnings: [String] = []
         func present(_ id: UInt32) -> V4L2ControlDescription? {
@@ -387,6 +391,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
 
         if let plf = settings.powerLineFrequency {
             if let q = present(V4L2ControlID.powerLineFrequency) {
+                controls.insert(.powerLineFrequency)
                 let value: Int32
                 switch plf {
                 case .off: value = V4L2ControlID.powerLineOff
@@ -404,72 +409,67 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
             }
         }
 
-        if let mode = settings.exposure {
-            let q = present(V4L2ControlID.exposureAuto)
+        for row in V4L2Camera.automaticControls {
+            guard let mode = settings[keyPath: row.setting] else { continue }
+            let q = present(row.autoID)
+            if q != nil { controls.insert(row.kind) }
             switch mode {
             case .auto:
-                _ = setLockBit(V4L2ControlID.lockExposure, false, "exposure unlock")
+                _ = setLockBit(row.lockBit, false, "\(row.what) unlock")
                 if let q {
-                    let value = hasMenuItem(q, V4L2ControlID.exposureModeAuto) ? V4L2ControlID.exposureModeAuto
-                        : V4L2ControlID.exposureModeAperturePriority
-                    if hasMenuItem(q, value), set(q.id, value, "exposure auto") { notes.append("exposure auto") }
+                    let value = row.autoValues.first { !row.isMenu || hasMenuItem(q, $0) }
+                    if let value, set(q.id, value, "\(row.what) auto") { notes.append("\(row.what) auto") }
                 } else {
-                    notes.append("camera has no auto exposure control; skipped")
+                    notes.append("camera has no \(row.autoName) control; skipped")
                 }
             case .locked:
-                if setLockBit(V4L2ControlID.lockExposure, true, "exposure lock") {
-                    notes.append("exposure locked (3A lock)")
-                } else if let q, hasMenuItem(q, V4L2ControlID.exposureModeManual) {
-                    lockByManual(autoID: q.id, manualValue: V4L2ControlID.exposureModeManual,
-                                 absoluteID: V4L2ControlID.exposureAbsolute, what: "exposure")
+                if setLockBit(row.lockBit, true, "\(row.what) lock") {
+                    notes.append("\(row.what) locked (3A lock)")
+                } else if let q, !row.isMenu || hasMenuItem(q, row.manualValue) {
+                    lockByManual(autoID: q.id, manualValue: row.manualValue, absoluteID: row.absoluteID, what: row.what)
                 } else {
-                    notes.append("camera has no way to lock exposure; skipped")
-                }
-            }
-        }
-
-        if let mode = settings.whiteBalance {
-            let q = present(V4L2ControlID.autoWhiteBalance)
-            switch mode {
-            case .auto:
-                _ = setLockBit(V4L2ControlID.lockWhiteBalance, false, "white balance unlock")
-                if let q {
-                    if set(q.id, 1, "white balance auto") { notes.append("white balance auto") }
-                } else {
-                    notes.append("camera has no auto white balance control; skipped")
-                }
-            case .locked:
-                if setLockBit(V4L2ControlID.lockWhiteBalance, true, "white balance lock") {
-                    notes.append("white balance locked (3A lock)")
-                } else if let q {
-                    lockByManual(autoID: q.id, manualValue: 0, absoluteID: V4L2ControlID.whiteBalanceTemperature,
-                                 what: "white balance")
-                } else {
-                    notes.append("camera has no way to lock white balance; skipped")
-                }
-            }
-        }
-
-        if let mode = settings.focus {
-            let q = present(V4L2ControlID.focusAuto)
-            switch mode {
-            case .auto:
-                _ = setLockBit(V4L2ControlID.lockFocus, false, "focus unlock")
-                if let q {
-                    if set(q.id, 1, "focus auto") { notes.append("focus auto") }
-                } else {
-                    notes.append("camera has no autofocus control; skipped")
-                }
-            case .locked:
-                if setLockBit(V4L2ControlID.lockFocus, true, "focus lock") {
-                    notes.append("focus locked (3A lock)")
-                } else if let q {
-                    lockByManual(autoID: q.id, manualValue: 0, absoluteID: V4L2ControlID.focusAbsolute, what: "focus")
-                } else {
-                    notes.append("camera has no way to lock focus; skipped")
+                    notes.append("camera has no way to lock \(row.what); skipped")
                 }
             }
         }
         return (notes, warnings)
     }
+
+    /// One row of the auto/locked controls (exposure, white balance, focus), as ustreamer's device.c
+    /// lists its controls: the auto control and its values, the 3A lock bit, the manual value and the
+    /// absolute control that locking by hand reads and writes back.
+    struct AutomaticControl: Sendable {
+        var kind: CameraControlKind
+        /// The setting's field, and its name in logs (`"white balance"`).
+        var setting: KeyPath<CameraControlSettings, ControlMode?> & Sendable
+        var what: String
+        /// How a missing auto control is named (`"auto exposure"`, `"autofocus"`).
+        var autoName: String
+        var autoID: UInt32
+        /// The auto control's values for `auto`, the first one offered wins (a menu: checked against
+        /// its items; a boolean: set as is).
+        var autoValues: [Int32]
+        var isMenu: Bool
+        /// The `V4L2_CID_3A_LOCK` bit.
+        var lockBit: Int32
+        /// The auto control's value that switches to manual, and the absolute control kept at its value.
+        var manualValue: Int32
+        var absoluteID: UInt32
+    }
+
+    /// The auto/locked controls, in the order they are applied.
+    static let automaticControls: [AutomaticControl] = [
+        AutomaticControl(kind: .exposure, setting: \.exposure, what: "exposure", autoName: "auto exposure",
+                         autoID: V4L2ControlID.exposureAuto,
+                         autoValues: [V4L2ControlID.exposureModeAuto, V4L2ControlID.exposureModeAperturePriority], isMenu: true,
+                         lockBit: V4L2ControlID.lockExposure, manualValue: V4L2ControlID.exposureModeManual,
+                         absoluteID: V4L2ControlID.exposureAbsolute),
+        AutomaticControl(kind: .whiteBalance, setting: \.whiteBalance, what: "white balance", autoName: "auto white balance",
+                         autoID: V4L2ControlID.autoWhiteBalance, autoValues: [1], isMenu: false,
+                         lockBit: V4L2ControlID.lockWhiteBalance, manualValue: 0,
+                         absoluteID: V4L2ControlID.whiteBalanceTemperature),
+        AutomaticControl(kind: .focus, setting: \.focus, what: "focus", autoName: "autofocus",
+                         autoID: V4L2ControlID.focusAuto, autoValues: [1], isMenu: false,
+                         lockBit: V4L2ControlID.lockFocus, manualValue: 0, absoluteID: V4L2ControlID.focusAbsolute),
+    ]
 }

@@ -1,6 +1,5 @@
 import BoothCore
 import BoothPorts
-import BoothJPEG
 import Synchronization
 
 /// A capture taken by the camera thread, waiting to be saved: JPEG bytes plus its timing.
@@ -23,16 +22,17 @@ public struct CaptureRecord: Sendable {
     /// True when the JPEG is the camera's MJPEG frame, unchanged but for inserted Huffman tables (and ``turn``).
     public var passedThrough: Bool
     /// How `camera.rotation` turned it: not at all, losslessly (DCT domain), or decoded and re-encoded.
-    public var turn: JPEGRotationMethod = .unchanged
+    public var turn: StillTurn = .unchanged
 
     /// How the JPEG was made, for the log: `as sent by the camera`, `encoded`, and how it was turned
-    /// (`turned losslessly`, `decoded, turned and re-encoded`).
+    /// (`turned losslessly`, `decoded, turned and re-encoded`, `turned in its pixels, then encoded`).
     public var madeBy: String {
         let source = passedThrough ? "as sent by the camera" : "encoded"
         switch turn {
         case .unchanged: return source
         case .lossless: return source + ", turned losslessly"
         case .reencoded: return source + ", decoded, turned and re-encoded"
+        case .pixels: return "turned in its pixels, then encoded"
         }
     }
 }

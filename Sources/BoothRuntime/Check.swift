@@ -1,4 +1,4 @@
-import BoothCamera
+import BoothClock
 import BoothCore
 import BoothPorts
 import BoothPrint
@@ -62,22 +62,12 @@ public func checkDevices(settings: Settings, sources: SettingSources? = nil, fac
         }
     }
 
-    let camera = factory.camera(settings)
-    do {
-        let request = streamRequest(from: settings)
-        let info = try camera.start(request)
-        let sizeWarning = captureSizeWarning(asked: settings.camera.captureSize, previewRequest: request.size,
-                                             preview: info, device: camera)
-        var frame: Frame?
-        for _ in 0..<10 where frame == nil { frame = try camera.nextFrame(timeoutMilliseconds: 500) }
-        let dropped = DroppedFrameTally.sentByTheCamera(camera.statistics.droppedByDefect)
-        camera.stop()
-        if frame == nil { throw CameraWorkerError.noFrames(badFrames: dropped) }
-        report(true, "camera \(info)")
-        for w in info.warnings + [sizeWarning].compactMap({ $0 }) { log.warning("check: camera: \(w)") }
-    } catch {
-        camera.stop()
-        report(false, "camera not available: \(error)")
+    switch factory.camera(settings, SystemClock(), log).check() {
+    case let .works(description, warnings):
+        report(true, "camera \(description)")
+        for w in warnings { log.warning("check: camera: \(w)") }
+    case let .fails(why):
+        report(false, "camera not available: \(why)")
     }
 
     let button = factory.button(settings)

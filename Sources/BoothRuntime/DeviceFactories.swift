@@ -10,13 +10,35 @@ import BoothStorage
 import Synchronization
 
 /// The camera stream request for a set of settings (preview size, format, frame rate, controls).
-public func streamRequest(from s: Settings) -> StreamRequest {
-    StreamRequest(device: s.camera.device.isEmpty ? "auto" : s.camera.device,
-                  format: s.camera.format, size: s.camera.previewSize,
-                  framesPerSecond: Double(s.camera.frameRate), settleFrames: s.camera.settleFrames,
-                  controls: CameraControlSettings(powerLineFrequency: s.camera.powerLineFrequency,
-                                                  exposure: s.camera.exposure, whiteBalance: s.camera.whiteBalance,
-                                                  focus: s.camera.focus))
+public func streamRequest(from s: Settings) -> StreamRequest { StreamRequest(s.camera) }
+
+extension DeviceFactory {
+    /// Devices whose camera is a streaming ``CameraDevice`` (`camera` makes it, on the camera's thread),
+    /// run by a ``StreamingCameraSource``: the simulated camera, a test's scripted one.
+    public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+        self.init(cameraSource: { s, clock, log in
+                      StreamingCameraSource(device: { camera(s) }, settings: s.camera, clock: clock, log: log)
+                  },
+                  button: button, led: led, displays: displays, opensLED: opensLED, orientation: orientation)
+    }
+
+    /// ``init(camera:button:led:displays:opensLED:orientation:)`` with screens that take the orientation source.
+    public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+        self.init(cameraSource: { s, clock, log in
+                      StreamingCameraSource(device: { camera(s) }, settings: s.camera, clock: clock, log: log)
+                  },
+                  button: button, led: led, screens: screens, opensLED: opensLED, orientation: orientation)
+    }
 }
 
 /// The file preview, when `preview.file` is set: the screens drawn at `preview.size`. A font that
@@ -67,12 +89,15 @@ func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logg
 /// here for the daemon's `--corrupt-frames`.
 public typealias SimulatedFrameCorruption = FrameCorruption
 
-/// `--simulate`: the built-in test-pattern camera (or a real V4L2 camera with `--camera`),
+/// `--simulate`: the built-in test-pattern camera (or the real camera `camera.backend` picks, with `--camera`),
 /// the terminal as the button, no LED, the file preview. `corruption`: the test-pattern camera
 /// spoils frames on purpose (`--corrupt-frames`).
 public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = nil, log: Logger) -> DeviceFactory {
     DeviceFactory(
-        camera: { _ -> any CameraDevice in realCamera ? V4L2Camera() : SimulatedCamera(corruption: corruption) },
+        cameraSource: { s, clock, log in
+            realCamera ? makeCameraSource(s, clock: clock, log: log)
+                : StreamingCameraSource(device: { SimulatedCamera(corruption: corruption) }, settings: s.camera, clock: clock, log: log)
+        },
         button: { _ in KeyboardButton(clock: SystemClock(), log: log) },
         led: { _ in nil },
         screens: { s, clock, log, turns in filePreviewDisplays(s, clock, log, turns) + simulatedScreen(s, clock, log, turns) },
@@ -87,13 +112,13 @@ func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
     return framebufferDisplays(s, clock, log, orientation)
 }
 
-/// The real booth: the V4L2 camera, the button and LED on GPIO lines through libgpiod, the framebuffer
+/// The real booth: the camera `camera.backend` picks (``makeCameraSource(_:clock:log:discover:)``), the button and LED on GPIO lines through libgpiod, the framebuffer
 /// screen and the file preview.
 public func realDevices(log: Logger) -> DeviceFactory {
     // The LED's open error is warned when it is new; the same error on every retry only at debug.
     let lastLEDError = Mutex<String?>(nil)
     return DeviceFactory(
-        camera: { _ in V4L2Camera() },
+        cameraSource: { s, clock, log in makeCameraSource(s, clock: clock, log: log) },
         button: { s in GPIOButtonDevice(settings: s, log: log) },
         led: { s -> (any LEDDevice)? in
             guard s.led.isConfigured else { return nil }

@@ -1,4 +1,3 @@
-import BoothCamera
 import BoothClock
 import BoothCore
 import BoothPorts
@@ -49,7 +48,9 @@ public struct RuntimeOptions: Sendable {
 
 /// Makes the devices for a set of settings: real ones for the booth, simulated ones for `--simulate`.
 public struct DeviceFactory: Sendable {
-    public var camera: @Sendable (Settings) -> any CameraDevice
+    /// The camera for a set of settings (the source resolved by `camera.backend`, or a test's own),
+    /// with the runtime's clock and log; called once, at the runtime's start (and by `--check`).
+    public var camera: @Sendable (Settings, any MonotonicClock, Logger) -> any CameraSource
     public var button: @Sendable (Settings) -> any ButtonDevice
     public var led: @Sendable (Settings) -> (any LEDDevice)?
     /// The screens, turned by the booth's one orientation source (the one the camera turns by).
@@ -65,18 +66,8 @@ public struct DeviceFactory: Sendable {
     /// not retried.
     public var opensLED: Bool
 
-    public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
-                button: @escaping @Sendable (Settings) -> any ButtonDevice,
-                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
-                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
-                opensLED: Bool = true,
-                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
-        self.init(camera: camera, button: button, led: led, screens: { s, clock, log, _ in displays(s, clock, log) },
-                  opensLED: opensLED, orientation: orientation)
-    }
-
-    /// `screens` get the booth's one orientation source.
-    public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
+    /// Screens that take the booth's one orientation source.
+    public init(cameraSource camera: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> any CameraSource,
                 button: @escaping @Sendable (Settings) -> any ButtonDevice,
                 led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
                 screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
@@ -88,6 +79,17 @@ public struct DeviceFactory: Sendable {
         self.screens = screens
         self.opensLED = opensLED
         self.orientation = orientation
+    }
+
+    /// Screens that do not turn (tests): `displays` ignores the orientation source.
+    public init(cameraSource camera: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> any CameraSource,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+        self.init(cameraSource: camera, button: button, led: led, screens: { s, clock, log, _ in displays(s, clock, log) },
+                  opensLED: opensLED, orientation: orientation)
     }
 }
 
@@ -123,7 +125,9 @@ public final class BoothRuntime: Sendable {
     /// The photos directory (the storage port; BoothStorage's ``PhotoStore``).
     let store: any PhotoStorage
     let storage: StorageWorker
-    let camera: CameraWorker
+    let camera: any CameraSource
+    /// Where the camera's stills, faults and live frames go (CameraWorker.swift).
+    private let cameraHandlers: CameraSourceHandlers
     /// Printing beside the session (the printer port; BoothPrint's `PrintWorker`).
     public let printer: any Printer
     /// Hands each saved capture and picture to ``RuntimeOptions/pictureSinks``.
@@ -224,10 +228,8 @@ public final class BoothRuntime: Sendable {
         self.orientation = orientation
         let screens = ScreenSet(factory.screens(settings, clock, log, orientation), settings: settings)
         self.screens = screens
-        self.camera = CameraWorker(rotation: { orientation.camera }, device: { factory.camera(settings) }, stream: streamRequest(from: settings),
-                                   captureSize: settings.camera.captureSize, jpegQuality: settings.storage.jpegQuality,
-                                   captures: captures, clock: clock, log: log, post: post,
-                                   onFrame: { frame in screens.frame(frame) })
+        self.camera = factory.camera(settings, clock, log)
+        self.cameraHandlers = makeCameraHandlers(captures: captures, displays: [screens], post: post)
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
         let storage = self.storage, box = captures
         self.composeWorker = ComposeWorker(composer: options.composer, captures: box, clock: clock, log: log, post: post,
@@ -356,7 +358,7 @@ public final class BoothRuntime: Sendable {
             log.warning("session.shots = \(settings.session.shots) but this daemon has no picture composer: "
                         + "the captures are saved, but no picture is made and the sessions end failed")
         }
-        camera.launch()
+        camera.launch(cameraHandlers)
         printer.observe { [weak self] in self?.printStateChanged() }
         printer.launch()
         if let message = startButton(settings) { startFaults.append((.button, message)) }
@@ -465,9 +467,9 @@ public final class BoothRuntime: Sendable {
     private func execute(_ command: BoothCommand) {
         switch command {
         case .startStream:
-            camera.startStream()
+            camera.startLiveView()
         case .stopStream:
-            camera.stopStream()
+            camera.stopLiveView()
         case let .show(screen):
             show(screen)
             if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
@@ -477,12 +479,15 @@ public final class BoothRuntime: Sendable {
             // The machine has one current timer; earlier tokens are stale (BoothMachine.timerToken).
             loop.scheduleReplacingEarlierTokens(token: token, milliseconds: ms)
         case let .capture(id, trigger):
-            let (session, shot, timeout) = state.withLock { ($0.session, $0.machine.shot, $0.machine.config.captureTimeoutMilliseconds) }
+            let (session, shot, timeout, quality) = state.withLock {
+                ($0.session, $0.machine.shot, $0.machine.config.captureTimeoutMilliseconds, $0.settings.storage.jpegQuality)
+            }
             captures.assign(id: id, session: session, shot: max(shot, 1))
             let late = clock.now().milliseconds(since: trigger)
             log.info("capture \(id): trigger at \(trigger) (\(format(late)) ms ago), session \(session), shot \(max(shot, 1))")
             // The machine's capture timer starts with this command: the camera waits as long.
-            camera.capture(id: id, trigger: trigger, deadline: clock.now().adding(milliseconds: Int64(timeout)))
+            camera.takeStill(StillRequest(captureID: id, trigger: trigger, deadline: clock.now().adding(milliseconds: Int64(timeout)),
+                                          rotation: orientation.camera, jpegQuality: quality))
         case let .save(id):
             storage.save(captureID: id)
         case let .keepForSession(id):
@@ -716,13 +721,13 @@ public final class BoothRuntime: Sendable {
         storage.setMinFree(UInt64(applied.storage.minFreeBytes))
         storage.setMount(applied.storage.mount)
         if applied.print != old.print { printer.reconfigure(applied.print) }
-        if changed(.cameraStream) || changed(key: "storage.jpeg_quality") {
-            camera.reconfigure(stream: streamRequest(from: applied), captureSize: applied.camera.captureSize,
-                               jpegQuality: applied.storage.jpegQuality)
+        if changed(.cameraStream) {
+            // storage.jpeg_quality needs no restart: each still and snapshot asks for the quality in force.
+            camera.reconfigure(applied.camera)
         }
         if changed(.cameraStream) {
-            camera.stopStream()
-            if state.withLock({ $0.machine.streaming }) { camera.startStream() }
+            camera.stopLiveView()
+            if state.withLock({ $0.machine.streaming }) { camera.startLiveView() }
         }
         let turns = ["camera.rotation", "display.rotation", "display.fallback_rotation", "display.accelerometer"]
         if turns.contains(where: changed(key:)) { orientation.reconfigure(applied) }
@@ -752,7 +757,7 @@ public final class BoothRuntime: Sendable {
         // The camera first: a frame it took for a capture after the loop stopped is in the box
         // by then. Every capture still held (taken but not saved, or kept back by a storage fault)
         // gets one more save before the storage thread finishes.
-        camera.shutdown()
+        camera.shutdown(timeoutSeconds: 3)
         // A picture being composed is finished (it goes to storage from there) before the last saves.
         if !composeWorker.finish(timeoutSeconds: 2) {
             log.error("the picture being composed was not finished within 2 s when stopping")

@@ -234,13 +234,13 @@ extension BoothRuntime {
             uptimeSeconds: Int(uptime), startedAt: StatsStore.dateText(admin.startedEpoch),
             pid: getpid(), version: photoboothVersion, configPath: configPath,
             camera: .init(configured: settings.camera.device.isEmpty ? "auto" : settings.camera.device,
-                          device: cam.info?.devicePath, card: cam.info?.card, streaming: cam.streaming,
-                          format: cam.info?.format.rawValue, width: cam.info?.size.width, height: cam.info?.size.height,
-                          framesPerSecond: cam.info?.framesPerSecond,
-                          measuredFramesPerSecond: cam.statistics.map { $0.measuredFramesPerSecond },
-                          framesDelivered: cam.statistics?.framesDelivered ?? 0,
+                          device: cam.devicePath, card: cam.card, streaming: cam.streaming,
+                          format: cam.format, width: cam.size?.width, height: cam.size?.height,
+                          framesPerSecond: cam.framesPerSecond,
+                          measuredFramesPerSecond: cam.measuredFramesPerSecond,
+                          framesDelivered: cam.framesDelivered,
                           framesDropped: cam.framesDropped,
-                          framesDroppedByKind: Dictionary(uniqueKeysWithValues: cam.droppedByDefect.map { ($0.key.rawValue, $0.value) }),
+                          framesDroppedByKind: cam.droppedByKind,
                           framesLost: cam.framesLost,
                           badFrames: cam.badFrames, lastError: cam.lastError, warnings: cam.warnings),
             button: .init(device: button?.identity ?? "none", chip: settings.button.chip, line: settings.button.line,
@@ -331,7 +331,8 @@ extension BoothRuntime {
         while true {
             let box = Mutex<[UInt8]?>(nil)
             let done = DispatchSemaphore(value: 0)
-            camera.snapshot { bytes in
+            let quality = state.withLock { $0.settings.storage.jpegQuality }
+            camera.snapshot(rotation: orientation.camera, jpegQuality: quality) { bytes in
                 box.withLock { $0 = bytes }
                 done.signal()
             }
@@ -362,7 +363,7 @@ extension BoothRuntime {
             case .devices:
                 let status = camera.status
                 let o = orientation.status
-                let inUse = DeviceReport.InUse(camera: status.info.map { "\($0.devicePath) (\($0.card))" },
+                let inUse = DeviceReport.InUse(camera: status.devicePath.map { "\($0) (\(status.card ?? ""))" },
                                                button: state.withLock { $0.button?.identity },
                                                accelerometer: o.accelerometer,
                                                rotation: "camera \(o.camera.rawValue), display \(o.display.rawValue) (\(o.source))")
@@ -589,11 +590,7 @@ extension DeviceReport.GPIOChip {
 }
 
 extension DeviceReport {
-    /// A fourcc code as its four characters (`MJPG`); unprintable bytes as `?`.
-    public static func fourccText(_ code: UInt32) -> String {
-        String((0..<4).map { i -> Character in
-            let b = UInt8((code >> (8 * UInt32(i))) & 0xFF)
-            return b >= 0x20 && b < 0x7F ? Character(Unicode.Scalar(b)) : "?"
-        })
-    }
+    /// A fourcc code as its four characters (`MJPG`); unprintable bytes as `?` (``PixelFormat/string(fromFourcc:)``,
+    /// the one formatter).
+    public static func fourccText(_ code: UInt32) -> String { PixelFormat.string(fromFourcc: code) }
 }

@@ -195,7 +195,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
     @Test func aLongerCaptureTimeoutIsNotPreemptedByTheNoFramesTime() {
         let camera = QuietCamera(), events = PostedEvents(), clock = ManualClock()
         let size = FrameSize(width: 16, height: 16)
-        let worker = CameraWorker(device: { camera }, stream: StreamRequest(format: .yuyv, size: size), captureSize: size,
+        let worker = StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .yuyv, size: size), captureSize: size,
                                   jpegQuality: 90, captures: CaptureBox(), clock: clock,
                                   log: Logger(threshold: .error) { _ in }, post: { events.post($0) }, onFrame: { _ in })
         worker.launch(); defer { worker.shutdown() }
@@ -221,7 +221,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
     @Test func aProbeThatSeesNoFramesSaysNoFrames() {
         let camera = SilentCamera(), events = PostedEvents()
         let size = FrameSize(width: 16, height: 16)
-        let worker = CameraWorker(device: { camera }, stream: StreamRequest(format: .mjpeg, size: size), captureSize: size,
+        let worker = StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .mjpeg, size: size), captureSize: size,
                                   jpegQuality: 90, captures: CaptureBox(), clock: ManualClock(),
                                   log: Logger(threshold: .error) { _ in }, post: { events.post($0) }, onFrame: { _ in })
         worker.launch(); defer { worker.shutdown() }

@@ -65,9 +65,9 @@ private func frame(atMilliseconds ms: UInt64, sequence: UInt32, monotonic: Bool 
 
 @Suite struct CameraWorkerTests {
     private func makeWorker(_ camera: ScriptedCamera, _ reports: Reports, _ captures: CaptureBox,
-                            clock: ManualClock = ManualClock()) -> CameraWorker {
+                            clock: ManualClock = ManualClock()) -> StreamingCameraHarness {
         let size = FrameSize(width: 16, height: 16)
-        return CameraWorker(device: { camera }, stream: StreamRequest(format: .yuyv, size: size),
+        return StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .yuyv, size: size),
                             captureSize: size, jpegQuality: 90, captures: captures, clock: clock,
                             log: Logger(threshold: .error) { _ in }, post: { reports.post($0) },
                             onFrame: { _ in reports.frame() })

@@ -76,11 +76,10 @@ func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], to
     request.size = size
     request.format = .yuyv
     request.device = "sim"
-    let camera = CameraWorker(device: { SimulatedCamera() }, stream: request, captureSize: size, jpegQuality: 92,
-                              captures: captures, clock: clock, log: log, post: inbox.post, onFrame: { _ in })
+    let camera = StreamingCameraSource(device: { SimulatedCamera() }, stream: request, captureSize: size, clock: clock, log: log)
     storage.launch()
-    camera.launch()
-    camera.startStream()
+    camera.launch(makeCameraHandlers(captures: captures, displays: [], post: inbox.post))
+    camera.startLiveView()
     Thread.sleep(forTimeInterval: 0.5)
     var total: [Double] = [], toFrame: [Double] = [], toSaved: [Double] = []
     for i in 1...runs {
@@ -89,7 +88,7 @@ func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], to
         // Triggers land at random phases of the 33 ms frame interval, as a countdown's would.
         Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.12))
         let trigger = clock.now()
-        camera.capture(id: id, trigger: trigger)
+        camera.takeStill(StillRequest(captureID: id, trigger: trigger, deadline: nil, rotation: .r0, jpegQuality: 92))
         guard inbox.wait(timeoutSeconds: 5, { $0 == .captureSucceeded(id: id) }) != nil,
               let record = captures.get(id) else { print("bench: capture \(id) timed out"); exit(1) }
         storage.save(captureID: id)
@@ -101,7 +100,7 @@ func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], to
         toFrame.append(record.frameTimestamp.milliseconds(since: trigger))
         toSaved.append(savedAt.milliseconds(since: record.frameTimestamp))
     }
-    camera.shutdown()
+    camera.shutdown(timeoutSeconds: 3)
     storage.finish(timeoutSeconds: 2)
     return (total, toFrame, toSaved)
 }

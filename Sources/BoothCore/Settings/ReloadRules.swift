@@ -107,6 +107,8 @@ extension Schema {
     /// The reload rule of every key, in ``settings`` order. A key missing here fails the schema test
     /// (`SettingsReloadTests`); a key named twice or unknown fails it too.
     public static let reloadRules: [(key: String, rule: ReloadRule)] = [
+        // The camera source is made once, when the daemon starts (makeCameraSource in BoothCamera).
+        ("camera.backend", .restart),
         ("camera.device", .cameraStream),
         ("camera.format", .cameraStream),
         ("camera.preview_size", .cameraStream),

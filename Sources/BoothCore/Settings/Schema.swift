@@ -139,8 +139,10 @@ public enum Schema {
 
     /// Every setting, in file order (grouped by section, in `sections` order).
     public static let settings: [SettingSpec] = [
+        .choice("camera.backend", \.camera.backend, "auto",
+                "Which library drives the camera. auto: chosen by what is attached (today every camera is driven through V4L2, and a USB webcam always is); v4l2: Video4Linux2."),
         .string("camera.device", \.camera.device, allowsEmpty: true, "",
-                "Which camera to use: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. Empty: the first usable camera."),
+                "Which camera to use: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. Names the camera among several for every backend. Empty: the first usable camera."),
         .choice("camera.format", \.camera.format, "auto",
                 "Pixel format to stream. auto prefers MJPEG, then YUYV, else RGB24 converted by libv4l2."),
         .size("camera.preview_size", \.camera.previewSize, "1280x720",

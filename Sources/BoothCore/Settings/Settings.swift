@@ -57,6 +57,8 @@ public struct Settings: Sendable, Hashable {
         public var idleStopMilliseconds = 0
         /// `camera.rotation`: the turn applied to captures (their pixels) and the live view, or auto.
         public var rotation = RotationSetting.r0
+        /// `camera.backend`: which library drives the camera (``CameraBackendSetting``).
+        public var backend = CameraBackendSetting.auto
     }
 
     /// `[button]` settings.
@@ -171,6 +173,14 @@ public enum PowerLineFrequencySetting: String, SettingChoice {
     case off
     /// The camera detects the frequency itself (where it can).
     case auto
+}
+
+/// `camera.backend`: which library drives the camera. `auto` picks by what is attached (the order is
+/// documented at `resolveCameraBackend` in BoothCamera); today every camera is a V4L2 one.
+public enum CameraBackendSetting: String, SettingChoice {
+    case auto
+    /// Video4Linux2 (a UVC webcam, a capture card, v4l2loopback, vivid).
+    case v4l2
 }
 
 /// `camera.exposure`, `camera.white_balance`, `camera.focus`.

@@ -2,33 +2,7 @@ import BoothCore
 import BoothPorts
 import Synchronization
 
-/// A worker thread's sign of life: the thread calls ``turn(at:)`` each time round its loop and
-/// ``waiting()`` just before it blocks with nothing to do. A thread that is neither waiting nor
-/// turned recently is stuck (in an ioctl, an fsync, a lock). Thread-safe.
-public final class Heartbeat: Sendable {
-    /// The last turn and whether the thread is now blocked waiting for work.
-    public struct Beat: Sendable, Equatable {
-        public var lastTurn: MonotonicInstant?
-        public var waiting: Bool
-    }
-    private let beat = Mutex(Beat(lastTurn: nil, waiting: true))
-
-    public init() {}
-
-    /// The thread went round its loop at `now`.
-    public func turn(at now: MonotonicInstant) { beat.withLock { $0 = Beat(lastTurn: now, waiting: false) } }
-    /// The thread is about to block until work arrives (deliberately idle).
-    public func waiting() { beat.withLock { $0.waiting = true } }
-    public var current: Beat { beat.withLock { $0 } }
-
-    /// nil when waiting or turned within `limitMilliseconds` of `now`, else how long it has been stuck (ms).
-    public func stuckFor(now: MonotonicInstant, limitMilliseconds: Int) -> Double? {
-        let b = current
-        guard !b.waiting, let last = b.lastTurn else { return nil }
-        let ms = now.milliseconds(since: last)
-        return ms > Double(limitMilliseconds) ? ms : nil
-    }
-}
+// `Heartbeat`, the worker threads' sign of life, is in BoothPorts (a camera source has one).
 
 /// The liveness check behind `WATCHDOG=1`: run on the main loop's thread (so the loop turning is
 /// the first condition), it checks that the state machine is not stuck in a session step beyond that

@@ -1,0 +1,160 @@
+import BoothCore
+import BoothPorts
+import Foundation
+import Synchronization
+import Testing
+@testable import BoothCamera
+
+/// A camera source that records what it was asked and reports what the test tells it to.
+private final class RecordingSource: CameraSource {
+    let name: String
+    let hasLiveView: Bool
+    private let asked = Mutex<[String]>([])
+    private let handlers = Mutex<CameraSourceHandlers?>(nil)
+    let heartbeat = Heartbeat()
+
+    init(_ name: String, hasLiveView: Bool, stillSizes: [FrameSize] = []) {
+        self.name = name
+        self.hasLiveView = hasLiveView
+        self.stillSizes = stillSizes
+    }
+    let stillSizes: [FrameSize]
+
+    var capabilities: CameraCapabilities {
+        CameraCapabilities(hasLiveView: hasLiveView,
+                           liveViewModes: hasLiveView ? [LiveViewMode(format: .mjpeg, sizes: [FrameSize(width: 640, height: 480)])] : [],
+                           stillSizes: stillSizes, controls: hasLiveView ? [.focus] : [])
+    }
+    var calls: [String] { asked.withLock { $0 } }
+    private func note(_ s: String) { asked.withLock { $0.append(s) } }
+
+    func launch(_ handlers: CameraSourceHandlers) { self.handlers.withLock { $0 = handlers }; note("launch") }
+    func startLiveView() { note("start") }
+    func stopLiveView() { note("stop") }
+    func takeStill(_ request: StillRequest) { note("still \(request.captureID)") }
+    func probe() { note("probe") }
+    func snapshot(rotation: Rotation, jpegQuality: Int, _ reply: @escaping @Sendable ([UInt8]?) -> Void) {
+        note("snapshot"); reply([UInt8](name.utf8))
+    }
+    func reconfigure(_ settings: Settings.Camera) { note("reconfigure") }
+    func shutdown(timeoutSeconds: Double) { note("shutdown") }
+    func check() -> CameraCheckResult { .works(description: name, warnings: []) }
+    var status: CameraSourceStatus { var s = CameraSourceStatus(); s.devicePath = name; return s }
+
+    /// Reports as the source's thread would.
+    func emit(_ event: CameraSourceEvent) { handlers.withLock { $0 }?.event(event) }
+    func emitFrame(_ frame: Frame) { handlers.withLock { $0 }?.liveFrame(frame) }
+}
+
+private func frame(_ sequence: UInt32) -> Frame {
+    Frame(format: .yuyv, size: FrameSize(width: 2, height: 2), bytesPerLine: 4, bytes: [UInt8](repeating: 0, count: 8),
+          timestamp: MonotonicInstant(nanoseconds: UInt64(sequence)), timestampIsMonotonic: true, sequence: sequence)
+}
+
+@Suite struct PairedCameraSourceTests {
+    /// A DSLR beside a webcam: stills from the one, live view from the other; a fault of either is the
+    /// camera's; what the stills camera might stream is not shown.
+    @Test func stillsFromOneDeviceLiveViewFromTheOther() {
+        let dslr = RecordingSource("dslr", hasLiveView: false, stillSizes: [FrameSize(width: 6000, height: 4000)])
+        let webcam = RecordingSource("webcam", hasLiveView: true)
+        let paired = PairedCameraSource(stills: dslr, liveView: webcam)
+        let events = Mutex<[CameraSourceEvent]>([]), frames = Mutex<[UInt32]>([])
+        paired.launch(CameraSourceHandlers(event: { e in events.withLock { $0.append(e) } },
+                                           liveFrame: { f in frames.withLock { $0.append(f.sequence) } }))
+        paired.startLiveView()
+        paired.takeStill(StillRequest(captureID: 7, trigger: MonotonicInstant(nanoseconds: 1), deadline: nil))
+        #expect(dslr.calls == ["launch", "start", "still 7"])
+        #expect(webcam.calls == ["launch", "start"])
+
+        webcam.emitFrame(frame(1))
+        dslr.emitFrame(frame(2))
+        #expect(frames.withLock { $0 } == [1])
+
+        let still = CameraStill(captureID: 7, jpeg: [0xFF, 0xD8, 0xFF, 0xD9], trigger: MonotonicInstant(nanoseconds: 1),
+                                frameTimestamp: MonotonicInstant(nanoseconds: 2), readyAt: MonotonicInstant(nanoseconds: 3),
+                                size: FrameSize(width: 6000, height: 4000), format: .mjpeg, passedThrough: true, turn: .unchanged)
+        dslr.emit(.still(still))
+        webcam.emit(.stillFailed(captureID: 7, message: "not mine", at: MonotonicInstant(nanoseconds: 4)))
+        webcam.emit(.fault("camera lost: webcam unplugged"))
+        #expect(events.withLock { $0 } == [.still(still), .fault("camera lost: webcam unplugged")])
+
+        let caps = paired.capabilities
+        #expect(caps.hasLiveView)
+        #expect(caps.stillSizes == [FrameSize(width: 6000, height: 4000)])
+        #expect(caps.liveViewModes == webcam.capabilities.liveViewModes)
+
+        let snapshot = Mutex<[UInt8]?>(nil)
+        paired.snapshot(rotation: .r0, jpegQuality: 90) { bytes in snapshot.withLock { $0 = bytes } }
+        #expect(snapshot.withLock { $0 } == [UInt8]("webcam".utf8), "the snapshot is the live view's")
+        #expect(paired.check() == .works(description: "dslr, live view webcam", warnings: []))
+        #expect(paired.heartbeat === dslr.heartbeat)
+        paired.shutdown(timeoutSeconds: 1)
+        #expect(dslr.calls.last == "shutdown" && webcam.calls.last == "shutdown")
+    }
+
+    /// A camera with no live view at all: the screens get no frames, stills are taken all the same.
+    @Test func aStillsCameraWithoutLiveView() {
+        let dslr = RecordingSource("dslr", hasLiveView: false)
+        let paired = PairedCameraSource(stills: dslr, liveView: nil)
+        let frames = Mutex(0)
+        paired.launch(CameraSourceHandlers(event: { _ in }, liveFrame: { _ in frames.withLock { $0 += 1 } }))
+        paired.startLiveView()
+        dslr.emitFrame(frame(1))
+        paired.takeStill(StillRequest(captureID: 3, trigger: MonotonicInstant(nanoseconds: 1), deadline: nil))
+        #expect(!paired.capabilities.hasLiveView)
+        #expect(paired.capabilities.liveViewModes.isEmpty)
+        #expect(frames.withLock { $0 } == 0)
+        #expect(dslr.calls == ["launch", "start", "still 3"])
+    }
+}
+
+@Suite struct CameraBackendTests {
+    private func device(_ path: String, driver: String, card: String, usable: Bool = true) -> CameraInfo {
+        CameraInfo(path: path, driver: driver, card: card, busInfo: "usb-0000:00:14.0-1", isUsableCapture: usable)
+    }
+
+    /// A UVC webcam stays on V4L2 under auto, even beside other devices.
+    @Test func aUVCWebcamIsDrivenThroughV4L2() {
+        let webcam = device("/dev/video0", driver: "uvcvideo", card: "HD Pro Webcam C920")
+        #expect(resolveCameraBackend(.auto, devices: [webcam]) == .v4l2)
+        let unicam = device("/dev/video2", driver: "unicam", card: "unicam")
+        #expect(resolveCameraBackend(.auto, devices: [unicam, webcam]) == .v4l2)
+    }
+
+    @Test func autoWithoutAnyDeviceAndAnExplicitBackendAreV4L2() {
+        #expect(resolveCameraBackend(.auto, devices: []) == .v4l2)
+        #expect(resolveCameraBackend(.auto, devices: [device("/dev/video9", driver: "v4l2 loopback", card: "Dummy")]) == .v4l2)
+        #expect(resolveCameraBackend(.v4l2, devices: [device("/dev/video0", driver: "uvcvideo", card: "C920")]) == .v4l2)
+    }
+
+    /// `camera.backend` is in the schema with its choices, and auto is the default.
+    @Test func theSettingParsesItsChoices() {
+        #expect(Settings.defaults.camera.backend == .auto)
+        let parsed = Settings.check(text: "[camera]\nbackend = v4l2\n", file: "test.conf")
+        #expect(parsed.settings?.camera.backend == .v4l2)
+        let wrong = Settings.check(text: "[camera]\nbackend = gphoto3\n", file: "test.conf")
+        #expect(wrong.settings == nil, "an unknown backend is an error")
+        #expect(wrong.diagnostics.contains { "\($0)".contains("camera.backend") || "\($0)".contains("backend") })
+    }
+
+    /// `auto` looks at the attached devices; an explicit backend does not.
+    @Test func onlyAutoDiscovers() {
+        var s = Settings.defaults
+        let looked = Mutex(0)
+        s.camera.backend = .v4l2
+        _ = makeCameraSource(s, clock: FixedClock(), log: Logger(threshold: .error) { _ in }) { looked.withLock { $0 += 1 }; return [] }
+        #expect(looked.withLock { $0 } == 0)
+        s.camera.backend = .auto
+        let source = makeCameraSource(s, clock: FixedClock(), log: Logger(threshold: .error) { _ in }) {
+            looked.withLock { $0 += 1 }
+            return [CameraInfo(path: "/dev/video0", driver: "uvcvideo", card: "C920", isUsableCapture: true)]
+        }
+        #expect(looked.withLock { $0 } == 1)
+        #expect(source is StreamingCameraSource)
+        #expect(source.capabilities.hasLiveView)
+    }
+}
+
+private struct FixedClock: MonotonicClock {
+    func now() -> MonotonicInstant { MonotonicInstant(nanoseconds: 1) }
+}
