@@ -1,4 +1,5 @@
 import BoothClock
+import BoothControl
 import BoothCore
 import BoothPorts
 import BoothRuntime

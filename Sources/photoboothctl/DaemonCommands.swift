@@ -1,4 +1,6 @@
+import BoothControl
 import BoothCore
+import BoothDeviceListing
 import BoothPorts
 import BoothRuntime
 import BoothStorage

@@ -1,3 +1,4 @@
+import BoothControl
 import BoothCore
 import BoothPorts
 import BoothRuntime

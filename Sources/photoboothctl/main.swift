@@ -1,3 +1,4 @@
+import BoothControl
 import BoothPorts
 import BoothRuntime
 import Glibc

@@ -1,4 +1,7 @@
+import BoothControl
 import BoothCore
+import BoothDeviceListing
+import BoothJPEG
 import BoothPorts
 import BoothRuntime
 import Dispatch
@@ -246,7 +249,8 @@ let runtime = BoothRuntime(
 var info = DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtocol.version, pid: getpid(),
                       configPath: absolutePath(configPath), simulated: args.simulate)
 info.overriddenKeys = Array(Set(finalOverrides.map(\.key))).sorted()
-let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(info: info))
+let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(
+    info: info, devices: { DeviceReport.gather(source: $0) }, jpegSize: { try? JPEGDecoder().header($0).size }))
 if socketLock != nil {
     do {
         try controlServer.start()

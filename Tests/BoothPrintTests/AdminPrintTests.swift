@@ -1,6 +1,7 @@
+import BoothControl
 import BoothCore
-import BoothPorts
 import BoothJPEG
+import BoothPorts
 import BoothPrint
 import BoothRuntime
 import Foundation

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+@testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
 
@@ -290,7 +291,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
         s.camera.captureSize = FrameSize(width: 1920, height: 1080)
         let booth = TestBooth(s, offeredSizes: [FrameSize(width: 320, height: 240), FrameSize(width: 1280, height: 720)])
         let server = ControlServer(path: "\(dir)/control", log: LogRecorder().logger(),
-                                   handler: booth.runtime.controlHandler(info: DaemonInfo(
+                                   handler: booth.runtime.daemonControlHandler(info: DaemonInfo(
                                        version: photoboothVersion, protocolVersion: 1, pid: getpid(),
                                        configPath: "\(dir)/photobooth.conf", simulated: true)))
         try server.start()

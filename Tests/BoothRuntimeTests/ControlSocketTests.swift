@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+@testable import BoothControl
 @testable import BoothRuntime
 
 /// Sends raw bytes on a fresh connection, ends its sending side, and reads every reply line until the server

@@ -7,6 +7,7 @@ import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing
+@testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
 

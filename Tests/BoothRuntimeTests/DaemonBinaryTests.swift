@@ -4,6 +4,7 @@ import BoothTestSupport
 import Foundation
 import Glibc
 import Testing
+@testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
 

@@ -6,6 +6,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+@testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
 

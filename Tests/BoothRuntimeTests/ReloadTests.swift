@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+@testable import BoothControl
 @testable import BoothRuntime
 
 // A reload on a running booth (simulated camera, fake button, recording screens), for each group of

@@ -1,12 +1,24 @@
 import BoothCamera
 import BoothCore
+import BoothDeviceListing
+import BoothJPEG
 import BoothPorts
 import Foundation
 import Glibc
 import Synchronization
 import Testing
+@testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
+
+extension BoothRuntime {
+    /// The control handler as photoboothd wires it: the machine's devices from BoothDeviceListing, the
+    /// snapshot's size from its JPEG header.
+    func daemonControlHandler(info: DaemonInfo) -> @Sendable (ControlRequest, PeerCredentials) -> [UInt8] {
+        controlHandler(info: info, devices: { DeviceReport.gather(source: $0) },
+                       jpegSize: { try? JPEGDecoder().header($0).size })
+    }
+}
 
 /// What the test booth's reloader returns.
 final class ReloadBox: Sendable {
@@ -36,7 +48,7 @@ final class SimulatedBooth: Sendable {
         runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory,
                                log: LogRecorder().logger(), reloader: { reload.value.withLock { $0 } })
         server = ControlServer(path: "\(dir)/control", log: LogRecorder().logger(),
-                               handler: runtime.controlHandler(info: DaemonInfo(version: photoboothVersion, protocolVersion: 1,
+                               handler: runtime.daemonControlHandler(info: DaemonInfo(version: photoboothVersion, protocolVersion: 1,
                                                                                 pid: getpid(), configPath: "\(dir)/photobooth.conf",
                                                                                 simulated: true)))
         try server.start()

@@ -2,7 +2,8 @@
 // server's LineReader (read from a socketpair, as from the socket), each line answered by
 // ControlServer.answer (JSON decoding, protocol and command checks), and the client's reply decoding.
 import BoothCore
-@testable import BoothRuntime
+import BoothPorts
+@testable import BoothControl
 import Foundation
 
 let server = ControlServer(path: "/nonexistent/fuzz.sock", log: Logger(threshold: .error) { _ in }) { request, _ in

@@ -189,64 +189,7 @@ public struct SnapshotReply: Codable, Sendable, Equatable {
     public var height: Int
 }
 
-/// `reload` (and `photoboothctl config set`): exactly which keys changed and how each took effect.
-public struct ReloadReply: Codable, Sendable, Equatable {
-    /// True when the changes were applied before this reply (idle or fault), also when nothing changed;
-    /// false when they apply when the session under way ends.
-    public var appliedNow: Bool
-    /// The state the booth was in when the reload was applied (or deferred).
-    public var state: String
-    /// Every key whose value in the file differs from the settings in force, in schema order; empty
-    /// when nothing changed. Nil from an older daemon.
-    public var changes: [Change]?
-
-    /// One changed key.
-    public struct Change: Codable, Sendable, Equatable {
-        /// Full `section.key`.
-        public var key: String
-        /// The value in force before, and the file's value, as written in a config file.
-        public var from: String
-        public var to: String
-        /// ``ReloadRule/word``: `at-once`, `next-session`, `camera-stream`, `reopen-screen`,
-        /// `reopen-button`, `reopen-led`, `reopen-printer` or `restart`.
-        public var rule: String
-        /// True when the new value is in force now; false when it waits for the session's end or a restart.
-        public var applied: Bool
-        /// What happened, for a person: `applied at once`, `screens reopened`, `applies when the session
-        /// under way ends`, ``ReloadRule/restartEffect``.
-        public var effect: String
-
-        public init(_ change: SettingChange, applied: Bool) {
-            key = change.key
-            from = change.from
-            to = change.to
-            rule = change.rule.word
-            self.applied = applied
-            effect = applied || change.rule == .restart ? change.rule.effect : ReloadRule.deferredEffect
-        }
-    }
-
-    public init(appliedNow: Bool, state: String, changes: [Change]?) {
-        self.appliedNow = appliedNow
-        self.state = state
-        self.changes = changes
-    }
-
-    /// The reply in words, as `photoboothctl reload` prints it and the daemon logs it (after `settings `):
-    /// `reloaded: nothing changed`, or `reloaded: 2 keys changed` and a line per key,
-    /// `  camera.rotation: 0 -> 90, applied at once`.
-    public var text: String {
-        guard let changes else {
-            return appliedNow ? "reloaded: in force now" : "reloaded: \(ReloadRule.deferredEffect) (state \(state))"
-        }
-        guard !changes.isEmpty else { return "reloaded: nothing changed" }
-        var head = "reloaded: \(changes.count == 1 ? "1 key" : "\(changes.count) keys") changed"
-        if !appliedNow { head += " (state \(state): \(ReloadRule.deferredEffect))" }
-        return ([head] + changes.map { c in
-            "  \(c.key): \(c.from.isEmpty ? "(empty)" : c.from) -> \(c.to.isEmpty ? "(empty)" : c.to), \(c.effect)"
-        }).joined(separator: "\n")
-    }
-}
+// ReloadReply (the `reload` reply) is the runtime's answer to a reload request (BoothRuntime/Admin.swift).
 
 /// `test-print`, `refill`, `prints`: what was done, and the journal afterwards.
 public struct PrintsReply: Codable, Sendable, Equatable {

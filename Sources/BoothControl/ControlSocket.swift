@@ -1,4 +1,5 @@
 import BoothPorts
+import BoothRuntime
 import BoothClock
 import BoothStorage
 import CSysShims

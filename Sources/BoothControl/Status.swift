@@ -1,16 +1,10 @@
-import BoothCamera
 import BoothClock
 import BoothCore
 import BoothPorts
-import BoothPrint
+import BoothRuntime
 import BoothStorage
-import BoothDisplay
-import BoothGPIO
-import BoothJPEG
-import Dispatch
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// `status`: what the booth is doing and how its devices are, as figures.
 public struct StatusReport: Codable, Sendable, Equatable {
@@ -72,7 +66,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
         /// The last sample in m/s², x y z after the mount matrix.
         public var gravity: [Double]?
 
-        init(_ s: OrientationTracker.Status) {
+        init(_ s: OrientationStatus) {
             camera = s.camera.rawValue
             display = s.display.rawValue
             source = s.source
@@ -159,81 +153,24 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public typealias CounterStatus = BoothCounters
 }
 
-/// What the runtime keeps for the admin tool: start time, last press, the persisted totals.
-public final class RuntimeAdmin: Sendable {
-    /// Monotonic and wall-clock time at start.
-    let startedMonotonic: MonotonicInstant
-    let startedEpoch: Int
-    private let lastPress = Mutex<MonotonicInstant?>(nil)
-    private let nextPressID = Mutex<UInt64>(1 << 61)
-    /// The totals across restarts, in `<storage.dir>/.photobooth-stats.json` (the storage port's ``StatsRecording``).
-    public let stats: any StatsRecording
-    private let clock: any MonotonicClock
-
-    init(clock: any MonotonicClock, stats: any StatsRecording) {
-        self.clock = clock
-        startedMonotonic = clock.now()
-        startedEpoch = Int(time(nil))
-        self.stats = stats
-    }
-
-    func notePress(at: MonotonicInstant) { lastPress.withLock { $0 = at } }
-    var lastPressAt: MonotonicInstant? { lastPress.withLock { $0 } }
-    /// Ids for presses from the control socket, apart from the button's and auto-press's.
-    func takePressID() -> UInt64 { nextPressID.withLock { n in defer { n += 1 }; return n } }
-    /// Whether `id` is one of the control socket's press ids (``takePressID()``).
-    static func isControlPress(_ id: UInt64) -> Bool { id >= 1 << 61 }
-
-    /// What the machine did with a control-socket press: the states around it and, when it ignored or
-    /// refused it, the log line that says so (`press ignored in review`).
-    struct PressOutcome: Sendable, Equatable {
-        var before: String
-        var after: String
-        var ignoredOrRefused: String?
-    }
-    private let pressOutcomes = Mutex<[UInt64: PressOutcome]>([:])
-    /// Noted by the main loop after the machine handled control press `id` (the newest 16 are kept).
-    func notePressOutcome(_ id: UInt64, _ outcome: PressOutcome) {
-        pressOutcomes.withLock { o in
-            o[id] = outcome
-            if o.count > 16, let oldest = o.keys.min() { o[oldest] = nil }
-        }
-    }
-    /// The outcome of control press `id`, once the main loop handled it (and forgets it); nil before.
-    func takePressOutcome(_ id: UInt64) -> PressOutcome? { pressOutcomes.withLock { $0.removeValue(forKey: id) } }
-}
-
-/// How a reload request went.
-public enum ReloadOutcome: Sendable, Equatable {
-    /// Accepted: what changed and how each key took effect (at once in idle or fault, or when the
-    /// session under way ends).
-    case accepted(ReloadReply)
-    /// The file (or an override) is invalid; the running settings stay. Every problem is listed.
-    case refused(SettingsError)
-}
-
 extension BoothRuntime {
-    /// The `status` figures now. Thread-safe (reads the loop's state under its lock).
+    /// The `status` figures now, from ``BoothRuntime/statusSnapshot()`` and the config file on disk
+    /// (``BoothRuntime/configFileSettings()``, read each call). Thread-safe.
     /// - Parameter configPath: the config file the daemon reads.
     public func statusReport(configPath: String) -> StatusReport {
-        let (machineState, refusal, counters, settings, button, buttonRunning) = state.withLock { s in
-            (s.machine.state, s.machine.storageRefusal, s.counters, s.settings, s.button, s.buttonRunning)
-        }
-        let (shot, shots) = state.withLock { ($0.machine.shot, $0.machine.shots) }
+        let s = statusSnapshot()
         var faults: [String: String] = [:]
-        if case let .fault(reasons) = machineState {
+        if case let .fault(reasons) = s.state {
             for (kind, message) in reasons { faults[kind.rawValue] = message }
         }
-        let now = clock.now()
-        let uptime = now.milliseconds(since: admin.startedMonotonic) / 1000
-        let cam = camera.status
-        let pressAge = admin.lastPressAt.map { now.milliseconds(since: $0) / 1000 }
+        let cam = s.camera
+        let pressAge = s.secondsSinceLastPress
         return StatusReport(
-            state: machineState.name, shot: shot > 0 && shots > 1 ? "\(shot) of \(shots)" : nil,
-            faults: faults, refusal: refusal,
-            uptimeSeconds: Int(uptime), startedAt: StatsStore.dateText(admin.startedEpoch),
+            state: s.state.name, shot: s.shot > 0 && s.shots > 1 ? "\(s.shot) of \(s.shots)" : nil,
+            faults: faults, refusal: s.storageRefusal,
+            uptimeSeconds: Int(s.uptimeSeconds), startedAt: StatsStore.dateText(s.startedEpoch),
             pid: getpid(), version: photoboothVersion, configPath: configPath,
-            camera: .init(configured: settings.camera.device.isEmpty ? "auto" : settings.camera.device,
+            camera: .init(configured: s.settings.camera.device.isEmpty ? "auto" : s.settings.camera.device,
                           device: cam.devicePath, card: cam.card, streaming: cam.streaming,
                           format: cam.format, width: cam.size?.width, height: cam.size?.height,
                           framesPerSecond: cam.framesPerSecond,
@@ -243,55 +180,22 @@ extension BoothRuntime {
                           framesDroppedByKind: cam.droppedByKind,
                           framesLost: cam.framesLost,
                           badFrames: cam.badFrames, lastError: cam.lastError, warnings: cam.warnings),
-            button: .init(device: button?.identity ?? "none", chip: settings.button.chip, line: settings.button.line,
-                          running: buttonRunning && (button?.isRunning ?? false) && button?.ended == nil,
-                          ended: button?.ended,
+            button: .init(device: s.buttonIdentity ?? "none", chip: s.settings.button.chip, line: s.settings.button.line,
+                          running: s.buttonRunning, ended: s.buttonEnded,
                           lastPress: pressAge.map { StatsStore.dateText(Int(time(nil)) - Int($0.rounded())) },
                           secondsSinceLastPress: pressAge.map { ($0 * 10).rounded() / 10 }),
-            storage: .init(dir: store.directory, freeBytes: try? store.freeBytes(),
-                           minFreeBytes: settings.storage.minFreeBytes, nextSession: store.nextSession,
-                           savedSinceStart: storage.saved),
-            counters: counters, printer: printer.status(), stats: admin.stats.current,
-            orientation: .init(orientation.status), settings: settingsReport())
+            storage: .init(dir: s.storageDirectory, freeBytes: s.freeBytes,
+                           minFreeBytes: s.settings.storage.minFreeBytes, nextSession: s.nextSession,
+                           savedSinceStart: s.savedSinceStart),
+            counters: s.counters, printer: s.printer, stats: s.stats,
+            orientation: .init(s.orientation), settings: settingsReport(inForce: s.settingsInForce))
     }
 
-    /// The settings in force, read where the running components keep them: the machine's timings
-    /// (`session.*`, `camera.capture_timeout`, `camera.idle_stop`, `print.mode`), the orientation
-    /// tracker's rotations, the screens' `display.*`, `preview.*` and `text.*`, the photo store's
-    /// directory, the print worker's destination; every other key as the last reload applied it (a
-    /// restart-only key keeps its start value).
-    public func settingsInForce() -> Settings {
-        var s = state.withLock { $0.settings }
-        let c = state.withLock { $0.machine.config }
-        s.session.previewMilliseconds = c.previewMilliseconds
-        s.session.previewTimeoutMilliseconds = c.previewTimeoutMilliseconds
-        s.session.countdownMilliseconds = c.countdownSeconds * 1000
-        s.session.reviewMilliseconds = c.reviewMilliseconds
-        s.session.shots = c.shots
-        s.session.betweenShotsMilliseconds = c.betweenShotsMilliseconds
-        s.session.cancelledCaptures = c.cancelledCaptures
-        s.camera.captureTimeoutMilliseconds = c.captureTimeoutMilliseconds
-        s.camera.idleStopMilliseconds = c.idleStopMilliseconds
-        s.print.mode = c.printMode
-        let shown = screens.settings
-        s.display = shown.display
-        s.preview = shown.preview
-        s.text = shown.text
-        let turns = orientation.settingsInUse
-        s.camera.rotation = turns.camera
-        s.display.rotation = turns.display
-        s.storage.dir = store.directory
-        s.print.destination = printer.status().destination
-        return s
-    }
-
-    /// ``StatusReport/SettingsReport``: the settings in force and the file on disk compared with them
-    /// (read with ``RuntimeOptions/configReader``, else the reloader).
-    func settingsReport() -> StatusReport.SettingsReport {
-        let inForce = settingsInForce()
+    /// ``StatusReport/SettingsReport``: the settings in force and the file on disk compared with them.
+    func settingsReport(inForce: Settings) -> StatusReport.SettingsReport {
         var values: [String: String] = [:]
         for spec in Schema.settings { values[spec.key] = spec.text(in: inForce) }
-        switch (options.configReader ?? reloader)() {
+        switch configFileSettings() {
         case let .success(file):
             let differences = inForce.changes(to: file).map { ReloadReply.Change($0, applied: true) }
             return .init(inForce: values, fileDiffers: !differences.isEmpty, differences: differences, fileProblem: nil)
@@ -300,54 +204,18 @@ extension BoothRuntime {
         }
     }
 
-    /// Presses the button, as the control socket does: a `.press` event for the main loop, stamped now.
-    /// - Returns: the state when the press was posted.
-    @discardableResult
-    public func press() -> String { pressWithOutcome().stateBefore }
-
-    /// Presses as the button would and waits (up to `timeoutSeconds`, on the monotonic clock) for the main
-    /// loop to handle it, so the reply says what the press did: the state it led to, or why it was
-    /// ignored or refused. `stateAfter` is nil when the loop did not handle it in time.
-    public func pressWithOutcome(timeoutSeconds: Double = 2) -> PressReply {
-        let id = admin.takePressID()
-        let before = currentState.name
-        loop.post(.press(id: id, at: clock.now()))
-        let deadline = DispatchTime.now() + timeoutSeconds
-        while DispatchTime.now() < deadline {
-            if let o = admin.takePressOutcome(id) {
-                return PressReply(stateBefore: o.before, stateAfter: o.after, ignored: o.ignoredOrRefused)
-            }
-            usleep(10_000)
-        }
-        return PressReply(stateBefore: before, stateAfter: nil, ignored: nil)
-    }
-
-    /// The newest camera frame as JPEG, waiting up to `timeoutSeconds` for it; nil when none came (in
-    /// fault, or a camera that does not deliver). In idle the stream is started for it when
-    /// `camera.idle_stop` had stopped it, and the idle stop counts again from now (``BoothEvent/liveViewWanted``).
-    public func snapshotJPEG(timeoutSeconds: Double = 5) -> [UInt8]? {
-        loop.post(.liveViewWanted)
-        let deadline = DispatchTime.now() + timeoutSeconds   // DispatchTime: CLOCK_MONOTONIC, not the wall clock
-        while true {
-            let box = Mutex<[UInt8]?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            let quality = state.withLock { $0.settings.storage.jpegQuality }
-            camera.snapshot(rotation: orientation.camera, jpegQuality: quality) { bytes in
-                box.withLock { $0 = bytes }
-                done.signal()
-            }
-            guard done.wait(timeout: deadline) == .success else { return nil }
-            if let jpeg = box.withLock({ $0 }) { return jpeg }
-            // No frame yet: the stream is starting (or stopped for a fault, which no wait mends).
-            if case .fault = currentState { return nil }
-            guard DispatchTime.now() < deadline else { return nil }
-            usleep(50_000)
-        }
-    }
-
     /// The control socket's handler: answers each command, posting to the main loop what needs it
     /// (press, reload) and reading thread-safe snapshots for the rest.
-    public func controlHandler(info: DaemonInfo) -> @Sendable (ControlRequest, PeerCredentials) -> [UInt8] {
+    /// - Parameters:
+    ///   - info: the `hello` reply.
+    ///   - devices: lists the machine's devices for `devices` (photoboothd passes BoothDeviceListing's
+    ///     ``DeviceReport`` gathering), called on the connection's thread; the handler adds what the
+    ///     daemon uses (`inUse`).
+    ///   - jpegSize: the pixel size of the snapshot's JPEG (its header), nil when it cannot be read
+    ///     (the reply then says 0×0).
+    public func controlHandler(info: DaemonInfo, devices: @escaping @Sendable (_ source: String) -> DeviceReport,
+                               jpegSize: @escaping @Sendable ([UInt8]) -> FrameSize?)
+        -> @Sendable (ControlRequest, PeerCredentials) -> [UInt8] {
         { [self] request, peer in
             func fail(_ code: String, _ message: String) -> [UInt8] {
                 ControlReply<NoResult>(error: ControlFailure(code: code, message: message)).line()
@@ -361,25 +229,29 @@ extension BoothRuntime {
             case .status:
                 return ControlReply(result: statusReport(configPath: info.configPath)).line()
             case .devices:
-                let status = camera.status
-                let o = orientation.status
+                let status = cameraStatus
+                let o = orientationStatus
                 let inUse = DeviceReport.InUse(camera: status.devicePath.map { "\($0) (\(status.card ?? ""))" },
-                                               button: state.withLock { $0.button?.identity },
+                                               button: buttonIdentity,
                                                accelerometer: o.accelerometer,
                                                rotation: "camera \(o.camera.rawValue), display \(o.display.rawValue) (\(o.source))")
-                return ControlReply(result: DeviceReport.gather(source: "photoboothd (pid \(getpid()))", inUse: inUse)).line()
+                var report = devices("photoboothd (pid \(getpid()))")
+                report.inUse = inUse
+                return ControlReply(result: report).line()
             case .press:
                 log.notice("control: press from uid \(peer.uid) (pid \(peer.pid))")
-                return ControlReply(result: pressWithOutcome()).line()
+                let o = pressWithOutcome()
+                return ControlReply(result: PressReply(stateBefore: o.stateBefore, stateAfter: o.stateAfter,
+                                                       ignored: o.ignored)).line()
             case .snapshot:
                 guard let jpeg = snapshotJPEG() else {
                     let now = currentState
                     let why = if case .fault = now { "the camera is stopped while the booth is in fault" }
                               else { "no camera frame within 5 s" }
                     return fail("unavailable", "\(why) (state \(now.name)"
-                                + (camera.status.lastError.map { "; last camera error: \($0)" } ?? "") + ")")
+                                + (cameraStatus.lastError.map { "; last camera error: \($0)" } ?? "") + ")")
                 }
-                let size = (try? JPEGDecoder().header(jpeg).size) ?? FrameSize(width: 0, height: 0)
+                let size = jpegSize(jpeg) ?? FrameSize(width: 0, height: 0)
                 return ControlReply(result: SnapshotReply(jpegBase64: Data(jpeg).base64EncodedString(),
                                                           width: size.width, height: size.height)).line()
             case .reload:
@@ -396,9 +268,9 @@ extension BoothRuntime {
             case .stats:
                 if request.reset == true {
                     log.notice("control: stats reset by uid \(peer.uid)")
-                    admin.stats.reset()
+                    stats.reset()
                 }
-                return ControlReply(result: admin.stats.current).line()
+                return ControlReply(result: stats.current).line()
             }
         }
     }
@@ -427,6 +299,13 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var isDefault: Bool
         /// Where the queue sends jobs, e.g. `ipp://printer.local/ipp/print`.
         public var deviceURI: String?
+
+        /// Each field as described above.
+        public init(name: String, isDefault: Bool, deviceURI: String? = nil) {
+            self.name = name
+            self.isDefault = isDefault
+            self.deviceURI = deviceURI
+        }
     }
 
     /// The daemon's devices.
@@ -437,6 +316,15 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var accelerometer: String? = nil
         /// `"camera 90, display 0 (accelerometer)"`.
         public var rotation: String? = nil
+
+        /// Each field as described above.
+        public init(camera: String? = nil, button: String? = nil, accelerometer: String? = nil,
+                    rotation: String? = nil) {
+            self.camera = camera
+            self.button = button
+            self.accelerometer = accelerometer
+            self.rotation = rotation
+        }
     }
 
     /// A video node.
@@ -453,6 +341,20 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var problem: String?
         public var formats: [Format]
         public var controls: [Control]
+
+        /// Each field as described above.
+        public init(path: String, byId: [String], card: String, driver: String, busInfo: String, usable: Bool,
+                    problem: String? = nil, formats: [Format], controls: [Control]) {
+            self.path = path
+            self.byId = byId
+            self.card = card
+            self.driver = driver
+            self.busInfo = busInfo
+            self.usable = usable
+            self.problem = problem
+            self.formats = formats
+            self.controls = controls
+        }
     }
 
     /// A pixel format and its sizes.
@@ -466,6 +368,15 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var sizes: [Size]
         /// A stepwise or continuous range, e.g. `48x32 to 1920x1080 step 2x2`; nil for discrete sizes.
         public var sizeRange: String?
+
+        /// Each field as described above.
+        public init(fourcc: String, description: String, emulated: Bool, sizes: [Size], sizeRange: String? = nil) {
+            self.fourcc = fourcc
+            self.description = description
+            self.emulated = emulated
+            self.sizes = sizes
+            self.sizeRange = sizeRange
+        }
     }
 
     /// One size and its frame rates (frames per second; for a range of intervals, its ends).
@@ -473,6 +384,13 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var width: Int
         public var height: Int
         public var framesPerSecond: [Double]
+
+        /// Each field as described above.
+        public init(width: Int, height: Int, framesPerSecond: [Double]) {
+            self.width = width
+            self.height = height
+            self.framesPerSecond = framesPerSecond
+        }
     }
 
     /// A V4L2 control.
@@ -486,6 +404,19 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var current: Int32?
         /// Menu items by value.
         public var menu: [String: String]?
+
+        /// Each field as described above.
+        public init(name: String, kind: String, minimum: Int32, maximum: Int32, step: Int32, defaultValue: Int32,
+                    current: Int32? = nil, menu: [String: String]? = nil) {
+            self.name = name
+            self.kind = kind
+            self.minimum = minimum
+            self.maximum = maximum
+            self.step = step
+            self.defaultValue = defaultValue
+            self.current = current
+            self.menu = menu
+        }
     }
 
     /// A GPIO chip.
@@ -495,6 +426,15 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var label: String
         public var lines: [GPIOLine]
         public var error: String?
+
+        /// Each field as described above.
+        public init(path: String, name: String, label: String, lines: [GPIOLine], error: String? = nil) {
+            self.path = path
+            self.name = name
+            self.label = label
+            self.lines = lines
+            self.error = error
+        }
     }
 
     /// A GPIO line.
@@ -506,86 +446,30 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         /// `input` or `output`.
         public var direction: String
         public var activeLow: Bool
+
+        /// Each field as described above.
+        public init(offset: UInt32, name: String, consumer: String, used: Bool, direction: String, activeLow: Bool) {
+            self.offset = offset
+            self.name = name
+            self.consumer = consumer
+            self.used = used
+            self.direction = direction
+            self.activeLow = activeLow
+        }
     }
 
-    /// Lists the machine's devices: every video node under `devRoot` with formats, sizes, frame intervals
-    /// and controls (`VIDIOC_QUERYCAP`, `ENUM_FMT`, `ENUM_FRAMESIZES`, `ENUM_FRAMEINTERVALS`, `QUERYCTRL`), and
-    /// every GPIO chip with its lines (libgpiod). Opens each node briefly; a node in use by the daemon
-    /// still answers these queries.
-    public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev") -> DeviceReport {
-        let cameras = CameraDiscovery(devRoot: devRoot).cameras(detail: .full).map(Camera.init)
-        var chips: [GPIOChip] = []
-        var gpioError: String?
-        do {
-            chips = try GPIOChipInfo.list().map(GPIOChip.init)
-        } catch {
-            gpioError = "\(error)"
-        }
-        var report = DeviceReport(source: source, cameras: cameras, gpioChips: chips, gpioError: gpioError, inUse: inUse)
-        do {
-            report.printers = try CUPSConnection.destinations().map {
-                Printer(name: $0.name, isDefault: $0.isDefault, deviceURI: $0.deviceURI)
-            }
-        } catch {
-            report.printerError = error.description
-        }
-        return report
-    }
-}
+    // The builders that read the devices (cameras, GPIO chips, CUPS destinations) are BoothDeviceListing's.
 
-extension DeviceReport.Camera {
-    init(_ c: CameraInfo) {
-        self.init(path: c.path, byId: c.byIdNames, card: c.card, driver: c.driver, busInfo: c.busInfo,
-                  usable: c.isUsableCapture, problem: c.problem, formats: c.formats.map(DeviceReport.Format.init),
-                  controls: c.controls.map(DeviceReport.Control.init))
-    }
-}
-
-extension DeviceReport.Format {
-    init(_ f: FormatOffer) {
-        func rates(_ size: FrameSize) -> [Double] {
-            switch f.intervals[size] {
-            case nil: return []
-            case let .discrete(list)?: return list.map { ($0.framesPerSecond * 100).rounded() / 100 }
-            case let .stepwise(lo, hi, _)?, let .continuous(lo, hi)?:
-                return [(hi.framesPerSecond * 100).rounded() / 100, (lo.framesPerSecond * 100).rounded() / 100]
-            }
-        }
-        var sizes: [DeviceReport.Size] = []
-        var range: String?
-        switch f.sizes {
-        case let .discrete(list):
-            sizes = list.map { DeviceReport.Size(width: $0.width, height: $0.height, framesPerSecond: rates($0)) }
-        case let .stepwise(lo, hi, sw, sh):
-            range = "\(lo) to \(hi) step \(sw)x\(sh)"
-            sizes = [DeviceReport.Size(width: hi.width, height: hi.height, framesPerSecond: rates(hi))]
-        case let .continuous(lo, hi):
-            range = "\(lo) to \(hi)"
-            sizes = [DeviceReport.Size(width: hi.width, height: hi.height, framesPerSecond: rates(hi))]
-        }
-        self.init(fourcc: DeviceReport.fourccText(f.fourcc), description: f.description, emulated: f.isEmulated,
-                  sizes: sizes, sizeRange: range)
-    }
-}
-
-extension DeviceReport.Control {
-    init(_ c: ControlInfo) {
-        var menu: [String: String]?
-        if !c.menu.isEmpty {
-            menu = [:]
-            for (k, v) in c.menu { menu?[String(k)] = v }
-        }
-        self.init(name: c.name, kind: c.kind.rawValue, minimum: c.minimum, maximum: c.maximum, step: c.step,
-                  defaultValue: c.defaultValue, current: c.current, menu: menu)
-    }
-}
-
-extension DeviceReport.GPIOChip {
-    init(_ c: GPIOChipInfo) {
-        self.init(path: c.path, name: c.name, label: c.label,
-                  lines: c.lines.map { DeviceReport.GPIOLine(offset: $0.offset, name: $0.name, consumer: $0.consumer, used: $0.used,
-                                                             direction: $0.isOutput ? "output" : "input", activeLow: $0.activeLow) },
-                  error: c.error.map { "\($0)" })
+    /// Each field as described above.
+    public init(source: String, cameras: [Camera], gpioChips: [GPIOChip], gpioError: String? = nil,
+                inUse: InUse? = nil, printers: [Printer]? = nil, printerError: String? = nil) {
+        self.source = source
+        self.cameras = cameras
+        self.gpioChips = gpioChips
+        self.gpioError = gpioError
+        self.inUse = inUse
+        self.printers = printers
+        self.printerError = printerError
     }
 }
 

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothPorts
+import BoothRuntime
 import FoundationEssentials
 import Glibc
 

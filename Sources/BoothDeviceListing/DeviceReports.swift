@@ -1,0 +1,92 @@
+import BoothCamera
+import BoothControl
+import BoothCore
+import BoothGPIO
+import BoothPrint
+
+// The `devices` listing read from the machine: V4L2 video nodes (BoothCamera), GPIO chips (BoothGPIO) and
+// CUPS destinations (BoothPrint), as BoothControl's DeviceReport. Used by photoboothd (its control socket's
+// `devices`) and photoboothctl (`devices` without a daemon); BoothControl itself reads no device.
+
+extension DeviceReport {
+    /// Lists the machine's devices: every video node under `devRoot` with formats, sizes, frame intervals
+    /// and controls (`VIDIOC_QUERYCAP`, `ENUM_FMT`, `ENUM_FRAMESIZES`, `ENUM_FRAMEINTERVALS`, `QUERYCTRL`), and
+    /// every GPIO chip with its lines (libgpiod). Opens each node briefly; a node in use by the daemon
+    /// still answers these queries.
+    public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev") -> DeviceReport {
+        let cameras = CameraDiscovery(devRoot: devRoot).cameras(detail: .full).map(Camera.init)
+        var chips: [GPIOChip] = []
+        var gpioError: String?
+        do {
+            chips = try GPIOChipInfo.list().map(GPIOChip.init)
+        } catch {
+            gpioError = "\(error)"
+        }
+        var report = DeviceReport(source: source, cameras: cameras, gpioChips: chips, gpioError: gpioError, inUse: inUse)
+        do {
+            report.printers = try CUPSConnection.destinations().map {
+                Printer(name: $0.name, isDefault: $0.isDefault, deviceURI: $0.deviceURI)
+            }
+        } catch {
+            report.printerError = error.description
+        }
+        return report
+    }
+}
+
+extension DeviceReport.Camera {
+    public init(_ c: CameraInfo) {
+        self.init(path: c.path, byId: c.byIdNames, card: c.card, driver: c.driver, busInfo: c.busInfo,
+                  usable: c.isUsableCapture, problem: c.problem, formats: c.formats.map(DeviceReport.Format.init),
+                  controls: c.controls.map(DeviceReport.Control.init))
+    }
+}
+
+extension DeviceReport.Format {
+    public init(_ f: FormatOffer) {
+        func rates(_ size: FrameSize) -> [Double] {
+            switch f.intervals[size] {
+            case nil: return []
+            case let .discrete(list)?: return list.map { ($0.framesPerSecond * 100).rounded() / 100 }
+            case let .stepwise(lo, hi, _)?, let .continuous(lo, hi)?:
+                return [(hi.framesPerSecond * 100).rounded() / 100, (lo.framesPerSecond * 100).rounded() / 100]
+            }
+        }
+        var sizes: [DeviceReport.Size] = []
+        var range: String?
+        switch f.sizes {
+        case let .discrete(list):
+            sizes = list.map { DeviceReport.Size(width: $0.width, height: $0.height, framesPerSecond: rates($0)) }
+        case let .stepwise(lo, hi, sw, sh):
+            range = "\(lo) to \(hi) step \(sw)x\(sh)"
+            sizes = [DeviceReport.Size(width: hi.width, height: hi.height, framesPerSecond: rates(hi))]
+        case let .continuous(lo, hi):
+            range = "\(lo) to \(hi)"
+            sizes = [DeviceReport.Size(width: hi.width, height: hi.height, framesPerSecond: rates(hi))]
+        }
+        self.init(fourcc: DeviceReport.fourccText(f.fourcc), description: f.description, emulated: f.isEmulated,
+                  sizes: sizes, sizeRange: range)
+    }
+}
+
+extension DeviceReport.Control {
+    public init(_ c: ControlInfo) {
+        var menu: [String: String]?
+        if !c.menu.isEmpty {
+            menu = [:]
+            for (k, v) in c.menu { menu?[String(k)] = v }
+        }
+        self.init(name: c.name, kind: c.kind.rawValue, minimum: c.minimum, maximum: c.maximum, step: c.step,
+                  defaultValue: c.defaultValue, current: c.current, menu: menu)
+    }
+}
+
+extension DeviceReport.GPIOChip {
+    public init(_ c: GPIOChipInfo) {
+        self.init(path: c.path, name: c.name, label: c.label,
+                  lines: c.lines.map { DeviceReport.GPIOLine(offset: $0.offset, name: $0.name, consumer: $0.consumer, used: $0.used,
+                                                             direction: $0.isOutput ? "output" : "input", activeLow: $0.activeLow) },
+                  error: c.error.map { "\($0)" })
+    }
+}
+
