@@ -134,7 +134,7 @@ public final class BoothRuntime: Sendable {
     private let delivery: PictureDelivery
     /// The picture composer's thread, when there is a composer.
     private let composeWorker: ComposeWorker
-    /// Start time, last press and the persisted totals, for `photoboothctl` (Status.swift).
+    /// Start time, last press and the persisted totals, for `photoboothctl` (Admin.swift).
     let admin: RuntimeAdmin
     /// Every screen, as one sink a reload can refill (ScreenSet.swift).
     let screens: ScreenSet
