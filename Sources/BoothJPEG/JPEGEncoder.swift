@@ -51,25 +51,8 @@ public final class JPEGEncoder {
     /// - Throws: `JPEGFrameError` for an MJPEG frame, a bad size, quality, `bytesPerLine` or too few
     ///   bytes; `TurboJPEGError` (call `tjCompress2` or `tjCompressFromYUVPlanes`) when TurboJPEG fails.
     public func encode(_ frame: Frame, quality: Int, yuvRange: YCbCrRange = .limited) throws -> [UInt8] {
-        guard (1...100).contains(quality) else { throw JPEGFrameError.invalidQuality(quality) }
+        try checkRaw(frame, quality: quality)
         let width = frame.size.width, height = frame.size.height
-        let rowBytes: Int
-        switch frame.format {
-        case .mjpeg: throw JPEGFrameError.alreadyCompressed
-        case .yuyv: rowBytes = (width + 1) / 2 * 4
-        case .rgb24: rowBytes = width * 3
-        }
-        guard width > 0, height > 0, width <= 65_500, height <= 65_500 else {
-            throw JPEGFrameError.invalidSize(frame.size)
-        }
-        guard frame.bytesPerLine >= rowBytes else {
-            throw JPEGFrameError.bytesPerLineTooSmall(bytesPerLine: frame.bytesPerLine, minimum: rowBytes)
-        }
-        guard frame.bytesPerLine <= Int(Int32.max) else { throw JPEGFrameError.invalidSize(frame.size) }
-        let (needed, overflow) = (height - 1).multipliedReportingOverflow(by: frame.bytesPerLine)
-        guard !overflow, frame.bytes.count >= needed + rowBytes else {
-            throw JPEGFrameError.tooFewBytes(count: frame.bytes.count, needed: overflow ? Int.max : needed + rowBytes)
-        }
         let subsampling = Int32(TJSAMP_420.rawValue)
         let bound = tjBufSize(Int32(width), Int32(height), subsampling)
         guard bound != UInt(bitPattern: -1), bound <= UInt(Int32.max) else { throw JPEGFrameError.invalidSize(frame.size) }
@@ -121,25 +104,10 @@ public final class JPEGEncoder {
         return Array(UnsafeBufferPointer(start: buffer, count: Int(jpegSize)))
     }
 
-    /// Encodes one frame turned clockwise by `rotation`, in one encode: the frame's pixels are turned
-    /// with libyuv on the way in, so the JPEG is `rotation.rotated(frame.size)` and holds no Exif
-    /// Orientation (the pixels are upright). For a YUYV or RGB24 capture of any size (whole MCUs or not);
-    /// an MJPEG capture is turned losslessly by ``JPEGRotator`` instead.
-    ///
-    /// - YUYV: converted to I420 planes as ``encode(_:quality:yuvRange:)`` does, turned with
-    ///   `I420Rotate`, compressed with `tjCompressFromYUVPlanes`.
-    /// - RGB24: to ARGB with `RAWToARGB` (V4L2's RGB24 is R, G, B bytes: libyuv's "RAW"), turned with
-    ///   `ARGBRotate`, compressed with `tjCompress2` (`TJPF_BGRX`).
-    /// `.r0` is exactly ``encode(_:quality:yuvRange:)``. A YUYV frame of an odd width or height whose
-    /// odd edge the turn brings to the left or top keeps its chroma samples where they were: they land
-    /// half a chroma sample (one pixel) off the 4:2:0 grid (cameras' sizes are even).
-    ///
-    /// - Parameter quality: 1 (smallest) … 100 (best).
-    /// - Throws: as ``encode(_:quality:yuvRange:)``; `TurboJPEGError` (call `I420Rotate`, `RAWToARGB` or
-    ///   `ARGBRotate`) when libyuv refuses the planes.
-    public func encode(_ frame: Frame, quality: Int, turnedBy rotation: Rotation,
-                       yuvRange: YCbCrRange = .limited) throws -> [UInt8] {
-        guard rotation != .r0 else { return try encode(frame, quality: quality, yuvRange: yuvRange) }
+    /// Checks a raw frame (YUYV, RGB24) and `quality` for an encode: size 1…65,500 pixels a side,
+    /// `bytesPerLine` at least a row, enough bytes for every row.
+    /// - Throws: `JPEGFrameError` (see ``encode(_:quality:yuvRange:)``).
+    private func checkRaw(_ frame: Frame, quality: Int) throws(JPEGFrameError) {
         guard (1...100).contains(quality) else { throw JPEGFrameError.invalidQuality(quality) }
         let width = frame.size.width, height = frame.size.height
         let rowBytes: Int
@@ -159,6 +127,29 @@ public final class JPEGEncoder {
         guard !overflow, frame.bytes.count >= needed + rowBytes else {
             throw JPEGFrameError.tooFewBytes(count: frame.bytes.count, needed: overflow ? Int.max : needed + rowBytes)
         }
+    }
+
+    /// Encodes one frame turned clockwise by `rotation`, in one encode: the frame's pixels are turned
+    /// with libyuv on the way in, so the JPEG is `rotation.rotated(frame.size)` and holds no Exif
+    /// Orientation (the pixels are upright). For a YUYV or RGB24 capture of any size (whole MCUs or not);
+    /// an MJPEG capture is turned losslessly by ``JPEGRotator`` instead.
+    ///
+    /// - YUYV: converted to I420 planes as ``encode(_:quality:yuvRange:)`` does, turned with
+    ///   `I420Rotate`, compressed with `tjCompressFromYUVPlanes`.
+    /// - RGB24: to ARGB with `RAWToARGB` (V4L2's RGB24 is R, G, B bytes: libyuv's "RAW"), turned with
+    ///   `ARGBRotate`, compressed with `tjCompress2` (`TJPF_BGRX`).
+    /// `.r0` is exactly ``encode(_:quality:yuvRange:)``. A YUYV frame of an odd width or height whose
+    /// odd edge the turn brings to the left or top keeps its chroma samples where they were: they land
+    /// half a chroma sample (one pixel) off the 4:2:0 grid (cameras' sizes are even).
+    ///
+    /// - Parameter quality: 1 (smallest) … 100 (best).
+    /// - Throws: as ``encode(_:quality:yuvRange:)``; `TurboJPEGError` (call `I420Rotate`, `RAWToARGB` or
+    ///   `ARGBRotate`) when libyuv refuses the planes.
+    public func encode(_ frame: Frame, quality: Int, turnedBy rotation: Rotation,
+                       yuvRange: YCbCrRange = .limited) throws -> [UInt8] {
+        guard rotation != .r0 else { return try encode(frame, quality: quality, yuvRange: yuvRange) }
+        try checkRaw(frame, quality: quality)
+        let width = frame.size.width, height = frame.size.height
         let out = rotation.rotated(frame.size)
         let mode = yuvRotation(rotation)
         switch frame.format {
