@@ -32,8 +32,8 @@ let package = Package(
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
         // The one reading of CLOCK_MONOTONIC, a condition variable whose deadlines are on it, named threads,
-        // the one worker-thread helper (WorkerThread, WorkQueue) and the one EINTR retry.
-        .target(name: "BoothClock", dependencies: ["BoothCore", "CSysShims"]),
+        // the one worker-thread helper (WorkerThread, WorkQueue), the one EINTR retry, and the log's stderr writer.
+        .target(name: "BoothClock", dependencies: ["BoothCore", "BoothPorts", "CSysShims"]),
         // The seams between the runtime and the devices: one protocol per device role, and the log.
         .target(name: "BoothPorts", dependencies: ["BoothCore"]),
         // Device modules.

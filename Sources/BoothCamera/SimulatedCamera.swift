@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothJPEG
 import Glibc  // errno constants only
@@ -17,7 +18,7 @@ public struct SimulatedClock: Sendable {
     }
 
     /// `CLOCK_MONOTONIC` and `nanosleep`.
-    public static let system = SimulatedClock(now: { Sys.monotonicNow() }, sleep: { Sys.sleep(nanoseconds: $0) })
+    public static let system = SimulatedClock(now: { Monotonic.now() }, sleep: { Sys.sleep(nanoseconds: $0) })
 }
 
 /// A built-in test-pattern camera for `--simulate` and tests: YUYV (or RGB24 or MJPEG when asked)

@@ -48,15 +48,14 @@ public final class StreamingCameraSource: CameraSource {
     }
 
     private let requests = Mutex<[Request]>([])
-    private let wake = MonotonicCondition()
+    /// The "camera" thread (``run(_:)``): the requests, and between them the stream's frames.
+    private let worker = WorkerThread(name: "camera")
     private let statusBox = Mutex(Status())
     private let deviceFactory: @Sendable () -> any CameraDevice
     private let settings: Mutex<(stream: StreamRequest, captureSize: FrameSize)>
     private let handlers = Mutex<CameraSourceHandlers?>(nil)
     private let clock: any MonotonicClock
     private let log: Logger
-    private let finished = Mutex(false)
-    private let done = MonotonicCondition()
 
     /// - Parameters:
     ///   - device: makes the camera (a ``V4L2Camera`` or a ``SimulatedCamera``); called on the source's thread.
@@ -91,7 +90,7 @@ public final class StreamingCameraSource: CameraSource {
     /// Starts the thread (`pthread_create`); without one the camera is a fault.
     public func launch(_ handlers: CameraSourceHandlers) {
         self.handlers.withLock { $0 = handlers }
-        guard OSThread.start(name: "camera", { [self] in self.run() }) else {
+        guard worker.start({ [self] w in self.run(w) }) else {
             log.error("camera: no thread for the camera worker (pthread_create failed: the thread limit)")
             post(.fault("camera not available: no thread for it (pthread_create failed)"))
             return
@@ -124,12 +123,7 @@ public final class StreamingCameraSource: CameraSource {
     /// Stops the stream, releases the camera and ends the thread; waits up to `timeoutSeconds`.
     public func shutdown(timeoutSeconds: Double = 3) {
         send(.shutdown)
-        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
-        done.lock()
-        while !finished.withLock({ $0 }) {
-            if !done.wait(until: deadline) { break }
-        }
-        done.unlock()
+        worker.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
     }
 
     /// `--check`: opens a device of its own, waits for a good frame (``probeForFrame(_:)``), releases it.
@@ -187,7 +181,7 @@ public final class StreamingCameraSource: CameraSource {
 
     private func send(_ r: Request) {
         requests.withLock { $0.append(r) }
-        wake.lock(); wake.signal(); wake.unlock()
+        worker.wake()
     }
 
     private func post(_ event: CameraSourceEvent) { handlers.withLock { $0 }?.event(event) }
@@ -224,22 +218,19 @@ public final class StreamingCameraSource: CameraSource {
         var jpeg = StillJPEG()
     }
 
-    private func run() {
+    /// The thread's loop: the queued requests, then one pump of the stream while it runs, or a wait
+    /// for the next request while it does not. Ends at `shutdown` (or a finish with nothing queued).
+    private func run(_ w: WorkerThread) {
         let local = Local()
-        defer {
-            stopDevice(local)
-            finished.withLock { $0 = true }
-            done.lock(); done.broadcast(); done.unlock()
-        }
+        defer { stopDevice(local) }
         while true {
             heartbeat.turn(at: clock.now())
             if !handleRequests(local) { return }
             if local.streaming {
                 if !pump(local) { return }
             } else {
-                wake.lock()
-                if requests.withLock({ $0.isEmpty }) { heartbeat.waiting(); wake.wait() }
-                wake.unlock()
+                if requests.withLock({ $0.isEmpty }) { heartbeat.waiting() }
+                if w.waitForWork({ requests.withLock { !$0.isEmpty } }) == .stop { return }
             }
         }
     }

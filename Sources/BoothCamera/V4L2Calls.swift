@@ -30,9 +30,6 @@ enum Sys {
         }
     }
 
-    /// `CLOCK_MONOTONIC` now (``Monotonic/now()``).
-    static func monotonicNow() -> MonotonicInstant { Monotonic.now() }
-
     /// Sleeps `nanoseconds` on the calling thread (`nanosleep`; an interrupted sleep ends early).
     static func sleep(nanoseconds: UInt64) {
         guard nanoseconds > 0 else { return }

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothPorts
 import Glibc  // errno constants only; C calls live in V4L2Calls.swift
@@ -129,15 +130,15 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         guard let node, streaming, let stream else {
             throw V4L2Error(call: "VIDIOC_DQBUF", errno: EBADF, device: identity, detail: "stream not started")
         }
-        let deadline = Sys.monotonicNow().adding(milliseconds: Int64(max(timeoutMilliseconds, 0)))
+        let deadline = Monotonic.now().adding(milliseconds: Int64(max(timeoutMilliseconds, 0)))
         while true {
-            let now = Sys.monotonicNow()
+            let now = Monotonic.now()
             let remaining = max(0, Int32(clamping: Int64(deadline.milliseconds(since: now).rounded(.up))))
             switch Sys.pollReadable(node.fd, timeoutMilliseconds: remaining) {
             case .timeout:
                 return nil
             case .interrupted:
-                if Sys.monotonicNow() >= deadline { return nil }
+                if Monotonic.now() >= deadline { return nil }
                 continue
             case .failed(let code):
                 throw V4L2Error(call: "poll", errno: code, device: identity)
@@ -149,7 +150,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
                                 detail: "POLLERR/POLLHUP (revents 0x\(String(UInt16(bitPattern: revents), radix: 16)))")
             case .readable:
                 if let frame = try drain(node, stream: stream) { return frame }
-                if Sys.monotonicNow() >= deadline { return nil }
+                if Monotonic.now() >= deadline { return nil }
             }
         }
     }
@@ -184,7 +185,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         while first || Sys.pollReadable(node.fd, timeoutMilliseconds: 0) == .readable,
               let buffer = try node.dequeueBuffer() {
             first = false
-            let dequeuedAt = Sys.monotonicNow()
+            let dequeuedAt = Monotonic.now()
             noteTimestamp(V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt) ?? dequeuedAt)
             dequeuedSinceStreamOn += 1
             let defect = defect(of: buffer, stream: stream, firstAfterStreamOn: dequeuedSinceStreamOn == 1)

@@ -1,10 +1,7 @@
 import BoothCore
 
-/// The real clock: `clock_gettime(CLOCK_MONOTONIC)`.
+/// The real clock, as an injectable ``MonotonicClock``: ``Monotonic/now()`` (`clock_gettime(CLOCK_MONOTONIC)`).
 public struct SystemClock: MonotonicClock {
     public init() {}
-    public func now() -> MonotonicInstant { SystemClock.monotonicNow() }
-
-    /// `clock_gettime(CLOCK_MONOTONIC)` as a ``MonotonicInstant`` (``Monotonic/now()``, the one reading).
-    public static func monotonicNow() -> MonotonicInstant { Monotonic.now() }
+    public func now() -> MonotonicInstant { Monotonic.now() }
 }

@@ -163,6 +163,25 @@ public final class WorkQueue<Job: Sendable>: Sendable {
         worker.wake()
     }
 
+    /// Queues `job` and wakes the thread; when more than `limit` jobs then wait (the running one not
+    /// counted), the oldest waiting one is taken off the queue, never run, and returned: a consumer
+    /// that falls behind loses its oldest work, not its newest.
+    @discardableResult
+    public func send(_ job: Job, keepingAtMost limit: Int) -> Job? {
+        let dropped = queue.withLock { q -> Job? in
+            q.jobs.append(job)
+            return q.jobs.count > max(0, limit) ? q.jobs.removeFirst() : nil
+        }
+        worker.wake()
+        return dropped
+    }
+
+    /// Takes the jobs still waiting off the queue (the one running, if any, goes on) and returns them,
+    /// oldest first; none of them is run.
+    public func cancelWaiting() -> [Job] {
+        queue.withLock { q in defer { q.jobs = [] }; return q.jobs }
+    }
+
     /// Jobs queued or running.
     public var pending: Int { queue.withLock { $0.jobs.count + ($0.busy ? 1 : 0) } }
 

@@ -1,33 +1,17 @@
 import BoothCore
-import Glibc
 import Synchronization
 
-/// Writes log lines to stderr with a syslog priority prefix (`<6>idle -> preview`), the form
-/// journald reads (sd-daemon(3)). Each line goes out in one `write(2)` so lines from several
-/// threads never interleave. Thread-safe.
+/// Hands log lines with a syslog priority prefix (`<6>idle -> preview`), the form journald reads
+/// (sd-daemon(3)), to its sink, one whole message at a time, so lines from several threads never
+/// interleave. The stderr sink is BoothClock's `Logger(threshold:)` (one `write(2)` per message).
+/// Thread-safe.
 public final class Logger: Sendable {
     /// Lines above this priority (numerically greater, e.g. debug) are dropped.
     public let threshold: LogPriority
     private let sink: @Sendable (String) -> Void
 
-    /// A logger writing to stderr.
-    public init(threshold: LogPriority = .info) {
-        self.threshold = threshold
-        self.sink = { line in
-            var bytes = Array(line.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeMutableBytes { buf in
-                    write(2, buf.baseAddress! + offset, buf.count - offset)
-                }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                offset += n
-            }
-        }
-    }
-
-    /// A logger handing each finished line (with prefix and newline) to `sink`; for tests.
+    /// A logger handing each finished message (its lines with prefix and newline) to `sink`: tests'
+    /// recorders, and BoothClock's stderr writer.
     public init(threshold: LogPriority = .debug, sink: @escaping @Sendable (String) -> Void) {
         self.threshold = threshold
         self.sink = sink

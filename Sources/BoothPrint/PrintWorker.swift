@@ -49,8 +49,9 @@ public final class PrintWorker: Printer {
         var journalVersion = 0
         /// Where recent captures were saved, for a print asked after their bytes left memory.
         var savedPaths: [UInt64: String] = [:]
-        /// Requests not to be submitted before this monotonic instant (ns), by request id: a press-mode
-        /// print waits out the long press that would skip it. In memory only: after a restart they may go.
+        /// Requests not to be submitted before this instant (ns) on the worker's monotonic clock, by
+        /// request id: a press-mode print waits out the long press that would skip it. In memory only:
+        /// after a restart they may go.
         var notBefore: [Int: UInt64] = [:]
         /// When each request made in this run was journaled, on the worker's monotonic clock: its backlog
         /// age (a wall clock set by NTP mid-event neither drops nor keeps it). An earlier run's requests
@@ -65,8 +66,10 @@ public final class PrintWorker: Printer {
         var pollSince: UInt64?
         /// The health readers last saw stale (the watcher tells the observer when it changes).
         var staleSeen = false
-        /// ``PrintWorker/launch()`` started the thread.
+        /// ``PrintWorker/launch()`` was called.
         var launched = false
+        /// The print thread was made (`pthread_create` succeeded) at ``PrintWorker/launch()``.
+        var threadStarted = false
         /// The journal's reserve was released (the file system is full) and is not made again yet:
         /// pages wait in memory, the room is the journal's.
         var reserveReleased = false
@@ -80,19 +83,25 @@ public final class PrintWorker: Printer {
     private let writeJournal: @Sendable ([UInt8], String) throws -> Void
     /// Called after the journal or the printer's health changed (``observe(_:)``).
     private let observer = Mutex<(@Sendable () -> Void)?>(nil)
-    private let wake = MonotonicCondition()
-    private let done = Mutex(false)
+    /// The "print" thread (``threadMain(_:)``): renders, journals, polls CUPS and submits.
+    private let printThread = WorkerThread(name: "print")
+    /// The "print-watch" thread (``watchMain(_:)``); ends with the print thread.
+    private let watchThread = WorkerThread(name: "print-watch")
     private let log: Logger
     /// Wall clock in seconds since 1970: the journal's times (and the backlog age of an earlier run's
     /// requests); tests inject one.
     private let now: @Sendable () -> Double
-    /// The backlog age of this run's requests (``Shared/requestedMonotonic``); tests inject one.
+    /// The backlog age of this run's requests (``Shared/requestedMonotonic``) and the press-mode grace
+    /// (``Shared/notBefore``); tests inject one. CUPS's liveness (a poll overdue) and the retries of the
+    /// reserve and of pages are on the real clock (``Monotonic/now()``): they measure what the
+    /// machine does, not the booth's timers.
     private let clock: any MonotonicClock
 
     /// - Parameters:
     ///   - settings: `[print]`.
     ///   - now: the wall clock, seconds since 1970.
-    ///   - clock: the monotonic clock that ages this run's held requests (`print.backlog_max_age`).
+    ///   - clock: the monotonic clock that ages this run's held requests (`print.backlog_max_age`) and
+    ///     times the press-mode grace (`graceMilliseconds`).
     ///   - journalWriter: writes the journal's JSON bytes to a path, durably; nil: `AtomicFile.write`
     ///     (open, write, fsync, rename). Tests pass one that records or holds writes.
     public init(settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
@@ -243,7 +252,7 @@ public final class PrintWorker: Printer {
     /// otherwise (or after a failure) tries again 5 s later.
     private func ensureReserve(_ settings: Settings.Print, nextTry: inout UInt64) {
         let path = PrintWorker.reservePath(settings.journal)
-        let t = SystemClock.monotonicNow().nanoseconds
+        let t = Monotonic.now().nanoseconds
         // Only for a booth that prints (or has printed): a booth with printing off gets no file.
         guard t >= nextTry, !settings.journal.isEmpty, settings.mode != .off || access(settings.journal, F_OK) == 0,
               access(path, F_OK) != 0 else { return }
@@ -293,19 +302,22 @@ public final class PrintWorker: Printer {
     /// Starts the "print" thread.
     public func launch() {
         shared.withLock { $0.launched = true }
-        if !OSThread.start(name: "print", { [self] in threadMain() }) {
+        if printThread.start({ [self] w in threadMain(w) }) {
+            shared.withLock { $0.threadStarted = true }
+        } else {
             log.error("print: no thread for printing (pthread_create failed: the thread limit); prints wait in the journal")
         }
-        if !OSThread.start(name: "print-watch", { [self] in watchMain() }) {
+        if !watchThread.start({ [self] w in watchMain(w) }) {
             log.error("print: no thread watching CUPS's answers (pthread_create failed: the thread limit)")
         }
     }
 
     /// Tells the observer when the health turns stale (a poll overdue) or fresh again: the print
     /// thread cannot, while it waits in libcups. Ends with the print thread.
-    private func watchMain() {
-        while !done.withLock({ $0 }) {
-            usleep(250_000)
+    private func watchMain(_ w: WorkerThread) {
+        while !printThread.hasEnded {
+            // Every 250 ms; the print thread's end finishes this one at once.
+            guard w.waitForWork(until: Monotonic.now().adding(milliseconds: 250)) == .timeout else { return }
             let flipped = shared.withLock { s -> Bool in
                 let stale = overdueSeconds(s) != nil
                 defer { s.staleSeen = stale }
@@ -325,10 +337,10 @@ public final class PrintWorker: Printer {
     /// rendered and journaled by the calling thread, so they print after the restart.
     public func stop(timeoutSeconds: Double = 5) {
         let launched = shared.withLock { s in defer { s.stopping = true }; return s.launched }
-        signal()
-        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
-        while !done.withLock({ $0 }) && Monotonic.now() < deadline { usleep(10_000) }
-        guard launched, !done.withLock({ $0 }) else { return }
+        // Wakes the thread, which sees `stopping` at the top of its loop.
+        let ended = printThread.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
+        // A thread that was never made ended nothing: its inbox is journaled here too.
+        guard launched, !ended || !shared.withLock({ $0.threadStarted }) else { return }
         let (ops, settings) = shared.withLock { s in defer { s.inbox = [] }; return (s.inbox, s.settings) }
         let requests = ops.filter { if case .request = $0 { true } else { false } }
         guard !requests.isEmpty else { return }
@@ -481,7 +493,7 @@ public final class PrintWorker: Printer {
     /// Seconds the poll under way has taken, when over the deadline (and the worker is not stopping).
     private func overdueSeconds(_ s: Shared) -> Double? {
         guard !s.stopping, let since = s.pollSince else { return nil }
-        let elapsed = Double(SystemClock.monotonicNow().nanoseconds &- since) / 1e9
+        let elapsed = Double(Monotonic.now().nanoseconds &- since) / 1e9
         return elapsed > PrintWorker.pollDeadlineSeconds(s.settings) ? elapsed : nil
     }
     /// Health polls done (tests wait on it).
@@ -523,20 +535,18 @@ public final class PrintWorker: Printer {
         signal()
     }
 
-    private func signal() {
-        wake.lock()
-        wake.signal()
-        wake.unlock()
-    }
+    /// Wakes the print thread for another round (never called with `shared` held: the thread's wait
+    /// reads `shared` under the worker's lock).
+    private func signal() { printThread.wake() }
 
     // MARK: The print thread
 
-    private func threadMain() {
+    private func threadMain(_ w: WorkerThread) {
         var connection: CUPSConnection?
         var renderer: PrintRenderer?
         var nextReserveTry: UInt64 = 0
         var nextPageTry: UInt64 = 0
-        defer { done.withLock { $0 = true } }
+        defer { watchThread.finish(timeoutMilliseconds: 0) }
         while true {
             let (ops, stopping, settings, reconnect) = shared.withLock { s in
                 defer { s.inbox = []; s.reconnect = false }
@@ -556,9 +566,9 @@ public final class PrintWorker: Printer {
             // A journal an earlier write could not store, the journal's reserve, then pages the spool
             // had no room for: those only while the reserve is there (the room it gave is the journal's).
             if persistIfBehind() { ensureReserve(settings, nextTry: &nextReserveTry) }
-            if !shared.withLock({ $0.reserveReleased }), SystemClock.monotonicNow().nanoseconds >= nextPageTry {
+            if !shared.withLock({ $0.reserveReleased }), Monotonic.now().nanoseconds >= nextPageTry {
                 if !writePendingPages(settings: settings, renderer: &renderer) {
-                    nextPageTry = SystemClock.monotonicNow().nanoseconds + 2_000_000_000
+                    nextPageTry = Monotonic.now().nanoseconds + 2_000_000_000
                 }
                 persistIfBehind()
             }
@@ -567,18 +577,16 @@ public final class PrintWorker: Printer {
                 return
             }
             poll(settings: settings, connection: &connection)
-            wake.lock()
-            let (idle, graceEnds) = shared.withLock { ($0.inbox.isEmpty && !$0.stopping, $0.notBefore.values.min()) }
-            if idle {
-                // The next poll, or sooner when a request's grace ends before it.
-                var seconds = Double(settings.pollIntervalMilliseconds) / 1000
-                if let graceEnds {
-                    let t = SystemClock.monotonicNow().nanoseconds
-                    seconds = min(seconds, graceEnds > t ? max(0.01, Double(graceEnds - t) / 1e9) : 0.01)
-                }
-                _ = wake.wait(milliseconds: seconds * 1000)
+            // The next poll, or sooner when a request's grace ends before it (on the worker's clock); at
+            // once when something was asked for, or a stop, meanwhile.
+            var seconds = Double(settings.pollIntervalMilliseconds) / 1000
+            if let graceEnds = shared.withLock({ $0.notBefore.values.min() }) {
+                let t = clock.now().nanoseconds
+                seconds = min(seconds, graceEnds > t ? max(0.01, Double(graceEnds - t) / 1e9) : 0.01)
             }
-            wake.unlock()
+            _ = w.waitForWork(until: Monotonic.now().adding(milliseconds: Int64((seconds * 1000).rounded(.up)))) {
+                shared.withLock { !$0.inbox.isEmpty || $0.stopping }
+            }
         }
     }
 
@@ -610,7 +618,7 @@ public final class PrintWorker: Printer {
                         s.journal.requests[i].renderPending = true
                         s.journal.requests[i].photo = captureID.flatMap { s.savedPaths[$0] }
                     }
-                    if grace > 0 { s.notBefore[r.id] = SystemClock.monotonicNow().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
+                    if grace > 0 { s.notBefore[r.id] = clock.now().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
                 }
                 if shared.withLock({ $0.reserveReleased }) {
@@ -752,7 +760,7 @@ public final class PrintWorker: Printer {
     private func poll(settings: Settings.Print, connection: inout CUPSConnection?) {
         let active = settings.mode != .off || shared.withLock { s in s.journal.requests.contains { $0.state.isLive } }
         guard active else { return }
-        shared.withLock { $0.pollSince = SystemClock.monotonicNow().nanoseconds }
+        shared.withLock { $0.pollSince = Monotonic.now().nanoseconds }
         defer { shared.withLock { $0.pollSince = nil } }
         defer { shared.withLock { $0.polls += 1 } }
         if connection == nil {
@@ -834,7 +842,7 @@ public final class PrintWorker: Printer {
         // A stop asked for while this poll waited in libcups: nothing more is submitted by this thread.
         guard connection != nil, !shared.withLock({ $0.stopping }) else { return }
         let next = shared.withLock { s in
-            let t = SystemClock.monotonicNow().nanoseconds
+            let t = clock.now().nanoseconds
             s.notBefore = s.notBefore.filter { $0.value > t }
             return s.journal.toSubmit(pendingLimit: settings.pendingLimit, health: s.health).filter { s.notBefore[$0.id] == nil }
         }

@@ -13,14 +13,13 @@ final class PictureDelivery: Sendable {
 
     private final class Lane: Sendable {
         let sink: any PictureSink
-        let wake = MonotonicCondition()
-        struct Queue {
-            var waiting: [SavedPicture] = []
-            var busy = false
-            var stop = false
+        let queue: WorkQueue<SavedPicture>
+        /// ``PictureDelivery/finish(timeoutSeconds:)`` is done with this lane: nothing more is queued.
+        let stopped = Mutex(false)
+        init(sink: any PictureSink) {
+            self.sink = sink
+            queue = WorkQueue(name: "sink-\(sink.sinkName)")
         }
-        let queue = Mutex(Queue())
-        init(sink: any PictureSink) { self.sink = sink }
     }
 
     private let lanes: [Lane]
@@ -35,7 +34,7 @@ final class PictureDelivery: Sendable {
     func launch() {
         for lane in lanes {
             let log = self.log
-            if !OSThread.start(name: "sink-\(lane.sink.sinkName)", { PictureDelivery.run(lane) }) {
+            if !lane.queue.start({ [sink = lane.sink] picture in sink.pictureSaved(picture) }) {
                 log.error("\(lane.sink.sinkName): no thread for its pictures (pthread_create failed: the thread limit); it gets none")
             }
         }
@@ -44,15 +43,13 @@ final class PictureDelivery: Sendable {
     /// Queues `picture` for every sink; returns at once (any thread).
     func deliver(_ picture: SavedPicture) {
         for lane in lanes {
-            let dropped = lane.queue.withLock { q -> SavedPicture? in
-                guard !q.stop else { return nil }
-                q.waiting.append(picture)
-                return q.waiting.count > PictureDelivery.queueLimit ? q.waiting.removeFirst() : nil
+            // Checked and queued under the lane's flag, so nothing is queued after the lane's finish.
+            let dropped = lane.stopped.withLock { stopped -> SavedPicture? in
+                stopped ? nil : lane.queue.send(picture, keepingAtMost: PictureDelivery.queueLimit)
             }
             if let dropped {
                 log.error("\(lane.sink.sinkName): \(PictureDelivery.queueLimit) pictures waiting; \(dropped.path) not handed to it")
             }
-            lane.wake.lock(); lane.wake.signal(); lane.wake.unlock()
         }
     }
 
@@ -61,33 +58,9 @@ final class PictureDelivery: Sendable {
     func finish(timeoutSeconds: Double) {
         let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         for lane in lanes {
-            lane.wake.lock()
-            while lane.queue.withLock({ !$0.waiting.isEmpty || $0.busy }) {
-                if !lane.wake.wait(until: deadline) { break }
-            }
-            let left = lane.queue.withLock { q in defer { q.stop = true; q.waiting = [] }; return q.waiting.count }
-            lane.wake.broadcast()
-            lane.wake.unlock()
+            lane.queue.finish(timeoutMilliseconds: Int64(max(0, deadline.milliseconds(since: Monotonic.now()))))
+            let left = lane.stopped.withLock { stopped in stopped = true; return lane.queue.cancelWaiting().count }
             if left > 0 { log.warning("\(lane.sink.sinkName): \(counted(left, "picture")) not handed to it when stopping") }
-        }
-    }
-
-    private static func run(_ lane: Lane) {
-        while true {
-            lane.wake.lock()
-            while lane.queue.withLock({ $0.waiting.isEmpty && !$0.stop }) { lane.wake.wait() }
-            let next = lane.queue.withLock { q -> SavedPicture? in
-                guard !q.stop, !q.waiting.isEmpty else { return nil }
-                q.busy = true
-                return q.waiting.removeFirst()
-            }
-            lane.wake.unlock()
-            guard let next else { return }
-            lane.sink.pictureSaved(next)
-            lane.wake.lock()
-            lane.queue.withLock { $0.busy = false }
-            lane.wake.broadcast()
-            lane.wake.unlock()
         }
     }
 }

@@ -17,9 +17,7 @@ public final class StorageWorker: Sendable {
     private let clock: any MonotonicClock
     private let log: Logger
     private let post: @Sendable (BoothEvent) -> Void
-    private let queue = Mutex<[Job]>([])
-    private let wake = MonotonicCondition()
-    private let idle = Mutex(true)
+    private let queue = WorkQueue<Job>(name: "storage")
     private let minFree: Mutex<UInt64>
     private let savedCount = Mutex(0)
     private let mount: Mutex<String>
@@ -27,7 +25,7 @@ public final class StorageWorker: Sendable {
     /// Where the latest saves went, by capture id (the newest 64), for ``delete(captureIDs:)``.
     private let savedPaths = Mutex<[(id: UInt64, path: String)]>([])
 
-    enum Job: Sendable { case save(UInt64), delete([UInt64]), retry, shutdown }
+    enum Job: Sendable { case save(UInt64), delete([UInt64]), retry }
 
     /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
     /// - Parameter mount: `storage.mount`: removable media that must be mounted under the photos (empty: none).
@@ -47,7 +45,7 @@ public final class StorageWorker: Sendable {
     }
 
     public func launch() {
-        if !OSThread.start(name: "storage", { [self] in run() }) {
+        if !queue.start({ [self] job in run(job) }) {
             log.error("storage: no thread for saving photos (pthread_create failed: the thread limit); the watchdog restarts the booth")
         }
     }
@@ -89,41 +87,20 @@ public final class StorageWorker: Sendable {
     /// Returns false when saves were still in flight at the deadline.
     @discardableResult
     public func finish(timeoutSeconds: Double) -> Bool {
-        enqueue(.shutdown)
-        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
-        wake.lock()
-        defer { wake.unlock() }
-        while !(idle.withLock { $0 } && queue.withLock { $0.isEmpty }) {
-            if !wake.wait(until: deadline) { return false }
-        }
-        return true
+        queue.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
     }
 
-    private func enqueue(_ job: Job) {
-        queue.withLock { $0.append(job) }
-        wake.lock(); wake.broadcast(); wake.unlock()
-    }
+    private func enqueue(_ job: Job) { queue.send(job) }
 
-    private func run() {
-        while true {
-            wake.lock()
-            while queue.withLock({ $0.isEmpty }) { heartbeat.waiting(); wake.wait() }
-            heartbeat.turn(at: clock.now())
-            let job = queue.withLock { $0.removeFirst() }
-            idle.withLock { $0 = false }
-            wake.unlock()
-            switch job {
-            case let .save(id): saveOne(id)
-            case let .delete(ids): deleteSaved(ids)
-            case .retry: retryHeld()
-            case .shutdown: break
-            }
-            wake.lock()
-            idle.withLock { $0 = true }
-            wake.broadcast()
-            wake.unlock()
-            if case .shutdown = job { return }
+    /// One job on the storage thread; the heartbeat turns as it starts and waits once nothing is left.
+    private func run(_ job: Job) {
+        heartbeat.turn(at: clock.now())
+        switch job {
+        case let .save(id): saveOne(id)
+        case let .delete(ids): deleteSaved(ids)
+        case .retry: retryHeld()
         }
+        if queue.pending <= 1 { heartbeat.waiting() }
     }
 
     @discardableResult

@@ -20,12 +20,9 @@ public final class StatsStore: StatsRecording {
         var stats: BoothStats
         var lastCounters = BoothCounters()
         var dirty = false
-        var writing = false
-        var open = false
-        var stop = false
     }
     private let state: Mutex<State>
-    private let wake = MonotonicCondition()
+    private let writer = WorkerThread(name: "stats")
 
     /// The stats file's name inside the photos directory.
     public static let fileName = ".photobooth-stats.json"
@@ -58,11 +55,10 @@ public final class StatsStore: StatsRecording {
         let found = StatsStore.reconcile(&stats, photos: StatsStore.captureFiles(in: directory))
         if found > 0 { note += "; \(found) session(s) found in the photos that the totals missed were added" }
         log.info(note)
-        state.withLock { $0.stats = stats; $0.open = true; $0.dirty = true }
-        if !OSThread.start(name: "stats", { [self] in writerLoop() }) {
+        state.withLock { $0.stats = stats; $0.dirty = true }
+        if !writer.start({ [self] w in writerLoop(w) }) {
             log.error("stats: no thread for writing the totals (pthread_create failed: the thread limit); they are not saved")
         }
-        wake.lock(); wake.signal(); wake.unlock()
     }
 
     /// Adds the change since the previous call (`counters` are the runtime's counts since start) and
@@ -76,7 +72,7 @@ public final class StatsStore: StatsRecording {
             s.dirty = true
             return true
         }
-        if changed { wake.lock(); wake.signal(); wake.unlock() }
+        if changed { writer.wake() }
     }
 
     /// Zeroes the totals and restarts `since`; returns the totals as they were.
@@ -90,7 +86,7 @@ public final class StatsStore: StatsRecording {
             s.dirty = true
             return old
         }
-        wake.lock(); wake.signal(); wake.unlock()
+        writer.wake()
         log.notice("stats reset (were \(old.sessions) sessions since \(StatsStore.dateText(old.since)))")
         return old
     }
@@ -100,26 +96,17 @@ public final class StatsStore: StatsRecording {
 
     /// Writes what is pending and stops the writer; waits up to `timeoutSeconds`.
     public func finish(timeoutSeconds: Double = 2) {
-        state.withLock { $0.stop = true }
-        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
-        wake.lock()
-        wake.broadcast()
-        while state.withLock({ $0.open && ($0.dirty || $0.writing) }) {
-            if !wake.wait(until: deadline) { break }
-        }
-        wake.unlock()
+        writer.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
     }
 
-    private func writerLoop() {
-        while true {
-            wake.lock()
-            while state.withLock({ !$0.dirty && !$0.stop }) { wake.wait() }
-            let (snapshot, stop) = state.withLock { s -> (BoothStats?, Bool) in
+    /// The writer thread: writes the totals each time they are marked, until ``finish(timeoutSeconds:)``
+    /// is asked and nothing is left to write.
+    private func writerLoop(_ w: WorkerThread) {
+        while w.waitForWork({ state.withLock { $0.dirty } }) != .stop {
+            let snapshot = state.withLock { s -> BoothStats? in
                 defer { s.dirty = false }
-                s.writing = s.dirty
-                return (s.dirty ? s.stats : nil, s.stop)
+                return s.dirty ? s.stats : nil
             }
-            wake.unlock()
             if let snapshot {
                 do {
                     let data = try AtomicFile.jsonEncoder(pretty: true).encode(snapshot)
@@ -128,11 +115,6 @@ public final class StatsStore: StatsRecording {
                     log.warning("stats not saved: \(error)")
                 }
             }
-            wake.lock()
-            state.withLock { $0.writing = false }
-            wake.broadcast()
-            wake.unlock()
-            if stop && !state.withLock({ $0.dirty }) { return }
         }
     }
 

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothControl
 import BoothCore
 import BoothDeviceListing

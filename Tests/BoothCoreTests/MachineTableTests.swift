@@ -121,6 +121,10 @@ enum MachineTable {
             .captureSucceeded(id: cap), .idle, lateCapture(cap)),
         row(.idleAfterSession, "late capture failed of the ended session: ignored",
             .captureFailed(id: cap, message: "EIO", at: T), .idle, []),
+        // After a composed picture's review: its save arriving now is the picture's, not a capture's.
+        row(.idleAfterPicture, "saved of the ended session's picture: logged as the picture's",
+            .saved(captureID: pic, path: photoPath), .idle,
+            [.log(.debug, "picture {picture} saved to \(photoPath)")]),
         row(.idleAfterSession, "the press's storage check answered (fine): → a new session",
             .storageChecked(pressID: 3, at: T, refusal: nil, fault: nil), .preview,
             [.beginSession, .show(.preview), .setLED(.steady), .startTimer(token: tok1, milliseconds: 2000)]),

@@ -389,6 +389,8 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
     case composingDeferredFault
     /// Review of picture 4, composed from captures 1–3.
     case reviewPicture
+    /// Idle after picture 4's review ended, its `saved` not arrived yet.
+    case idleAfterPicture
     /// One shot with a composer: capture 1.
     case captureSingleComposed
     /// One shot with a composer: composing picture 2 from capture 1.
@@ -573,6 +575,10 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
             var d = Start.composing.reach()
             d.send(.composed(pictureID: d.lastPicture))
             return d
+        case .idleAfterPicture:
+            var d = Start.reviewPicture.reach()
+            d.fireTimer()
+            return d
         case .captureSingleComposed:
             return Start.captureWith(singleComposedConfig)
         case .composingSingle:
@@ -662,7 +668,7 @@ enum Start: String, CaseIterable, Sendable, CustomStringConvertible {
         case .fault, .faultRefused, .faultBackedOff: .fault(reasons: [.camera: cameraLost])
         case .fault2: .fault(reasons: [.camera: cameraLost, .storage: storageGone])
         case .stopped: .stopped
-        case .idleAutoPress: .idle
+        case .idleAutoPress, .idleAfterPicture: .idle
         case .reviewWithAutoPress: .review(pictureID: 1)
         case .faultAutoPressArrived: .fault(reasons: [.camera: cameraLost])
         }

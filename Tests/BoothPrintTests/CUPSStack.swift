@@ -1,3 +1,4 @@
+import BoothClock
 import Testing
 import BoothCore
 import BoothPorts
@@ -33,7 +34,7 @@ func run(_ path: String, _ args: [String], env: [String: String] = [:]) -> (Int3
 /// Waits for `pid`; its exit status, or 128 + the signal that ended it.
 func waitFor(_ pid: pid_t) -> Int32 {
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    _ = retryingEINTR { waitpid(pid, &status, 0) }
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
 }
 

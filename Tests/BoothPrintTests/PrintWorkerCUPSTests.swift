@@ -124,6 +124,25 @@ struct PrintWorkerCUPSTests {
         #expect(rig.stack.printed().count == 1)
     }
 
+    @Test("a print's grace (press mode's long press) runs on the worker's clock: held while that clock is inside it, submitted once it has passed")
+    func graceOnTheWorkersClock() async throws {
+        if let why = missingCUPSTools() { Issue.record("missing prerequisite: \(why)"); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let rig = try PrintRig()
+        defer { rig.stop() }
+        #expect(await eventually { rig.worker.polls > 0 && rig.worker.health.allowsSubmission })
+        rig.worker.request(jpeg: photo, captureID: 1, source: "session 1", graceMilliseconds: 60_000)
+        #expect(await eventually { rig.states() == [.held] }, "\(rig.states())")
+        // Polls every 200 ms: several go by in real time, none submits while the worker's clock stands still.
+        let polls = rig.worker.polls
+        #expect(await eventually { rig.worker.polls >= polls + 4 })
+        #expect(rig.states() == [.held], "not submitted inside the grace")
+        #expect(try rig.stack.jobs().isEmpty, "nothing at CUPS inside the grace")
+        rig.monotonic.advance(milliseconds: 60_001)
+        #expect(await eventually { rig.states() == [.completed] }, "\(rig.logs.text)")
+        #expect(rig.stack.printed().count == 1)
+    }
+
     @Test("backlog age is monotonic: the wall clock set a year forward (NTP on a booth without a real-time clock) drops no held request")
     func backlogAgeIgnoresTheWallClock() async throws {
         if let why = missingCUPSTools() { print(why); return }

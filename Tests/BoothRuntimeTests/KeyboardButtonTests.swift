@@ -121,9 +121,9 @@ func threadCount(named name: String) -> Int {
         #expect(button.ended == "input ended")
 
         // The booth still runs: presses from elsewhere (auto-press, the control socket) work.
-        booth.runtime.loop.post(.press(id: 1_000, at: SystemClock.monotonicNow()))
+        booth.runtime.loop.post(.press(id: 1_000, at: Monotonic.now()))
         try #require(await eventually { booth.state.isPreview })
-        booth.runtime.loop.post(.press(id: 1_001, at: SystemClock.monotonicNow()))
+        booth.runtime.loop.post(.press(id: 1_001, at: Monotonic.now()))
         #expect(await eventually { booth.runtime.counters.completed == 2 }, "\(booth.logText)")
         #expect(await eventually { savedCaptures(in: settings.storage.dir).count == 2 })
     }

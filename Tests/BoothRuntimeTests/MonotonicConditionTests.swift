@@ -94,6 +94,47 @@ import Testing
         #expect(!done.withLock { $0.contains(99) }, "a job sent after finish is not run")
     }
 
+    @Test func aQueueKeptAtALimitDropsItsOldestWaitingJobNotTheRunningOne() {
+        let queue = WorkQueue<Int>(name: "limit-queue")
+        let release = Mutex(false), started = Mutex(false), done = Mutex<[Int]>([])
+        queue.start { n in
+            started.withLock { $0 = true }
+            while !release.withLock({ $0 }) { usleep(1_000) }
+            done.withLock { $0.append(n) }
+        }
+        #expect(queue.send(0, keepingAtMost: 2) == nil)
+        #expect(Self.within(5_000) { started.withLock { $0 } }, "job 0 runs and holds the thread")
+        #expect(queue.send(1, keepingAtMost: 2) == nil)
+        #expect(queue.send(2, keepingAtMost: 2) == nil)
+        #expect(queue.send(3, keepingAtMost: 2) == 1, "three waiting: the oldest waiting one goes")
+        #expect(queue.send(4, keepingAtMost: 2) == 2)
+        #expect(queue.pending == 3, "the running job and two waiting")
+        release.withLock { $0 = true }
+        #expect(queue.finish(timeoutMilliseconds: 10_000))
+        #expect(done.withLock { $0 } == [0, 3, 4])
+    }
+
+    @Test func cancelWaitingTakesTheQueuedJobsAndLetsTheRunningOneEnd() {
+        let queue = WorkQueue<Int>(name: "cancel-queue")
+        let release = Mutex(false), started = Mutex(false), done = Mutex<[Int]>([])
+        queue.start { n in
+            started.withLock { $0 = true }
+            while !release.withLock({ $0 }) { usleep(1_000) }
+            done.withLock { $0.append(n) }
+        }
+        queue.send(0)
+        #expect(Self.within(5_000) { started.withLock { $0 } })
+        queue.send(1)
+        queue.send(2)
+        #expect(!queue.finish(timeoutMilliseconds: 20), "job 0 still runs")
+        #expect(queue.cancelWaiting() == [1, 2])
+        #expect(queue.pending == 1)
+        release.withLock { $0 = true }
+        #expect(queue.finish(timeoutMilliseconds: 10_000), "the running job ends, then the thread")
+        #expect(done.withLock { $0 } == [0], "the cancelled jobs never ran")
+        #expect(queue.cancelWaiting().isEmpty)
+    }
+
     @Test func finishGivesUpAtItsTimeoutWhileAJobRuns() {
         let queue = WorkQueue<Int>(name: "slow-queue")
         let release = Mutex(false), started = Mutex(false)

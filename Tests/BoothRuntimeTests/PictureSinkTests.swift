@@ -122,4 +122,29 @@ final class RecordingPictureSink: PictureSink {
         #expect(stuck.pictures.map(\.path) == other.pictures.map(\.path))
         #expect(stuck.pictures.map(\.path) == savedCaptures(in: settings.storage.dir))
     }
+
+    @Test("a sink more than 32 pictures behind loses its oldest waiting one (logged); at the stop what still waits is counted and never handed to it")
+    func aSinkFarBehindLosesItsOldestWaitingPicture() async throws {
+        let gate = SinkGate()
+        let sink = RecordingPictureSink(name: "slow", gate: gate)
+        let logs = LogRecorder()
+        let delivery = PictureDelivery(sinks: [sink], log: logs.logger())
+        delivery.launch()
+        defer { gate.release() }
+        func picture(_ n: Int) -> SavedPicture {
+            SavedPicture(path: "/nowhere/p\(n).jpg", session: n, shot: 1, kind: .capture, captureID: UInt64(n), bytes: [])
+        }
+        delivery.deliver(picture(0))
+        try #require(await eventually { gate.held == 1 }, "the sink holds picture 0")
+        for n in 1...33 { delivery.deliver(picture(n)) }
+        #expect(logs.all == ["<3>slow: 32 pictures waiting; /nowhere/p1.jpg not handed to it"])
+        delivery.finish(timeoutSeconds: 0.05)
+        #expect(logs.all.last == "<4>slow: 32 pictures not handed to it when stopping")
+        delivery.deliver(picture(34))
+        gate.release()
+        #expect(await eventually { gate.held == 0 })
+        usleep(50_000)
+        #expect(sink.pictures.map(\.session) == [0], "nothing after the stop, nothing that waited at it")
+        #expect(logs.all.count == 2, "a picture delivered after the stop is neither queued nor logged")
+    }
 }

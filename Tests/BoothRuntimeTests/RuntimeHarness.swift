@@ -339,7 +339,7 @@ extension TestBooth {
 extension ManualClock {
     /// A manual clock that starts at the real `CLOCK_MONOTONIC` now, so instants from the real clock
     /// elsewhere (a screen's age check of the live frame) are near it until the test moves it.
-    static func startingNow() -> ManualClock { ManualClock(start: SystemClock.monotonicNow()) }
+    static func startingNow() -> ManualClock { ManualClock(start: Monotonic.now()) }
 }
 
 /// Polls `condition` every 10 ms until it holds or `timeoutSeconds` passed; returns whether it held.

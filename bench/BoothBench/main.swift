@@ -50,16 +50,16 @@ func loopRate(fps: Double, seconds: Double) throws -> (Double, Int) {
                                        framesPerSecond: fps))
     defer { camera.stop() }
     var selector = CaptureFrameSelector()
-    let start = SystemClock.monotonicNow()
+    let start = Monotonic.now()
     var frames = 0
     var lastSeq: UInt32 = 0
-    while SystemClock.monotonicNow().milliseconds(since: start) < seconds * 1000 {
+    while Monotonic.now().milliseconds(since: start) < seconds * 1000 {
         guard let frame = try camera.nextFrame(timeoutMilliseconds: 200) else { continue }
         _ = selector.feed(frame)
         lastSeq = frame.sequence
         frames += 1
     }
-    let elapsed = SystemClock.monotonicNow().milliseconds(since: start) / 1000
+    let elapsed = Monotonic.now().milliseconds(since: start) / 1000
     return (Double(frames) / elapsed, Int(lastSeq))
 }
 

@@ -47,6 +47,10 @@ public struct BoothMachine: Sendable {
     public private(set) var autoPressPending = false
     /// Pictures whose print waits for their `saved` (``BoothEvent/printWaitsForSave(pictureID:)``).
     public private(set) var printsAwaitingSave: Set<UInt64> = []
+    /// Composed pictures asked for (``BoothCommand/compose(pictureID:captures:)``) whose `saved` has
+    /// not arrived, so a save that comes after the review ended is still logged as the picture's (the
+    /// newest 64; a compose that failed is dropped).
+    private var unsavedPictures: [UInt64] = []
 
     /// The token of the one timer that is current; any other token is stale.
     public private(set) var timerToken: UInt64 = 0
@@ -154,6 +158,7 @@ public struct BoothMachine: Sendable {
             out.append(.log(.info, "the session's picture composed from captures \(idList(sessionCaptures))"))
             enterReview(pictureID: pictureID, into: &out)
         case let .composeFailed(pictureID, message):
+            unsavedPictures.removeAll { $0 == pictureID }
             guard case .composing(pictureID) = state else { return }
             out += [.log(.error, "the session's picture not composed: \(message)"), .endSession(.failed)]
             leaveSession(notice: BoothMachine.composeFailedNotice, into: &out)
@@ -162,9 +167,12 @@ public struct BoothMachine: Sendable {
             out.append(.log(.warning, "capture \(id) failed: \(message)"))
             captureAttemptFailed(attempt: attempt, at: at, into: &out)
         case let .saved(captureID, path):
-            let picture = (state == .composing(pictureID: captureID) || state == .review(pictureID: captureID))
+            let inSession = (state == .composing(pictureID: captureID) || state == .review(pictureID: captureID))
                 && !sessionCaptures.contains(captureID)
-            out.append(.log(.debug, "\(picture ? "the session's picture" : "capture \(captureID)") saved to \(path)"))
+            let composed = unsavedPictures.contains(captureID)
+            unsavedPictures.removeAll { $0 == captureID }
+            let name = inSession ? "the session's picture" : composed ? "picture \(captureID)" : "capture \(captureID)"
+            out.append(.log(.debug, "\(name) saved to \(path)"))
             if printsAwaitingSave.remove(captureID) != nil {
                 out.append(.printSaved(pictureID: captureID, path: path))
             }
@@ -401,6 +409,8 @@ public struct BoothMachine: Sendable {
             let pictureID = nextCaptureID
             nextCaptureID &+= 1
             state = .composing(pictureID: pictureID)
+            unsavedPictures.append(pictureID)
+            if unsavedPictures.count > 64 { unsavedPictures.removeFirst(unsavedPictures.count - 64) }
             out += [.save(captureID: id), .compose(pictureID: pictureID, captures: sessionCaptures)]
             startTimer(config.composeTimeoutMilliseconds, into: &out)
         }
