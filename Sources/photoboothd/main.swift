@@ -1,4 +1,5 @@
 import BoothCore
+import BoothLayout
 import BoothPorts
 import BoothRuntime
 import Dispatch

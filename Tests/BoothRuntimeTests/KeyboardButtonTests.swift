@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
+@testable import photoboothd
 
 /// A pipe standing in for the terminal.
 final class TestPipe: Sendable {

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
+@testable import photoboothd
 
 /// What the test booth's reloader returns.
 final class ReloadBox: Sendable {
