@@ -49,18 +49,19 @@ let package = Package(
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
-        // Runs the core's commands against the devices.
-        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothCamera", "BoothGPIO", "BoothPrint",
-                                                     "BoothStorage", "BoothDisplay", "BoothLayout", "CSysShims"]),
+        // Runs the core's commands against the ports: the loop, the command interpreter, the workers.
+        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock"]),
         // The control socket, its protocol, `status` and the command dispatch (Sources/BoothControl/BoothControl.swift).
         .target(name: "BoothControl", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"]),
         // `devices`: the machine's cameras, GPIO chips and CUPS destinations as BoothControl's DeviceReport.
         .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothPrint"]),
 
-        .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime",
-                                                              "BoothControl", "BoothDeviceListing", "BoothJPEG"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothRuntime",
-                                                                "BoothControl", "BoothDeviceListing"]),
+        // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
+        .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
+                                                              "BoothGPIO", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
+                                                              "BoothStorage", "BoothControl", "BoothDeviceListing"]),
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
+                                                                "BoothRuntime", "BoothControl", "BoothDeviceListing"]),
 
         // Benchmarks (bench/run), not part of the tests.
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
@@ -74,12 +75,12 @@ let package = Package(
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime",
-                                                       "BoothControl", "BoothDeviceListing"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
+                                                       "BoothControl", "BoothDeviceListing", "photoboothd"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime",
-                                                     "BoothControl"],
+                                                     "BoothControl", "photoboothd"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6]

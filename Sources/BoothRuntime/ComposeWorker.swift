@@ -1,7 +1,6 @@
 import BoothClock
 import BoothCore
 import BoothPorts
-import BoothJPEG
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -16,10 +15,23 @@ public protocol PictureComposing: Sendable {
     ///   - captures: the session's captures in shot order (1 to 4), each an upright JPEG file's
     ///     bytes (camera.rotation already applied, EXIF orientation 1 or none).
     ///   - takenAt: the wall-clock time of the session (for a date in the footer).
-    /// - Returns: the picture as JPEG file bytes.
-    /// - Throws: any error (a capture that does not decode, a layout that cannot be drawn); the
-    ///   session then ends as failed and its captures stay on disk.
-    func composePicture(captures: [[UInt8]], takenAt: Date) throws -> [UInt8]
+    /// - Returns: the picture: its JPEG file's bytes and its size in pixels.
+    /// - Throws: any error (a capture that does not decode, a layout that cannot be drawn, an output
+    ///   that is not a JPEG); the session then ends as failed and its captures stay on disk.
+    func composePicture(captures: [[UInt8]], takenAt: Date) throws -> ComposedPicture
+}
+
+/// What a ``PictureComposing`` made: the picture as a JPEG file, and its size.
+public struct ComposedPicture: Sendable, Equatable {
+    /// The JPEG file's bytes.
+    public var jpeg: [UInt8]
+    /// Its width and height in pixels (the JPEG's frame header's).
+    public var size: FrameSize
+
+    public init(jpeg: [UInt8], size: FrameSize) {
+        self.jpeg = jpeg
+        self.size = size
+    }
 }
 
 /// Runs ``PictureComposing`` on a thread of its own, so composing (tens of milliseconds at print
@@ -87,27 +99,27 @@ final class ComposeWorker: Sendable {
                                 message: "no picture composer: \(job.captures.count) captures cannot be made one picture"))
             return
         }
-        let jpeg: [UInt8]
+        let picture: ComposedPicture
         do {
-            jpeg = try composer.composePicture(captures: job.captures, takenAt: job.takenAt)
+            picture = try composer.composePicture(captures: job.captures, takenAt: job.takenAt)
         } catch {
             log.error("session \(job.session)'s picture: composing \(job.captures.count) capture(s) failed: \(error)")
             post(.composeFailed(pictureID: job.pictureID, message: "\(error)"))
             return
         }
         let done = clock.now()
-        let header = (try? JPEGDecoder()).flatMap { try? $0.header(jpeg) }
-        guard let header else {
-            log.error("session \(job.session)'s picture: the composer returned \(jpeg.count) bytes that are not a JPEG")
-            post(.composeFailed(pictureID: job.pictureID, message: "the composer's output is not a JPEG"))
+        let jpeg = picture.jpeg
+        guard !jpeg.isEmpty, picture.size.width > 0, picture.size.height > 0 else {
+            log.error("session \(job.session)'s picture: the composer returned \(jpeg.count) bytes of \(picture.size), not a picture")
+            post(.composeFailed(pictureID: job.pictureID, message: "the composer's output is not a picture"))
             return
         }
         captures.assign(id: job.pictureID, session: job.session, shot: 0)
         captures.put(CaptureRecord(id: job.pictureID, session: job.session, shot: 0, jpeg: jpeg,
                                    trigger: job.lastFrameAt, frameTimestamp: job.lastFrameAt, readyAt: done,
-                                   size: header.size, format: .mjpeg, passedThrough: false))
+                                   size: picture.size, format: .mjpeg, passedThrough: false))
         captures.shelve(pictureID: job.pictureID, jpeg: jpeg)
-        log.info("session \(job.session)'s picture composed: \(header.size) from \(job.captures.count) capture(s), "
+        log.info("session \(job.session)'s picture composed: \(picture.size) from \(job.captures.count) capture(s), "
                  + "\(jpeg.count) bytes in \(format(done.milliseconds(since: start))) ms; "
                  + "last frame to composed \(format(done.milliseconds(since: job.lastFrameAt))) ms")
         post(.composed(pictureID: job.pictureID))

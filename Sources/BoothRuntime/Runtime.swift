@@ -1,7 +1,6 @@
 import BoothClock
 import BoothCore
 import BoothPorts
-import BoothDisplay
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -46,7 +45,9 @@ public struct RuntimeOptions: Sendable {
     }
 }
 
-/// Makes the devices for a set of settings: real ones for the booth, simulated ones for `--simulate`.
+/// Makes the devices for a set of settings: real ones for the booth, simulated ones for `--simulate`,
+/// a test's own. The runtime's port of construction: it names only ports, so the runtime never sees a
+/// concrete device; photoboothd's wiring (DeviceFactories.swift) fills it with the device modules' kinds.
 public struct DeviceFactory: Sendable {
     /// The camera for a set of settings (the source resolved by `camera.backend`, or a test's own),
     /// with the runtime's clock and log; called once, at the runtime's start (and by `--check`).
@@ -65,31 +66,34 @@ public struct DeviceFactory: Sendable {
     /// False when `led` never opens a line by design (`--simulate`): a configured `led.line` is then
     /// not retried.
     public var opensLED: Bool
+    /// The photos directory for `storage.dir` (an absolute or relative path), made once at start.
+    public var photoStorage: @Sendable (String) -> any PhotoStorage
+    /// The totals across restarts, kept in the directory given (`storage.dir`), made once at start.
+    public var stats: @Sendable (String, Logger) -> any StatsRecording
+    /// The printer for `[print]`, made once at start. Its arguments: the settings, the log, the wall
+    /// clock in seconds since 1970 (the journal's times) and the monotonic clock that ages this run's
+    /// held requests.
+    public var printer: @Sendable (Settings.Print, Logger, @escaping @Sendable () -> Double, any MonotonicClock) -> any Printer
 
-    /// Screens that take the booth's one orientation source.
+    /// Every part given: no defaults here, the concrete kinds are the wiring's.
     public init(cameraSource camera: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> any CameraSource,
                 button: @escaping @Sendable (Settings) -> any ButtonDevice,
                 led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
                 screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
-                opensLED: Bool = true,
-                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+                opensLED: Bool,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource,
+                photoStorage: @escaping @Sendable (String) -> any PhotoStorage,
+                stats: @escaping @Sendable (String, Logger) -> any StatsRecording,
+                printer: @escaping @Sendable (Settings.Print, Logger, @escaping @Sendable () -> Double, any MonotonicClock) -> any Printer) {
         self.camera = camera
         self.button = button
         self.led = led
         self.screens = screens
         self.opensLED = opensLED
         self.orientation = orientation
-    }
-
-    /// Screens that do not turn (tests): `displays` ignores the orientation source.
-    public init(cameraSource camera: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> any CameraSource,
-                button: @escaping @Sendable (Settings) -> any ButtonDevice,
-                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
-                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
-                opensLED: Bool = true,
-                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
-        self.init(cameraSource: camera, button: button, led: led, screens: { s, clock, log, _ in displays(s, clock, log) },
-                  opensLED: opensLED, orientation: orientation)
+        self.photoStorage = photoStorage
+        self.stats = stats
+        self.printer = printer
     }
 }
 
@@ -122,7 +126,7 @@ public final class BoothRuntime: Sendable {
     let options: RuntimeOptions
     private let factory: DeviceFactory
     private let captures = CaptureBox()
-    /// The photos directory (the storage port; BoothStorage's ``PhotoStore``).
+    /// The photos directory (the storage port; BoothStorage's `PhotoStore`).
     let store: any PhotoStorage
     let storage: StorageWorker
     let camera: any CameraSource
@@ -209,10 +213,10 @@ public final class BoothRuntime: Sendable {
         self.reloader = reloader
         let loop = EventLoop(clock: clock)
         self.loop = loop
-        self.store = makePhotoStorage(settings.storage.dir)
-        self.admin = RuntimeAdmin(clock: clock, stats: makeStatsRecorder(settings.storage.dir, log: log))
+        self.store = factory.photoStorage(settings.storage.dir)
+        self.admin = RuntimeAdmin(clock: clock, stats: factory.stats(settings.storage.dir, log))
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
-        let printer = makePrinter(settings.print, log: log, now: options.wallClock, clock: clock)
+        let printer = factory.printer(settings.print, log, options.wallClock, clock)
         self.printer = printer
         let delivery = PictureDelivery(sinks: options.pictureSinks, log: log)
         self.delivery = delivery

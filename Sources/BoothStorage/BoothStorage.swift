@@ -7,4 +7,4 @@
 //
 // May import: BoothCore, BoothPorts, BoothClock (its writer thread), CSysShims. Not the runtime, no
 // device module. The runtime sees it only as `PhotoStorage` and `StatsRecording`; it is made in
-// BoothRuntime/DeviceFactories.swift (for now).
+// photoboothd/DeviceFactories.swift.

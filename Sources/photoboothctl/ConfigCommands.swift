@@ -1,5 +1,6 @@
 import BoothControl
 import BoothCore
+import BoothLayout
 import BoothPorts
 import BoothRuntime
 import BoothStorage

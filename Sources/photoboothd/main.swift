@@ -3,6 +3,7 @@ import BoothControl
 import BoothCore
 import BoothDeviceListing
 import BoothJPEG
+import BoothLayout
 import BoothPorts
 import BoothRuntime
 import Dispatch

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothLayout
 import BoothPorts
 import BoothTestSupport
 import Foundation
@@ -6,6 +7,7 @@ import Glibc
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
+@testable import photoboothd
 
 /// Loading with sources and warnings, and `--check`'s print and mount checks with a stand-in for CUPS.
 @Suite("Config load warnings and --check settings")

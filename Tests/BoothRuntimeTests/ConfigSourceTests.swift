@@ -1,4 +1,5 @@
 import BoothCore
+import BoothLayout
 import BoothPorts
 import BoothTestSupport
 import Foundation
@@ -7,6 +8,7 @@ import Testing
 @testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
+@testable import photoboothd
 
 /// Runs the built photoboothd (`.build/debug`, built with the tests) in `cwd` with stdin from /dev/null;
 /// its exit status and stderr + stdout.

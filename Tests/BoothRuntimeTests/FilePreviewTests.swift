@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
+@testable import photoboothd
 
 @Suite("File preview framebuffer")
 struct FilePreviewTests {

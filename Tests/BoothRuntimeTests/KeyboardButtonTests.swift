@@ -9,6 +9,7 @@ import Testing
 @testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
+@testable import photoboothd
 
 /// A pipe standing in for the terminal.
 final class TestPipe: Sendable {

@@ -25,7 +25,7 @@ final class StackComposer: PictureComposing {
     /// The `takenAt` of the latest call.
     let lastTakenAt = Mutex<Date?>(nil)
 
-    func composePicture(captures: [[UInt8]], takenAt: Date) throws -> [UInt8] {
+    func composePicture(captures: [[UInt8]], takenAt: Date) throws -> ComposedPicture {
         calls.withLock { $0 += 1 }
         lastTakenAt.withLock { $0 = takenAt }
         let decoder = try JPEGDecoder()
@@ -43,7 +43,7 @@ final class StackComposer: PictureComposing {
         }
         let frame = Frame(format: .rgb24, size: FrameSize(width: width, height: height), bytesPerLine: width * 3,
                           bytes: canvas, timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
-        return try JPEGEncoder().encode(frame, quality: quality)
+        return ComposedPicture(jpeg: try JPEGEncoder().encode(frame, quality: quality), size: frame.size)
     }
 }
 
@@ -114,7 +114,7 @@ extension TestBooth {
         #expect(jpegHeader(ofFile: files[files.count - 1])?.size
                 == FrameSize(width: captureSize.width, height: captureSize.height * shots))
         // The picture is exactly the composer's output for the saved captures, in shot order.
-        #expect(try StackComposer().composePicture(captures: captureFiles, takenAt: Date()) == picture)
+        #expect(try StackComposer().composePicture(captures: captureFiles, takenAt: Date()).jpeg == picture)
         #expect(composer.calls.withLock { $0 } == 1)
 
         // Screens: between shots "k of n", then the review of the picture, with the picture's bytes.

@@ -1,10 +1,12 @@
 import BoothCore
+import BoothLayout
 import BoothPorts
 import BoothJPEG
 import Foundation
 import Synchronization
 import Testing
 @testable import BoothRuntime
+@testable import photoboothd
 
 // photoboothd's composer (the [picture] layout through BoothLayout): made only when a session needs
 // one, refused for sheets the booth could not show or print, and made again on reload.

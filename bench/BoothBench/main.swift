@@ -72,7 +72,7 @@ func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], to
     let storage = StorageWorker(store: store, captures: captures, minFree: 0, clock: clock, log: log, post: inbox.post)
     let settings = Settings.defaults
     let size = FrameSize(width: 1280, height: 720)
-    var request = streamRequest(from: settings)
+    var request = StreamRequest(settings.camera)
     request.size = size
     request.format = .yuyv
     request.device = "sim"

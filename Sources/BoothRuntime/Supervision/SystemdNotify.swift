@@ -1,6 +1,5 @@
 import BoothClock
 import BoothPorts
-import BoothStorage
 import Glibc
 
 /// systemd's service notification protocol (sd_notify(3)) without libsystemd: every message is

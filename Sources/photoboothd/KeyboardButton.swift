@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothPorts
+import BoothRuntime
 import FoundationEssentials
 import Glibc
 import Synchronization

@@ -1,10 +1,5 @@
 import BoothCore
-import BoothPorts
-import BoothLayout
 import FoundationEssentials
-import Glibc
-
-extension LockedPictureComposer: PictureComposing {}
 
 /// The largest picture the booth composes, in pixels: the decoder behind the review screen and the
 /// print renderer refuses JPEGs over 40 megapixels (`JPEGDecoder.maxPixels`), so a larger sheet
@@ -17,14 +12,14 @@ public struct PictureSetupError: Error, CustomStringConvertible, Sendable {
     public var description: String
 }
 
-/// The composer photoboothd gives the runtime: the `[picture]` layout (``LockedPictureComposer``) built
-/// from `settings`, loading its font, overlay and background image now, so a missing file is reported
-/// at start (or refuses a reload) rather than failing the first series.
+/// The `[picture]` layout (``LockedPictureComposer``) built from `settings`, loading its font, overlay
+/// and background image now, so a missing file is reported at start (or refuses a reload) rather than
+/// failing the first series. photoboothd hands it to the runtime as its picture composer.
 /// - Returns: the composer, or nil when no session needs one (`session.shots` = 1 and
 ///   `picture.compose_single_shot` = false): the capture is the picture.
-/// - Throws: ``PictureSetupError`` for a sheet over ``maxPicturePixels``; `PictureError` for a font,
+/// - Throws: ``PictureSetupError`` for a sheet over ``maxPicturePixels``; ``PictureError`` for a font,
 ///   overlay or background image that cannot be read, or a media size without dimensions.
-public func makePictureComposer(_ settings: Settings) throws -> (any PictureComposing)? {
+public func makeLayoutComposer(_ settings: Settings) throws -> LockedPictureComposer? {
     guard settings.session.shots > 1 || settings.picture.composeSingleShot else { return nil }
     let options = try PictureOptions(settings: settings)
     let width = options.sheetShortInches * Double(options.dpi), height = options.sheetLongInches * Double(options.dpi)
@@ -53,7 +48,7 @@ public func pictureDiagnostics(_ settings: Settings, sources: SettingSources) ->
     var all = settings
     all.picture.composeSingleShot = true
     do {
-        _ = try makePictureComposer(all)
+        _ = try makeLayoutComposer(all)
         return []
     } catch {
         // The key to change, located where it was set: picture.dpi = print and picture.size = media

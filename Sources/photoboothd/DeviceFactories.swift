@@ -1,18 +1,45 @@
 import BoothCamera
 import BoothClock
 import BoothCore
-import BoothPorts
 import BoothDisplay
-import Glibc
 import BoothGPIO
+import BoothPorts
 import BoothPrint
+import BoothRuntime
 import BoothStorage
+import Glibc
 import Synchronization
 
-/// The camera stream request for a set of settings (preview size, format, frame rate, controls).
-public func streamRequest(from s: Settings) -> StreamRequest { StreamRequest(s.camera) }
-
 extension DeviceFactory {
+    /// The booth's one orientation source for a set of settings: `camera.rotation` and `display.rotation`,
+    /// fixed or from the accelerometer (``OrientationTracker``, BoothDisplay).
+    public static let orientationTracker: @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }
+
+    /// The devices around the ones given: the photos directory (``PhotoStore``), the totals
+    /// (``StatsStore``) and the print worker (``PrintWorker``, CUPS), with screens that take the
+    /// orientation source.
+    public init(cameraSource camera: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> any CameraSource,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = DeviceFactory.orientationTracker) {
+        self.init(cameraSource: camera, button: button, led: led, screens: screens, opensLED: opensLED,
+                  orientation: orientation, photoStorage: makePhotoStorage, stats: makeStatsRecorder, printer: makePrinter)
+    }
+
+    /// ``init(cameraSource:button:led:screens:opensLED:orientation:)`` with screens that do not turn (tests):
+    /// `displays` ignores the orientation source.
+    public init(cameraSource camera: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> any CameraSource,
+                button: @escaping @Sendable (Settings) -> any ButtonDevice,
+                led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
+                displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
+                opensLED: Bool = true,
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = DeviceFactory.orientationTracker) {
+        self.init(cameraSource: camera, button: button, led: led, screens: { s, clock, log, _ in displays(s, clock, log) },
+                  opensLED: opensLED, orientation: orientation)
+    }
+
     /// Devices whose camera is a streaming ``CameraDevice`` (`camera` makes it, on the camera's thread),
     /// run by a ``StreamingCameraSource``: the simulated camera, a test's scripted one.
     public init(camera: @escaping @Sendable (Settings) -> any CameraDevice,
@@ -20,7 +47,7 @@ extension DeviceFactory {
                 led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
                 displays: @escaping @Sendable (Settings, any MonotonicClock, Logger) -> [any DisplaySink],
                 opensLED: Bool = true,
-                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = DeviceFactory.orientationTracker) {
         self.init(cameraSource: { s, clock, log in
                       StreamingCameraSource(device: { camera(s) }, settings: s.camera, clock: clock, log: log)
                   },
@@ -33,7 +60,7 @@ extension DeviceFactory {
                 led: @escaping @Sendable (Settings) -> (any LEDDevice)?,
                 screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
                 opensLED: Bool = true,
-                orientation: @escaping @Sendable (Settings) -> any OrientationSource = { OrientationTracker(settings: $0) }) {
+                orientation: @escaping @Sendable (Settings) -> any OrientationSource = DeviceFactory.orientationTracker) {
         self.init(cameraSource: { s, clock, log in
                       StreamingCameraSource(device: { camera(s) }, settings: s.camera, clock: clock, log: log)
                   },
@@ -205,19 +232,20 @@ public final class GPIOLEDDevice: LEDDevice {
     public func stop() { led.stop() }
 }
 
-// MARK: Storage and printer (BoothStorage, BoothPrint): the runtime sees them only through their ports.
+// MARK: Storage and printer (BoothStorage, BoothPrint): the runtime sees them only through their ports
+// (DeviceFactory's `photoStorage`, `stats` and `printer`).
 
 /// The photos directory `directory` (`storage.dir`), behind the storage port.
-func makePhotoStorage(_ directory: String) -> any PhotoStorage { PhotoStore(directory: directory) }
+@Sendable func makePhotoStorage(_ directory: String) -> any PhotoStorage { PhotoStore(directory: directory) }
 
 /// The totals file in `directory` (`<storage.dir>/.photobooth-stats.json`), behind the storage port.
-func makeStatsRecorder(_ directory: String, log: Logger) -> any StatsRecording { StatsStore(directory: directory, log: log) }
+@Sendable func makeStatsRecorder(_ directory: String, _ log: Logger) -> any StatsRecording { StatsStore(directory: directory, log: log) }
 
 /// The print worker for `[print]` (CUPS), behind the printer port.
 /// - Parameters:
 ///   - now: the wall clock, seconds since 1970 (the journal's times).
 ///   - clock: the monotonic clock that ages this run's held requests.
-func makePrinter(_ settings: Settings.Print, log: Logger, now: @escaping @Sendable () -> Double,
-                 clock: any MonotonicClock) -> any Printer {
+@Sendable func makePrinter(_ settings: Settings.Print, _ log: Logger, _ now: @escaping @Sendable () -> Double,
+                           _ clock: any MonotonicClock) -> any Printer {
     PrintWorker(settings: settings, log: log, now: now, clock: clock)
 }

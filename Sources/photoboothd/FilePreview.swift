@@ -1,7 +1,8 @@
 import BoothCore
-import BoothPorts
 import BoothDisplay
 import BoothJPEG
+import BoothPorts
+import BoothRuntime
 import BoothStorage
 import Synchronization
 

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothPorts
 import BoothPrint
+import BoothRuntime
 import BoothStorage
 import FoundationEssentials
 import Glibc

@@ -1,0 +1,8 @@
+// BoothDisplay: the screens, behind the DisplaySink port, and the booth's one orientation source.
+//
+// Owns the framebuffer (fbdev, its formats, the VT console), the screen drawing (ScreenRenderer, Canvas,
+// FreeType fonts, picture scaling) on a thread of its own (FramebufferDisplay), and OrientationTracker
+// (the OrientationSource port: fixed turns or the IIO accelerometer).
+//
+// May import: BoothCore, BoothPorts, BoothClock, BoothJPEG, CTurboJPEG, CFreeType, CYUV, CFramebufferShims
+// and the system.

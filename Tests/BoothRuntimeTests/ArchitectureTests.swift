@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// The shape issue 14 asks for, read from the sources: which module may import which. A new import
+/// that breaks it fails here, naming the file and the import, before it becomes a habit.
+@Suite("Module boundaries") struct ArchitectureTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The system modules every Swift module may import.
+    static let system: Set<String> = ["Glibc", "Synchronization", "FoundationEssentials", "Dispatch"]
+    /// C library targets and their shims: only device modules import them.
+    static let cLibraries: Set<String> = ["CV4L2", "CV4L2Shims", "CGPIOD", "CGPIODShims", "CTurboJPEG", "CCUPS",
+                                          "CFreeType", "CYUV", "CPNG", "CFramebufferShims"]
+
+    /// What each non-device module may import besides ``system``.
+    static let allowed: [String: Set<String>] = [
+        "BoothCore": [],
+        "BoothPorts": ["BoothCore"],
+        "BoothClock": ["BoothCore", "BoothPorts", "CSysShims"],
+        "BoothRuntime": ["BoothCore", "BoothPorts", "BoothClock"],
+        "BoothControl": ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"],
+    ]
+
+    /// The device modules: each implements ports and may import C libraries.
+    static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothJPEG", "BoothDisplay", "BoothLayout", "BoothPrint"]
+    /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the clock,
+    /// storage (atomic files) and the control socket; no device module, no one else.
+    static let sysShimsUsers: Set<String> = ["BoothClock", "BoothStorage", "BoothControl"]
+
+    /// `import X` lines of every Swift file under Sources/`module`, by file.
+    static func imports(of module: String) throws -> [(file: String, module: String)] {
+        let dir = root.appendingPathComponent("Sources/\(module)")
+        guard let walker = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil) else { return [] }
+        var out: [(String, String)] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard let i = words.firstIndex(of: "import"), i == words.startIndex || words[words.startIndex].hasPrefix("@")
+                else { continue }
+                if i + 1 < words.endIndex { out.append((url.lastPathComponent, String(words[i + 1]))) }
+            }
+        }
+        return out
+    }
+
+    @Test func theRuntimePortsClockAndCoreImportOnlyWhatTheirLayerAllows() throws {
+        for (module, allowed) in Self.allowed {
+            let found = try Self.imports(of: module)
+            #expect(!found.isEmpty || module == "BoothCore", "no Swift files found for \(module)")
+            let offenders = found.filter { !Self.system.contains($0.module) && !allowed.contains($0.module) }
+            #expect(offenders.isEmpty, "\(module) may import only \(allowed.sorted()) and the system: \(offenders)")
+        }
+    }
+
+    @Test func onlyDeviceModulesImportCLibraries() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        let modules = try FileManager.default.contentsOfDirectory(atPath: sources.path)
+            .filter { !$0.hasPrefix("C") || $0.hasPrefix("Check") }
+        #expect(modules.contains("BoothRuntime") && modules.contains("photoboothd"), "Sources not found: \(modules)")
+        for module in modules where !Self.devices.contains(module) {
+            let offenders = try Self.imports(of: module).filter { Self.cLibraries.contains($0.module) }
+            #expect(offenders.isEmpty, "\(module) is not a device module but imports a C library: \(offenders)")
+        }
+    }
+
+    @Test func onlyTheClockStorageAndControlUseTheSystemShims() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        let modules = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { !$0.hasPrefix("C") }
+        for module in modules where !Self.sysShimsUsers.contains(module) {
+            let offenders = try Self.imports(of: module).filter { $0.module == "CSysShims" }
+            #expect(offenders.isEmpty, "\(module) may not import CSysShims (only \(Self.sysShimsUsers.sorted())): \(offenders)")
+        }
+    }
+
+    @Test func packageSwiftGivesTheRuntimeNoDeviceModuleAndNoCTarget() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        // The whole declaration, from `.target(name: "BoothRuntime"` to its closing parenthesis, so a
+        // dependency list continued on the next lines is read too.
+        let start = try #require(text.range(of: ".target(name: \"BoothRuntime\""))
+        var depth = 0, end = start.lowerBound
+        for i in text[start.lowerBound...].indices {
+            if text[i] == "(" { depth += 1 }
+            if text[i] == ")" { depth -= 1; if depth == 0 { end = i; break } }
+        }
+        let declaration = text[start.lowerBound..<end].split(separator: "\n")
+            .map { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }.joined()
+        let dependencies = try #require(declaration.range(of: "dependencies:"))
+        let quoted = declaration[dependencies.upperBound...].split(separator: "\"", omittingEmptySubsequences: false)
+        let names = Set(stride(from: 1, to: quoted.count, by: 2).map { String(quoted[$0]) })
+        #expect(names == ["BoothCore", "BoothPorts", "BoothClock"],
+                "BoothRuntime's dependencies in Package.swift: \(names.sorted())")
+    }
+}
