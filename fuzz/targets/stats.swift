@@ -2,7 +2,8 @@
 // with the capture file names found in the photos directory, then counted on as sessions end. Input: the
 // file's bytes, a NUL, then file names separated by NUL or newline.
 import BoothCore
-@testable import BoothRuntime
+import BoothPorts
+@testable import BoothStorage
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
