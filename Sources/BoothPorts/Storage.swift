@@ -202,6 +202,11 @@ public protocol StatsRecording: AnyObject, Sendable {
     func open(scanning directory: String)
     /// The runtime's counts since start and the highest session with a photo on disk; written soon.
     func record(_ counters: BoothCounters, highestSession: Int)
+    /// The photos directory moved to `directory` (a reload's `storage.dir`,
+    /// ``PhotoStorage/switchDirectory(to:mount:)``): the totals are written to that directory's file
+    /// from now on (replacing one already there), so the next start, which reads them from
+    /// `storage.dir`, goes on from them; the old directory's file keeps them as they were at the move.
+    func follow(directory: String)
     /// `stats --reset`: zero totals from now. - Returns: the new totals.
     @discardableResult
     func reset() -> BoothStats

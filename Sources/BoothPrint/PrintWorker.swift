@@ -389,13 +389,15 @@ public final class PrintWorker: Printer {
     }
 
     /// New `[print]` settings (reload). A new destination, copies, media or colour reconnects (and so
-    /// checks the options against the destination again).
+    /// checks the options against the destination again). `print.sheets` seeds the paper count when the
+    /// journal has none yet, as at start (the journal is then rewritten, on the calling thread).
     public func reconfigure(_ settings: Settings.Print) {
-        shared.withLock { s in
+        mutate { s in
             let old = s.settings
             if old.destination != settings.destination || old.copies != settings.copies || old.media != settings.media
                 || old.color != settings.color { s.reconnect = true }
             s.settings = settings
+            if s.journal.sheetsRemaining == nil && settings.sheets > 0 { s.journal.sheetsRemaining = settings.sheets }
         }
         signal()
     }

@@ -709,6 +709,17 @@ public final class BoothRuntime: Sendable {
     /// Applies the pending reload: every changed key whose rule allows it (``ReloadRule``), each
     /// through the component that uses it; keys only a restart applies keep their running value.
     /// Logs, and keeps for ``requestReload()``'s reply, what each key did.
+    ///
+    /// A new `storage.dir` (with `storage.mount` when that changed too) is checked as at start
+    /// (``PhotoStorage/switchDirectory(to:mount:)``, on this thread: a `stat`, a `mkdir`, a probe file
+    /// and a listing of the date folders) before anything else is applied. Taken, it is where the next
+    /// save goes (the storage worker writes through the same store; a save under way finishes where it
+    /// began), session numbers go on past the higher of the two directories, `status` shows it in force,
+    /// and the printer follows on its own (it is handed each saved picture's full path). The totals file
+    /// follows too (``StatsRecording/follow(directory:)``): the next start reads the totals from
+    /// `storage.dir`, so left behind they would be rebuilt from the new directory's photos alone.
+    /// Refused, both keys keep their running value and the reply gives the reason and says the file now
+    /// differs from the settings in force.
     private func applyReload() {
         guard let (new, composer, ticket, old) = state.withLock({ s -> (Settings, (any PictureComposing)??, UInt64, Settings)? in
             defer { s.pendingSettings = nil; s.pendingComposer = nil }
@@ -716,10 +727,12 @@ public final class BoothRuntime: Sendable {
             return (new, s.pendingComposer, s.pendingReloadTicket, s.settings)
         }) else { return }
         let changes = old.changes(to: new)
-        let applied = old.applying(changes.filter { $0.rule.appliesWithoutRestart }, from: new)
-        state.withLock { $0.settings = applied }
         func changed(_ rule: ReloadRule) -> Bool { changes.contains { $0.rule == rule } }
         func changed(key: String) -> Bool { changes.contains { $0.key == key } }
+        let refused = switchPhotosDirectory(changed(key: "storage.dir") ? new.storage : nil,
+                                            mountChanged: changed(key: "storage.mount"))
+        let applied = old.applying(changes.filter { $0.rule.appliesWithoutRestart && refused[$0.key] == nil }, from: new)
+        state.withLock { $0.settings = applied }
 
         if let composer { composeWorker.setComposer(composer) }
         storage.setMinFree(UInt64(applied.storage.minFreeBytes))
@@ -750,10 +763,40 @@ public final class BoothRuntime: Sendable {
             if let message = startButton(applied) { loop.post(.deviceFault(.button, message: message)) }
             openLED(applied)
         }
-        let reply = ReloadReply(appliedNow: true, state: currentState.name,
-                                changes: changes.map { ReloadReply.Change($0, applied: $0.rule.appliesWithoutRestart) })
+        let reply = ReloadReply(appliedNow: true, state: currentState.name, changes: changes.map { change in
+            var c = ReloadReply.Change(change, applied: change.rule.appliesWithoutRestart && refused[change.key] == nil)
+            if let why = refused[change.key] { c.effect = why }
+            return c
+        })
         state.withLock { $0.appliedReload = (ticket, reply) }
         log.notice("settings " + reply.text)
+    }
+
+    /// Moves the photos to `storage.dir` of `new` (nil: it did not change), checked with its
+    /// `storage.mount`; see ``applyReload()``.
+    /// - Returns: the keys refused, each with the reply's words for it (empty when taken or unchanged).
+    private func switchPhotosDirectory(_ new: Settings.Storage?, mountChanged: Bool) -> [String: String] {
+        guard let new else { return [:] }
+        let from = store.directory
+        do {
+            let next = try store.switchDirectory(to: new.dir, mount: new.mount)
+            admin.stats.follow(directory: store.directory)
+            log.notice("storage: photos now in \(store.directory) (were in \(from)), next session \(next)")
+            if let p = store.sessionFileProblem { log.warning("storage: session numbers follow the photo files only: \(p)") }
+            if case let .fault(reasons) = currentState, reasons[.storage] != nil {
+                // The fault was the old directory's: the new one is tried now, not at the next retry.
+                storage.setMount(new.mount)
+                storage.retry()
+            }
+            loop.post(.storageStatus(refusal: storage.refusal()))
+            return [:]
+        } catch {
+            log.error("reload: \(error)")
+            let why = "refused: \(error); the file and the running setting now differ"
+            var refused = ["storage.dir": why]
+            if mountChanged { refused["storage.mount"] = "refused with storage.dir; the file and the running setting now differ" }
+            return refused
+        }
     }
 
     /// SIGTERM's end: saves in flight finish (≤ 2 s), the stream stops, the lines are released.

@@ -12,8 +12,9 @@ import Synchronization
 /// sessions whose photos are on disk but not in the totals are counted (as completed, with their captures);
 /// a missing or unreadable file is rebuilt from the photos.
 public final class StatsStore: StatsRecording {
-    /// The file: `<storage.dir>/.photobooth-stats.json`.
-    public let path: String
+    /// The file: `<storage.dir>/.photobooth-stats.json` (the directory ``follow(directory:)`` moved to).
+    public var path: String { file.withLock { $0 } }
+    private let file: Mutex<String>
     private let log: Logger
     private let now: @Sendable () -> Int
     private struct State {
@@ -31,7 +32,7 @@ public final class StatsStore: StatsRecording {
     ///   - directory: `storage.dir`.
     ///   - now: wall-clock epoch seconds (injected for tests).
     public init(directory: String, log: Logger, now: @escaping @Sendable () -> Int = { Int(time(nil)) }) {
-        path = "\(directory)/\(StatsStore.fileName)"
+        file = Mutex("\(directory)/\(StatsStore.fileName)")
         self.log = log
         self.now = now
         state = Mutex(State(stats: BoothStats(since: now())))
@@ -73,6 +74,14 @@ public final class StatsStore: StatsRecording {
             return true
         }
         if changed { writer.wake() }
+    }
+
+    /// See ``StatsRecording/follow(directory:)``: the next write (soon, by the writer thread) goes to
+    /// `<directory>/.photobooth-stats.json`.
+    public func follow(directory: String) {
+        file.withLock { $0 = "\(directory)/\(StatsStore.fileName)" }
+        state.withLock { $0.dirty = true }
+        wake.lock(); wake.signal(); wake.unlock()
     }
 
     /// Zeroes the totals and restarts `since`; returns the totals as they were.

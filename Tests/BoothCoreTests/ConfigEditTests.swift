@@ -108,11 +108,12 @@ import Testing
     @Test func markdownTableHasOneRowPerSettingInFileOrder() {
         let rows = Schema.markdownTable().split(separator: "\n").map(String.init)
         #expect(rows.count == Schema.settings.count + 2)
-        #expect(rows[0] == "| Key | Type | Default | Allowed | Description |")
+        #expect(rows[0] == "| Key | Type | Default | Allowed | On reload | Description |")
         for (row, spec) in zip(rows.dropFirst(2), Schema.settings) {
             #expect(row.hasPrefix("| `\(spec.key)` | \(spec.type.name) | "))
-            // Five cells: pipes inside cells are escaped, so only the six separators are bare.
-            #expect(row.filter { $0 == "|" }.count - row.components("\\|") == 6)
+            // Six cells: pipes inside cells are escaped, so only the seven separators are bare.
+            #expect(row.filter { $0 == "|" }.count - row.components("\\|") == 7)
+            #expect(row.contains(" | \(spec.reload.tableText) | "))
         }
     }
 

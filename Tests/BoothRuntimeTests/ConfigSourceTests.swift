@@ -177,22 +177,22 @@ struct CheckSystemSettingsTests {
         #expect(after.output.contains("480x640 JPEG"), "the reply came after the change was applied: \(after.output)")
         #expect(fileText("\(dir)/daemon.log").contains("  camera.rotation: 0 -> 90, applied at once"))
 
-        let sheets = runProgram(ctl, ["config", "set", "print.sheets", "40", "--socket", socket], in: dir)
-        #expect(sheets.output.contains("  print.sheets: 0 -> 40, takes effect after `systemctl restart photoboothd`"), "\(sheets.output)")
+        let backend = runProgram(ctl, ["config", "set", "camera.backend", "v4l2", "--socket", socket], in: dir)
+        #expect(backend.output.contains("  camera.backend: auto -> v4l2, takes effect after `systemctl restart photoboothd`"), "\(backend.output)")
         let status = runProgram(ctl, ["status", "--socket", socket], in: dir)
         #expect(status.output.contains("\(dir)/booth.conf differs from the settings in force in 1 key:"), "\(status.output)")
-        #expect(status.output.contains("print.sheets: 0 in force, 40 in the file (takes effect after `systemctl restart photoboothd`)"),
+        #expect(status.output.contains("camera.backend: auto in force, v4l2 in the file (takes effect after `systemctl restart photoboothd`)"),
                 "\(status.output)")
         #expect(status.output.contains("rotation = 90"), "\(status.output)")
         let json = runProgram(ctl, ["status", "--json", "--socket", socket], in: dir)
         let report = try JSONDecoder().decode(StatusReport.self, from: Data(json.output.utf8))
         #expect(report.settings?.inForce["camera.rotation"] == "90")
         #expect(report.settings?.fileDiffers == true)
-        #expect(report.settings?.differences.map(\.key) == ["print.sheets"])
+        #expect(report.settings?.differences.map(\.key) == ["camera.backend"])
 
         let reload = runProgram(ctl, ["reload", "--json", "--socket", socket], in: dir)
         let reply = try JSONDecoder().decode(ReloadReply.self, from: Data(reload.output.utf8))
-        #expect(reply.changes?.map(\.key) == ["print.sheets"] && reply.changes?.first?.applied == false, "\(reload.output)")
+        #expect(reply.changes?.map(\.key) == ["camera.backend"] && reply.changes?.first?.applied == false, "\(reload.output)")
     }
 }
 

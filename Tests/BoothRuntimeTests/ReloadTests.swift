@@ -13,8 +13,8 @@ import Testing
 
 // A reload on a running booth (simulated camera, fake button, recording screens), for each group of
 // keys: the change reaches the component that uses it, and the reply says exactly what each key did.
-// The booth runs on a ManualClock the tests never advance: no booth timer fires (idle stop, review),
-// so only the real threads (loop, camera) are waited for.
+// The booth runs on a ManualClock: no booth timer fires (idle stop, review) unless a test advances it
+// (``ReloadBooth/advance(until:)``), so only the real threads (loop, camera, storage) are waited for.
 
 /// A screen the factory made for one set of settings: what it would draw (the text of each screen it
 /// was shown) and whether it was closed.
@@ -64,6 +64,7 @@ final class ReloadBooth: Sendable {
     let camera = TestCamera(name: "sim-reload")
     let file: ReloadSource
     let started: Settings
+    let clock = ManualClock()
     private let made = Box<[ReloadScreen]>([])
     /// LED lines asked of the factory (it opens none).
     let ledOpens = Box(0)
@@ -91,7 +92,7 @@ final class ReloadBooth: Sendable {
                 made.value.withLock { $0.append(screen) }
                 return [screen]
             })
-        runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, clock: ManualClock(),
+        runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, clock: clock,
                                log: logs.logger(threshold: .debug), reloader: { .success(file.settings.withLock { $0 }) })
         let runtime = self.runtime, exitCode = self.exitCode
         let thread = Thread { let code = runtime.run(); exitCode.value.withLock { $0 = code } }
@@ -127,6 +128,28 @@ final class ReloadBooth: Sendable {
     }
 
     var logText: String { logs.all.joined(separator: "\n") }
+
+    /// Moves the booth's clock on 250 ms at a time, giving the real threads 20 ms after each step,
+    /// until `condition` holds, at most 30 s of the booth's time. - Returns: whether it held.
+    func advance(until condition: () -> Bool) async -> Bool {
+        for _ in 0..<120 {
+            if condition() { return true }
+            clock.advance(milliseconds: 250)
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
+    /// One session of one shot (preview off: a press for the preview, one for the photo), waited for
+    /// until its capture is saved and the review is over (the booth back in idle).
+    func takeSession() async throws {
+        let saved = runtime.counters.captures
+        button.press()
+        try #require(await eventually { runtime.currentState.isPreview }, "\(logText)")
+        button.press()
+        try #require(await eventually { runtime.counters.captures == saved + 1 }, "no capture saved: \(logText)")
+        try #require(await advance { runtime.currentState.isIdle }, "no idle after the review: \(logText)")
+    }
 
     /// True once a log line containing every one of `parts` was written.
     func logged(_ parts: String...) -> Bool {
@@ -224,25 +247,87 @@ extension ReloadReply {
         #expect(booth.runtime.printer.status().destination == "booth-test-queue")
     }
 
-    @Test("storage.dir only at a restart: the reply and the log say so; status shows the old one in force and the file differing")
-    func storageDirNeedsARestart() async throws {
+    @Test("storage.dir on a running booth: the next photo is saved there with the next session number; status and totals follow")
+    func storageDirMovesTheNextPhoto() async throws {
+        let booth = try ReloadBooth([("session.review", "1s")])
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        let old = "\(booth.dir)/photos", new = "\(booth.dir)/elsewhere"
+        try await booth.takeSession()
+        #expect(savedCaptures(in: old).map { $0.split(separator: "/").last.map(String.init) } == ["booth-000001-1.jpg"])
+
+        try booth.edit([("storage.dir", new)])
+        let reply = try booth.reload()
+        let change = try #require(reply.change("storage.dir"))
+        #expect(change.applied && change.rule == "at-once" && change.effect == "applied at once")
+        #expect(reply.text == "reloaded: 1 key changed\n  storage.dir: \(old) -> \(new), applied at once", "\(reply.text)")
+        #expect(booth.logged("storage: photos now in \(new) (were in \(old)), next session 2"), "\(booth.logText)")
+        let status = booth.runtime.statusReport(configPath: "test.conf")
+        #expect(status.storage.dir == new && status.storage.nextSession == 2)
+        #expect(status.settings?.inForce["storage.dir"] == new)
+        #expect(status.settings?.fileDiffers == false)
+        // The totals follow the photos: the next start reads them from the new storage.dir.
+        #expect(await eventually { access("\(new)/.photobooth-stats.json", F_OK) == 0 }, "\(booth.logText)")
+
+        try await booth.takeSession()
+        #expect(savedCaptures(in: new).map { $0.split(separator: "/").last.map(String.init) } == ["booth-000002-1.jpg"],
+                "the next session's number, in the new directory: \(booth.logText)")
+        #expect(savedCaptures(in: old).count == 1, "nothing more in the old directory")
+        #expect(await eventually { booth.runtime.admin.stats.current.captures == 2 })
+    }
+
+    @Test("a storage.dir that cannot be used is refused: the old one stays, the reply says why and that the file differs")
+    func storageDirRefused() async throws {
+        let booth = try ReloadBooth([("session.review", "1s")])
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        let old = "\(booth.dir)/photos", bad = "/proc/photobooth-cannot-exist"
+        try booth.edit([("storage.dir", bad)])
+        let reply = try booth.reload()
+        #expect(reply.appliedNow)
+        let change = try #require(reply.change("storage.dir"))
+        #expect(!change.applied && change.rule == "at-once")
+        #expect(change.effect.hasPrefix("refused: storage.dir \(bad) not used: photos directory not writable: "), "\(change.effect)")
+        #expect(change.effect.hasSuffix("photos stay in \(old); the file and the running setting now differ"), "\(change.effect)")
+        #expect(reply.text.contains("  storage.dir: \(old) -> \(bad), refused: "), "\(reply.text)")
+        #expect(booth.logged("settings reloaded: 1 key changed"))
+        let status = booth.runtime.statusReport(configPath: "test.conf")
+        let settings = try #require(status.settings)
+        #expect(status.storage.dir == old && settings.inForce["storage.dir"] == old)
+        #expect(settings.fileDiffers == true && settings.differences.map(\.key) == ["storage.dir"])
+        // Photos still go to the old directory.
+        try await booth.takeSession()
+        #expect(savedCaptures(in: old).count == 1, "\(booth.logText)")
+
+        // With storage.mount: the two are checked together, and refused together.
+        try booth.edit([("storage.dir", "\(booth.dir)/media/photos"), ("storage.mount", "\(booth.dir)/media")])
+        let both = try booth.reload()
+        #expect(both.changes?.map(\.key) == ["storage.dir", "storage.mount"])
+        #expect(both.change("storage.dir")?.applied == false)
+        #expect(both.change("storage.dir")?.effect.contains("not used: ") == true, "\(both.text)")
+        #expect(both.change("storage.mount")?.applied == false)
+        #expect(both.change("storage.mount")?.effect == "refused with storage.dir; the file and the running setting now differ")
+        let after = try #require(booth.runtime.statusReport(configPath: "test.conf").settings)
+        #expect(after.inForce["storage.dir"] == old && after.inForce["storage.mount"] == "")
+        #expect(after.differences.map(\.key) == ["storage.dir", "storage.mount"])
+        #expect(booth.runtime.currentState.isIdle, "the running directory is fine: no fault")
+    }
+
+    @Test("print.sheets seeds a paper count the journal does not have yet, at once; once counted, refill sets it")
+    func printSheetsSeedsTheCount() async throws {
         let booth = try ReloadBooth()
         defer { booth.stop() }
         try #require(await eventually { booth.camera.isStreaming })
-        try booth.edit([("storage.dir", "\(booth.dir)/elsewhere")])
+        #expect(booth.runtime.printer.sheetsRemaining == nil)
+        try booth.edit([("print.sheets", "40")])
         let reply = try booth.reload()
-        let change = try #require(reply.change("storage.dir"))
-        #expect(!change.applied && change.effect == ReloadRule.restartEffect)
-        #expect(booth.logged("storage.dir:", "takes effect after `systemctl restart photoboothd`"))
-        let status = booth.runtime.statusReport(configPath: "test.conf")
-        let settings = try #require(status.settings)
-        #expect(settings.inForce["storage.dir"] == "\(booth.dir)/photos")
-        #expect(settings.fileDiffers == true)
-        #expect(settings.differences.map(\.key) == ["storage.dir"])
-        #expect(settings.differences.first?.to == "\(booth.dir)/elsewhere")
-        // Reloading again changes nothing more, and says the key still waits for the restart.
-        let again = try booth.reload()
-        #expect(again.changes?.map(\.key) == ["storage.dir"])
+        #expect(reply.change("print.sheets")?.applied == true && reply.change("print.sheets")?.effect == "applied at once")
+        #expect(booth.runtime.printer.sheetsRemaining == 40)
+        // Counted now: a new print.sheets no longer sets it (as at a start).
+        booth.runtime.printer.refill(sheets: 12)
+        try booth.edit([("print.sheets", "100")])
+        _ = try booth.reload()
+        #expect(booth.runtime.printer.sheetsRemaining == 12)
     }
 
     @Test("nothing changed says so; session.* applies from the next session; button.* reopens the line")
@@ -272,12 +357,12 @@ extension ReloadReply {
         try #require(await eventually { booth.camera.isStreaming })
         booth.button.press()
         try #require(await eventually { booth.runtime.currentState.isPreview }, "\(booth.logText)")
-        try booth.edit([("camera.rotation", "180"), ("storage.dir", "\(booth.dir)/elsewhere")])
+        try booth.edit([("camera.rotation", "180"), ("print.spool", "\(booth.dir)/elsewhere")])
         let reply = try booth.reload()
         #expect(!reply.appliedNow && reply.state == "preview")
         #expect(reply.change("camera.rotation")?.effect == "applies when the session under way ends")
         #expect(reply.change("camera.rotation")?.applied == false)
-        #expect(reply.change("storage.dir")?.effect == ReloadRule.restartEffect)
+        #expect(reply.change("print.spool")?.effect == ReloadRule.restartEffect)
         #expect(reply.text.hasPrefix("reloaded: 2 keys changed (state preview: applies when the session under way ends)"), "\(reply.text)")
         #expect(booth.runtime.orientation.settingsInUse.camera == .r0, "not applied during the session")
 

@@ -11,7 +11,7 @@ public enum ReloadDevice: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 /// How a changed setting takes effect when the daemon reloads (`photoboothctl reload`, SIGHUP).
-/// Every key of ``Schema/settings`` declares one in ``Schema/reloadRules``.
+/// Every key of ``Schema/settings`` declares one in its own declaration (``SettingSpec/reload``).
 ///
 /// A reload is applied in idle or fault (else when the session under way ends); the rule says what
 /// the booth then does with the new value.
@@ -69,6 +69,17 @@ public enum ReloadRule: Sendable, Hashable {
         }
     }
 
+    /// A few words for the README's settings table: `at once`, `next session`, `camera stream restarted`,
+    /// `screens reopened`, `button line reopened`, `LED line reopened`, `printer reconnected`, `restart only`.
+    public var tableText: String {
+        switch self {
+        case .atOnce: "at once"
+        case .nextSession: "next session"
+        case .restart: "restart only"
+        case .cameraStream, .reopen: effect
+        }
+    }
+
     /// The words for a key that only a daemon restart applies.
     public static let restartEffect = "takes effect after `systemctl restart photoboothd`"
     /// The words for a change accepted while a session is under way.
@@ -95,128 +106,6 @@ public struct SettingChange: Sendable, Hashable {
         self.to = to
         self.rule = rule
     }
-}
-
-extension SettingSpec {
-    /// How a change of this key takes effect on reload, from ``Schema/reloadRules``; a key the table
-    /// does not name (a schema test fails for it) is treated as ``ReloadRule/restart``, never as applied.
-    public var reload: ReloadRule { Schema.declaredReloadRule(for: key) ?? .restart }
-}
-
-extension Schema {
-    /// The reload rule of every key, in ``settings`` order. A key missing here fails the schema test
-    /// (`SettingsReloadTests`); a key named twice or unknown fails it too.
-    public static let reloadRules: [(key: String, rule: ReloadRule)] = [
-        // The camera source is made once, when the daemon starts (makeCameraSource in BoothCamera).
-        ("camera.backend", .restart),
-        ("camera.device", .cameraStream),
-        ("camera.format", .cameraStream),
-        ("camera.preview_size", .cameraStream),
-        ("camera.capture_size", .cameraStream),
-        ("camera.frame_rate", .cameraStream),
-        ("camera.settle_frames", .cameraStream),
-        ("camera.power_line_frequency", .cameraStream),
-        ("camera.exposure", .cameraStream),
-        ("camera.white_balance", .cameraStream),
-        ("camera.focus", .cameraStream),
-        ("camera.capture_timeout", .nextSession),
-        ("camera.idle_stop", .nextSession),
-        // The captures' turn at once; the screens, which draw the live view turned, are made again too.
-        ("camera.rotation", .atOnce),
-
-        ("button.chip", .reopen(.button)),
-        ("button.line", .reopen(.button)),
-        ("button.active_low", .reopen(.button)),
-        ("button.bias", .reopen(.button)),
-        ("button.debounce", .reopen(.button)),
-        ("button.long_press", .reopen(.button)),
-        ("button.stuck_limit", .reopen(.button)),
-
-        ("led.chip", .reopen(.led)),
-        ("led.line", .reopen(.led)),
-        ("led.active_low", .reopen(.led)),
-
-        ("session.preview", .nextSession),
-        ("session.preview_timeout", .nextSession),
-        ("session.countdown", .nextSession),
-        ("session.review", .nextSession),
-        ("session.shots", .nextSession),
-        ("session.between_shots", .nextSession),
-        ("session.cancelled_captures", .nextSession),
-
-        // The photo store, its session numbers and the totals file are opened once, at start.
-        ("storage.dir", .restart),
-        ("storage.jpeg_quality", .atOnce),
-        ("storage.min_free", .atOnce),
-        ("storage.mount", .atOnce),
-
-        ("preview.file", .reopen(.screen)),
-        ("preview.frame_rate", .reopen(.screen)),
-        ("preview.size", .reopen(.screen)),
-
-        ("print.mode", .nextSession),
-        ("print.destination", .reopen(.printer)),
-        ("print.copies", .reopen(.printer)),
-        ("print.media", .reopen(.printer)),
-        ("print.color", .reopen(.printer)),
-        ("print.dpi", .atOnce),
-        ("print.pending_limit", .atOnce),
-        ("print.reprint_limit", .atOnce),
-        ("print.backlog", .atOnce),
-        ("print.backlog_newest", .atOnce),
-        ("print.backlog_max_age", .atOnce),
-        // Read when the journal is loaded (at start) and has no paper count yet; refill sets it later.
-        ("print.sheets", .restart),
-        ("print.sheets_per_picture", .atOnce),
-        ("print.paper_warning", .atOnce),
-        ("print.poll_interval", .atOnce),
-        // The journal is loaded, and the spool's pages recovered, once at start.
-        ("print.journal", .restart),
-        ("print.spool", .restart),
-
-        ("display.device", .reopen(.screen)),
-        ("display.console", .reopen(.screen)),
-        ("display.rotation", .reopen(.screen)),
-        ("display.fallback_rotation", .reopen(.screen)),
-        ("display.accelerometer", .reopen(.screen)),
-        ("display.scaling", .reopen(.screen)),
-        ("display.mirror", .reopen(.screen)),
-        ("display.frame_rate", .reopen(.screen)),
-        ("display.font", .reopen(.screen)),
-
-        ("text.idle", .reopen(.screen)),
-        ("text.preview", .reopen(.screen)),
-        ("text.countdown_shot", .reopen(.screen)),
-        ("text.between_shots", .reopen(.screen)),
-        ("text.fault_camera", .reopen(.screen)),
-        ("text.fault_button", .reopen(.screen)),
-        ("text.fault_storage", .reopen(.screen)),
-
-        ("picture.compose_single_shot", .nextSession),
-        ("picture.layout", .nextSession),
-        ("picture.fit", .nextSession),
-        ("picture.size", .nextSession),
-        ("picture.dpi", .nextSession),
-        ("picture.quality", .nextSession),
-        ("picture.margin", .nextSession),
-        ("picture.background", .nextSession),
-        ("picture.background_image", .nextSession),
-        ("picture.overlay", .nextSession),
-        ("picture.footer_top", .nextSession),
-        ("picture.footer_bottom", .nextSession),
-        ("picture.date_format", .nextSession),
-        ("picture.font", .nextSession),
-        ("picture.text_color", .nextSession),
-    ]
-
-    static let reloadRulesByKey: [String: ReloadRule] = {
-        var table: [String: ReloadRule] = [:]
-        for entry in reloadRules where table[entry.key] == nil { table[entry.key] = entry.rule }
-        return table
-    }()
-
-    /// The rule ``reloadRules`` declares for `key`, nil when it declares none.
-    public static func declaredReloadRule(for key: String) -> ReloadRule? { reloadRulesByKey[key] }
 }
 
 extension Settings {

@@ -12,6 +12,9 @@ public struct SettingSpec: Sendable {
     public let defaultText: String
     /// One or two sentences for an operator: what it does, units.
     public let description: String
+    /// How a change of this key takes effect on reload (`photoboothctl reload`, SIGHUP, `config set`):
+    /// declared with the key, so no key exists without one.
+    public let reload: ReloadRule
 
     let read: @Sendable (Settings) -> SettingValue
     let write: @Sendable (inout Settings, SettingValue) -> Void
@@ -22,7 +25,7 @@ public struct SettingSpec: Sendable {
     /// This setting's value in `settings`, as written in a config file (`"1500ms"`, `"off"`, `"500MB"`).
     public func text(in settings: Settings) -> String { read(settings).text }
 
-    init(_ key: String, _ type: SettingType, _ defaultText: String, _ description: String,
+    init(_ key: String, _ type: SettingType, _ defaultText: String, _ reload: ReloadRule, _ description: String,
          read: @escaping @Sendable (Settings) -> SettingValue,
          write: @escaping @Sendable (inout Settings, SettingValue) -> Void) {
         self.key = key
@@ -32,6 +35,7 @@ public struct SettingSpec: Sendable {
         self.type = type
         self.defaultText = defaultText
         self.description = description
+        self.reload = reload
         self.read = read
         self.write = write
     }
@@ -39,72 +43,72 @@ public struct SettingSpec: Sendable {
     // Constructors binding a type to a field of `Settings`; `write` ignores a value of another shape,
     // which cannot happen because values come from `type.parse`.
 
-    static func bool(_ key: String, _ path: WritableKeyPath<Settings, Bool> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .bool, d, doc, read: { .bool($0[keyPath: path]) },
+    static func bool(_ key: String, _ path: WritableKeyPath<Settings, Bool> & Sendable, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .bool, d, reload, doc, read: { .bool($0[keyPath: path]) },
                     write: { s, v in if case .bool(let b) = v { s[keyPath: path] = b } })
     }
 
     static func int(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
-                    unit: String? = nil, _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .int(range: range, unit: unit), d, doc, read: { .int($0[keyPath: path]) },
+                    unit: String? = nil, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .int(range: range, unit: unit), d, reload, doc, read: { .int($0[keyPath: path]) },
                     write: { s, v in if case .int(let n) = v { s[keyPath: path] = n } })
     }
 
     static func millimetres(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
-                            _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .millimetres(range: range), d, doc, read: { .int($0[keyPath: path]) },
+                            _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .millimetres(range: range), d, reload, doc, read: { .int($0[keyPath: path]) },
                     write: { s, v in if case .int(let n) = v { s[keyPath: path] = n } })
     }
 
     static func duration(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
-                         wholeSeconds: Bool = false, _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .duration(range: range, wholeSeconds: wholeSeconds), d, doc,
+                         wholeSeconds: Bool = false, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .duration(range: range, wholeSeconds: wholeSeconds), d, reload, doc,
                     read: { .milliseconds($0[keyPath: path]) },
                     write: { s, v in if case .milliseconds(let ms?) = v { s[keyPath: path] = ms } })
     }
 
     static func durationOrOff(_ key: String, _ path: WritableKeyPath<Settings, Int?> & Sendable, _ range: ClosedRange<Int>,
-                              _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .durationOrOff(range: range), d, doc, read: { .milliseconds($0[keyPath: path]) },
+                              _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .durationOrOff(range: range), d, reload, doc, read: { .milliseconds($0[keyPath: path]) },
                     write: { s, v in if case .milliseconds(let ms) = v { s[keyPath: path] = ms } })
     }
 
-    static func size(_ key: String, _ path: WritableKeyPath<Settings, FrameSize> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .size, d, doc, read: { .size($0[keyPath: path]) },
+    static func size(_ key: String, _ path: WritableKeyPath<Settings, FrameSize> & Sendable, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .size, d, reload, doc, read: { .size($0[keyPath: path]) },
                     write: { s, v in if case .size(let z) = v { s[keyPath: path] = z } })
     }
 
     static func bytes(_ key: String, _ path: WritableKeyPath<Settings, Int> & Sendable, _ range: ClosedRange<Int>,
-                      _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .bytes(range: range), d, doc, read: { .bytes($0[keyPath: path]) },
+                      _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .bytes(range: range), d, reload, doc, read: { .bytes($0[keyPath: path]) },
                     write: { s, v in if case .bytes(let n) = v { s[keyPath: path] = n } })
     }
 
     static func choice<E: SettingChoice>(_ key: String, _ path: WritableKeyPath<Settings, E> & Sendable,
-                                         _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .choice(E.allCases.map(\.rawValue)), d, doc, read: { .choice($0[keyPath: path].rawValue) },
+                                         _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .choice(E.allCases.map(\.rawValue)), d, reload, doc, read: { .choice($0[keyPath: path].rawValue) },
                     write: { s, v in if case .choice(let c) = v, let e = E(rawValue: c) { s[keyPath: path] = e } })
     }
 
     static func string(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
-                       _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .string(allowsEmpty: allowsEmpty), d, doc, read: { .text($0[keyPath: path]) },
+                       _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .string(allowsEmpty: allowsEmpty), d, reload, doc, read: { .text($0[keyPath: path]) },
                     write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
 
-    static func media(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .media, d, doc, read: { .text($0[keyPath: path]) },
+    static func media(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .media, d, reload, doc, read: { .text($0[keyPath: path]) },
                     write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
 
     static func path(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
-                     _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .path(allowsEmpty: allowsEmpty), d, doc, read: { .text($0[keyPath: path]) },
+                     _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .path(allowsEmpty: allowsEmpty), d, reload, doc, read: { .text($0[keyPath: path]) },
                     write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
 
-    static func color(_ key: String, _ path: WritableKeyPath<Settings, RGBColor> & Sendable, _ d: String, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .color, d, doc, read: { .color($0[keyPath: path]) },
+    static func color(_ key: String, _ path: WritableKeyPath<Settings, RGBColor> & Sendable, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .color, d, reload, doc, read: { .color($0[keyPath: path]) },
                     write: { s, v in if case .color(let c) = v { s[keyPath: path] = c } })
     }
 }
@@ -117,7 +121,7 @@ public struct SectionSpec: Sendable, Hashable {
     public let description: String
 }
 
-/// The one table of every setting: keys, types, defaults, ranges and descriptions.
+/// The one table of every setting: keys, types, defaults, reload rules, ranges and descriptions.
 /// The config parser, `Settings.defaults`, the generated default config and the admin tool all read it.
 public enum Schema {
     /// The default config file path.
@@ -139,186 +143,199 @@ public enum Schema {
 
     /// Every setting, in file order (grouped by section, in `sections` order).
     public static let settings: [SettingSpec] = [
-        .choice("camera.backend", \.camera.backend, "auto",
+        // Restart only: the camera source is made once at start (DeviceFactory.camera) and the runtime holds that
+        // instance; a reload reconfigures it but cannot swap in another backend's, whose device the old one holds open.
+        .choice("camera.backend", \.camera.backend, "auto", reload: .restart,
                 "Which library drives the camera. auto: chosen by what is attached (today every camera is driven through V4L2, and a USB webcam always is); v4l2: Video4Linux2."),
-        .string("camera.device", \.camera.device, allowsEmpty: true, "",
+        .string("camera.device", \.camera.device, allowsEmpty: true, "", reload: .cameraStream,
                 "Which camera to use: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. Names the camera among several for every backend. Empty: the first usable camera."),
-        .choice("camera.format", \.camera.format, "auto",
+        .choice("camera.format", \.camera.format, "auto", reload: .cameraStream,
                 "Pixel format to stream. auto prefers MJPEG, then YUYV, else RGB24 converted by libv4l2."),
-        .size("camera.preview_size", \.camera.previewSize, "1280x720",
+        .size("camera.preview_size", \.camera.previewSize, "1280x720", reload: .cameraStream,
               "Live-view size in pixels. A size the camera does not offer is replaced by the nearest one it does, with a warning."),
-        .size("camera.capture_size", \.camera.captureSize, "1280x720",
+        .size("camera.capture_size", \.camera.captureSize, "1280x720", reload: .cameraStream,
               "Photo size in pixels. When it differs from preview_size, the camera switches size for the capture and back."),
-        .int("camera.frame_rate", \.camera.frameRate, 1...120, unit: "frames per second", "30",
+        .int("camera.frame_rate", \.camera.frameRate, 1...120, unit: "frames per second", "30", reload: .cameraStream,
              "Frames per second asked of the camera."),
-        .int("camera.settle_frames", \.camera.settleFrames, 0...60, unit: "frames", "3",
+        .int("camera.settle_frames", \.camera.settleFrames, 0...60, unit: "frames", "3", reload: .cameraStream,
              "Frames dropped after a format or size switch while exposure settles."),
-        .choice("camera.power_line_frequency", \.camera.powerLineFrequency, "50",
+        .choice("camera.power_line_frequency", \.camera.powerLineFrequency, "50", reload: .cameraStream,
                 "Mains frequency in Hz, so the camera filters the flicker of venue lights; off disables the filter, auto lets the camera detect it."),
-        .choice("camera.exposure", \.camera.exposure, "auto",
+        .choice("camera.exposure", \.camera.exposure, "auto", reload: .cameraStream,
                 "auto: the camera adjusts exposure continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
-        .choice("camera.white_balance", \.camera.whiteBalance, "auto",
+        .choice("camera.white_balance", \.camera.whiteBalance, "auto", reload: .cameraStream,
                 "auto: the camera adjusts white balance continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
-        .choice("camera.focus", \.camera.focus, "auto",
+        .choice("camera.focus", \.camera.focus, "auto", reload: .cameraStream,
                 "auto: the camera focuses continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
-        .duration("camera.capture_timeout", \.camera.captureTimeoutMilliseconds, 100...30_000, "3s",
+        .duration("camera.capture_timeout", \.camera.captureTimeoutMilliseconds, 100...30_000, "3s", reload: .nextSession,
                   "Deadline for a capture after the trigger; a capture not done by then fails (and is retried once). A camera that stops delivering during a capture fails it by this deadline, not as a camera fault."),
-        .duration("camera.idle_stop", \.camera.idleStopMilliseconds, 1000...86_400_000, "5min",
+        .duration("camera.idle_stop", \.camera.idleStopMilliseconds, 1000...86_400_000, "5min", reload: .nextSession,
                   "Stop the camera stream after this long in idle; it starts again on the next press, or for photoboothctl snapshot (the idle time then counts again)."),
-        .choice("camera.rotation", \.camera.rotation, "0",
+        // The captures' turn at once; the screens, which draw the live view turned, are made again too.
+        .choice("camera.rotation", \.camera.rotation, "0", reload: .atOnce,
                 "Clockwise turn of the captures' pixels and the live view, in degrees; auto follows the accelerometer (see display.accelerometer). Saved photos are upright, EXIF orientation 1 or none."),
 
-        .string("button.chip", \.button.chip, allowsEmpty: false, "gpiochip0",
+        .string("button.chip", \.button.chip, allowsEmpty: false, "gpiochip0", reload: .reopen(.button),
                 "GPIO chip of the button: its label, name (gpiochip0) or /dev path."),
-        .string("button.line", \.button.line, allowsEmpty: false, "GPIO17",
+        .string("button.line", \.button.line, allowsEmpty: false, "GPIO17", reload: .reopen(.button),
                 "GPIO line of the button: its offset on the chip (17) or its line name (GPIO17)."),
-        .bool("button.active_low", \.button.activeLow, "true",
+        .bool("button.active_low", \.button.activeLow, "true", reload: .reopen(.button),
               "true when pressing the button pulls the line low (a button to ground with a pull-up)."),
-        .choice("button.bias", \.button.bias, "pull-up",
+        .choice("button.bias", \.button.bias, "pull-up", reload: .reopen(.button),
                 "Bias of the button line; as-is leaves it as the board has it."),
-        .duration("button.debounce", \.button.debounceMilliseconds, 1...1000, "30ms",
+        .duration("button.debounce", \.button.debounceMilliseconds, 1...1000, "30ms", reload: .reopen(.button),
                   "A press counts once the line has been stable this long."),
-        .duration("button.long_press", \.button.longPressMilliseconds, 200...10_000, "1500ms",
+        .duration("button.long_press", \.button.longPressMilliseconds, 200...10_000, "1500ms", reload: .reopen(.button),
                   "Holding the button this long is a long press (cancels a preview, countdown or series of shots); it fires once, while held."),
-        .duration("button.stuck_limit", \.button.stuckLimitMilliseconds, 2000...600_000, "30s",
+        .duration("button.stuck_limit", \.button.stuckLimitMilliseconds, 2000...600_000, "30s", reload: .reopen(.button),
                   "A button held longer than this is reported stuck (a fault) until it is released."),
 
-        .string("led.chip", \.led.chip, allowsEmpty: true, "",
+        .string("led.chip", \.led.chip, allowsEmpty: true, "", reload: .reopen(.led),
                 "GPIO chip of the LED: label, name or /dev path. Empty: the button's chip."),
-        .string("led.line", \.led.line, allowsEmpty: true, "",
+        .string("led.line", \.led.line, allowsEmpty: true, "", reload: .reopen(.led),
                 "GPIO line of the LED: offset or line name. Empty: no LED."),
-        .bool("led.active_low", \.led.activeLow, "false",
+        .bool("led.active_low", \.led.activeLow, "false", reload: .reopen(.led),
               "true when the LED lights with the line low."),
 
-        .durationOrOff("session.preview", \.session.previewMilliseconds, 0...60_000, "3s",
+        .durationOrOff("session.preview", \.session.previewMilliseconds, 0...60_000, "3s", reload: .nextSession,
                        "Preview shown after a press before the countdown starts on its own. off: stay in preview until a second press, up to preview_timeout."),
-        .duration("session.preview_timeout", \.session.previewTimeoutMilliseconds, 1000...600_000, "30s",
+        .duration("session.preview_timeout", \.session.previewTimeoutMilliseconds, 1000...600_000, "30s", reload: .nextSession,
                   "With preview = off, go back to idle after this long in preview without a press."),
-        .duration("session.countdown", \.session.countdownMilliseconds, 0...10_000, wholeSeconds: true, "3s",
+        .duration("session.countdown", \.session.countdownMilliseconds, 0...10_000, wholeSeconds: true, "3s", reload: .nextSession,
                   "Countdown before the photo, one tick per second. 0s: the press itself triggers the photo."),
-        .duration("session.review", \.session.reviewMilliseconds, 1000...300_000, "5s",
+        .duration("session.review", \.session.reviewMilliseconds, 1000...300_000, "5s", reload: .nextSession,
                   "How long the photo is shown after it is taken."),
-        .int("session.shots", \.session.shots, 1...4, unit: "shots", "1",
+        .int("session.shots", \.session.shots, 1...4, unit: "shots", "1", reload: .nextSession,
              "Photos per session, each after its own countdown. The captures are composed into one picture, which review shows and printing prints."),
-        .duration("session.between_shots", \.session.betweenShotsMilliseconds, 0...30_000, "2s",
+        .duration("session.between_shots", \.session.betweenShotsMilliseconds, 0...30_000, "2s", reload: .nextSession,
                   "Live view between two shots, announcing the next one (text.between_shots), before its countdown. 0s: the next countdown starts at once."),
-        .choice("session.cancelled_captures", \.session.cancelledCaptures, "keep",
+        .choice("session.cancelled_captures", \.session.cancelledCaptures, "keep", reload: .nextSession,
                 "What a long press during a series of shots does with the captures already taken: keep them on disk, or delete them. A cancelled series prints nothing either way."),
 
-        .path("storage.dir", \.storage.dir, allowsEmpty: false, "/var/lib/photobooth/photos",
+        // Checked as at start, then used for the next save (a refusal keeps the old one); session numbers go on
+
+        // from the higher of the two directories; the totals file follows (BoothRuntime.applyReload).
+
+        .path("storage.dir", \.storage.dir, allowsEmpty: false, "/var/lib/photobooth/photos", reload: .atOnce,
               "Directory for the photos, in one folder per date. A relative path is taken from the daemon's working directory."),
-        .int("storage.jpeg_quality", \.storage.jpegQuality, 1...100, "92",
+        .int("storage.jpeg_quality", \.storage.jpegQuality, 1...100, "92", reload: .atOnce,
              "JPEG quality for photos the booth encodes (YUYV or RGB cameras); MJPEG frames are saved as they came."),
-        .bytes("storage.min_free", \.storage.minFreeBytes, 0...1_000_000_000_000, "500MB",
+        .bytes("storage.min_free", \.storage.minFreeBytes, 0...1_000_000_000_000, "500MB", reload: .atOnce,
                "Free space to keep on the photos' disk; below it the booth refuses new sessions and says why."),
-        .path("storage.mount", \.storage.mount, allowsEmpty: true, "",
+        // Checked at once; changed together with storage.dir, both are checked as one and kept or refused as one.
+        .path("storage.mount", \.storage.mount, allowsEmpty: true, "", reload: .atOnce,
               "Mount point of removable media holding dir (e.g. /media/photobooth). When nothing is mounted there, or dir is on another file system, the booth goes to fault(storage) instead of filling the SD card. Empty: no check."),
 
-        .path("preview.file", \.preview.file, allowsEmpty: true, "/run/photobooth/preview.jpg",
+        .path("preview.file", \.preview.file, allowsEmpty: true, "/run/photobooth/preview.jpg", reload: .reopen(.screen),
               "What the screen shows (live view, texts, countdown digit, review with its print status, fault) as a JPEG file, rewritten atomically. Empty: no file preview."),
-        .int("preview.frame_rate", \.preview.frameRate, 1...30, unit: "rewrites per second", "5",
+        .int("preview.frame_rate", \.preview.frameRate, 1...30, unit: "rewrites per second", "5", reload: .reopen(.screen),
              "How often the preview file is rewritten."),
-        .size("preview.size", \.preview.size, "800x480",
+        .size("preview.size", \.preview.size, "800x480", reload: .reopen(.screen),
               "Size in pixels of the preview file's picture, drawn like the screen (display.scaling, display.mirror, camera.rotation)."),
 
-        .choice("print.mode", \.print.mode, "off",
+        .choice("print.mode", \.print.mode, "off", reload: .nextSession,
                 "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review (sent after button.long_press, as a long press starts with a press). In auto and press, a long press during review skips printing that picture."),
-        .string("print.destination", \.print.destination, allowsEmpty: true, "",
+        .string("print.destination", \.print.destination, allowsEmpty: true, "", reload: .reopen(.printer),
                 "CUPS queue to print to (lpstat -p lists them). Empty: the CUPS default destination."),
-        .int("print.copies", \.print.copies, Settings.Print.copiesRange, unit: "copies", "1",
+        .int("print.copies", \.print.copies, Settings.Print.copiesRange, unit: "copies", "1", reload: .reopen(.printer),
              "Copies of each picture."),
-        .media("print.media", \.print.media, "na_index-4x6_4x6in",
+        .media("print.media", \.print.media, "na_index-4x6_4x6in", reload: .reopen(.printer),
                 "PWG media name the printer must support (lpoptions -p QUEUE -l, or ipptool media-supported). The picture is rendered at this media's exact size and aspect, filled edge to edge, and sent with print-scaling none. With print.dpi the page may have at most 64 megapixels (4x6in at 1200 dpi is 35)."),
-        .choice("print.color", \.print.color, "color",
+        .choice("print.color", \.print.color, "color", reload: .reopen(.printer),
                 "print-color-mode of the jobs."),
-        .int("print.dpi", \.print.dpi, 72...1200, unit: "dots per inch", "300",
+        .int("print.dpi", \.print.dpi, 72...1200, unit: "dots per inch", "300", reload: .atOnce,
              "Resolution the picture is rendered at for the media (4x6in at 300 dpi: 1200x1800 pixels)."),
-        .int("print.pending_limit", \.print.pendingLimit, 1...50, unit: "jobs", "1",
+        .int("print.pending_limit", \.print.pendingLimit, 1...50, unit: "jobs", "1", reload: .atOnce,
              "Jobs out at the printer at once; further requests wait in the booth's journal, so an out-of-paper printer never swallows a queue."),
-        .int("print.reprint_limit", \.print.reprintLimit, 0...20, unit: "reprints", "1",
+        .int("print.reprint_limit", \.print.reprintLimit, 0...20, unit: "reprints", "1", reload: .atOnce,
              "Reprints allowed per picture (photoboothctl prints reprint ID)."),
-        .choice("print.backlog", \.print.backlog, "max-age",
+        .choice("print.backlog", \.print.backlog, "max-age", reload: .atOnce,
                 "Which held requests print once the printer is ready again, oldest first. all: every one; newest: only the newest backlog_newest; max-age: those younger than backlog_max_age (the guest is gone after that). Dropped requests are reported."),
-        .int("print.backlog_newest", \.print.backlogNewest, 1...1000, unit: "requests", "5",
+        .int("print.backlog_newest", \.print.backlogNewest, 1...1000, unit: "requests", "5", reload: .atOnce,
              "With backlog = newest: how many of the newest held requests are kept."),
-        .duration("print.backlog_max_age", \.print.backlogMaxAgeMilliseconds, 1000...86_400_000, "15min",
+        .duration("print.backlog_max_age", \.print.backlogMaxAgeMilliseconds, 1000...86_400_000, "15min", reload: .atOnce,
                   "With backlog = max-age: held requests older than this are dropped."),
-        .int("print.sheets", \.print.sheets, 0...100_000, unit: "sheets", "0",
+        // Seeds the paper count at once when the journal has none yet; once it counts, only refill sets it (as at a restart).
+        .int("print.sheets", \.print.sheets, 0...100_000, unit: "sheets", "0", reload: .atOnce,
              "Sheets loaded when the journal has no paper count yet (0: not counted until photoboothctl refill SHEETS); after that the count lives in the journal and refill sets it."),
-        .int("print.sheets_per_picture", \.print.sheetsPerPicture, 1...10, unit: "sheets", "1",
+        .int("print.sheets_per_picture", \.print.sheetsPerPicture, 1...10, unit: "sheets", "1", reload: .atOnce,
              "Sheets one copy of a picture uses; completed jobs take copies x this off the paper count."),
-        .int("print.paper_warning", \.print.paperWarning, 0...10_000, unit: "sheets", "10",
+        .int("print.paper_warning", \.print.paperWarning, 0...10_000, unit: "sheets", "10", reload: .atOnce,
              "The printer is reported as warning (paper-low) when the paper count is at or below this; prints go on."),
-        .duration("print.poll_interval", \.print.pollIntervalMilliseconds, 200...60_000, "2s",
+        .duration("print.poll_interval", \.print.pollIntervalMilliseconds, 200...60_000, "2s", reload: .atOnce,
                   "How often printer health and job states are asked of CUPS (and of the printer itself while idle)."),
-        .path("print.journal", \.print.journal, allowsEmpty: false, "/var/lib/photobooth/print-journal.json",
+        // Restart only: the journal holds the requests in flight and their ids; another file read mid-run would
+        // orphan held and reprintable requests of this one, or hand out request ids that clash with that one's.
+        .path("print.journal", \.print.journal, allowsEmpty: false, "/var/lib/photobooth/print-journal.json", reload: .restart,
               "The print journal: every request with its job id and final state, rewritten atomically, so a restart prints nothing twice and forgets nothing."),
-        .path("print.spool", \.print.spool, allowsEmpty: false, "/var/lib/photobooth/prints",
+        // Restart only: the pages of every request in the journal are in this directory; a new one mid-run would
+        // leave them behind, so held requests could not be submitted and reprints of them would fail.
+        .path("print.spool", \.print.spool, allowsEmpty: false, "/var/lib/photobooth/prints", reload: .restart,
               "Directory of the rendered pictures; they stay there for reprints while their request is in the journal (every unfinished one and the newest 100 finished), or until photoboothctl prints purge."),
 
-        .path("display.device", \.display.device, allowsEmpty: true, "/dev/fb0",
+        .path("display.device", \.display.device, allowsEmpty: true, "/dev/fb0", reload: .reopen(.screen),
               "The framebuffer the guest's screen is drawn on, in the mode the driver gives (choose it at boot, e.g. video=1280x800). Empty: no screen."),
-        .path("display.console", \.display.console, allowsEmpty: true, "/dev/tty1",
+        .path("display.console", \.display.console, allowsEmpty: true, "/dev/tty1", reload: .reopen(.screen),
               "The kiosk's virtual terminal, switched to graphics mode (no text, no cursor, no blanking) while the booth runs. Empty: leave it."),
-        .choice("display.rotation", \.display.rotation, "0",
+        .choice("display.rotation", \.display.rotation, "0", reload: .reopen(.screen),
                 "Clockwise turn of the whole drawing, in degrees, for a screen mounted sideways; auto follows the accelerometer."),
-        .choice("display.fallback_rotation", \.display.fallbackRotation, "0",
+        .choice("display.fallback_rotation", \.display.fallbackRotation, "0", reload: .reopen(.screen),
                 "The turn auto uses when no accelerometer answers."),
-        .string("display.accelerometer", \.display.accelerometer, allowsEmpty: true, "",
+        .string("display.accelerometer", \.display.accelerometer, allowsEmpty: true, "", reload: .reopen(.screen),
                 "The IIO accelerometer for auto rotation, by its name in sysfs. Empty: the first one found."),
-        .choice("display.scaling", \.display.scaling, "fit",
+        .choice("display.scaling", \.display.scaling, "fit", reload: .reopen(.screen),
                 "fit: the whole picture with black bars (letterbox); fill: the screen filled, edges cropped."),
-        .bool("display.mirror", \.display.mirror, "true",
+        .bool("display.mirror", \.display.mirror, "true", reload: .reopen(.screen),
               "Mirror the live view, as guests expect; captures and prints are never mirrored."),
-        .int("display.frame_rate", \.display.frameRate, 1...60, unit: "frames per second", "30",
+        .int("display.frame_rate", \.display.frameRate, 1...60, unit: "frames per second", "30", reload: .reopen(.screen),
              "Screen redraws per second at most."),
-        .path("display.font", \.display.font, allowsEmpty: false, "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+        .path("display.font", \.display.font, allowsEmpty: false, "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", reload: .reopen(.screen),
               "TrueType or OpenType font for the screens' text (Debian: fonts-dejavu-core)."),
 
-        .string("text.idle", \.text.idle, allowsEmpty: false, "Press the button",
+        .string("text.idle", \.text.idle, allowsEmpty: false, "Press the button", reload: .reopen(.screen),
                 "The invitation on the idle screen."),
-        .string("text.preview", \.text.preview, allowsEmpty: false, "Get ready!",
+        .string("text.preview", \.text.preview, allowsEmpty: false, "Get ready!", reload: .reopen(.screen),
                 "The prompt shown before the countdown."),
-        .string("text.countdown_shot", \.text.countdownShot, allowsEmpty: false, "Photo {shot} of {shots}",
+        .string("text.countdown_shot", \.text.countdownShot, allowsEmpty: false, "Photo {shot} of {shots}", reload: .reopen(.screen),
                 "Shown with the countdown when a session has more than one shot; {shot} and {shots} are replaced by the numbers."),
-        .string("text.between_shots", \.text.betweenShots, allowsEmpty: false, "{shot} of {shots}",
+        .string("text.between_shots", \.text.betweenShots, allowsEmpty: false, "{shot} of {shots}", reload: .reopen(.screen),
                 "Shown over the live view between two shots; {shot} is the next shot, {shots} the shots per session."),
-        .string("text.fault_camera", \.text.faultCamera, allowsEmpty: false, "Camera disconnected — back soon",
+        .string("text.fault_camera", \.text.faultCamera, allowsEmpty: false, "Camera disconnected — back soon", reload: .reopen(.screen),
                 "Shown while the camera is missing or failing."),
-        .string("text.fault_button", \.text.faultButton, allowsEmpty: false, "Button out of order — back soon",
+        .string("text.fault_button", \.text.faultButton, allowsEmpty: false, "Button out of order — back soon", reload: .reopen(.screen),
                 "Shown while the button line fails or is stuck."),
-        .string("text.fault_storage", \.text.faultStorage, allowsEmpty: false, "Photo storage full or missing — back soon",
+        .string("text.fault_storage", \.text.faultStorage, allowsEmpty: false, "Photo storage full or missing — back soon", reload: .reopen(.screen),
                 "Shown while photos cannot be saved."),
 
-        .bool("picture.compose_single_shot", \.picture.composeSingleShot, "false",
+        .bool("picture.compose_single_shot", \.picture.composeSingleShot, "false", reload: .nextSession,
               "With session.shots = 1: false keeps the capture itself as the picture (reviewed and printed as taken, filled to the media); true composes it like a series, with the layout's margins, footer and overlay. Sessions of 2 to 4 shots are always composed."),
-        .choice("picture.layout", \.picture.layout, "auto",
+        .choice("picture.layout", \.picture.layout, "auto", reload: .nextSession,
                 "How the captures are arranged. auto: by the number of shots (1 single, 2 strip, 3 3up, 4 2x2). single: one capture; 2x2: a grid of four; strip: up to four in a column, twice side by side (cut into two strips); 3up: three in a row or a column. The sheet is turned to suit the captures' orientation."),
-        .choice("picture.fit", \.picture.fit, "fill",
+        .choice("picture.fit", \.picture.fit, "fill", reload: .nextSession,
                 "fill: each capture fills its slot, edges cropped; fit: the whole capture, with background bars (letterbox). Captures are never stretched."),
-        .choice("picture.size", \.picture.size, "media",
+        .choice("picture.size", \.picture.size, "media", reload: .nextSession,
                 "The sheet: media takes the size of print.media; or a size in inches (turned to suit the layout)."),
-        .choice("picture.dpi", \.picture.dpi, "print",
+        .choice("picture.dpi", \.picture.dpi, "print", reload: .nextSession,
                 "Resolution of the picture in dots per inch; print takes print.dpi (4x6in at 300 dpi: 1800x1200 pixels, at 600 dpi: 3600x2400)."),
-        .int("picture.quality", \.picture.quality, 1...100, "92",
+        .int("picture.quality", \.picture.quality, 1...100, "92", reload: .nextSession,
              "JPEG quality of the picture (4:2:0 chroma subsampling)."),
-        .millimetres("picture.margin", \.picture.marginMillimetres, 0...50, "3",
+        .millimetres("picture.margin", \.picture.marginMillimetres, 0...50, "3", reload: .nextSession,
                      "Margin around and between the captures, in millimetres."),
-        .color("picture.background", \.picture.background, "white",
+        .color("picture.background", \.picture.background, "white", reload: .nextSession,
                "Colour of the sheet around the captures."),
-        .path("picture.background_image", \.picture.backgroundImage, allowsEmpty: true, "",
+        .path("picture.background_image", \.picture.backgroundImage, allowsEmpty: true, "", reload: .nextSession,
               "A JPEG or PNG filling the sheet (cropped to its aspect) under the captures. Empty: the background colour."),
-        .path("picture.overlay", \.picture.overlay, allowsEmpty: true, "",
+        .path("picture.overlay", \.picture.overlay, allowsEmpty: true, "", reload: .nextSession,
               "A PNG with transparency drawn over the whole picture (a frame, a logo), scaled to cover the sheet with its aspect kept (make it the sheet's aspect and orientation). Empty: none."),
-        .string("picture.footer_top", \.picture.footerTop, allowsEmpty: true, "",
+        .string("picture.footer_top", \.picture.footerTop, allowsEmpty: true, "", reload: .nextSession,
                 "First footer line, e.g. the event's name; {date} is replaced by the date. Empty: no line."),
-        .string("picture.footer_bottom", \.picture.footerBottom, allowsEmpty: true, "{date}",
+        .string("picture.footer_bottom", \.picture.footerBottom, allowsEmpty: true, "{date}", reload: .nextSession,
                 "Second footer line; {date} is replaced by the date. Empty: no line. With both lines empty there is no footer."),
-        .string("picture.date_format", \.picture.dateFormat, allowsEmpty: false, "%d %B %Y",
+        .string("picture.date_format", \.picture.dateFormat, allowsEmpty: false, "%d %B %Y", reload: .nextSession,
                 "How {date} is written: a strftime(3) format (%d day, %m month, %B month name, %Y year)."),
-        .path("picture.font", \.picture.font, allowsEmpty: false, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        .path("picture.font", \.picture.font, allowsEmpty: false, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", reload: .nextSession,
               "TrueType or OpenType font of the footer (Debian: fonts-dejavu-core)."),
-        .color("picture.text_color", \.picture.textColor, "black",
+        .color("picture.text_color", \.picture.textColor, "black", reload: .nextSession,
                "Colour of the footer text."),
     ]
 

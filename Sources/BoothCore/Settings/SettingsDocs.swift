@@ -1,13 +1,14 @@
 extension Schema {
-    /// The settings as one Markdown table for the README: key, type, default, what is allowed, description,
-    /// in file order. `|` in a cell is escaped; an empty default reads *(empty)*. Ends with `\n`.
+    /// The settings as one Markdown table for the README: key, type, default, what is allowed, how a
+    /// reload applies it (``ReloadRule/tableText``), description, in file order. `|` in a cell is
+    /// escaped; an empty default reads *(empty)*. Ends with `\n`.
     /// Regenerate with `photoboothctl config describe --markdown`.
     public static func markdownTable() -> String {
         func cell(_ s: String) -> String { s.replacingAll("|", with: "\\|") }
-        var out = "| Key | Type | Default | Allowed | Description |\n|---|---|---|---|---|\n"
+        var out = "| Key | Type | Default | Allowed | On reload | Description |\n|---|---|---|---|---|---|\n"
         for spec in settings {
             let def = spec.defaultText.isEmpty ? "*(empty)*" : "`\(cell(spec.defaultText))`"
-            out += "| `\(spec.key)` | \(spec.type.name) | \(def) | \(cell(spec.allowed)) | \(cell(spec.description)) |\n"
+            out += "| `\(spec.key)` | \(spec.type.name) | \(def) | \(cell(spec.allowed)) | \(spec.reload.tableText) | \(cell(spec.description)) |\n"
         }
         return out
     }
