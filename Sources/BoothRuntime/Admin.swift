@@ -88,7 +88,8 @@ public struct ReloadReply: Codable, Sendable, Equatable {
         /// True when the new value is in force now; false when it waits for the session's end or a restart.
         public var applied: Bool
         /// What happened, for a person: `applied at once`, `screens reopened`, `applies when the session
-        /// under way ends`, ``ReloadRule/restartEffect``.
+        /// under way ends`, ``ReloadRule/restartEffect``, or `refused: REASON; the file and the running
+        /// setting now differ` (a new `storage.dir` that failed the start's checks).
         public var effect: String
 
         public init(_ change: SettingChange, applied: Bool) {

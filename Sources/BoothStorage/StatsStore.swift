@@ -81,7 +81,7 @@ public final class StatsStore: StatsRecording {
     public func follow(directory: String) {
         file.withLock { $0 = "\(directory)/\(StatsStore.fileName)" }
         state.withLock { $0.dirty = true }
-        wake.lock(); wake.signal(); wake.unlock()
+        writer.wake()
     }
 
     /// Zeroes the totals and restarts `since`; returns the totals as they were.
