@@ -35,6 +35,8 @@ final class SimulatedBooth: Sendable {
     let client: ControlClient
     let reloadResult: ReloadBox
     let exited = DispatchSemaphore(value: 0)
+    /// The booth's clock: its timers (review, idle stop) run only as the waits below move it.
+    let clock: ManualClock
 
     init(review: String = "1s") throws {
         let settings = try Settings.defaults.with(overrides: [
@@ -44,9 +46,11 @@ final class SimulatedBooth: Sendable {
         ]).get()
         let reload = ReloadBox(.success(settings))
         reloadResult = reload
-        let factory = DeviceFactory(camera: { _ in SimulatedCamera() }, button: { _ in NoButton() }, led: { _ in nil },
-                                    displays: { _, _, _ in [] })
-        runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory,
+        let clock = ManualClock.startingNow()
+        self.clock = clock
+        let factory = DeviceFactory(camera: { _ in TestCamera(name: "sim", clock: clock) }, button: { _ in NoButton() },
+                                    led: { _ in nil }, displays: { _, _, _ in [] })
+        runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, clock: clock,
                                log: LogRecorder().logger(), reloader: { reload.value.withLock { $0 } })
         server = ControlServer(path: "\(dir)/control", log: LogRecorder().logger(),
                                handler: runtime.daemonControlHandler(info: DaemonInfo(version: photoboothVersion, protocolVersion: 1,
@@ -64,12 +68,20 @@ final class SimulatedBooth: Sendable {
         try client.send(ControlRequest(c, reset: reset), expecting: type)
     }
 
-    /// Polls status until `condition` holds or `seconds` pass (waits on the booth's real threads).
-    func waitForStatus(seconds: Double = 20, _ condition: (StatusReport) -> Bool) throws -> StatusReport {
+    /// Polls status until `condition` holds or `seconds` of real time pass (the booth's real threads:
+    /// camera, storage, loop), moving the booth's clock `step` ms after each poll, at most
+    /// `maxBoothMilliseconds` in all, so its own timers (the review) end when the test says.
+    func waitForStatus(seconds: Double = 20, step: Int = 50, maxBoothMilliseconds: Int = 10_000,
+                       _ condition: (StatusReport) -> Bool) throws -> StatusReport {
         let deadline = Date(timeIntervalSinceNow: seconds)
+        var moved = 0
         var last = try ask(.status, StatusReport.self)
         while !condition(last), Date() < deadline {
             usleep(20_000)
+            if step > 0, moved < maxBoothMilliseconds {
+                clock.advance(milliseconds: step)
+                moved += step
+            }
             last = try ask(.status, StatusReport.self)
         }
         return last
@@ -127,7 +139,8 @@ final class SimulatedBooth: Sendable {
         #expect(press.stateBefore == "idle")
         #expect(press.stateAfter.map { $0 != "idle" } == true, "the reply says what the press did: \(press)")
         #expect(press.ignored == nil)
-        let done = try booth.waitForStatus { $0.counters.completed == 1 && $0.state == "idle" }
+        // The review (1 s on the booth's clock) ends as the wait moves the clock 100 ms a poll.
+        let done = try booth.waitForStatus(step: 100) { $0.counters.completed == 1 && $0.state == "idle" }
         #expect(done.counters.sessions == 1)
         #expect(done.button.lastPress != nil)
         #expect(done.storage.nextSession == 2)
@@ -189,7 +202,9 @@ final class SimulatedBooth: Sendable {
         _ = try booth.waitForStatus { $0.camera.streaming }
         _ = try booth.ask(.press, PressReply.self)
         // The loop counts the capture when it handles the storage thread's saved event, after savedSinceStart.
-        _ = try booth.waitForStatus { $0.counters.completed == 1 && $0.storage.savedSinceStart == 1 && $0.counters.captures == 1 }
+        _ = try booth.waitForStatus(step: 100) {
+            $0.counters.completed == 1 && $0.storage.savedSinceStart == 1 && $0.counters.captures == 1
+        }
         let dir = booth.runtime.store.directory
         booth.stop()
         let stats = StatsStore(directory: dir, log: LogRecorder().logger())
