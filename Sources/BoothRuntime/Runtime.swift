@@ -262,10 +262,15 @@ public final class BoothRuntime: Sendable {
             let (inForce, stateNow) = state.withLock { ($0.settings, $0.machine.state) }
             let changes = inForce.changes(to: new)
             guard !changes.isEmpty else {
-                // A reload kept for the session's end is replaced by this one: nothing left to apply.
-                state.withLock { s in
-                    if s.pendingSettings != nil { s.pendingSettings = new; s.pendingComposer = nil }
+                // A reload kept for the session's end is replaced by this one: nothing left to apply. The
+                // machine is told too, so the timings it kept for the session's end are the ones in force.
+                let withdrawn = state.withLock { s -> Bool in
+                    guard s.pendingSettings != nil else { return false }
+                    s.pendingSettings = new
+                    s.pendingComposer = nil
+                    return true
                 }
+                if withdrawn { loop.post(.reload(core(new))) }
                 let reply = ReloadReply(appliedNow: true, state: stateNow.name, changes: [])
                 log.notice("settings " + reply.text)
                 return .accepted(reply)
@@ -732,6 +737,9 @@ public final class BoothRuntime: Sendable {
         let refused = switchPhotosDirectory(changed(key: "storage.dir") ? new.storage : nil,
                                             mountChanged: changed(key: "storage.mount"))
         let applied = old.applying(changes.filter { $0.rule.appliesWithoutRestart && refused[$0.key] == nil }, from: new)
+        // What a device said when it was reopened, where it is not what the rule promises (a line that
+        // did not open, no screen made): the reply's words for each key under that rule.
+        var outcome: [ReloadRule: String] = [:]
         state.withLock { $0.settings = applied }
 
         if let composer { composeWorker.setComposer(composer) }
@@ -751,8 +759,12 @@ public final class BoothRuntime: Sendable {
         if changed(.reopen(.screen)) || changed(key: "camera.rotation") {
             // The screens draw the live view turned by camera.rotation: made again for it too.
             let (factory, clock, log) = (self.factory, self.clock, self.log)
+            let before = screens.count
             let count = screens.replace(settings: applied) { factory.screens(applied, clock, log, orientation) }
             log.info("screens reopened for the new settings: \(count) in use")
+            if count == 0 && before > 0 {
+                outcome[.reopen(.screen)] = "screens reopened: none could be opened (see the log), nothing is shown"
+            }
         }
         if changed(.reopen(.button)) || changed(.reopen(.led)) {
             // The LED's chip defaults to the button's: both lines are requested again.
@@ -760,12 +772,18 @@ public final class BoothRuntime: Sendable {
             state.withLock { $0.led }?.stop()
             state.withLock { $0.buttonRunning = false }
             state.withLock { $0.led = nil }
-            if let message = startButton(applied) { loop.post(.deviceFault(.button, message: message)) }
+            if let message = startButton(applied) {
+                loop.post(.deviceFault(.button, message: message))
+                outcome[.reopen(.button)] = "button line not opened: \(message)"
+            }
             openLED(applied)
+            if factory.opensLED, applied.led.isConfigured, state.withLock({ $0.led }) == nil {
+                outcome[.reopen(.led)] = "LED line not opened (see the log); tried again from 1 s to every 30 s"
+            }
         }
         let reply = ReloadReply(appliedNow: true, state: currentState.name, changes: changes.map { change in
             var c = ReloadReply.Change(change, applied: change.rule.appliesWithoutRestart && refused[change.key] == nil)
-            if let why = refused[change.key] { c.effect = why }
+            if let why = refused[change.key] { c.effect = why } else if let said = outcome[change.rule] { c.effect = said }
             return c
         })
         state.withLock { $0.appliedReload = (ticket, reply) }

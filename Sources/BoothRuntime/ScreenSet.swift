@@ -19,6 +19,9 @@ final class ScreenSet: DisplaySink {
 
     init(_ sinks: [any DisplaySink], settings: Settings) { state = Mutex(State(sinks: sinks, settings: settings)) }
 
+    /// How many screens are in use.
+    var count: Int { state.withLock { $0.sinks.count } }
+
     /// The settings the screens in use were made with.
     var settings: Settings { state.withLock { $0.settings } }
 

@@ -261,8 +261,8 @@ struct Reload: Subcommand {
     static let summary = "Ask the daemon to re-read its config file (as SIGHUP does)."
     static let details = """
         Answers with every key whose value in the file differs from the settings in force, and how each took
-        effect: applied at once, from the next session, camera stream restarted, screens / button line / LED line
-        reopened, printer reconnected, or "takes effect after `systemctl restart photoboothd`" for keys read only
+        effect: applied at once, from the next session, camera stream restarting, screens / button line / LED line
+        reopened (or not opened, and why), print worker reconfigured, or "takes effect after `systemctl restart photoboothd`" for keys read only
         at start. In idle or fault the reply comes once the changes are applied; while a session is under way
         they apply when it ends, and the reply says so. An invalid file keeps the running settings, and every
         problem is printed. --json: the reply's changes with key, from, to, rule, applied and effect.

@@ -237,7 +237,7 @@ extension ReloadReply {
         try #require(await eventually { booth.camera.isStreaming })
         try booth.edit([("print.destination", "booth-test-queue"), ("print.journal", "\(booth.dir)/other.json")])
         let reply = try booth.reload()
-        #expect(reply.change("print.destination")?.effect == "printer reconnected")
+        #expect(reply.change("print.destination")?.effect == "print worker reconfigured")
         #expect(reply.change("print.destination")?.applied == true)
         let journal = try #require(reply.change("print.journal"))
         #expect(!journal.applied && journal.rule == "restart")
@@ -372,6 +372,43 @@ extension ReloadReply {
                 "\(booth.logText)")
     }
 
+    @Test("a change kept for the session's end and then reverted in the file is withdrawn: the machine's timings stay those in force")
+    func revertedDuringTheSessionIsWithdrawn() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        let review = booth.runtime.state.withLock { $0.machine.config.reviewMilliseconds }
+        booth.button.press()
+        try #require(await eventually { booth.runtime.currentState.isPreview }, "\(booth.logText)")
+        try booth.edit([("session.review", "42s")])
+        let kept = try booth.reload()
+        #expect(!kept.appliedNow && kept.change("session.review")?.effect == "applies when the session under way ends")
+        try booth.edit([("session.review", "\(review / 1000)s")])
+        let reverted = try booth.reload()
+        #expect(reverted.text == "reloaded: nothing changed", "\(reverted.text)")
+
+        booth.button.longPressOfNewPress()   // ends the session: what was kept would apply now
+        try #require(await eventually { booth.runtime.currentState.isIdle }, "\(booth.logText)")
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(booth.runtime.state.withLock { $0.machine.config.reviewMilliseconds } == review,
+                "the withdrawn 42 s must not reach the machine: \(booth.logText)")
+        #expect(booth.runtime.statusReport(configPath: "t").settings?.fileDiffers == false)
+    }
+
+    @Test("a button line that does not open again after a reload: the reply says so and why, and the booth is in fault(button)")
+    func buttonReopenFailureIsSaid() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming })
+        booth.button.startFailure.withLock { $0 = "gpiochip0 line 99: no such line" }
+        try booth.edit([("button.debounce", "60ms")])
+        let reply = try booth.reload()
+        #expect(reply.change("button.debounce")?.effect == "button line not opened: button not available: gpiochip0 line 99: no such line",
+                "\(reply.text)")
+        #expect(await eventually { if case let .fault(r) = booth.runtime.currentState { r[.button] != nil } else { false } },
+                "\(booth.logText)")
+    }
+
     @Test("the reload reply on the wire: changes with key, from, to, rule, applied, effect; an older daemon's reply still reads")
     func replyOnTheWire() throws {
         let reply = ReloadReply(appliedNow: true, state: "idle", changes: [
@@ -394,8 +431,9 @@ extension ReloadReply {
         try booth.edit([("camera.frame_rate", "15"), ("storage.min_free", "1kB"), ("picture.dpi", "150"), ("led.line", "GPIO27")])
         let reply = try booth.reload()
         #expect(reply.changes?.map(\.key) == ["camera.frame_rate", "led.line", "storage.min_free", "picture.dpi"])
-        #expect(reply.change("camera.frame_rate")?.effect == "camera stream restarted")
-        #expect(reply.change("led.line")?.effect == "LED line reopened")
+        #expect(reply.change("camera.frame_rate")?.effect == "camera stream restarting")
+        // The test's factory opens no LED line: the reply says so, not "reopened".
+        #expect(reply.change("led.line")?.effect == "LED line not opened (see the log); tried again from 1 s to every 30 s")
         #expect(reply.change("storage.min_free")?.effect == "applied at once")
         #expect(reply.change("picture.dpi")?.effect == "applies from the next session")
         #expect(await eventually { booth.camera.starts == starts + 1 && booth.camera.isStreaming }, "\(booth.logText)")

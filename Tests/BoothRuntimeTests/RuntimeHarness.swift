@@ -37,10 +37,15 @@ final class FakeButton: ButtonDevice {
     /// How many times the runtime requested the line.
     private let starts = Mutex(0)
 
+    /// Set: the next requests of the line fail with this message (a line that cannot be requested).
+    let startFailure = Mutex<String?>(nil)
+    struct LineRefused: Error, CustomStringConvertible { let description: String }
+
     func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
+        starts.withLock { $0 += 1 }
+        if let refused = startFailure.withLock({ $0 }) { throw LineRefused(description: refused) }
         self.handler.withLock { $0 = handler }
         running.withLock { $0 = true }
-        starts.withLock { $0 += 1 }
     }
 
     func stop() { running.withLock { $0 = false } }

@@ -45,11 +45,11 @@ public enum ReloadRule: Sendable, Hashable {
         switch self {
         case .atOnce: "applied at once"
         case .nextSession: "applies from the next session"
-        case .cameraStream: "camera stream restarted"
+        case .cameraStream: "camera stream restarting"
         case .reopen(.screen): "screens reopened"
         case .reopen(.button): "button line reopened"
         case .reopen(.led): "LED line reopened"
-        case .reopen(.printer): "printer reconnected"
+        case .reopen(.printer): "print worker reconfigured"
         case .restart: ReloadRule.restartEffect
         }
     }
@@ -76,7 +76,11 @@ public enum ReloadRule: Sendable, Hashable {
         case .atOnce: "at once"
         case .nextSession: "next session"
         case .restart: "restart only"
-        case .cameraStream, .reopen: effect
+        case .cameraStream: "camera stream restarted"
+        case .reopen(.screen): "screens reopened"
+        case .reopen(.button): "button line reopened"
+        case .reopen(.led): "LED line reopened"
+        case .reopen(.printer): "printer reconnected"
         }
     }
 
