@@ -147,6 +147,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var nextSession: Int
         /// Captures saved since start.
         public var savedSinceStart: Int
+        /// What a power cut can do on the photos' file system (vfat, exFAT: no journal), and temp files kept
+        /// after one because they share a photo's data; absent when there is nothing to say (ext4).
+        public var powerCutNotes: [String]?
     }
 
     /// Counts since this start: the runtime's ``BoothCounters`` (the same six fields, one type).
@@ -186,7 +189,7 @@ extension BoothRuntime {
                           secondsSinceLastPress: pressAge.map { ($0 * 10).rounded() / 10 }),
             storage: .init(dir: s.storageDirectory, freeBytes: s.freeBytes,
                            minFreeBytes: s.settings.storage.minFreeBytes, nextSession: s.nextSession,
-                           savedSinceStart: s.savedSinceStart),
+                           savedSinceStart: s.savedSinceStart, powerCutNotes: s.powerCutNotes.isEmpty ? nil : s.powerCutNotes),
             counters: s.counters, printer: s.printer, stats: s.stats,
             orientation: .init(s.orientation), settings: settingsReport(inForce: s.settingsInForce))
     }

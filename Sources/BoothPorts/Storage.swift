@@ -38,11 +38,20 @@ public protocol PhotoStorage: AnyObject, Sendable {
     /// Why the session-number file could not be made at the last prepare (numbers then follow the
     /// photo files only), or nil.
     var sessionFileProblem: String? { get }
+    /// What a power cut can do on the photos directory's file system (vfat, exFAT, tmpfs, unknown; none on
+    /// ext4), and temp files the last scan kept because a cut left them sharing a photo's data: operator
+    /// words, for the log at start and `status`. Empty when there is nothing to say.
+    var powerCutNotes: [String] { get }
     /// Creates the directory if missing, checks it is writable, removes leftover temp files and finds
     /// the next session number. - Throws: ``FileError`` naming the call and path.
     func prepare() throws(FileError)
-    /// Takes the next session number (recorded durably by the next save).
+    /// Takes the next session number and records it in place (not yet durable: ``syncSessionNumber()``,
+    /// or the next save, makes it so). Returns at once.
     func allocateSession() -> Int
+    /// Makes the number ``allocateSession()`` recorded durable (fdatasync of the session-number file),
+    /// so a power cut does not hand it out again; nothing when it is already. Blocks on the disk: for
+    /// the storage thread.
+    func syncSessionNumber()
     /// Writes `jpeg` as shot `shot` (1-based; 0: the session's picture) of `session`, atomically and
     /// durably. `directoryNotSynced` is called when the file is in place but its folder's fsync failed.
     /// - Returns: the path written.
@@ -149,8 +158,8 @@ public struct BoothCounters: Codable, Sendable, Equatable {
 }
 
 /// The booth's running totals, kept across restarts (`photoboothctl stats`): the counters, when
-/// counting started and the highest session counted. JSON: the counters' fields beside `since` and
-/// `lastSession`, flat (as in earlier files).
+/// counting started, the highest session counted and the captures counted before it. JSON: the counters'
+/// fields beside `since`, `lastSession` and `capturesBeforeLastSession`, flat (as in earlier files).
 @dynamicMemberLookup
 public struct BoothStats: Codable, Sendable, Equatable {
     /// The counts (`stats.sessions` reads `stats.counters.sessions`).
@@ -160,6 +169,11 @@ public struct BoothStats: Codable, Sendable, Equatable {
     /// The highest session number these totals account for; photo files of later sessions found at start
     /// were taken while the totals were not written (a crash) and are added then.
     public var lastSession = 0
+    /// The captures these totals had counted when session `lastSession` began (JSON `capturesBeforeLastSession`),
+    /// nil when not known (files before it existed, or a `stats --reset` during that session). The captures
+    /// of `lastSession` on disk beyond `captures` minus this were saved while the totals were not written
+    /// (a power cut between a save and the write) and are added at start.
+    public var capturesBeforeLastSession: Int?
 
     public init(since: Int) { self.since = since }
 
@@ -169,19 +183,27 @@ public struct BoothStats: Codable, Sendable, Equatable {
     }
 
     /// Adds what `counters` (the runtime's counts since start) gained since `old`, and moves `lastSession`
-    /// up to `highestSession`.
+    /// up to `highestSession` (the session of the newest saved capture or picture), noting the captures
+    /// counted before this change as ``capturesBeforeLastSession`` when it moves.
     public mutating func add(_ now: BoothCounters, since old: BoothCounters, highestSession: Int) {
+        let before = counters.captures
         counters = counters.adding(now.subtracting(old))
-        lastSession = max(lastSession, highestSession)
+        if highestSession > lastSession {
+            lastSession = highestSession
+            // `highestSession` is the session of the newest saved file: it moves on with that session's first
+            // save, so a capture counted in this same change is the new session's.
+            capturesBeforeLastSession = before
+        }
     }
 
-    private enum Keys: String, CodingKey { case since, lastSession }
+    private enum Keys: String, CodingKey { case since, lastSession, capturesBeforeLastSession }
 
     public init(from decoder: any Decoder) throws {
         counters = try BoothCounters(from: decoder)
         let c = try decoder.container(keyedBy: Keys.self)
         since = try c.decodeIfPresent(Int.self, forKey: .since) ?? 0
         lastSession = try c.decodeIfPresent(Int.self, forKey: .lastSession) ?? 0
+        capturesBeforeLastSession = try c.decodeIfPresent(Int.self, forKey: .capturesBeforeLastSession)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -189,6 +211,7 @@ public struct BoothStats: Codable, Sendable, Equatable {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(since, forKey: .since)
         try c.encode(lastSession, forKey: .lastSession)
+        try c.encodeIfPresent(capturesBeforeLastSession, forKey: .capturesBeforeLastSession)
     }
 }
 

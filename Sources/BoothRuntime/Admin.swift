@@ -168,6 +168,8 @@ package struct RuntimeStatus: Sendable {
     package var nextSession: Int
     /// Captures saved since start.
     package var savedSinceStart: Int
+    /// ``PhotoStorage/powerCutNotes``: what a power cut can do on the photos' file system, temps kept.
+    package var powerCutNotes: [String]
     /// The printer port's status.
     package var printer: PrinterStatus
     /// Totals across restarts.
@@ -196,7 +198,7 @@ extension BoothRuntime {
             secondsSinceLastPress: admin.lastPressAt.map { now.milliseconds(since: $0) / 1000 },
             camera: camera.status,
             storageDirectory: store.directory, freeBytes: try? store.freeBytes(), nextSession: store.nextSession,
-            savedSinceStart: storage.saved, printer: printer.status(), stats: admin.stats.current,
+            savedSinceStart: storage.saved, powerCutNotes: store.powerCutNotes, printer: printer.status(), stats: admin.stats.current,
             orientation: orientation.status)
     }
 

@@ -356,6 +356,7 @@ public final class BoothRuntime: Sendable {
             try store.prepare()
             log.info("storage: \(store.directory), next session \(store.nextSession)")
             if let p = store.sessionFileProblem { log.warning("storage: session numbers follow the photo files only: \(p)") }
+            for note in store.powerCutNotes { log.warning("storage: \(note)") }
             admin.stats.open(scanning: store.directory)
         } catch {
             startFaults.append((.storage, "photos directory not writable: \(error)\(writablePathsHint(settings.storage.dir, error))"))
@@ -512,6 +513,7 @@ public final class BoothRuntime: Sendable {
             dispatch(.storageChecked(pressID: pressID, at: at, refusal: storage.refusal(), fault: storage.mountProblem()))
         case .beginSession:
             let n = store.allocateSession()
+            storage.syncSessionNumber()
             state.withLock { s in
                 s.session = n
                 s.counters.sessions += 1
@@ -801,6 +803,7 @@ public final class BoothRuntime: Sendable {
             admin.stats.follow(directory: store.directory)
             log.notice("storage: photos now in \(store.directory) (were in \(from)), next session \(next)")
             if let p = store.sessionFileProblem { log.warning("storage: session numbers follow the photo files only: \(p)") }
+            for note in store.powerCutNotes { log.warning("storage: \(note)") }
             if case let .fault(reasons) = currentState, reasons[.storage] != nil {
                 // The fault was the old directory's: the new one is tried now, not at the next retry.
                 storage.setMount(new.mount)

@@ -25,7 +25,7 @@ public final class StorageWorker: Sendable {
     /// Where the latest saves went, by capture id (the newest 64), for ``delete(captureIDs:)``.
     private let savedPaths = Mutex<[(id: UInt64, path: String)]>([])
 
-    enum Job: Sendable { case save(UInt64), delete([UInt64]), retry }
+    enum Job: Sendable { case save(UInt64), delete([UInt64]), retry, syncSessionNumber }
 
     /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
     /// - Parameter mount: `storage.mount`: removable media that must be mounted under the photos (empty: none).
@@ -58,6 +58,9 @@ public final class StorageWorker: Sendable {
     /// Rechecks the directory and saves held captures; answers with `deviceRecovered(.storage)`
     /// or `deviceFault(.storage)`.
     public func retry() { enqueue(.retry) }
+    /// Makes the session number just handed out durable (``PhotoStorage/syncSessionNumber()``), before the
+    /// session's first capture is taken, so a power cut in its countdown does not hand it out again. Returns at once.
+    public func syncSessionNumber() { enqueue(.syncSessionNumber) }
     /// Sets `storage.min_free` (bytes).
     public func setMinFree(_ bytes: UInt64) { minFree.withLock { $0 = bytes } }
     /// The worker thread's sign of life, for the watchdog's liveness check.
@@ -99,6 +102,7 @@ public final class StorageWorker: Sendable {
         case let .save(id): saveOne(id)
         case let .delete(ids): deleteSaved(ids)
         case .retry: retryHeld()
+        case .syncSessionNumber: store.syncSessionNumber()
         }
         if queue.pending <= 1 { heartbeat.waiting() }
     }

@@ -20,16 +20,20 @@ public enum AtomicFile {
 
     /// Prefix of temp files; leftovers are removed by ``removeLeftoverTemps(in:)``.
     public static let tempPrefix = ".tmp-"
+    /// Prefix a leftover temp gets when it is kept on vfat or exFAT (``TempSweep``): never removed by the booth.
+    public static let keptPrefix = ".kept-"
 
-    /// Writes `bytes` to `path` atomically.
+    /// Writes `bytes` to `path` atomically: the temp file written and fsynced, renamed, then its directory
+    /// and the file under its new name fsynced (the second fsync is what vfat needs; the order is vfat's
+    /// too, see the comment inside).
     /// - Parameters:
     ///   - durable: fsync the file and the directory (photos); false for throwaway files (preview).
     ///   - replace: replace an existing file (wraps `rename`); false fails with EEXIST instead
     ///     (wraps `renameat2(RENAME_NOREPLACE)`; where the file system lacks it, `link` + `unlink`).
     ///   - syncDirectory: fsyncs the directory after the rename (default ``syncDirectory(_:)``); injected by tests.
     /// - Returns: nil when the write is complete (durable included). Only for a new file (`replace`
-    ///   false, `durable` true) whose directory fsync failed *after* the rename made it visible: that
-    ///   fsync's error. The file is in place under its final name (do not write it again), only the
+    ///   false, `durable` true) whose fsync after the rename, or its directory's, failed *after* the rename
+    ///   made it visible: that fsync's error. The file is in place under its final name (do not write it again), only the
     ///   durability of its directory entry is not confirmed; the caller logs it as a warning.
     /// - Throws: ``FileError`` naming the failed call (`open`, `write`, `fsync`, `renameat2`…) when the
     ///   file was not put in place (no partial file is left); when replacing, also the directory's
@@ -42,12 +46,13 @@ public enum AtomicFile {
         let temp = "\(dir)/\(tempPrefix)\(base).\(getpid())"
         let fd = retryingEINTR { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: temp) }
+        // Open until the end: the file is fsynced again after the rename (below).
+        defer { close(fd) }
         var ok = false
         defer {
             if !ok { unlink(temp) }
         }
         do {
-            defer { close(fd) }
             var offset = 0
             while offset < bytes.count {
                 let n = retryingEINTR { bytes.withUnsafeBytes { buf in
@@ -70,8 +75,24 @@ public enum AtomicFile {
         }
         ok = true
         guard durable else { return nil }
-        do {
-            try syncDirectory(dir)
+        do throws(FileError) {
+            // vfat keeps a file's size and first cluster in its directory entry, and a rename makes a new
+            // entry that the kernel fills in only when it writes the inode back: without the file's fsync
+            // after the rename, a power cut after the directory's fsync leaves the new name at 0 bytes and
+            // the data in lost clusters (seen in hardware/scenarios/powercut.sh). The order matters there
+            // too. A new name: the directory first (the temp's entry gone, the new one still empty), then
+            // the file (the new entry filled), so a cut between leaves an empty file, never two entries on
+            // the same clusters. Replacing: the file first (the target's entry moves to the new clusters as
+            // the old ones are freed), then the directory; a cut between can leave the temp's entry on the
+            // new clusters too, which the start-up sweep keeps (TempSweep). On ext4 and exFAT either order
+            // costs at most the journal commit the directory's fsync makes anyway.
+            if replace {
+                if fsync(fd) != 0 { throw FileError(call: "fsync", errno: errno, path: path) }
+                try syncDirectory(dir)
+            } else {
+                try syncDirectory(dir)
+                if fsync(fd) != 0 { throw FileError(call: "fsync", errno: errno, path: path) }
+            }
             return nil
         } catch {
             // Replacing: writing again is harmless, so the caller hears of it as a failure. A new file
@@ -92,14 +113,69 @@ public enum AtomicFile {
         if fsync(fd) != 0 && errno != EINVAL { throw FileError(call: "fsync", errno: errno, path: dir) }
     }
 
+    /// What a sweep of leftover temp files did: names removed, and names kept because on vfat or exFAT
+    /// they hold exactly the bytes of the file they were renamed to (a power cut between the rename's two
+    /// directory writes left both entries on the same clusters: unlinking the temp would free the file's
+    /// data). A kept temp is renamed `.kept-<name>.<pid>` (a rename frees no clusters), so no later sweep
+    /// removes it once its file has changed; `kept` lists those new names.
+    public struct TempSweep: Sendable, Equatable {
+        public var removed: [String] = []
+        public var kept: [String] = []
+        public init(removed: [String] = [], kept: [String] = []) { self.removed = removed; self.kept = kept }
+    }
+
     /// Removes temp files left by an interrupted write in `dir` (not recursive); returns their names.
+    /// On vfat and exFAT a temp that shares its data with its file is kept (see ``sweepLeftoverTemps(in:fileSystem:)``).
     @discardableResult
-    public static func removeLeftoverTemps(in dir: String) -> [String] {
-        var removed: [String] = []
-        for name in listDirectory(dir) where name.hasPrefix(tempPrefix) {
-            if unlink("\(dir)/\(name)") == 0 { removed.append(name) }
+    public static func removeLeftoverTemps(in dir: String) -> [String] { sweepLeftoverTemps(in: dir).removed }
+
+    /// Removes the temp files left by interrupted writes in `dir` (not recursive), `.tmp-<name>.<pid>`.
+    /// On vfat and exFAT (`fileSystem`, default: `statfs` of `dir`) a temp whose size and bytes equal those of
+    /// `<name>` beside it is kept: see ``TempSweep``. Unlinks with `unlink(2)`.
+    public static func sweepLeftoverTemps(in dir: String, fileSystem: FileSystemKind? = nil) -> TempSweep {
+        sweep(dir, fileSystem: fileSystem) { $0.hasPrefix(tempPrefix) }
+    }
+
+    /// Removes the temp files an interrupted ``write(_:to:durable:replace:syncDirectory:)`` of `path` left
+    /// beside it (`.tmp-<name>.<pid>`), of any process; other files of its directory are left alone (it may
+    /// be shared). On vfat and exFAT a temp sharing its data with `path` is kept (``TempSweep``).
+    public static func sweepLeftoverTemps(of path: String, fileSystem: FileSystemKind? = nil) -> TempSweep {
+        let stem = tempPrefix + (path.split(separator: "/").last.map(String.init) ?? path) + "."
+        return sweep(directoryName(of: path), fileSystem: fileSystem) { name in
+            let pid = name.dropFirst(stem.count)
+            return name.hasPrefix(stem) && !pid.isEmpty && pid.allSatisfy { $0 >= "0" && $0 <= "9" }
         }
-        return removed
+    }
+
+    private static func sweep(_ dir: String, fileSystem: FileSystemKind?, _ isTemp: (String) -> Bool) -> TempSweep {
+        let fat = (fileSystem ?? FileSystemKind.of(dir))?.isFAT ?? false
+        var out = TempSweep()
+        for name in listDirectory(dir) where isTemp(name) {
+            if fat, let file = fileName(ofTemp: name), sameBytes("\(dir)/\(name)", "\(dir)/\(file)") {
+                let kept = keptPrefix + name.dropFirst(tempPrefix.count)
+                out.kept.append(pb_rename_noreplace("\(dir)/\(name)", "\(dir)/\(kept)") == 0 ? kept : name)
+            } else if unlink("\(dir)/\(name)") == 0 {
+                out.removed.append(name)
+            }
+        }
+        return out
+    }
+
+    /// `<name>` of a temp file's name `.tmp-<name>.<pid>`, nil when it is not one.
+    static func fileName(ofTemp temp: String) -> String? {
+        guard temp.hasPrefix(tempPrefix), let dot = temp.lastIndex(of: ".") else { return nil }
+        let name = temp[temp.index(temp.startIndex, offsetBy: tempPrefix.count)..<dot]
+        let pid = temp[temp.index(after: dot)...]
+        guard !name.isEmpty, !pid.isEmpty, pid.allSatisfy({ $0 >= "0" && $0 <= "9" }) else { return nil }
+        return String(name)
+    }
+
+    /// True when both files exist, are not empty, and have the same size and bytes.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0, sa.st_size > 0, sa.st_size == sb.st_size else { return false }
+        guard let x = try? read(a), let y = try? read(b) else { return false }
+        return x == y
     }
 
     /// Reads a whole file. - Throws: ``FileError`` from `open` or `read`.

@@ -16,10 +16,12 @@ public final class PhotoStore: PhotoStorage {
     private let dir: Mutex<String>
     private let dateFolder: @Sendable () -> String
     private let syncDirectory: @Sendable (String) throws(FileError) -> Void
+    private let fileSystemOf: @Sendable (String) -> FileSystemKind?
     private let next = Mutex(1)
     /// The open session-number file (-1: none) and whether its last rewrite is not yet fsynced.
     private let numberFile = Mutex<(fd: Int32, unsynced: Bool)>((-1, false))
     private let sessionFileError = Mutex<String?>(nil)
+    private let powerCut = Mutex<[String]>([])
     /// The session-number file's name in the photos directory: the highest number handed out,
     /// 15 digits and a newline, rewritten in place (`pwrite`) at every session.
     public static let sessionFileName = ".photobooth-session"
@@ -34,13 +36,17 @@ public final class PhotoStore: PhotoStorage {
     ///   - dateFolder: names today's folder; injected for tests (default: local date, `YYYY-MM-DD`).
     ///   - syncDirectory: fsyncs a folder after a save's rename (default ``AtomicFile/syncDirectory(_:)``);
     ///     injected by tests to make it fail.
+    ///   - fileSystemOf: the file system of a photos directory (default ``FileSystemKind/of(_:)``); injected by
+    ///     tests to stand for vfat.
     public init(directory: String, dateFolder: @escaping @Sendable () -> String = { localDateString() },
                 syncDirectory: @escaping @Sendable (String) throws(FileError) -> Void = { dir throws(FileError) in
                     try AtomicFile.syncDirectory(dir)
-                }) {
+                },
+                fileSystemOf: @escaping @Sendable (String) -> FileSystemKind? = { FileSystemKind.of($0) }) {
         self.dir = Mutex(directory)
         self.dateFolder = dateFolder
         self.syncDirectory = syncDirectory
+        self.fileSystemOf = fileSystemOf
     }
 
     /// Creates the directory if missing, checks it is writable (creates and removes a probe
@@ -48,7 +54,8 @@ public final class PhotoStore: PhotoStorage {
     /// - Throws: ``FileError`` naming the call and path when the directory cannot be created or written.
     public func prepare() throws(FileError) {
         let directory = self.directory
-        let (highest, handedOut) = try PhotoStore.scan(directory)
+        let (highest, handedOut, notes) = try PhotoStore.scan(directory, fileSystemOf: fileSystemOf)
+        powerCut.withLock { $0 = notes }
         let first = next.withLock { n in
             n = max(n, highest + 1, handedOut + 1)
             return n
@@ -60,24 +67,43 @@ public final class PhotoStore: PhotoStorage {
     /// temp files left by an interrupted write, and reads the highest session number of its photo files
     /// and of its session-number file. Changes nothing of this store.
     /// - Throws: ``FileError`` naming the call and path when the directory cannot be created or written.
-    private static func scan(_ directory: String) throws(FileError) -> (highestFile: Int, handedOut: Int) {
+    private static func scan(_ directory: String, fileSystemOf: (String) -> FileSystemKind?) throws(FileError)
+        -> (highestFile: Int, handedOut: Int, notes: [String]) {
         try makeDirectories(directory)
         let probe = "\(directory)/\(AtomicFile.tempPrefix)probe.\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: probe) }
         close(fd)
         unlink(probe)
-        AtomicFile.removeLeftoverTemps(in: directory)
+        let fileSystem = fileSystemOf(directory)
+        var notes = fileSystem?.powerCutNote(dir: directory).map { [$0] } ?? []
+        func sweep(_ dir: String) {
+            for name in AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: fileSystem).kept {
+                notes.append("\(dir)/\(name) holds the same bytes as \(dir)/\(AtomicFile.fileName(ofTemp: name) ?? name) "
+                             + "(a power cut in its rename): kept, not removed, as removing it would free that file's data; "
+                             + "check the file system (\(fileSystem?.name == "exfat" ? "fsck.exfat" : "fsck.vfat")) when the booth is stopped")
+            }
+        }
+        sweep(directory)
         var highest = 0
         for folder in listDirectory(directory) where PhotoStore.isDateFolder(folder) {
-            AtomicFile.removeLeftoverTemps(in: "\(directory)/\(folder)")
-            for name in listDirectory("\(directory)/\(folder)") {
-                if let n = PhotoStore.sessionNumber(inFileName: name) { highest = max(highest, n) }
+            let path = "\(directory)/\(folder)"
+            sweep(path)
+            for name in listDirectory(path) {
+                guard let n = PhotoStore.sessionNumber(inFileName: name) else { continue }
+                highest = max(highest, n)
+                // vfat, exFAT: a cut between a save's directory fsync and its file's leaves the new name
+                // empty (AtomicFile.write); the save never returned, so it is no photo. An empty file owns no
+                // clusters: removing it frees nothing else. Its number stays counted above.
+                var st = stat()
+                if fileSystem?.isFAT == true, stat("\(path)/\(name)", &st) == 0, st.st_size == 0, unlink("\(path)/\(name)") == 0 {
+                    notes.append("\(path)/\(name) was empty (a power cut during its save, which never completed): removed")
+                }
             }
         }
         let numbers = "\(directory)/\(PhotoStore.sessionFileName)"
         let handedOut = (try? AtomicFile.read(numbers)).flatMap(PhotoStore.parseSessionFile) ?? 0
-        return (highest, handedOut)
+        return (highest, handedOut, notes)
     }
 
     /// Opens (or makes) the session-number file of `directory`, recording `handedOut`; a failure is kept
@@ -100,9 +126,9 @@ public final class PhotoStore: PhotoStorage {
         if let problem = StorageGuard.mountProblem(mount: mount, dir: path) {
             throw StorageRefusal("storage.dir \(path) not used: \(problem); photos stay in \(old)")
         }
-        let found: (highestFile: Int, handedOut: Int)
+        let found: (highestFile: Int, handedOut: Int, notes: [String])
         do {
-            found = try PhotoStore.scan(path)
+            found = try PhotoStore.scan(path, fileSystemOf: fileSystemOf)
         } catch {
             throw StorageRefusal("storage.dir \(path) not used: photos directory not writable: \(error); photos stay in \(old)")
         }
@@ -112,6 +138,7 @@ public final class PhotoStore: PhotoStorage {
             return n
         }
         dir.withLock { $0 = path }
+        powerCut.withLock { $0 = found.notes }
         moved.withLock { $0 = [] }
         recordSessionFile(in: path, handedOut: first - 1)
         return first
@@ -124,6 +151,10 @@ public final class PhotoStore: PhotoStorage {
     /// Why the session-number file could not be opened or made at the last ``prepare()`` (numbers then
     /// follow the files only), or nil.
     public var sessionFileProblem: String? { sessionFileError.withLock { $0 } }
+
+    /// See ``PhotoStorage/powerCutNotes``: the directory's ``FileSystemKind/powerCutNote(dir:)`` and the temp
+    /// files the last scan kept, from the last ``prepare()`` or ``switchDirectory(to:mount:)``.
+    public var powerCutNotes: [String] { powerCut.withLock { $0 } }
 
     /// The number in a session-number file's bytes, or nil.
     static func parseSessionFile(_ bytes: [UInt8]) -> Int? {
@@ -156,7 +187,8 @@ public final class PhotoStore: PhotoStorage {
     }
 
     /// Takes the next session number and records it in the session-number file, in place (no new
-    /// blocks: it works on a full disk); fsynced by the next save (the storage thread), not here.
+    /// blocks: it works on a full disk); fsynced by ``syncSessionNumber()`` or the next save (the storage
+    /// thread), not here.
     public func allocateSession() -> Int {
         let n = next.withLock { n in
             defer { n += 1 }
@@ -169,6 +201,8 @@ public final class PhotoStore: PhotoStorage {
         }
         return n
     }
+
+    public func syncSessionNumber() { syncSessionFile() }
 
     /// Makes the last recorded session number durable (`fdatasync`), if it is not yet.
     private func syncSessionFile() {

@@ -53,7 +53,11 @@ public final class StatsStore: StatsRecording {
                                            : "stats: no \(StatsStore.fileName) yet, counted from the photos"
             stats.lastSession = 0
         }
-        let found = StatsStore.reconcile(&stats, photos: StatsStore.captureFiles(in: directory))
+        let photos = StatsStore.captureFiles(in: directory)
+        let missed = StatsStore.uncountedCapturesOfLastSession(stats, photos: photos)
+        let lastCounted = stats.lastSession
+        let found = StatsStore.reconcile(&stats, photos: photos)
+        if missed > 0 { note += "; \(missed) capture(s) of session \(lastCounted) saved after the totals were last written were added" }
         if found > 0 { note += "; \(found) session(s) found in the photos that the totals missed were added" }
         log.info(note)
         state.withLock { $0.stats = stats; $0.dirty = true }
@@ -91,6 +95,8 @@ public final class StatsStore: StatsRecording {
             let old = s.stats
             var fresh = BoothStats(since: now())
             fresh.lastSession = old.lastSession
+            // The current session's captures so far are not in the fresh totals: what it had counted is unknown.
+            fresh.capturesBeforeLastSession = nil
             s.stats = fresh
             s.dirty = true
             return old
@@ -157,14 +163,32 @@ public final class StatsStore: StatsRecording {
 
     /// Adds to `stats` the sessions of `photos` numbered above `stats.lastSession` (each a completed session,
     /// each file a capture) and moves `lastSession` to the highest number found. Returns the sessions added.
+    ///
+    /// The captures of session `lastSession` itself on disk beyond what the totals counted for it (`captures`
+    /// minus ``BoothStats/capturesBeforeLastSession``) are added too: a power cut can keep a capture's save
+    /// (fsynced first) and lose the totals' write that counted it. Never subtracts (a cancelled series'
+    /// deleted captures were counted and are gone).
     static func reconcile(_ stats: inout BoothStats, photos: [(session: Int, name: String)]) -> Int {
+        stats.captures += uncountedCapturesOfLastSession(stats, photos: photos)
         let newer = photos.filter { $0.session > stats.lastSession }
         let sessions = Set(newer.map(\.session))
         stats.sessions += sessions.count
         stats.completed += sessions.count
         stats.captures += newer.count
-        stats.lastSession = max(stats.lastSession, photos.map(\.session).max() ?? 0)
+        let highest = photos.map(\.session).max() ?? 0
+        if highest > stats.lastSession {
+            stats.lastSession = highest
+            stats.capturesBeforeLastSession = stats.captures - newer.filter { $0.session == highest }.count
+        }
         return sessions.count
+    }
+
+    /// Captures of session `stats.lastSession` in `photos` beyond those the totals counted for it (0 when
+    /// ``BoothStats/capturesBeforeLastSession`` is not known, or when fewer are on disk than were counted).
+    static func uncountedCapturesOfLastSession(_ stats: BoothStats, photos: [(session: Int, name: String)]) -> Int {
+        guard let before = stats.capturesBeforeLastSession else { return 0 }
+        let onDisk = photos.filter { $0.session == stats.lastSession }.count
+        return max(0, before + onDisk - stats.captures)
     }
 
     /// Epoch seconds as local `YYYY-MM-DD HH:MM:SS`.

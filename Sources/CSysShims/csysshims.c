@@ -1,9 +1,17 @@
 #define _GNU_SOURCE
+#include <sys/vfs.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include "csysshims.h"
+
+int pb_statfs_type(const char *path, uint64_t *type) {
+    struct statfs st;
+    if (statfs(path, &st) != 0) return -1;
+    *type = (uint64_t)(unsigned long)st.f_type;
+    return 0;
+}
 
 int pb_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);

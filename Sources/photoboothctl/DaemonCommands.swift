@@ -71,6 +71,7 @@ struct Status: Subcommand {
         let st = s.storage
         let free = st.freeBytes.map { formatBytes($0) + " free" } ?? "free space unknown"
         out.append(row("storage", "\(st.dir): \(free) (keeps \(formatBytes(UInt64(max(0, st.minFreeBytes))))), next session \(st.nextSession), \(st.savedSinceStart) saved since start"))
+        for note in st.powerCutNotes ?? [] { out.append(row("power cut", note)) }
         let n = s.counters
         out.append(row("sessions", "\(n.sessions) since start (\(n.completed) completed, \(n.cancelled) cancelled, \(n.failed) failed), "
                        + "\(counted(n.captures, "capture")), \(counted(n.faults, "fault"))"))

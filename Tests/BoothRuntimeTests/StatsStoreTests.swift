@@ -25,6 +25,53 @@ import Testing
         #expect(StatsStore.reconcile(&stats, photos: photos) == 0, "a second pass adds nothing")
     }
 
+    @Test("a capture of the last counted session saved after the totals' last write (a power cut) is added once")
+    func reconcileAddsCapturesOfTheLastSessionTheTotalsMissed() {
+        var stats = BoothStats(since: 100)
+        var counters = BoothCounters()
+        counters.sessions = 2; counters.captures = 3
+        stats.add(counters, since: BoothCounters(), highestSession: 3)   // session 3's captures saved
+        var begun = counters
+        begun.sessions = 3
+        stats.add(begun, since: counters, highestSession: 3)              // session 4 begins: nothing saved yet
+        #expect(stats.lastSession == 3)
+        var more = begun
+        more.captures = 4
+        stats.add(more, since: begun, highestSession: 4)                  // session 4's first capture is saved
+        #expect(stats.captures == 4 && stats.lastSession == 4 && stats.capturesBeforeLastSession == 3)
+        // On disk: session 4 has two captures, the second saved after the totals above were written.
+        let photos = [(session: 3, name: "booth-000003-1.jpg"), (4, "booth-000004-1.jpg"), (4, "booth-000004-2.jpg")]
+        #expect(StatsStore.uncountedCapturesOfLastSession(stats, photos: photos) == 1)
+        #expect(StatsStore.reconcile(&stats, photos: photos) == 0, "no new session")
+        #expect(stats.captures == 5)
+        #expect(StatsStore.reconcile(&stats, photos: photos) == 0)
+        #expect(stats.captures == 5, "a second pass adds nothing")
+        // Fewer on disk than counted (a cancelled series deleted): nothing is taken away.
+        var deleted = stats
+        #expect(StatsStore.reconcile(&deleted, photos: [(session: 4, name: "booth-000004-1.jpg")]) == 0)
+        #expect(deleted.captures == 5)
+        // Not known (a file from before the field, or a reset in the session): the last session is left as counted.
+        var old = stats
+        old.capturesBeforeLastSession = nil
+        _ = StatsStore.reconcile(&old, photos: photos + [(4, "booth-000004-3.jpg")])
+        #expect(old.captures == 5)
+        // Sessions found after lastSession move it on, and what was counted before the highest of them is kept.
+        var later = stats
+        _ = StatsStore.reconcile(&later, photos: photos + [(5, "booth-000005-1.jpg"), (6, "booth-000006-1.jpg")])
+        #expect(later.lastSession == 6 && later.captures == 7 && later.capturesBeforeLastSession == 6)
+    }
+
+    @Test("capturesBeforeLastSession survives the JSON file; a file without it decodes as not known")
+    func capturesBeforeLastSessionRoundTrips() throws {
+        var stats = BoothStats(since: 7)
+        stats.lastSession = 9; stats.captures = 20; stats.capturesBeforeLastSession = 18
+        let bytes = try AtomicFile.jsonEncoder().encode(stats)
+        #expect(StatsStore.decode(Array(bytes)) == stats)
+        let older = Array(#"{"cancelled":0,"captures":20,"completed":9,"failed":0,"faults":0,"lastSession":9,"sessions":9,"since":7}"#.utf8)
+        #expect(StatsStore.decode(older)?.capturesBeforeLastSession == nil)
+        #expect(StatsStore.decode(older)?.captures == 20)
+    }
+
     @Test func missingFileIsRebuiltFromThePhotosAndTotalsPersistAcrossRestarts() throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         try photo(dir, "2026-11-28", "booth-000001-1.jpg")

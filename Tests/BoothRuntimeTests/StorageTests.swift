@@ -67,6 +67,95 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         #expect(AtomicFile.removeLeftoverTemps(in: dir) == ["\(AtomicFile.tempPrefix)booth-000001-1.jpg.123"])
         #expect(listDirectory(dir) == ["keep.jpg"])
     }
+
+    @Test("the temps of one file are removed, other files' temps and look-alikes are not")
+    func leftoverTempsOfOneFileAreRemoved() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let p = AtomicFile.tempPrefix
+        for name in ["\(p)print-journal.json.41", "\(p)print-journal.json.7", "\(p)print-journal.json.x",
+                     "\(p)print-journal.json.", "\(p)other.json.41", "print-journal.json"] {
+            try AtomicFile.write([1], to: "\(dir)/\(name)", durable: false, replace: true)
+        }
+        #expect(Set(AtomicFile.sweepLeftoverTemps(of: "\(dir)/print-journal.json", fileSystem: .journaled("ext4")).removed)
+                == ["\(p)print-journal.json.41", "\(p)print-journal.json.7"])
+        #expect(Set(listDirectory(dir)) == ["\(p)print-journal.json.x", "\(p)print-journal.json.", "\(p)other.json.41",
+                                            "print-journal.json"])
+    }
+}
+
+@Suite struct PowerCutTempTests {
+    @Test("on vfat and exFAT a temp holding its file's very bytes (a cut mid-rename) is kept; others are removed")
+    func fatKeepsATempThatSharesItsFilesData() throws {
+        for fs in [FileSystemKind.fat("vfat"), .fat("exfat"), .journaled("ext4")] {
+            let dir = makeTempDir(); defer { removeTree(dir) }
+            let p = AtomicFile.tempPrefix
+            let photo: [UInt8] = [0xFF, 0xD8, 1, 2, 3, 0xFF, 0xD9]
+            try AtomicFile.write(photo, to: "\(dir)/booth-000007-1.jpg")
+            try AtomicFile.write(photo, to: "\(dir)/\(p)booth-000007-1.jpg.311", durable: false, replace: true)   // cross-linked
+            try AtomicFile.write([0xFF, 0xD8], to: "\(dir)/\(p)booth-000008-1.jpg.311", durable: false, replace: true)  // never renamed
+            try AtomicFile.write([1, 2], to: "\(dir)/stats.json")
+            try AtomicFile.write([1, 2, 3], to: "\(dir)/\(p)stats.json.9", durable: false, replace: true)            // a newer version
+            let swept = AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: fs)
+            if fs.isFAT {
+                #expect(swept.kept == ["\(AtomicFile.keptPrefix)booth-000007-1.jpg.311"], "\(fs.name)")
+                #expect(access("\(dir)/\(AtomicFile.keptPrefix)booth-000007-1.jpg.311", F_OK) == 0)
+                #expect(AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: fs) == .init(), "a kept temp is not swept again")
+                #expect(Set(swept.removed) == ["\(p)booth-000008-1.jpg.311", "\(p)stats.json.9"], "\(fs.name)")
+            } else {
+                #expect(swept.kept.isEmpty)
+                #expect(swept.removed.count == 3)
+            }
+            #expect(try AtomicFile.read("\(dir)/booth-000007-1.jpg") == photo)
+        }
+    }
+
+    @Test("on vfat a photo file left empty by a cut is removed at start, its number still counted; status notes say what happened")
+    func fatStartRemovesEmptyPhotosAndSaysSo() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        try makeDirectories("\(dir)/2026-12-02")
+        try AtomicFile.write([0xFF, 0xD8, 0xFF, 0xD9], to: "\(dir)/2026-12-02/booth-000004-1.jpg")
+        try AtomicFile.write([], to: "\(dir)/2026-12-02/booth-000005-1.jpg")
+        try AtomicFile.write([0xFF, 0xD8, 0xFF, 0xD9], to: "\(dir)/2026-12-02/\(AtomicFile.tempPrefix)booth-000004-1.jpg.77",
+                             durable: false, replace: true)
+        let fat = PhotoStore(directory: dir, dateFolder: { "2026-12-02" }, fileSystemOf: { _ in .fat("vfat") })
+        try fat.prepare()
+        #expect(fat.nextSession == 6, "the empty file's number is not handed out again")
+        #expect(Set(listDirectory("\(dir)/2026-12-02")) == ["booth-000004-1.jpg", "\(AtomicFile.keptPrefix)booth-000004-1.jpg.77"])
+        let notes = fat.powerCutNotes
+        #expect(notes.count == 3)
+        #expect(notes[0].contains("on vfat, which has no journal"))
+        #expect(notes.contains { $0.contains("booth-000004-1.jpg.77 holds the same bytes") })
+        #expect(notes.contains { $0.contains("booth-000005-1.jpg was empty") })
+        // ext4: an empty photo file is left alone (it cannot come from a cut there) and nothing is said.
+        try AtomicFile.write([], to: "\(dir)/2026-12-02/booth-000006-1.jpg")
+        let ext4 = PhotoStore(directory: dir, dateFolder: { "2026-12-02" }, fileSystemOf: { _ in .journaled("ext4") })
+        try ext4.prepare()
+        #expect(ext4.powerCutNotes.isEmpty)
+        #expect(access("\(dir)/2026-12-02/booth-000006-1.jpg", F_OK) == 0)
+    }
+
+    @Test func tempNamesGiveTheirFilesName() {
+        #expect(AtomicFile.fileName(ofTemp: ".tmp-booth-000001-picture.jpg.4242") == "booth-000001-picture.jpg")
+        #expect(AtomicFile.fileName(ofTemp: ".tmp-print-journal.json.reserve.12") == "print-journal.json.reserve")
+        #expect(AtomicFile.fileName(ofTemp: ".tmp-probe.x") == nil)
+        #expect(AtomicFile.fileName(ofTemp: ".tmp-.12") == nil)
+        #expect(AtomicFile.fileName(ofTemp: "booth-000001-1.jpg") == nil)
+    }
+
+    @Test("statfs magic numbers name the file system; only journaled ones need no power-cut note")
+    func fileSystemKinds() {
+        #expect(FileSystemKind.kind(fType: 0xEF53) == .journaled("ext4"))
+        #expect(FileSystemKind.kind(fType: 0x4D44) == .fat("vfat"))
+        #expect(FileSystemKind.kind(fType: 0x2011_BAB0) == .fat("exfat"))
+        #expect(FileSystemKind.kind(fType: 0x0102_1994) == .memory("tmpfs"))
+        #expect(FileSystemKind.kind(fType: 0x1234) == .other("0x1234"))
+        #expect(FileSystemKind.journaled("ext4").powerCutNote(dir: "/p") == nil)
+        let note = FileSystemKind.fat("vfat").powerCutNote(dir: "/media/stick/photos") ?? ""
+        #expect(note.contains("/media/stick/photos") && note.contains("no journal") && note.contains("fsck.vfat -a"))
+        #expect(FileSystemKind.fat("exfat").powerCutNote(dir: "/p")?.contains("fsck.exfat -a") == true)
+        #expect(FileSystemKind.memory("tmpfs").powerCutNote(dir: "/p")?.contains("lost at a power cut") == true)
+        #expect(FileSystemKind.of("/proc") == .other("0x9fa0"), "procfs is none the booth knows")
+    }
 }
 
 @Suite struct PhotoStoreTests {

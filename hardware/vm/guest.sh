@@ -18,6 +18,10 @@ export BUILD_BIN=$pb_bin TOOLS=$pb_tools SHARED_IMAGES=${pb_shared:-$pb_repo/../
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 export PATH=$TOOLS:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 TIMEOUT=${pb_timeout:-300}
+# PHOTOBOOTH_VM_ENV of the host run (hardware/vm/run writes it as NAME=VALUE lines).
+if [ -f "$RESULTS/scenario.env" ]; then
+    while IFS= read -r kv; do export "${kv?}"; done < "$RESULTS/scenario.env"
+fi
 
 harness_fail() { echo "guest: HARNESS FAILURE: $*" >&2; exit 125; }
 script=$REPO/hardware/scenarios/$SCENARIO.sh

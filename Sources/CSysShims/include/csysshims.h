@@ -32,3 +32,8 @@ uint64_t pb_monotonic_ns(void);
 /// `NSCondition.wait(until: Date)` wait on CLOCK_REALTIME). glibc 2.30+, declared under _GNU_SOURCE.
 /// Returns 0 when woken (or spuriously), ETIMEDOUT at the deadline, or another errno value.
 int pb_cond_wait_monotonic(pthread_cond_t *cond, pthread_mutex_t *mutex, uint64_t deadline_ns);
+
+/// statfs(2)'s f_type for `path`: the file system's magic number (linux/magic.h: 0xEF53 ext4, 0x4d44
+/// vfat, 0x2011BAB0 exFAT, ...). <sys/vfs.h> is not in Swift's Glibc module.
+/// Returns 0 and sets `*type`, or -1 with errno set.
+int pb_statfs_type(const char *path, uint64_t *type);
