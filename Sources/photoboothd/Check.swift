@@ -32,6 +32,10 @@ public func checkDevices(settings: Settings, sources: SettingSources? = nil, fac
 
     let storage = checkStorage(directory: settings.storage.dir)
     report(storage.ok, storage.report)
+    // Not a problem (the booth runs), but the operator should know before the event: vfat, exFAT, tmpfs.
+    if let note = FileSystemKind.of(settings.storage.dir)?.powerCutNote(dir: settings.storage.dir) {
+        log.warning("check: \(note)")
+    }
     switch StorageGuard.checkMount(mount: settings.storage.mount, dir: settings.storage.dir) {
     case nil:
         if !settings.storage.mount.isEmpty { report(true, "removable media mounted at \(settings.storage.mount)") }

@@ -65,4 +65,27 @@ import Testing
         #expect(access(settings.storage.dir, F_OK) != 0, "--check created \(settings.storage.dir)")
         #expect(logs.all.contains { $0.contains("check: ok: storage \(settings.storage.dir) does not exist yet") })
     }
+
+    @Test("--check says what a power cut does to a storage.dir in memory (tmpfs), and nothing for the test's own disk")
+    func checkNotesTheFileSystem() throws {
+        guard FileSystemKind.of("/dev/shm") == .memory("tmpfs") else {
+            Issue.record("missing prerequisite: /dev/shm is not a tmpfs here (\(String(describing: FileSystemKind.of("/dev/shm"))))")
+            return
+        }
+        let dir = "/dev/shm/photobooth-check-\(getpid())"
+        defer { removeTree(dir) }
+        var settings = fastSettings(dir: makeTempDir())
+        settings.storage.dir = dir
+        let camera = TestCamera(name: "sim-check"), button = FakeButton(), logs = LogRecorder()
+        let factory = DeviceFactory(camera: { _ in camera }, button: { _ in button }, led: { _ in nil },
+                                    displays: { _, _, _ in [] })
+        #expect(checkDevices(settings: settings, factory: factory, log: logs.logger()) == ExitCode.ok, "\(logs.all)")
+        #expect(logs.all.contains { $0.contains("check: storage.dir \(dir) is on tmpfs, in memory: its photos are lost at a power cut") })
+        let onDisk = LogRecorder()
+        let plain = fastSettings(dir: makeTempDir())
+        _ = checkDevices(settings: plain, factory: factory, log: onDisk.logger())
+        if FileSystemKind.of(plain.storage.dir)?.powerCutNote(dir: plain.storage.dir) == nil {
+            #expect(!onDisk.all.contains { $0.contains("power cut") })
+        }
+    }
 }

@@ -8,7 +8,8 @@
       other photo file there must be one of the uncut disk's, byte for byte (corrupt otherwise).
       Prints: checked= lost= corrupt= files= numbers=<comma list> max_saved= max_begun=, then a line per problem.
   powercut_check.py after MNT                         (after the booth's session on that disk)
-      The stats file decodes and counts exactly the capture files; the print journal decodes; no temp file
+      The stats file decodes and counts exactly the capture files, the session-number file holds 15 digits
+      and a newline, at least the highest session on disk (else stats_ok=0); the print journal decodes; no temp file
       (.tmp-*) is anywhere on the disk. Prints: stats_ok= journal_ok= temps= kept= (.kept-* files: temps
       the booth kept on vfat/exFAT because they held their file's bytes), then a line per problem or kept file.
 """
@@ -84,6 +85,15 @@ def after(mnt):
             problems.append(f"STATS count {stats['captures']} captures, the disk has {len(captures)}")
     except (OSError, ValueError, KeyError) as e:
         problems.append(f"STATS unreadable after the restart: {e}")
+    try:
+        raw = open(os.path.join(photos, ".photobooth-session"), "rb").read()
+        highest = max((int(PHOTO.fullmatch(os.path.basename(p)).group(1)) for p in photo_files(mnt)), default=0)
+        if not re.fullmatch(rb"\d{15}\n", raw) or int(raw) < highest:
+            problems.append(f"SESSIONFILE {raw!r} after the restart (highest session on disk {highest})")
+            stats_ok = 0
+    except OSError as e:
+        problems.append(f"SESSIONFILE unreadable after the restart: {e}")
+        stats_ok = 0
     try:
         json.load(open(os.path.join(mnt, "print-journal.json")))
         journal_ok = 1
