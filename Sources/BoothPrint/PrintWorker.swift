@@ -151,14 +151,14 @@ public final class PrintWorker: Printer {
     static func loadJournal(_ path: String, log: Logger) -> PrintJournal {
         let fresh = PrintJournal(tag: String(UUID().uuidString.prefix(8)).lowercased())
         // A write cut short (a crash, a power cut) leaves its temp file beside the journal: never read, removed
-        // (on vfat and exFAT kept when it shares the journal's data, see AtomicFile.TempSweep).
+        // (on vfat and exFAT kept as .kept-*, see AtomicFile.TempSweep).
         for file in [path, reservePath(path)] {
             let swept = AtomicFile.sweepLeftoverTemps(of: file)
             for name in swept.removed { log.info("print journal: removed \(name), left by a write that was cut short") }
             for name in swept.kept {
-                log.warning("print journal: \(name) holds the same bytes as \(file) (a power cut in a rename on "
-                            + "\(FileSystemKind.of(directoryName(of: file))?.name ?? "this file system")): kept, "
-                            + "as removing it would free the journal's data; check the file system (fsck) when the booth is stopped")
+                log.warning("print journal: kept \(name), left by a write that was cut short (not removed on "
+                            + "\(FileSystemKind.of(directoryName(of: file))?.name ?? "this file system"): its clusters may be "
+                            + "half written); check the file system (fsck) with the booth stopped, then delete it")
             }
         }
         guard let data = FileManager.default.contents(atPath: path) else { return fresh }

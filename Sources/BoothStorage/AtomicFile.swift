@@ -65,7 +65,13 @@ public enum AtomicFile {
             }
             if durable, fsync(fd) != 0 { throw FileError(call: "fsync", errno: errno, path: temp) }
         }
+        // Replacing: the old file held open across the rename, so its clusters are freed only when this is
+        // closed, after the new entry is durable (vfat frees them as the replaced inode goes, and a device may
+        // keep that FAT write and lose the entry's; ext4 frees an open unlinked inode at its last close too).
+        var replaced: Int32 = -1
+        defer { if replaced >= 0 { close(replaced) } }
         if replace {
+            replaced = open(path, O_RDONLY | O_CLOEXEC)
             guard rename(temp, path) == 0 else { throw FileError(call: "rename", errno: errno, path: path) }
         } else if pb_rename_noreplace(temp, path) != 0 {
             let e = errno
@@ -88,6 +94,7 @@ public enum AtomicFile {
             // costs at most the journal commit the directory's fsync makes anyway.
             if replace {
                 if fsync(fd) != 0 { throw FileError(call: "fsync", errno: errno, path: path) }
+                if replaced >= 0 { close(replaced); replaced = -1 }
                 try syncDirectory(dir)
             } else {
                 try syncDirectory(dir)
@@ -113,11 +120,14 @@ public enum AtomicFile {
         if fsync(fd) != 0 && errno != EINVAL { throw FileError(call: "fsync", errno: errno, path: dir) }
     }
 
-    /// What a sweep of leftover temp files did: names removed, and names kept because on vfat or exFAT
-    /// they hold exactly the bytes of the file they were renamed to (a power cut between the rename's two
-    /// directory writes left both entries on the same clusters: unlinking the temp would free the file's
-    /// data). A kept temp is renamed `.kept-<name>.<pid>` (a rename frees no clusters), so no later sweep
-    /// removes it once its file has changed; `kept` lists those new names.
+    /// What a sweep of leftover temp files did: names removed, and names kept. On vfat and exFAT nothing is
+    /// removed: after a power cut the file system may not have been checked (a stick mounted as it is), and
+    /// a temp's cluster chain may then be half written (unlinking it made the kernel set the file system
+    /// read-only in hardware/scenarios/powercut.sh) or shared with the photo it was renamed to (unlinking it
+    /// would free the photo's data). A kept temp is renamed `.kept-<name>.<pid>` (a rename frees no
+    /// clusters), so no later sweep takes it for a fresh one; `kept` lists those new names (the temp's own
+    /// name when it could not be renamed). Temps of this process (`.<own pid>`) are never swept: they may be
+    /// writes in progress.
     public struct TempSweep: Sendable, Equatable {
         public var removed: [String] = []
         public var kept: [String] = []
@@ -125,20 +135,20 @@ public enum AtomicFile {
     }
 
     /// Removes temp files left by an interrupted write in `dir` (not recursive); returns their names.
-    /// On vfat and exFAT a temp that shares its data with its file is kept (see ``sweepLeftoverTemps(in:fileSystem:)``).
+    /// On vfat and exFAT they are kept instead (see ``sweepLeftoverTemps(in:fileSystem:)``).
     @discardableResult
     public static func removeLeftoverTemps(in dir: String) -> [String] { sweepLeftoverTemps(in: dir).removed }
 
-    /// Removes the temp files left by interrupted writes in `dir` (not recursive), `.tmp-<name>.<pid>`.
-    /// On vfat and exFAT (`fileSystem`, default: `statfs` of `dir`) a temp whose size and bytes equal those of
-    /// `<name>` beside it is kept: see ``TempSweep``. Unlinks with `unlink(2)`.
+    /// Removes the temp files left by interrupted writes in `dir` (not recursive), `.tmp-<name>.<pid>`, with
+    /// `unlink(2)`. On vfat and exFAT (`fileSystem`, default: `statfs` of `dir`) each is renamed
+    /// `.kept-<name>.<pid>` instead: see ``TempSweep``.
     public static func sweepLeftoverTemps(in dir: String, fileSystem: FileSystemKind? = nil) -> TempSweep {
         sweep(dir, fileSystem: fileSystem) { $0.hasPrefix(tempPrefix) }
     }
 
     /// Removes the temp files an interrupted ``write(_:to:durable:replace:syncDirectory:)`` of `path` left
     /// beside it (`.tmp-<name>.<pid>`), of any process; other files of its directory are left alone (it may
-    /// be shared). On vfat and exFAT a temp sharing its data with `path` is kept (``TempSweep``).
+    /// be shared). On vfat and exFAT they are kept (``TempSweep``).
     public static func sweepLeftoverTemps(of path: String, fileSystem: FileSystemKind? = nil) -> TempSweep {
         let stem = tempPrefix + (path.split(separator: "/").last.map(String.init) ?? path) + "."
         return sweep(directoryName(of: path), fileSystem: fileSystem) { name in
@@ -149,33 +159,26 @@ public enum AtomicFile {
 
     private static func sweep(_ dir: String, fileSystem: FileSystemKind?, _ isTemp: (String) -> Bool) -> TempSweep {
         let fat = (fileSystem ?? FileSystemKind.of(dir))?.isFAT ?? false
+        // This process's own temps may be writes in progress on another thread (a sweep also runs when
+        // storage is retried or storage.dir moves): never touched.
+        let own = ".\(getpid())"
         var out = TempSweep()
-        for name in listDirectory(dir) where isTemp(name) {
-            if fat, let file = fileName(ofTemp: name), sameBytes("\(dir)/\(name)", "\(dir)/\(file)") {
-                let kept = keptPrefix + name.dropFirst(tempPrefix.count)
-                out.kept.append(pb_rename_noreplace("\(dir)/\(name)", "\(dir)/\(kept)") == 0 ? kept : name)
+        for name in listDirectory(dir) where isTemp(name) && !name.hasSuffix(own) {
+            if fat {
+                // `.kept-<name>.<pid>`, or with `.2`, `.3`… when a kept file of that pid exists (pids repeat across boots).
+                let base = keptPrefix + name.dropFirst(tempPrefix.count)
+                var keptAs: String?
+                for n in 1...100 {
+                    let candidate = n == 1 ? base : "\(base).\(n)"
+                    if pb_rename_noreplace("\(dir)/\(name)", "\(dir)/\(candidate)") == 0 { keptAs = candidate; break }
+                    if errno != EEXIST { break }
+                }
+                out.kept.append(keptAs ?? name)
             } else if unlink("\(dir)/\(name)") == 0 {
                 out.removed.append(name)
             }
         }
         return out
-    }
-
-    /// `<name>` of a temp file's name `.tmp-<name>.<pid>`, nil when it is not one.
-    static func fileName(ofTemp temp: String) -> String? {
-        guard temp.hasPrefix(tempPrefix), let dot = temp.lastIndex(of: ".") else { return nil }
-        let name = temp[temp.index(temp.startIndex, offsetBy: tempPrefix.count)..<dot]
-        let pid = temp[temp.index(after: dot)...]
-        guard !name.isEmpty, !pid.isEmpty, pid.allSatisfy({ $0 >= "0" && $0 <= "9" }) else { return nil }
-        return String(name)
-    }
-
-    /// True when both files exist, are not empty, and have the same size and bytes.
-    private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0, sa.st_size > 0, sa.st_size == sb.st_size else { return false }
-        guard let x = try? read(a), let y = try? read(b) else { return false }
-        return x == y
     }
 
     /// Reads a whole file. - Throws: ``FileError`` from `open` or `read`.

@@ -5,9 +5,12 @@ import Glibc
 /// the booth writes there (measured in `hardware/scenarios/powercut.sh`, figures in README).
 ///
 /// On ext4 (and the other journaled ones) a rename is one journaled change: a cut leaves the old file
-/// or the new one. vfat and exFAT have no journal: a rename is two directory writes (the new entry,
-/// the old one removed) that the device may reorder, so a cut between them can leave the temp file's
-/// entry and the photo's pointing at the same clusters (vfat), or two entries of one name (exFAT).
+/// or the new one. vfat and exFAT have no journal. On vfat a rename is two directory writes (the new
+/// entry, the old one removed) that the device may reorder, so a cut between them can leave the temp
+/// file's entry and the file's on the same clusters; on exFAT a new name shorter than the temp's is
+/// written in place, but replacing a file is two steps (the temp renamed, the old file's entries
+/// removed), so a cut between leaves two entries of one name. A `mkdir` is likewise two writes, and a
+/// volume nobody checked may hold half-written cluster chains.
 public enum FileSystemKind: Sendable, Equatable {
     /// ext4, XFS, Btrfs, F2FS: a rename is atomic across a power cut.
     case journaled(String)
@@ -67,9 +70,9 @@ public enum FileSystemKind: Sendable, Equatable {
         case .fat:
             let check = name == "vfat" ? "fsck.vfat -a" : "fsck.exfat -a"
             return "storage.dir \(dir) is on \(name), which has no journal: a power cut can leave it needing a check "
-                + "(\(check), before it is read elsewhere: the booth runs none); every photo is fsynced under its own "
-                + "name before it counts as saved, and a temp file that shares its data with a photo after a cut is "
-                + "kept, not removed (removing it would free the photo's clusters). ext4 gives old-or-new across a cut"
+                + "(\(check) with the booth stopped: it runs none); every photo is fsynced under its own name before "
+                + "it counts as saved, and temp files a cut leaves are kept as .kept-*, not removed (on an unchecked "
+                + "\(name) that could free a photo's data or make the kernel set it read-only). ext4 gives old-or-new across a cut"
         case .other:
             return "storage.dir \(dir) is on a file system the booth does not know (\(name)): what a power cut leaves "
                 + "there is not known; ext4 gives old-or-new across a cut"

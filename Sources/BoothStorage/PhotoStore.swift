@@ -79,9 +79,10 @@ public final class PhotoStore: PhotoStorage {
         var notes = fileSystem?.powerCutNote(dir: directory).map { [$0] } ?? []
         func sweep(_ dir: String) {
             for name in AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: fileSystem).kept {
-                notes.append("\(dir)/\(name) holds the same bytes as \(dir)/\(AtomicFile.fileName(ofTemp: name) ?? name) "
-                             + "(a power cut in its rename): kept, not removed, as removing it would free that file's data; "
-                             + "check the file system (\(fileSystem?.name == "exfat" ? "fsck.exfat" : "fsck.vfat")) when the booth is stopped")
+                notes.append("\(dir)/\(name): a save a crash or power cut interrupted, kept (not removed: on "
+                             + "\(fileSystem?.name ?? "this file system") its clusters may be half written or shared with "
+                             + "a photo); check the file system (\(fileSystem?.name == "exfat" ? "fsck.exfat -a" : "fsck.vfat -a")) "
+                             + "with the booth stopped, then delete it")
             }
         }
         sweep(directory)

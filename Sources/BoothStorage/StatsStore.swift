@@ -67,7 +67,8 @@ public final class StatsStore: StatsRecording {
     }
 
     /// Adds the change since the previous call (`counters` are the runtime's counts since start) and
-    /// marks the totals for writing. `highestSession`: the highest session number allocated so far.
+    /// marks the totals for writing. `highestSession`: the session of the newest capture or picture saved
+    /// (it moves on with a session's first save; ``BoothStats/add(_:since:highestSession:)`` relies on it).
     public func record(_ counters: BoothCounters, highestSession: Int) {
         let changed = state.withLock { s -> Bool in
             let old = s.lastCounters

@@ -84,7 +84,7 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
 }
 
 @Suite struct PowerCutTempTests {
-    @Test("on vfat and exFAT a temp holding its file's very bytes (a cut mid-rename) is kept; others are removed")
+    @Test("on vfat and exFAT every leftover temp is kept as .kept-* (its clusters may be half written or shared); elsewhere removed")
     func fatKeepsATempThatSharesItsFilesData() throws {
         for fs in [FileSystemKind.fat("vfat"), .fat("exfat"), .journaled("ext4")] {
             let dir = makeTempDir(); defer { removeTree(dir) }
@@ -97,10 +97,11 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
             try AtomicFile.write([1, 2, 3], to: "\(dir)/\(p)stats.json.9", durable: false, replace: true)            // a newer version
             let swept = AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: fs)
             if fs.isFAT {
-                #expect(swept.kept == ["\(AtomicFile.keptPrefix)booth-000007-1.jpg.311"], "\(fs.name)")
-                #expect(access("\(dir)/\(AtomicFile.keptPrefix)booth-000007-1.jpg.311", F_OK) == 0)
+                let k = AtomicFile.keptPrefix
+                #expect(Set(swept.kept) == ["\(k)booth-000007-1.jpg.311", "\(k)booth-000008-1.jpg.311", "\(k)stats.json.9"], "\(fs.name)")
+                #expect(swept.removed.isEmpty)
+                #expect(access("\(dir)/\(k)booth-000007-1.jpg.311", F_OK) == 0)
                 #expect(AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: fs) == .init(), "a kept temp is not swept again")
-                #expect(Set(swept.removed) == ["\(p)booth-000008-1.jpg.311", "\(p)stats.json.9"], "\(fs.name)")
             } else {
                 #expect(swept.kept.isEmpty)
                 #expect(swept.removed.count == 3)
@@ -124,7 +125,7 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         let notes = fat.powerCutNotes
         #expect(notes.count == 3)
         #expect(notes[0].contains("on vfat, which has no journal"))
-        #expect(notes.contains { $0.contains("booth-000004-1.jpg.77 holds the same bytes") })
+        #expect(notes.contains { $0.contains("\(AtomicFile.keptPrefix)booth-000004-1.jpg.77: a save a crash or power cut interrupted, kept") })
         #expect(notes.contains { $0.contains("booth-000005-1.jpg was empty") })
         // ext4: an empty photo file is left alone (it cannot come from a cut there) and nothing is said.
         try AtomicFile.write([], to: "\(dir)/2026-12-02/booth-000006-1.jpg")
@@ -134,12 +135,34 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         #expect(access("\(dir)/2026-12-02/booth-000006-1.jpg", F_OK) == 0)
     }
 
-    @Test func tempNamesGiveTheirFilesName() {
-        #expect(AtomicFile.fileName(ofTemp: ".tmp-booth-000001-picture.jpg.4242") == "booth-000001-picture.jpg")
-        #expect(AtomicFile.fileName(ofTemp: ".tmp-print-journal.json.reserve.12") == "print-journal.json.reserve")
-        #expect(AtomicFile.fileName(ofTemp: ".tmp-probe.x") == nil)
-        #expect(AtomicFile.fileName(ofTemp: ".tmp-.12") == nil)
-        #expect(AtomicFile.fileName(ofTemp: "booth-000001-1.jpg") == nil)
+    @Test("this process's own temps (writes in progress) are never swept; a kept name in use gets a number")
+    func ownTempsStayAndKeptNamesDoNotCollide() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let p = AtomicFile.tempPrefix, k = AtomicFile.keptPrefix
+        let own = "\(p).photobooth-stats.json.\(getpid())"
+        try AtomicFile.write([1], to: "\(dir)/\(own)", durable: false, replace: true)
+        try AtomicFile.write([2], to: "\(dir)/\(p)a.jpg.12", durable: false, replace: true)
+        try AtomicFile.write([3], to: "\(dir)/\(k)a.jpg.12", durable: false, replace: true)   // kept at an earlier boot
+        let fat = AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: .fat("vfat"))
+        #expect(fat.kept == ["\(k)a.jpg.12.2"])
+        #expect(try AtomicFile.read("\(dir)/\(k)a.jpg.12") == [3], "the earlier kept file is untouched")
+        #expect(access("\(dir)/\(own)", F_OK) == 0)
+        #expect(AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: .journaled("ext4")).removed.isEmpty, "own temp left on ext4 too")
+        #expect(access("\(dir)/\(own)", F_OK) == 0)
+    }
+
+    @Test("replacing a file: the new bytes are in place and the old file is released (nothing left open)")
+    func replaceReleasesTheOldFile() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        for i in 0..<5 { try AtomicFile.write([UInt8(i)], to: "\(dir)/state.json", replace: true) }
+        #expect(try AtomicFile.read("\(dir)/state.json") == [4])
+        // No descriptor of this process still names a file of `dir` (an old version held open would show
+        // as ".../state.json (deleted)"); other tests' descriptors name other directories.
+        let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+        }.filter { $0.hasPrefix(dir + "/") }
+        #expect(held.isEmpty, "\(held)")
+        #expect(listDirectory(dir) == ["state.json"])
     }
 
     @Test("statfs magic numbers name the file system; only journaled ones need no power-cut note")

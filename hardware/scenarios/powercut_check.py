@@ -6,9 +6,12 @@
       of the photo files of the uncut disk (paths below MNT). Every capture and picture marked
       "saved:<path>" before CUT must be there with the uncut disk's bytes (lost, corrupt otherwise); every
       other photo file there must be one of the uncut disk's, byte for byte (corrupt otherwise).
-      Prints: checked= lost= corrupt= files= numbers=<comma list> max_saved= max_begun=, then a line per problem.
+      A photo file of 0 bytes not marked saved is a save the cut interrupted (empty=, not corrupt).
+      Prints: checked= lost= corrupt= empty= files= numbers=<comma list> max_saved= max_begun=, then a line per problem.
+  powercut_check.py still MNT LIST CUT FINAL_SHA    (after the booth's session on that disk)
+      The files marked saved before CUT still hold the uncut disk's bytes. Prints: changed=, then a line each.
   powercut_check.py after MNT                         (after the booth's session on that disk)
-      The stats file decodes and counts exactly the capture files, the session-number file holds 15 digits
+      No photo file is empty; the stats file decodes and counts exactly the capture files, the session-number file holds 15 digits
       and a newline, at least the highest session on disk (else stats_ok=0); the print journal decodes; no temp file
       (.tmp-*) is anywhere on the disk. Prints: stats_ok= journal_ok= temps= kept= (.kept-* files: temps
       the booth kept on vfat/exFAT because they held their file's bytes), then a line per problem or kept file.
@@ -60,13 +63,22 @@ def before(mnt, listing, cut, final_sha):
         elif present[p] != final.get(p):
             corrupt += 1
             problems.append(f"CORRUPT {p} (saved before the cut; {os.path.getsize(os.path.join(mnt, p))} bytes, not the saved bytes)")
+    empty = 0
     for p, s in present.items():
-        if p not in expected and s != final.get(p):
+        if p in expected or s == final.get(p):
+            continue
+        size = os.path.getsize(os.path.join(mnt, p))
+        if size == 0:
+            # A save the cut interrupted between its directory's fsync and its file's (vfat, exFAT): never
+            # saved; the booth's start must remove it (the after check fails on any empty photo file left).
+            empty += 1
+            problems.append(f"empty {p} (a save the cut interrupted)")
+        else:
             corrupt += 1
-            problems.append(f"CORRUPT {p} (a photo file that is not one the booth saved; {os.path.getsize(os.path.join(mnt, p))} bytes)")
+            problems.append(f"CORRUPT {p} (a photo file that is not one the booth saved; {size} bytes)")
     numbers = sorted({int(PHOTO.fullmatch(os.path.basename(p)).group(1)) for p in present})
     saved_numbers = [int(PHOTO.fullmatch(os.path.basename(p)).group(1)) for p in expected]
-    print(f"checked={len(expected)} lost={lost} corrupt={corrupt} files={len(present)} "
+    print(f"checked={len(expected)} lost={lost} corrupt={corrupt} empty={empty} files={len(present)} "
           f"numbers={','.join(map(str, numbers))} max_saved={max(saved_numbers, default=0)} max_begun={max(begun, default=0)}")
     for p in problems:
         print(p)
@@ -99,6 +111,10 @@ def after(mnt):
         journal_ok = 1
     except (OSError, ValueError) as e:
         problems.append(f"JOURNAL unreadable after the restart: {e}")
+    for p in photo_files(mnt):
+        if os.path.getsize(os.path.join(mnt, p)) == 0:
+            problems.append(f"EMPTY photo file {p} left after the restart")
+            stats_ok = 0
     files = [os.path.relpath(os.path.join(d, f), mnt) for d, _, fs in os.walk(mnt) for f in fs]
     temps = [f for f in files if os.path.basename(f).startswith(".tmp-")]
     kept = [f for f in files if os.path.basename(f).startswith(".kept-")]
@@ -111,9 +127,29 @@ def after(mnt):
         print(p)
 
 
+def still(mnt, listing, cut, final_sha):
+    """After the restart: the captures and pictures saved before the cut still hold their bytes (a cluster
+    freed twice, or reused under a kept file, would show here once the new session wrote its files)."""
+    final = dict((p.strip(), s) for s, p in (line.split(None, 1) for line in open(final_sha)))
+    expected = [w[2][6:] for w in (line.split() for line in open(listing))
+                if len(w) == 3 and w[0] == "mark" and int(w[1]) < cut and w[2].startswith("saved:")]
+    problems = []
+    for p in expected:
+        path = os.path.join(mnt, p)
+        if not os.path.exists(path):
+            problems.append(f"LOST {p} after the restart (it was there before)")
+        elif sha(path) != final.get(p):
+            problems.append(f"CORRUPT {p} after the restart ({os.path.getsize(path)} bytes, not the saved bytes)")
+    print(f"changed={len(problems)}")
+    for p in problems:
+        print(p)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "before":
         before(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    elif len(sys.argv) == 6 and sys.argv[1] == "still":
+        still(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
     elif len(sys.argv) == 3 and sys.argv[1] == "after":
         after(sys.argv[2])
     else:
