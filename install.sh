@@ -19,10 +19,10 @@ BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libturbojpeg0-dev libfreetype-dev libyuv
 # udev (the systemd scenario applies etc/udev in the guest), python3 (the print stack's helper, the kill
 # and soak checks, the socket peer test's client, the display scenario), jq (the corrupt-frames scenario
 # reads status JSON in the guest), systemd (systemd-analyze verify, and PID 1 of the systemd scenario),
-# faketime (libfaketime: the clock test's frozen and set-back wall clock), dmsetup, dosfstools and
-# exfatprogs (the power-cut scenario: dm-log-writes, mkfs and fsck of vfat and exFAT in the guest).
+# faketime (libfaketime: the clock test's frozen and set-back wall clock), dmsetup, dosfstools, exfatprogs and
+# iproute2 (the power-cut scenario: dm-log-writes, mkfs and fsck of vfat and exFAT, loopback for cupsd in the guest).
 # A pristine Debian 12 minbase has none of them; a test that finds one missing fails and names it.
-TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs)
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
 # the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
 PRINT_BUILD_DEPS=(libcups2-dev)

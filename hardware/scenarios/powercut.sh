@@ -34,7 +34,7 @@
 # vm-disk: 160
 # vm-disk: 1024
 . "$REPO/hardware/scenarios/lib.sh"
-need dmsetup blockdev losetup mkfs.ext4 e2fsck mkfs.vfat fsck.vfat mkfs.exfat fsck.exfat python3 cupsd \
+need ip dmsetup blockdev losetup mkfs.ext4 e2fsck mkfs.vfat fsck.vfat mkfs.exfat fsck.exfat python3 cupsd \
      ippeveprinter lpadmin dbus-daemon sha256sum log-replay jpeg-decode
 
 FSES=${POWERCUT_FS:-ext4 vfat exfat}
