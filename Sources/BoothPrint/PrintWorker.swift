@@ -116,7 +116,7 @@ public final class PrintWorker: Printer {
         // (the review text and a long press must not find it).
         for i in journal.requests.indices { journal.requests[i].captureID = nil }
         if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
-        let recovered = PrintWorker.recoverPages(&journal, settings: settings)
+        let recovered = PrintWorker.recoverPages(&journal, settings: settings, log: log)
         shared = Mutex(Shared(settings: settings, journal: journal))
         for r in recovered {
             log.warning("print \(r.id): page \(r.file) found in the spool but not in the journal (it was asked for while the journal "
@@ -129,8 +129,12 @@ public final class PrintWorker: Printer {
     /// (at or above `nextID`: asked for while the journal could not be written, then the daemon stopped)
     /// become held requests again, with the same id and so the same job title: a job a run submitted
     /// for it would be found at CUPS by that title. Leftover temp files in the spool are removed.
-    static func recoverPages(_ journal: inout PrintJournal, settings: Settings.Print) -> [PrintRequest] {
-        _ = AtomicFile.removeLeftoverTemps(in: settings.spool)
+    static func recoverPages(_ journal: inout PrintJournal, settings: Settings.Print, log: Logger? = nil) -> [PrintRequest] {
+        for name in AtomicFile.sweepLeftoverTemps(in: settings.spool).kept {
+            log?.warning("print spool: kept \(settings.spool)/\(name), left by a write that was cut short (not removed on "
+                         + "\(FileSystemKind.of(settings.spool)?.name ?? "this file system"): its clusters may be half "
+                         + "written); check the file system (fsck) with the booth stopped, then delete it")
+        }
         let prefix = "print-\(journal.tag)-"
         let ids = listDirectory(settings.spool).compactMap { name -> Int? in
             guard name.hasPrefix(prefix), name.hasSuffix(".jpg") else { return nil }

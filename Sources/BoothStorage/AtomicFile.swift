@@ -20,6 +20,11 @@ public enum AtomicFile {
 
     /// Prefix of temp files; leftovers are removed by ``removeLeftoverTemps(in:)``.
     public static let tempPrefix = ".tmp-"
+    /// The last part of this process's temp names: its pid and a random tag, `4242-9f3ac1d0`, the same for the
+    /// whole run. The tag tells this run's temps (writes in progress, never swept) from an earlier boot's
+    /// that had the same pid (a kiosk's daemon often gets the same pid at every boot).
+    public static let processTag = "\(getpid())-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+
     /// Prefix a leftover temp gets when it is kept on vfat or exFAT (``TempSweep``): never removed by the booth.
     public static let keptPrefix = ".kept-"
 
@@ -43,7 +48,7 @@ public enum AtomicFile {
                              syncDirectory: (String) throws(FileError) -> Void = syncDirectory) throws(FileError) -> FileError? {
         let dir = directoryName(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        let temp = "\(dir)/\(tempPrefix)\(base).\(getpid())"
+        let temp = "\(dir)/\(tempPrefix)\(base).\(processTag)"
         let fd = retryingEINTR { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: temp) }
         // Open until the end: the file is fsynced again after the rename (below).
@@ -126,8 +131,8 @@ public enum AtomicFile {
     /// read-only in hardware/scenarios/powercut.sh) or shared with the photo it was renamed to (unlinking it
     /// would free the photo's data). A kept temp is renamed `.kept-<name>.<pid>` (a rename frees no
     /// clusters), so no later sweep takes it for a fresh one; `kept` lists those new names (the temp's own
-    /// name when it could not be renamed). Temps of this process (`.<own pid>`) are never swept: they may be
-    /// writes in progress.
+    /// name when it could not be renamed). Temps of this process (ending in ``processTag``) are never swept:
+    /// they may be writes in progress.
     public struct TempSweep: Sendable, Equatable {
         public var removed: [String] = []
         public var kept: [String] = []
@@ -139,7 +144,7 @@ public enum AtomicFile {
     @discardableResult
     public static func removeLeftoverTemps(in dir: String) -> [String] { sweepLeftoverTemps(in: dir).removed }
 
-    /// Removes the temp files left by interrupted writes in `dir` (not recursive), `.tmp-<name>.<pid>`, with
+    /// Removes the temp files left by interrupted writes in `dir` (not recursive), `.tmp-<name>.<tag>`, with
     /// `unlink(2)`. On vfat and exFAT (`fileSystem`, default: `statfs` of `dir`) each is renamed
     /// `.kept-<name>.<pid>` instead: see ``TempSweep``.
     public static func sweepLeftoverTemps(in dir: String, fileSystem: FileSystemKind? = nil) -> TempSweep {
@@ -147,13 +152,14 @@ public enum AtomicFile {
     }
 
     /// Removes the temp files an interrupted ``write(_:to:durable:replace:syncDirectory:)`` of `path` left
-    /// beside it (`.tmp-<name>.<pid>`), of any process; other files of its directory are left alone (it may
-    /// be shared). On vfat and exFAT they are kept (``TempSweep``).
+    /// beside it (`.tmp-<name>.<tag>`, ``processTag``), of any process; other files of its directory are left
+    /// alone (it may be shared). On vfat and exFAT they are kept (``TempSweep``).
     public static func sweepLeftoverTemps(of path: String, fileSystem: FileSystemKind? = nil) -> TempSweep {
         let stem = tempPrefix + (path.split(separator: "/").last.map(String.init) ?? path) + "."
         return sweep(directoryName(of: path), fileSystem: fileSystem) { name in
-            let pid = name.dropFirst(stem.count)
-            return name.hasPrefix(stem) && !pid.isEmpty && pid.allSatisfy { $0 >= "0" && $0 <= "9" }
+            // The writer's tag: `<pid>` (earlier versions) or `<pid>-<hex>` (``processTag``).
+            let tag = name.dropFirst(stem.count)
+            return name.hasPrefix(stem) && !tag.isEmpty && tag.allSatisfy { $0.isHexDigit || $0 == "-" }
         }
     }
 
@@ -161,7 +167,7 @@ public enum AtomicFile {
         let fat = (fileSystem ?? FileSystemKind.of(dir))?.isFAT ?? false
         // This process's own temps may be writes in progress on another thread (a sweep also runs when
         // storage is retried or storage.dir moves): never touched.
-        let own = ".\(getpid())"
+        let own = ".\(processTag)"
         var out = TempSweep()
         for name in listDirectory(dir) where isTemp(name) && !name.hasSuffix(own) {
             if fat {

@@ -70,7 +70,7 @@ public final class PhotoStore: PhotoStorage {
     private static func scan(_ directory: String, fileSystemOf: (String) -> FileSystemKind?) throws(FileError)
         -> (highestFile: Int, handedOut: Int, notes: [String]) {
         try makeDirectories(directory)
-        let probe = "\(directory)/\(AtomicFile.tempPrefix)probe.\(getpid())"
+        let probe = "\(directory)/\(AtomicFile.tempPrefix)probe.\(AtomicFile.processTag)"
         let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: probe) }
         close(fd)

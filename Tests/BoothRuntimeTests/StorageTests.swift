@@ -135,16 +135,19 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         #expect(access("\(dir)/2026-12-02/booth-000006-1.jpg", F_OK) == 0)
     }
 
-    @Test("this process's own temps (writes in progress) are never swept; a kept name in use gets a number")
+    @Test("this run's own temps (writes in progress) are never swept, an earlier boot's with the same pid are; a kept name in use gets a number")
     func ownTempsStayAndKeptNamesDoNotCollide() throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let p = AtomicFile.tempPrefix, k = AtomicFile.keptPrefix
-        let own = "\(p).photobooth-stats.json.\(getpid())"
+        let own = "\(p).photobooth-stats.json.\(AtomicFile.processTag)"
         try AtomicFile.write([1], to: "\(dir)/\(own)", durable: false, replace: true)
+        // An earlier boot's daemon with this very pid: its temp is no write of this run, and is swept.
+        let samePid = "\(p).photobooth-stats.json.\(getpid())"
+        try AtomicFile.write([1], to: "\(dir)/\(samePid)", durable: false, replace: true)
         try AtomicFile.write([2], to: "\(dir)/\(p)a.jpg.12", durable: false, replace: true)
         try AtomicFile.write([3], to: "\(dir)/\(k)a.jpg.12", durable: false, replace: true)   // kept at an earlier boot
         let fat = AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: .fat("vfat"))
-        #expect(fat.kept == ["\(k)a.jpg.12.2"])
+        #expect(Set(fat.kept) == ["\(k)a.jpg.12.2", "\(k).photobooth-stats.json.\(getpid())"])
         #expect(try AtomicFile.read("\(dir)/\(k)a.jpg.12") == [3], "the earlier kept file is untouched")
         #expect(access("\(dir)/\(own)", F_OK) == 0)
         #expect(AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: .journaled("ext4")).removed.isEmpty, "own temp left on ext4 too")

@@ -8,8 +8,9 @@
       other photo file there must be one of the uncut disk's, byte for byte (corrupt otherwise).
       A photo file of 0 bytes not marked saved is a save the cut interrupted (empty=, not corrupt).
       Prints: checked= lost= corrupt= empty= files= numbers=<comma list> max_saved= max_begun=, then a line per problem.
-  powercut_check.py still MNT LIST CUT FINAL_SHA    (after the booth's session on that disk)
-      The files marked saved before CUT still hold the uncut disk's bytes. Prints: changed=, then a line each.
+  powercut_check.py still MNT LIST CUT FINAL_SHA SNAPSHOT   (after the booth's session, page cache dropped)
+      The files marked saved before CUT that were intact in SNAPSHOT (sha256sum lines taken before the
+      restart) still hold the uncut disk's bytes. Prints: changed=, then a line each.
   powercut_check.py after MNT                         (after the booth's session on that disk)
       No photo file is empty; the stats file decodes and counts exactly the capture files, the session-number file holds 15 digits
       and a newline, at least the highest session on disk (else stats_ok=0); the print journal decodes; no temp file
@@ -127,19 +128,24 @@ def after(mnt):
         print(p)
 
 
-def still(mnt, listing, cut, final_sha):
-    """After the restart: the captures and pictures saved before the cut still hold their bytes (a cluster
-    freed twice, or reused under a kept file, would show here once the new session wrote its files)."""
+def still(mnt, listing, cut, final_sha, snapshot):
+    """After the restart (page cache dropped): the captures and pictures saved before the cut that were
+    intact before it (in SNAPSHOT, sha256sum lines taken then, with the saved bytes) still hold them (a
+    cluster freed twice, or reused under a kept file, shows here once the new session wrote its files).
+    Those already lost or corrupt before the restart were counted then, not again."""
     final = dict((p.strip(), s) for s, p in (line.split(None, 1) for line in open(final_sha)))
+    before = dict((p.strip(), s) for s, p in (line.split(None, 1) for line in open(snapshot)))
     expected = [w[2][6:] for w in (line.split() for line in open(listing))
                 if len(w) == 3 and w[0] == "mark" and int(w[1]) < cut and w[2].startswith("saved:")]
     problems = []
     for p in expected:
+        if p not in before or before[p] != final.get(p):
+            continue
         path = os.path.join(mnt, p)
         if not os.path.exists(path):
-            problems.append(f"LOST {p} after the restart (it was there before)")
+            problems.append(f"LOST {p} after the restart (it was there, intact, before)")
         elif sha(path) != final.get(p):
-            problems.append(f"CORRUPT {p} after the restart ({os.path.getsize(path)} bytes, not the saved bytes)")
+            problems.append(f"CORRUPT {p} after the restart ({os.path.getsize(path)} bytes; intact before it)")
     print(f"changed={len(problems)}")
     for p in problems:
         print(p)
@@ -148,8 +154,8 @@ def still(mnt, listing, cut, final_sha):
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "before":
         before(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
-    elif len(sys.argv) == 6 and sys.argv[1] == "still":
-        still(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    elif len(sys.argv) == 7 and sys.argv[1] == "still":
+        still(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6])
     elif len(sys.argv) == 3 and sys.argv[1] == "after":
         after(sys.argv[2])
     else:
