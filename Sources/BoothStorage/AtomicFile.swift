@@ -18,7 +18,7 @@ public enum AtomicFile {
         return e
     }
 
-    /// Prefix of temp files; leftovers are removed by ``removeLeftoverTemps(in:)``.
+    /// Prefix of temp files; leftovers are removed (on vfat and exFAT kept) by ``sweepLeftoverTemps(in:fileSystem:)``.
     public static let tempPrefix = ".tmp-"
     /// The last part of this process's temp names: its pid and a random tag, `4242-9f3ac1d0`, the same for the
     /// whole run. The tag tells this run's temps (writes in progress, never swept) from an earlier boot's
@@ -134,15 +134,13 @@ public enum AtomicFile {
     /// name when it could not be renamed). Temps of this process (ending in ``processTag``) are never swept:
     /// they may be writes in progress.
     public struct TempSweep: Sendable, Equatable {
+        /// Names (in the swept directory) of the temps unlinked.
         public var removed: [String] = []
+        /// Names the kept temps have now (`.kept-…`), or their `.tmp-` names when the rename failed.
         public var kept: [String] = []
+        /// A sweep result; empty lists by default (nothing found).
         public init(removed: [String] = [], kept: [String] = []) { self.removed = removed; self.kept = kept }
     }
-
-    /// Removes temp files left by an interrupted write in `dir` (not recursive); returns their names.
-    /// On vfat and exFAT they are kept instead (see ``sweepLeftoverTemps(in:fileSystem:)``).
-    @discardableResult
-    public static func removeLeftoverTemps(in dir: String) -> [String] { sweepLeftoverTemps(in: dir).removed }
 
     /// Removes the temp files left by interrupted writes in `dir` (not recursive), `.tmp-<name>.<tag>`, with
     /// `unlink(2)`. On vfat and exFAT (`fileSystem`, default: `statfs` of `dir`) each is renamed

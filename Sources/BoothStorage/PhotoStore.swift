@@ -203,6 +203,8 @@ public final class PhotoStore: PhotoStorage {
         return n
     }
 
+    /// See ``PhotoStorage/syncSessionNumber()``: `fdatasync(2)` of the session-number file when its last
+    /// `pwrite` is not yet synced; blocks on the disk (the storage thread calls it). Errors are not reported.
     public func syncSessionNumber() { syncSessionFile() }
 
     /// Makes the last recorded session number durable (`fdatasync`), if it is not yet.

@@ -64,7 +64,7 @@ func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: pa
         let dir = makeTempDir(); defer { removeTree(dir) }
         try AtomicFile.write([1], to: "\(dir)/\(AtomicFile.tempPrefix)booth-000001-1.jpg.123", replace: true)
         try AtomicFile.write([1], to: "\(dir)/keep.jpg")
-        #expect(AtomicFile.removeLeftoverTemps(in: dir) == ["\(AtomicFile.tempPrefix)booth-000001-1.jpg.123"])
+        #expect(AtomicFile.sweepLeftoverTemps(in: dir, fileSystem: .journaled("ext4")).removed == ["\(AtomicFile.tempPrefix)booth-000001-1.jpg.123"])
         #expect(listDirectory(dir) == ["keep.jpg"])
     }
 
