@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2"),
         .systemLibrary(name: "CYUV", path: "Sources/CYUV"),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16"),
+        .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev"),
+        .systemLibrary(name: "CDRM", path: "Sources/CDRM", pkgConfig: "libdrm"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
@@ -28,6 +30,8 @@ let package = Package(
         .target(name: "CSysShims"),
         // fbdev and VT ioctls (FBIOGET_*SCREENINFO, KDSETMODE).
         .target(name: "CFramebufferShims"),
+        // KMS through libdrm: dumb buffers and page flips (request macros and an event callback table).
+        .target(name: "CDRMShims", dependencies: ["CDRM"]),
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
@@ -40,12 +44,14 @@ let package = Package(
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
+        // Buttons that are input devices (a USB key, a touch screen's tap) through libevdev; BoothGPIO's debouncer.
+        .target(name: "BoothInput", dependencies: ["BoothCore", "BoothClock", "BoothGPIO", "CEvdev"]),
         // The photos directory, atomic files, the removable-media guard, the totals: the storage port's side.
         .target(name: "BoothStorage", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "CSysShims"]),
         // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "CCUPS"]),
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
-                                                     "CFramebufferShims"]),
+                                                     "CFramebufferShims", "CDRM", "CDRMShims"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
@@ -54,11 +60,11 @@ let package = Package(
         // The control socket, its protocol, `status` and the command dispatch (Sources/BoothControl/BoothControl.swift).
         .target(name: "BoothControl", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"]),
         // `devices`: the machine's cameras, GPIO chips and CUPS destinations as BoothControl's DeviceReport.
-        .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothPrint"]),
+        .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothInput", "BoothPrint"]),
 
         // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
-                                                              "BoothGPIO", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
+                                                              "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
                                                               "BoothStorage", "BoothControl", "BoothDeviceListing"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing"]),
@@ -74,6 +80,7 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
+        .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
                                                        "BoothControl", "BoothDeviceListing", "photoboothd"]),

@@ -293,6 +293,38 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var printers: [Printer]? = nil
     /// Why CUPS could not be asked.
     public var printerError: String? = nil
+    /// The kernel's input devices (`/dev/input/event*`, libevdev): buttons for `button.source = input`.
+    public var inputDevices: [InputDevice] = []
+    /// Event nodes that could not be opened (permission: the input group).
+    public var inputUnreadable: [String] = []
+
+    /// An input device.
+    public struct InputDevice: Codable, Sendable, Equatable {
+        /// `/dev/input/event3`.
+        public var path: String
+        /// The kernel's name for it (`button.input_device` may name it so).
+        public var name: String
+        /// Names under /dev/input/by-id linking to it.
+        public var byId: [String]
+        /// `keyboard`, `touch screen`, `keys` (no auto-repeat) or `no keys`.
+        public var kind: String
+        /// The `EV_KEY` names it reports (`KEY_SPACE`, `BTN_LEFT`), at most 40; `keyCount` says how many in all.
+        public var keys: [String]
+        public var keyCount: Int
+        /// USB (or other bus) vendor and product ids, `046d:c52b`.
+        public var usbID: String
+
+        /// Each field as described above.
+        public init(path: String, name: String, byId: [String], kind: String, keys: [String], keyCount: Int, usbID: String) {
+            self.path = path
+            self.name = name
+            self.byId = byId
+            self.kind = kind
+            self.keys = keys
+            self.keyCount = keyCount
+            self.usbID = usbID
+        }
+    }
 
     /// A CUPS destination.
     public struct Printer: Codable, Sendable, Equatable {

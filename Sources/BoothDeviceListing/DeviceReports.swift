@@ -2,9 +2,10 @@ import BoothCamera
 import BoothControl
 import BoothCore
 import BoothGPIO
+import BoothInput
 import BoothPrint
 
-// The `devices` listing read from the machine: V4L2 video nodes (BoothCamera), GPIO chips (BoothGPIO) and
+// The `devices` listing read from the machine: V4L2 video nodes (BoothCamera), GPIO chips (BoothGPIO), input devices (BoothInput) and
 // CUPS destinations (BoothPrint), as BoothControl's DeviceReport. Used by photoboothd (its control socket's
 // `devices`) and photoboothctl (`devices` without a daemon); BoothControl itself reads no device.
 
@@ -23,6 +24,9 @@ extension DeviceReport {
             gpioError = "\(error)"
         }
         var report = DeviceReport(source: source, cameras: cameras, gpioChips: chips, gpioError: gpioError, inUse: inUse)
+        let (inputs, unreadable) = InputDevices.list(directory: devRoot + "/input")
+        report.inputDevices = inputs.map(InputDevice.init)
+        report.inputUnreadable = unreadable
         do {
             report.printers = try CUPSConnection.destinations().map {
                 Printer(name: $0.name, isDefault: $0.isDefault, deviceURI: $0.deviceURI)
@@ -31,6 +35,14 @@ extension DeviceReport {
             report.printerError = error.description
         }
         return report
+    }
+}
+
+extension DeviceReport.InputDevice {
+    public init(_ d: InputDeviceInfo) {
+        func hex(_ v: UInt16) -> String { let h = String(v, radix: 16); return String(repeating: "0", count: 4 - h.count) + h }
+        self.init(path: d.path, name: d.name, byId: d.byID, kind: d.kind, keys: d.keys.prefix(40).map { InputKey.name(of: $0) },
+                  keyCount: d.keys.count, usbID: "\(hex(d.vendor)):\(hex(d.product))")
     }
 }
 

@@ -16,7 +16,8 @@ public enum ButtonSignal: Sendable, Equatable {
 
 /// A button: the GPIO line of the real booth, or the terminal under `--simulate`.
 public protocol ButtonDevice: AnyObject, Sendable {
-    /// For logs and status: "gpiochip0 line 17 (GPIO17)", "keyboard".
+    /// For logs and status: "gpiochip0 line 17 (GPIO17)", "keyboard"; read again for each `status` (a device
+    /// of several sources says there which one failed).
     var identity: String { get }
     /// Requests the line and starts delivering signals from a thread the device owns.
     /// - Throws: an error naming the chip and line when the line cannot be requested.
@@ -29,10 +30,14 @@ public protocol ButtonDevice: AnyObject, Sendable {
     /// input: `"input ended"`), for `status`; nil while it delivers (the default). Such a device stays
     /// ``isRunning`` (it is no fault and nothing to retry: the booth runs on with its other presses).
     var ended: String? { get }
+    /// From the runtime's tick (its loop's thread), with the runtime's clock: a device of several
+    /// sources opens a failed one again when its retry is due. The default does nothing.
+    func tick(now: MonotonicInstant)
 }
 
 extension ButtonDevice {
     public var ended: String? { nil }
+    public func tick(now: MonotonicInstant) {}
 }
 
 /// The LED by the button.

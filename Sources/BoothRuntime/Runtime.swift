@@ -176,8 +176,8 @@ public final class BoothRuntime: Sendable {
         var led: (any LEDDevice)?
         /// The pattern the machine last asked for, shown again by an LED opened later.
         var ledPattern: LEDPattern = .off
-        /// A configured LED line that could not be opened is tried again (``LEDRetry``).
-        var ledRetry = LEDRetry()
+        /// A configured LED line that could not be opened is tried again (``DeviceRetry``).
+        var ledRetry = DeviceRetry()
         var session = 0
         /// The highest session with a capture on disk: the totals file records captures and this
         /// together, so a restart's reconciliation with the photos counts each photo exactly once.
@@ -688,7 +688,7 @@ public final class BoothRuntime: Sendable {
         if state.withLock({ $0.led }) != nil { log.notice("led: line \(settings.led.line) opened") }
     }
 
-    /// Requests the button line; returns the fault message when it cannot.
+    /// Opens the button (its line or input device); returns the fault message when it cannot.
     private func startButton(_ settings: Settings) -> String? {
         let button = factory.button(settings)
         let loop = self.loop
@@ -776,7 +776,7 @@ public final class BoothRuntime: Sendable {
             state.withLock { $0.led = nil }
             if let message = startButton(applied) {
                 loop.post(.deviceFault(.button, message: message))
-                outcome[.reopen(.button)] = "button line not opened: \(message)"
+                outcome[.reopen(.button)] = "button not opened: \(message)"
             }
             openLED(applied)
             if factory.opensLED, applied.led.isConfigured, state.withLock({ $0.led }) == nil {

@@ -180,6 +180,19 @@ struct Devices: Subcommand {
             }
             out.append("")
         }
+        out.append(d.inputDevices.isEmpty ? "input devices: none (no readable /dev/input/event* node)" : "input devices:")
+        for i in d.inputDevices {
+            out.append("  \(i.path) \"\(i.name)\" [\(i.kind)] \(i.usbID)" + (i.byId.isEmpty ? "" : " (by-id: \(i.byId.joined(separator: ", ")))"))
+            if i.kind == "touch screen" {
+                out.append("    tap (button.input_key = tap)")
+            } else if !i.keys.isEmpty {
+                out.append("    keys: \(i.keys.joined(separator: " "))\(i.keyCount > i.keys.count ? " … (\(i.keyCount) in all)" : "")")
+            }
+        }
+        if !d.inputUnreadable.isEmpty {
+            out.append("  not readable (the input group): \(d.inputUnreadable.joined(separator: ", "))")
+        }
+        out.append("")
         if let e = d.gpioError { out.append("gpio chips: cannot list: \(e)") }
         out.append(d.gpioChips.isEmpty ? "gpio chips: none (no /dev/gpiochip* node)" : "gpio chips:")
         for chip in d.gpioChips {
@@ -262,7 +275,7 @@ struct Reload: Subcommand {
     static let summary = "Ask the daemon to re-read its config file (as SIGHUP does)."
     static let details = """
         Answers with every key whose value in the file differs from the settings in force, and how each took
-        effect: applied at once, from the next session, camera stream restarting, screens / button line / LED line
+        effect: applied at once, from the next session, camera stream restarting, screens / button / LED line
         reopened (or not opened, and why), print worker reconfigured, or "takes effect after `systemctl restart photoboothd`" for keys read only
         at start. In idle or fault the reply comes once the changes are applied; while a session is under way
         they apply when it ends, and the reply says so. An invalid file keeps the running settings, and every

@@ -146,7 +146,7 @@ public func realDevices(log: Logger) -> DeviceFactory {
     let lastLEDError = Mutex<String?>(nil)
     return DeviceFactory(
         cameraSource: { s, clock, log in makeCameraSource(s, clock: clock, log: log) },
-        button: { s in GPIOButtonDevice(settings: s, log: log) },
+        button: { s in makeButton(s, log: log) },
         led: { s -> (any LEDDevice)? in
             guard s.led.isConfigured else { return nil }
             let config = GPIOLED.Configuration(address: GPIOLineAddress(chip: s.led.resolvedChip(buttonChip: s.button.chip),
@@ -164,6 +164,19 @@ public func realDevices(log: Logger) -> DeviceFactory {
             }
         },
         screens: { s, clock, log, turns in framebufferDisplays(s, clock, log, turns) + filePreviewDisplays(s, clock, log, turns) })
+}
+
+/// The button `button.source` names: the GPIO line (``GPIOButtonDevice``), an input device's key or
+/// tap (``InputButtonDevice``), or both as one ``ButtonSet``.
+public func makeButton(_ s: Settings, log: Logger) -> any ButtonDevice {
+    let members: [(name: String, device: any ButtonDevice)] = s.button.sources.map { source in
+        switch source {
+        case .gpio: (source.rawValue, GPIOButtonDevice(settings: s, log: log))
+        case .input: (source.rawValue, InputButtonDevice(settings: s, log: log))
+        }
+    }
+    if members.count == 1, let only = members.first { return only.device }
+    return ButtonSet(members, log: log)
 }
 
 /// The button on a GPIO line (libgpiod, both edges, debounced), as a ``ButtonDevice``.

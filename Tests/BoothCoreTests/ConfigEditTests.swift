@@ -127,7 +127,7 @@ import Testing
             button.debounce (default: 30ms)
                 A press counts once the line has been stable this long.
                 Type: duration. Allowed: 1ms to 1s.
-                On reload: the button line is reopened.
+                On reload: the button (its line or input device) is reopened.
             """)
     }
 }

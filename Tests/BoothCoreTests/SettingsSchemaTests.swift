@@ -51,6 +51,7 @@ struct SettingsSchemaTests {
             case .size: alternative = "2x2"
             case .bytes(let range): alternative = Units.formatBytes(range.upperBound)
             case .choice(let choices): alternative = choices.first { $0 != spec.defaultText } ?? spec.defaultText
+            case .choiceList(let choices): alternative = choices.reversed().joined(separator: ", ")
             case .string, .path: alternative = "other"
             case .media: alternative = "iso_a6_105x148mm"
             case .color: alternative = "#123456"
@@ -85,6 +86,9 @@ struct SettingsSchemaTests {
         #expect(d.button.debounceMilliseconds == 30)
         #expect(d.button.longPressMilliseconds == 1500)
         #expect(d.button.stuckLimitMilliseconds == 30_000)
+        #expect(d.button.sources == [.gpio])
+        #expect(d.button.inputDevice == "any keyboard")
+        #expect(d.button.inputKey == "KEY_SPACE")
         #expect(!d.led.isConfigured)
         #expect(d.led.resolvedChip(buttonChip: d.button.chip) == "gpiochip0")
         #expect(!d.led.activeLow)

@@ -11,7 +11,7 @@ import Testing
     static let system: Set<String> = ["Glibc", "Synchronization", "FoundationEssentials", "Dispatch"]
     /// C library targets and their shims: only device modules import them.
     static let cLibraries: Set<String> = ["CV4L2", "CV4L2Shims", "CGPIOD", "CGPIODShims", "CTurboJPEG", "CCUPS",
-                                          "CFreeType", "CYUV", "CPNG", "CFramebufferShims"]
+                                          "CFreeType", "CYUV", "CPNG", "CFramebufferShims", "CEvdev"]
 
     /// What each non-device module may import besides ``system``.
     static let allowed: [String: Set<String>] = [
@@ -23,7 +23,7 @@ import Testing
     ]
 
     /// The device modules: each implements ports and may import C libraries.
-    static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothJPEG", "BoothDisplay", "BoothLayout", "BoothPrint"]
+    static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothJPEG", "BoothDisplay", "BoothLayout", "BoothPrint"]
     /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the clock,
     /// storage (atomic files) and the control socket; no device module, no one else.
     static let sysShimsUsers: Set<String> = ["BoothClock", "BoothStorage", "BoothControl"]

@@ -29,10 +29,10 @@ final class FlakyLEDFactory: Sendable {
     }
 }
 
-@Suite struct LEDRetryTests {
+@Suite struct DeviceRetryTests {
     @Test("a failed LED line waits 1 s, doubling to 30 s, like the fault retries; reset starts over")
     func backoff() {
-        var retry = LEDRetry()
+        var retry = DeviceRetry()
         let t0 = MonotonicInstant(nanoseconds: 5_000_000_000)
         #expect(!retry.isDue(at: t0), "nothing pending before a failure")
         #expect(retry.failed(at: t0) == 1000)
@@ -68,7 +68,7 @@ final class FlakyLEDFactory: Sendable {
         #expect(booth.logText.contains("<4>led: line 23 not opened; trying again in 1 s"), "\(booth.logText)")
         #expect(booth.logText.contains("<7>led: line 23 not opened; trying again in 2 s"), "\(booth.logText)")
         #expect(booth.logText.contains("led: line 23 opened"))
-        #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry(), "nothing pending once open")
+        #expect(booth.runtime.state.withLock { $0.ledRetry } == DeviceRetry(), "nothing pending once open")
     }
 
     @Test("no LED configured: nothing is retried")
@@ -81,7 +81,7 @@ final class FlakyLEDFactory: Sendable {
         try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
         try #require(await booth.advance(milliseconds: 5000))
         #expect(factory.count == 1, "not opened again")
-        #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry())
+        #expect(booth.runtime.state.withLock { $0.ledRetry } == DeviceRetry())
     }
 
     @Test("a factory without an LED by design (--simulate): a configured line is not retried or warned about")
@@ -96,7 +96,7 @@ final class FlakyLEDFactory: Sendable {
         try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
         try #require(await booth.advance(milliseconds: 5000))
         #expect(factory.count == 1, "not opened again")
-        #expect(booth.runtime.state.withLock { $0.ledRetry } == LEDRetry(), "nothing pending")
+        #expect(booth.runtime.state.withLock { $0.ledRetry } == DeviceRetry(), "nothing pending")
         #expect(!booth.logText.contains("not opened"), "\(booth.logText)")
     }
 }

@@ -344,7 +344,7 @@ extension ReloadReply {
         try booth.edit([("session.review", "9s"), ("button.debounce", "50ms")])
         let reply = try booth.reload()
         #expect(reply.change("session.review")?.effect == "applies from the next session")
-        #expect(reply.change("button.debounce")?.effect == "button line reopened")
+        #expect(reply.change("button.debounce")?.effect == "button reopened")
         #expect(booth.button.startCount == buttonStarts + 1)
         #expect(booth.runtime.statusReport(configPath: "t").settings?.inForce["session.review"] == "9s")
         #expect(booth.runtime.state.withLock { $0.machine.config.reviewMilliseconds } == 9000)
@@ -403,7 +403,7 @@ extension ReloadReply {
         booth.button.startFailure.withLock { $0 = "gpiochip0 line 99: no such line" }
         try booth.edit([("button.debounce", "60ms")])
         let reply = try booth.reload()
-        #expect(reply.change("button.debounce")?.effect == "button line not opened: button not available: gpiochip0 line 99: no such line",
+        #expect(reply.change("button.debounce")?.effect == "button not opened: button not available: gpiochip0 line 99: no such line",
                 "\(reply.text)")
         #expect(await eventually { if case let .fault(r) = booth.runtime.currentState { r[.button] != nil } else { false } },
                 "\(booth.logText)")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # display: the booth draws on a real fbdev. qemu's std VGA with the bochs DRM driver gives
 # /dev/fb0 (bochs-drmdrmfb, 1280x800 XRGB8888); the host reads the screen back with QMP
-# screendump (hardware/vm/screendump-server), so what is checked is what a monitor would show.
+# screendump (hardware/vm/qmp-server), so what is checked is what a monitor would show.
 #  1. before the booth: the text console (fbcon) is on the screen.
 #  2. photoboothd (vivid camera, gpio-sim button, display.device=/dev/fb0, display.console=/dev/tty1):
 #     the VT is switched to KD_GRAPHICS; idle shows the live view and the "Press the button" band.

@@ -283,3 +283,21 @@ pulse() {
 }
 # pulse_t STEP FIELD: t_before/t_after of step STEP of the last pulse
 pulse_t() { sed -n "s/^step=$1 .*$2=\\([0-9.]*\\).*/\\1/p" <<<"$PULSE_OUT"; }
+
+# --------------------------------------------------------------- QMP (scenarios with "# vm-usb: kbd")
+# qmp NAME LINE...: sends the JSON lines (QMP commands, {"sleep": S}) to the host's qemu through
+# hardware/vm/qmp-server and waits until they ran.
+qmp() {
+    local name=$1; shift
+    mkdir -p "$RESULTS/.qmp"
+    rm -f "$RESULTS/.qmp/$name.done"
+    printf '%s\n' "$@" > "$RESULTS/.qmp/$name.req.tmp"
+    mv "$RESULTS/.qmp/$name.req.tmp" "$RESULTS/.qmp/$name.req"
+    wait_for 60 "QMP $name from the host" test -e "$RESULTS/.qmp/$name.done"
+    [ "$(cat "$RESULTS/.qmp/$name.done")" = ok ] || fail "QMP $name: $(cat "$RESULTS/.qmp/$name.done")"
+}
+# key_event QCODE true|false: the QMP input-send-event line for a key down or up (qemu routes it to the
+# USB keyboard once the guest's driver has it).
+key_event() { printf '{"execute":"input-send-event","arguments":{"events":[{"type":"key","data":{"down":%s,"key":{"type":"qcode","data":"%s"}}}]}}' "$2" "$1"; }
+# tap QCODE HOLD_SECONDS: the key down, held on the host's clock, up.
+tap() { qmp "tap-$1-$RANDOM" "$(key_event "$1" true)" "{\"sleep\": $2}" "$(key_event "$1" false)"; }

@@ -4,12 +4,20 @@
 #     the host when there is one, else the debug build): user, unit, udev rules, config.
 #  2. systemctl start: Type=notify returns once READY=1; StatusText says idle; the hardened service
 #     reaches the camera (vivid streams), the GPIO line (gpio-sim, a press makes a photo) and the
-#     framebuffer (bochs; checked with a transient unit under the same sandbox settings).
+#     framebuffer (bochs; checked with a transient unit under the same sandbox settings), and
+#     qemu's USB keyboard as a second button source (button.source = gpio, input; named by its
+#     /dev/input/by-id link, which the guest's udev made): a key pressed from the host through QMP
+#     makes a photo too.
 #  3. kill -STOP: no WATCHDOG=1 any more; systemd kills it (SIGABRT) and restarts it after WatchdogSec.
 #  4. a bad config: the daemon exits 78 and stays stopped (RestartPreventExitStatus=78), no restart loop.
 #  5. systemd-analyze security: the exposure score, for the record.
 # vm-boot: systemd
 # vm-module: bochs
+# vm-usb: kbd
+# vm-module: xhci_pci
+# vm-module: usbhid
+# vm-module: hid_generic
+# vm-module: evdev
 # vm-timeout: 420
 . "$REPO/hardware/scenarios/lib.sh"
 need systemctl systemd-analyze udevadm
@@ -26,6 +34,7 @@ log "installing with install.sh --install --no-start (PHOTOBOOTH_PREBUILT=$PREBU
 pass "install.sh --install"
 assert_contains "$(id photobooth)" "(video)" "photobooth's groups"
 assert_contains "$(id photobooth)" "(gpio)" "photobooth's groups"
+assert_contains "$(id photobooth)" "(input)" "photobooth's groups"
 assert_eq "$(systemctl is-enabled photoboothd)" enabled "photoboothd enabled"
 
 VIVID=$(vivid_node) || fail "no vivid capture node"
@@ -34,6 +43,10 @@ CHIP=$(gpiosim_chip booth)
 gpiosim_set booth 0 pull-up
 udevadm settle -t 10 || true
 wait_for 15 "udev gives /dev/$CHIP to group gpio" sh -c "[ \"\$(stat -c %G:%a /dev/$CHIP)\" = gpio:660 ]"
+wait_for 30 "udev's by-id link of the USB keyboard" sh -c "ls /dev/input/by-id/ 2>/dev/null | grep -q 'QEMU.*-event-kbd'"
+KBD_ID=$(ls /dev/input/by-id/ | grep 'QEMU.*-event-kbd' | head -n1)
+KBD=$(readlink -f "/dev/input/by-id/$KBD_ID")
+assert_eq "$(stat -c %G:%a "$KBD")" input:660 "the keyboard's event node"
 FB=/dev/fb0
 [ -c $FB ] || fail "no framebuffer $FB (bochs loaded: $(lsmod | grep -c bochs))"
 C=/etc/photobooth/photobooth.conf
@@ -43,6 +56,8 @@ for kv in "camera.device $VIVID" "camera.format yuyv" "camera.preview_size 640x4
     set -- $kv
     /usr/local/bin/photoboothctl config set "$1" "$2" --file $C > /dev/null || fail "config set $1 $2"
 done
+/usr/local/bin/photoboothctl config set button.source "gpio, input" --file $C > /dev/null || fail "config set button.source"
+/usr/local/bin/photoboothctl config set button.input_device "$KBD_ID" --file $C > /dev/null || fail "config set button.input_device"
 mkdir -p /etc/systemd/system/photoboothd.service.d
 printf '[Service]\nWatchdogSec=4s\n' > /etc/systemd/system/photoboothd.service.d/test.conf
 systemctl daemon-reload
@@ -63,6 +78,11 @@ gpiosim_set booth 0 pull-down; sleep 0.3; gpiosim_set booth 0 pull-up
 wait_for 30 "a photo from a GPIO press, written under ProtectSystem=strict" sh -c "find /var/lib/photobooth/photos -name 'booth-*.jpg' | grep -q ."
 assert_eq "$(stat -c %U "$(find /var/lib/photobooth/photos -name 'booth-*.jpg' | head -n1)")" photobooth "photo owner"
 wait_for 20 "StatusText counts the photo" sh -c "systemctl show -p StatusText --value photoboothd | grep -q '1 photo'"
+assert_contains "$(photoboothctl status)" "input: input $KBD 'QEMU QEMU USB Keyboard' ($KBD_ID), key KEY_SPACE" \
+    "the sandboxed service opened and grabbed the USB keyboard"
+sleep 2   # the review (1 s) ends
+tap spc 0.15
+wait_for 30 "a photo from the USB keyboard's key, inside the sandbox" sh -c "systemctl show -p StatusText --value photoboothd | grep -q '2 photos'"
 # The framebuffer through the unit's own sandbox settings (the display module opens it the same way).
 mapfile -t props < <(sed -n '/^\[Service\]/,/^\[/p' /etc/systemd/system/photoboothd.service \
     | grep -E '^(NoNewPrivileges|ProtectSystem|ProtectHome|PrivateTmp|DevicePolicy|DeviceAllow|SupplementaryGroups|User|Group|RestrictAddressFamilies|SystemCallFilter|ProtectKernel|ProtectControlGroups|PrivateNetwork|MemoryDenyWriteExecute|CapabilityBoundingSet)')

@@ -3,7 +3,7 @@
 public enum FaultKind: String, Hashable, Sendable, CaseIterable, Comparable {
     /// The camera is missing, failed to open, or stopped delivering frames.
     case camera
-    /// The button line could not be requested (wrong chip/line, busy) or the button is stuck.
+    /// The button line or input device could not be opened (wrong chip/line, busy, unplugged) or the button is stuck.
     case button
     /// The photos directory is not writable, gone (removable media), or full while saving.
     case storage

@@ -12,6 +12,7 @@ extension Settings {
         var out: [Diagnostic] = []
         out += layoutDiagnostics(sources)
         out += captureSizeDiagnostics(sources)
+        out += inputButtonDiagnostics(sources)
         return out
     }
 
@@ -64,6 +65,35 @@ extension Settings {
             "\(sources.cite(layoutKey, in: self)) has \(slots) slots, but \(shotsCited) fills \(shots): "
             + "every picture has \(empty) empty slot\(empty == 1 ? "" : "s"); set \(autoFix), or session.shots = \(slots)",
             severity: .warning)]
+    }
+
+    /// `button.input_key` is `tap` or a key name's shape (`KEY_` or `BTN_`, then capitals, digits and
+    /// `_`; whether libevdev knows the name is checked by `photoboothd --check` and at open), and fits
+    /// `button.input_device`: a tap needs a touch screen, a touch screen sends taps. Checked only
+    /// with `button.source` including input.
+    private func inputButtonDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        guard button.sources.contains(.input) else { return [] }
+        let keyKey = "button.input_key", deviceKey = "button.input_device", sourceKey = "button.source"
+        let key = button.inputKey, device = button.inputDevice.lowercased()
+        let isTap = key.lowercased() == "tap"
+        let upper = key.uppercased()
+        let shaped = (upper.hasPrefix("KEY_") || upper.hasPrefix("BTN_")) && upper.count > 4
+            && upper.unicodeScalars.allSatisfy { ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "_" }
+        if !isTap && !shaped {
+            return [sources.diagnostic(key: keyKey, message:
+                "\(sources.cite(keyKey, in: self)) is not a key name; use tap (a touch screen) or a Linux input key name "
+                + "such as KEY_SPACE, KEY_ENTER, KEY_F13 or BTN_LEFT ('photoboothctl devices' lists a device's keys)")]
+        }
+        if isTap && device == "any keyboard" {
+            return [sources.diagnostic(keys: [keyKey, deviceKey, sourceKey], message:
+                "\(sources.cite(keyKey, in: self)) is a touch on a touch screen, but \(sources.cite(deviceKey, in: self)) "
+                + "has none; set \(deviceKey) = any touch screen (or name the touch screen), or \(keyKey) = KEY_SPACE")]
+        }
+        if !isTap && (device == "any touch screen" || device == "any touchscreen") {
+            return [sources.diagnostic(keys: [keyKey, deviceKey, sourceKey], message:
+                "\(sources.cite(deviceKey, in: self)) sends taps, not \(sources.cite(keyKey, in: self)); set \(keyKey) = tap")]
+        }
+        return []
     }
 
     private func captureSizeDiagnostics(_ sources: SettingSources) -> [Diagnostic] {

@@ -47,7 +47,7 @@ public enum ReloadRule: Sendable, Hashable {
         case .nextSession: "applies from the next session"
         case .cameraStream: "camera stream restarting"
         case .reopen(.screen): "screens reopened"
-        case .reopen(.button): "button line reopened"
+        case .reopen(.button): "button reopened"
         case .reopen(.led): "LED line reopened"
         case .reopen(.printer): "print worker reconfigured"
         case .restart: ReloadRule.restartEffect
@@ -55,14 +55,14 @@ public enum ReloadRule: Sendable, Hashable {
     }
 
     /// What a reload does with a change under this rule, for the key's description
-    /// (`config describe`): `"applied at once"`, `"the button line is reopened"`.
+    /// (`config describe`): `"applied at once"`, `"the button (its line or input device) is reopened"`.
     public var onReload: String {
         switch self {
         case .atOnce: "applied at once"
         case .nextSession: "applies from the next session"
         case .cameraStream: "the camera stream is restarted"
         case .reopen(.screen): "the screens are reopened"
-        case .reopen(.button): "the button line is reopened"
+        case .reopen(.button): "the button (its line or input device) is reopened"
         case .reopen(.led): "the LED line is reopened"
         case .reopen(.printer): "the printer is reconnected"
         case .restart: "not applied; takes effect after `systemctl restart photoboothd`"
@@ -70,7 +70,7 @@ public enum ReloadRule: Sendable, Hashable {
     }
 
     /// A few words for the README's settings table: `at once`, `next session`, `camera stream restarted`,
-    /// `screens reopened`, `button line reopened`, `LED line reopened`, `printer reconnected`, `restart only`.
+    /// `screens reopened`, `button reopened`, `LED line reopened`, `printer reconnected`, `restart only`.
     public var tableText: String {
         switch self {
         case .atOnce: "at once"
@@ -78,7 +78,7 @@ public enum ReloadRule: Sendable, Hashable {
         case .restart: "restart only"
         case .cameraStream: "camera stream restarted"
         case .reopen(.screen): "screens reopened"
-        case .reopen(.button): "button line reopened"
+        case .reopen(.button): "button reopened"
         case .reopen(.led): "LED line reopened"
         case .reopen(.printer): "printer reconnected"
         }

@@ -90,6 +90,12 @@ public struct SettingSpec: Sendable {
                     write: { s, v in if case .choice(let c) = v, let e = E(rawValue: c) { s[keyPath: path] = e } })
     }
 
+    static func choiceList<E: SettingChoice>(_ key: String, _ path: WritableKeyPath<Settings, [E]> & Sendable,
+                                             _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .choiceList(E.allCases.map(\.rawValue)), d, reload, doc, read: { .choices($0[keyPath: path].map(\.rawValue)) },
+                    write: { s, v in if case .choices(let list) = v { s[keyPath: path] = list.compactMap(E.init(rawValue:)) } })
+    }
+
     static func string(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
                        _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
         SettingSpec(key, .string(allowsEmpty: allowsEmpty), d, reload, doc, read: { .text($0[keyPath: path]) },
@@ -130,7 +136,7 @@ public enum Schema {
     /// Every section, in file order.
     public static let sections: [SectionSpec] = [
         SectionSpec(name: "camera", description: "The camera: which one, its pixel format, sizes, frame rate and controls."),
-        SectionSpec(name: "button", description: "The push button on a GPIO line (libgpiod character device)."),
+        SectionSpec(name: "button", description: "The push button: a GPIO line (libgpiod character device), a key of an input device or a tap on a touch screen (libevdev)."),
         SectionSpec(name: "led", description: "An optional LED on a GPIO line: steady when the booth invites a press, blinking during the countdown."),
         SectionSpec(name: "session", description: "A session: how many shots, how long each step lasts."),
         SectionSpec(name: "storage", description: "Where and how photos are saved."),
@@ -175,6 +181,12 @@ public enum Schema {
         .choice("camera.rotation", \.camera.rotation, "0", reload: .atOnce,
                 "Clockwise turn of the captures' pixels and the live view, in degrees; auto follows the accelerometer (see display.accelerometer). Saved photos are upright, EXIF orientation 1 or none."),
 
+        .choiceList("button.source", \.button.sources, "gpio", reload: .reopen(.button),
+                    "Where presses come from: gpio (the line below), input (a key of a USB button or keyboard, or a tap on a touch screen, through libevdev), or both. With both, a source that fails while another works is a warning in status and the log, retried, and the booth runs on; only when every source fails is the button a fault."),
+        .string("button.input_device", \.button.inputDevice, allowsEmpty: false, "any keyboard", reload: .reopen(.button),
+                "With source input: the device, as a /dev/input path, a name in /dev/input/by-id, the device's name as 'photoboothctl devices' lists it, 'any keyboard' (the first device that reports button.input_key) or 'any touch screen'. It is grabbed: its keys reach no console."),
+        .string("button.input_key", \.button.inputKey, allowsEmpty: false, "KEY_SPACE", reload: .reopen(.button),
+                "With source input: the key that presses, as a Linux input key name (KEY_SPACE, KEY_ENTER, KEY_F13, BTN_LEFT; 'photoboothctl devices' lists a device's keys), or tap for a touch anywhere on a touch screen. Held for button.long_press: a long press; auto-repeat is no press."),
         .string("button.chip", \.button.chip, allowsEmpty: false, "gpiochip0", reload: .reopen(.button),
                 "GPIO chip of the button: its label, name (gpiochip0) or /dev path."),
         .string("button.line", \.button.line, allowsEmpty: false, "GPIO17", reload: .reopen(.button),
@@ -303,7 +315,7 @@ public enum Schema {
         .string("text.fault_camera", \.text.faultCamera, allowsEmpty: false, "Camera disconnected — back soon", reload: .reopen(.screen),
                 "Shown while the camera is missing or failing."),
         .string("text.fault_button", \.text.faultButton, allowsEmpty: false, "Button out of order — back soon", reload: .reopen(.screen),
-                "Shown while the button line fails or is stuck."),
+                "Shown while the button fails (its line, or its input device unplugged) or is stuck."),
         .string("text.fault_storage", \.text.faultStorage, allowsEmpty: false, "Photo storage full or missing — back soon", reload: .reopen(.screen),
                 "Shown while photos cannot be saved."),
 

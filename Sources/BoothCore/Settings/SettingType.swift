@@ -21,6 +21,8 @@ public enum SettingType: Sendable, Hashable {
     case bytes(range: ClosedRange<Int>)
     /// One of `choices`, any letter case in the file, canonical (lowercase) as listed.
     case choice([String])
+    /// One or more of `choices`, separated by commas (`gpio, input`), each once; canonical as listed, in the file's order.
+    case choiceList([String])
     /// Free text; with `allowsEmpty == false` it must not be empty.
     case string(allowsEmpty: Bool)
     /// A file or directory path; with `allowsEmpty == false` it must not be empty.
@@ -44,6 +46,7 @@ public enum SettingType: Sendable, Hashable {
         case .size: "size"
         case .bytes: "size in bytes"
         case .choice: "choice"
+        case .choiceList: "list of choices"
         case .string: "text"
         case .path: "path"
         case .media: "media name"
@@ -71,6 +74,8 @@ public enum SettingType: Sendable, Hashable {
             return "\(Units.formatBytes(range.lowerBound)) to \(Units.formatBytes(range.upperBound))"
         case .choice(let choices):
             return Units.list(choices)
+        case .choiceList(let choices):
+            return "one or more of " + choices.joined(separator: ", ") + ", separated by commas"
         case .string(let allowsEmpty):
             return allowsEmpty ? "any text, or empty" : "any text, not empty"
         case .path(let allowsEmpty):
@@ -92,6 +97,7 @@ enum SettingValue: Sendable, Hashable {
     case size(FrameSize)
     case bytes(Int)
     case choice(String)
+    case choices([String])
     case text(String)
     case color(RGBColor)
 
@@ -104,6 +110,7 @@ enum SettingValue: Sendable, Hashable {
         case .size(let s): s.description
         case .bytes(let n): Units.formatBytes(n)
         case .choice(let c): c
+        case .choices(let list): list.joined(separator: ", ")
         case .text(let t): t
         case .color(let c): c.description
         }
@@ -194,6 +201,19 @@ extension SettingType {
             var message = "\(q) is not one of \(allowed)"
             if let close = Spelling.closest(to: text, among: choices) { message += "; did you mean '\(close)'?" }
             return .failure(ValueProblem(message))
+        case .choiceList(let choices):
+            var picked: [String] = []
+            for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+                let word = String(item).trimmingSpaces()
+                guard let found = choices.first(where: { $0.lowercased() == word.lowercased() }) else {
+                    var message = word.isEmpty ? "\(q) has an empty item; use \(allowed)" : "'\(word)' in \(q) is not one of \(Units.list(choices))"
+                    if !word.isEmpty, let close = Spelling.closest(to: word, among: choices) { message += "; did you mean '\(close)'?" }
+                    return .failure(ValueProblem(message))
+                }
+                guard !picked.contains(found) else { return .failure(ValueProblem("\(q) names \(found) twice; use \(allowed)")) }
+                picked.append(found)
+            }
+            return .success(.choices(picked))
         case .string(let allowsEmpty), .path(let allowsEmpty):
             if text.isEmpty, !allowsEmpty {
                 return .failure(ValueProblem("an empty value is not allowed; use \(allowed)"))

@@ -63,6 +63,12 @@ public struct Settings: Sendable, Hashable {
 
     /// `[button]` settings.
     public struct Button: Sendable, Hashable {
+        /// `button.source`: where presses come from, each once, in the file's order.
+        public var sources: [ButtonSourceSetting] = [.gpio]
+        /// `button.input_device`: the input device (a path, a by-id name, a device name, `any keyboard`, `any touch screen`).
+        public var inputDevice = ""
+        /// `button.input_key`: the `EV_KEY` name (`KEY_SPACE`) or `tap`.
+        public var inputKey = ""
         /// `button.chip`: the GPIO chip by label, name (`gpiochip0`) or `/dev` path.
         public var chip = ""
         /// `button.line`: the line by offset (`17`) or line name (`GPIO17`).
@@ -189,6 +195,14 @@ public enum ControlMode: String, SettingChoice {
     case auto
     /// Automatic until streaming starts, then held at that value.
     case locked
+}
+
+/// `button.source`: one source of presses.
+public enum ButtonSourceSetting: String, SettingChoice {
+    /// The GPIO line (`button.chip`, `button.line`) through libgpiod.
+    case gpio
+    /// An input device's key or a touch screen's tap (`button.input_device`, `button.input_key`) through libevdev.
+    case input
 }
 
 /// `button.bias`: the GPIO line bias libgpiod requests.
