@@ -60,7 +60,7 @@ let package = Package(
         // The control socket, its protocol, `status` and the command dispatch (Sources/BoothControl/BoothControl.swift).
         .target(name: "BoothControl", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"]),
         // `devices`: the machine's cameras, GPIO chips and CUPS destinations as BoothControl's DeviceReport.
-        .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothInput", "BoothPrint"]),
+        .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothInput", "BoothDisplay", "BoothPrint"]),
 
         // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",

@@ -297,6 +297,34 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var inputDevices: [InputDevice] = []
     /// Event nodes that could not be opened (permission: the input group).
     public var inputUnreadable: [String] = []
+    /// The DRM cards (`/dev/dri/card*`, libdrm): screens for `display.device`.
+    public var drmCards: [DRMCard] = []
+
+    /// A DRM card.
+    public struct DRMCard: Codable, Sendable, Equatable {
+        public var path: String
+        /// The kernel driver: `vc4`, `bochs-drm`; empty when it could not be asked.
+        public var driver: String
+        public var connectors: Int
+        public var connected: Int
+        /// The first connected connector (`HDMI-A-1`) and its preferred mode (`1920x1080@60`); nil when none.
+        public var connector: String?
+        public var mode: String?
+        /// Why it could not be asked (not a KMS device, permission).
+        public var problem: String?
+
+        /// Each field as described above.
+        public init(path: String, driver: String, connectors: Int, connected: Int, connector: String? = nil, mode: String? = nil,
+                    problem: String? = nil) {
+            self.path = path
+            self.driver = driver
+            self.connectors = connectors
+            self.connected = connected
+            self.connector = connector
+            self.mode = mode
+            self.problem = problem
+        }
+    }
 
     /// An input device.
     public struct InputDevice: Codable, Sendable, Equatable {

@@ -1,11 +1,13 @@
 import BoothCamera
 import BoothControl
 import BoothCore
+import BoothDisplay
 import BoothGPIO
 import BoothInput
 import BoothPrint
 
-// The `devices` listing read from the machine: V4L2 video nodes (BoothCamera), GPIO chips (BoothGPIO), input devices (BoothInput) and
+// The `devices` listing read from the machine: V4L2 video nodes (BoothCamera), GPIO chips (BoothGPIO), input devices (BoothInput),
+// DRM cards (BoothDisplay) and
 // CUPS destinations (BoothPrint), as BoothControl's DeviceReport. Used by photoboothd (its control socket's
 // `devices`) and photoboothctl (`devices` without a daemon); BoothControl itself reads no device.
 
@@ -27,6 +29,15 @@ extension DeviceReport {
         let (inputs, unreadable) = InputDevices.list(directory: devRoot + "/input")
         report.inputDevices = inputs.map(InputDevice.init)
         report.inputUnreadable = unreadable
+        report.drmCards = KMSFramebuffer.cards(directory: devRoot + "/dri").map { path in
+            do {
+                let i = try KMSFramebuffer.probe(path)
+                return DRMCard(path: path, driver: i.driver, connectors: i.connectors, connected: i.connected, connector: i.connector,
+                               mode: i.mode.map { "\($0)@\(i.refreshHz ?? 0)" })
+            } catch {
+                return DRMCard(path: path, driver: "", connectors: 0, connected: 0, problem: "\(error)")
+            }
+        }
         do {
             report.printers = try CUPSConnection.destinations().map {
                 Printer(name: $0.name, isDefault: $0.isDefault, deviceURI: $0.deviceURI)

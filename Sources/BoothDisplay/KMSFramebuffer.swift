@@ -16,6 +16,17 @@ public struct KMSCardInfo: Sendable, Equatable {
     public var connector: String?
     public var mode: FrameSize?
     public var refreshHz: Int?
+
+    /// Each field as described above.
+    public init(path: String, driver: String, connectors: Int, connected: Int, connector: String?, mode: FrameSize?, refreshHz: Int?) {
+        self.path = path
+        self.driver = driver
+        self.connectors = connectors
+        self.connected = connected
+        self.connector = connector
+        self.mode = mode
+        self.refreshHz = refreshHz
+    }
 }
 
 /// A DRM/KMS screen (`/dev/dri/cardN`) through libdrm, as a ``Framebuffer``: one connected connector
@@ -39,6 +50,9 @@ public final class KMSFramebuffer: Framebuffer, @unchecked Sendable {
     public let info: KMSCardInfo
     private var kms: OpaquePointer?
     private let log: @Sendable (String) -> Void
+    private let report: @Sendable (String) -> Void
+    private var lastReport: (at: MonotonicInstant, flips: UInt64, presented: Int)?
+    private var presented = 0
     private let now: @Sendable () -> MonotonicInstant
     private let retryMilliseconds: Int64
     private var masterLostAt: MonotonicInstant?
@@ -57,14 +71,18 @@ public final class KMSFramebuffer: Framebuffer, @unchecked Sendable {
     /// Nothing is shown until the first ``present(_:)``.
     /// - Parameters:
     ///   - mode: the mode's size to use; nil for the connector's preferred mode.
-    ///   - now: the clock of the master retries (CLOCK_MONOTONIC; tests inject theirs).
+    ///   - now: the clock of the master retries and the flip reports (CLOCK_MONOTONIC; tests inject theirs).
+    ///   - log: warnings (master lost and regained, a failed flip); `info`: every 10 s while frames come,
+    ///     the page flips completed and the frames presented in that time.
     /// - Throws: ``FramebufferError/call(_:errno:device:)`` naming the step: `open`, `no KMS`
     ///   (ENODEV: not a modesetting card), `no connected connector` (ENOENT), a mode the connector
     ///   lacks (EINVAL), the dumb buffers (`DRM_IOCTL_MODE_CREATE_DUMB`, `mmap`).
     public init(path: String, mode: FrameSize? = nil, retryMilliseconds: Int64 = 1000,
-                now: @escaping @Sendable () -> MonotonicInstant, log: @escaping @Sendable (String) -> Void) throws(FramebufferError) {
+                now: @escaping @Sendable () -> MonotonicInstant, log: @escaping @Sendable (String) -> Void,
+                info report: @escaping @Sendable (String) -> Void = { _ in }) throws(FramebufferError) {
         self.path = path
         self.log = log
+        self.report = report
         self.now = now
         self.retryMilliseconds = retryMilliseconds
         let (k, info) = try KMSFramebuffer.open(path, mode: mode)
@@ -151,7 +169,11 @@ public final class KMSFramebuffer: Framebuffer, @unchecked Sendable {
         }
         draw(back)
         let r = pb_kms_flip(k)
-        if r == 0 { return }
+        if r == 0 {
+            presented += 1
+            reportFlips(k)
+            return
+        }
         if r == -EACCES || r == -EPERM {
             masterLostAt = now()
             lastRetry = masterLostAt
@@ -163,6 +185,18 @@ public final class KMSFramebuffer: Framebuffer, @unchecked Sendable {
             log("display: \(path): page flip failed: \(String(cString: strerror(-r))) (errno \(-r)); setting the CRTC again")
             pb_kms_need_modeset(k)
         }
+    }
+
+    /// Every 10 s: `display: /dev/dri/card0: 300 page flips in 10.0 s (30.0/s), 300 frames presented`.
+    private func reportFlips(_ k: OpaquePointer) {
+        let t = now(), flips = pb_kms_flips(k)
+        guard let last = lastReport else { lastReport = (t, flips, presented); return }
+        let seconds = t.milliseconds(since: last.at) / 1000
+        guard seconds >= 10 else { return }
+        let n = flips &- last.flips
+        report("display: \(path): \(n) page flips in \(String(format1: seconds)) s (\(String(format1: Double(n) / seconds))/s), "
+               + "\(presented - last.presented) frames presented")
+        lastReport = (t, flips, presented)
     }
 
     /// At most every `retryMilliseconds`: master on the held descriptor, else a new one. True when master.
@@ -200,6 +234,14 @@ public final class KMSFramebuffer: Framebuffer, @unchecked Sendable {
         if let k = kms { pb_kms_need_modeset(k) }
         log("display: \(path): DRM master again \(how) after \(Int(since / 1000)) s; drawing")
         return true
+    }
+}
+
+extension String {
+    /// `12.3`: one decimal, without Foundation's formatter.
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
     }
 }
 

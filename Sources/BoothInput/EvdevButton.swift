@@ -32,6 +32,10 @@ public struct KeyEdgeFilter: Sendable {
 
     public init(key: InputKey) { self.key = key }
 
+    /// Events were dropped (`SYN_DROPPED`): the next edge is numbered one past a gap, so the debouncer
+    /// reports lost edges there (a release and a press lost with it leave the same state).
+    public mutating func dropped() { sequence += 1 }
+
     /// The edge `event` makes, nil for any other event.
     public mutating func edge(_ event: InputEvent) -> ButtonEdge? {
         guard event.type == UInt16(EV_KEY), event.code == key.code else { return nil }
@@ -70,12 +74,16 @@ public final class EvdevButton: Sendable {
     ///   - handler: each debounced ``ButtonEvent`` (press, long press, release, rejected edges, stuck),
     ///     on the button thread; never `.failed` (see `failed`).
     ///   - failed: once, when the device fails in use; the thread then ends.
+    ///   - actions: review keys on the same device (`button.print_key`, `button.skip_key`) by code;
+    ///     each key-down (not its auto-repeat) goes to `action`, on the button thread.
     /// - Throws: ``InputError``: `.openFailed` (open(2), `libevdev_new_from_fd`), `.grabFailed`
     ///   (another program grabbed it: `EBUSY`), `.failed` when no thread or eventfd can be made.
     public static func start(device: InputDeviceInfo, key: InputKey, timing: ButtonTiming,
                              log: @escaping @Sendable (LogPriority, String) -> Void,
                              handler: @escaping @Sendable (ButtonEvent) -> Void,
-                             failed: @escaping @Sendable (InputError) -> Void) throws(InputError) -> EvdevButton {
+                             failed: @escaping @Sendable (InputError) -> Void,
+                             actions: [UInt16: ReviewAction] = [:],
+                             action: @escaping @Sendable (ReviewAction) -> Void = { _ in }) throws(InputError) -> EvdevButton {
         let path = device.path
         let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         if fd < 0 { throw InputError.opening(path, errno: errno) }
@@ -100,13 +108,14 @@ public final class EvdevButton: Sendable {
         }
         let wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         if wakeFD < 0 {
+            let e = errno
             handle.close()
-            throw InputError(.failed, "\(path): eventfd failed (\(InputError.errnoName(errno)))")
+            throw InputError(.failed, "\(path): eventfd failed (\(InputError.errnoName(e)))")
         }
         let initial = libevdev_get_event_value(dev, UInt32(EV_KEY), UInt32(key.code)) != 0
         let thread = WorkerThread(name: "photobooth-input")
         let loop = EvdevLoop(handle: handle, device: device, key: key, timing: timing, wakeFD: wakeFD, thread: thread,
-                             log: log, handler: handler, failed: failed,
+                             log: log, handler: handler, failed: failed, actions: actions, action: action,
                              debouncer: ButtonDebouncer(timing: timing, lineActive: initial, at: Monotonic.now()))
         log(.info, "button: \(device.describe) grabbed, key \(key) (libevdev, debounce \(timing.debounceMilliseconds) ms, "
             + "long press \(timing.longPressMilliseconds) ms, stuck \(timing.stuckMilliseconds) ms)")
@@ -173,13 +182,16 @@ private final class EvdevLoop: @unchecked Sendable {
     let log: @Sendable (LogPriority, String) -> Void
     let handler: @Sendable (ButtonEvent) -> Void
     let failed: @Sendable (InputError) -> Void
+    let actions: [UInt16: ReviewAction]
+    let action: @Sendable (ReviewAction) -> Void
     var debouncer: ButtonDebouncer
     var filter: KeyEdgeFilter
     var repeatsLogged = 0
 
     init(handle: EvdevHandle, device: InputDeviceInfo, key: InputKey, timing: ButtonTiming, wakeFD: Int32, thread: WorkerThread,
          log: @escaping @Sendable (LogPriority, String) -> Void, handler: @escaping @Sendable (ButtonEvent) -> Void,
-         failed: @escaping @Sendable (InputError) -> Void, debouncer: ButtonDebouncer) {
+         failed: @escaping @Sendable (InputError) -> Void, actions: [UInt16: ReviewAction],
+         action: @escaping @Sendable (ReviewAction) -> Void, debouncer: ButtonDebouncer) {
         self.handle = handle
         self.device = device
         self.key = key
@@ -189,6 +201,8 @@ private final class EvdevLoop: @unchecked Sendable {
         self.log = log
         self.handler = handler
         self.failed = failed
+        self.actions = actions
+        self.action = action
         self.debouncer = debouncer
         filter = KeyEdgeFilter(key: key)
     }
@@ -237,6 +251,9 @@ private final class EvdevLoop: @unchecked Sendable {
                 }
                 let now = Monotonic.now()
                 let down = keyDown
+                // Presses may have been lost with the same state before and after (a release and a press):
+                // the next edge is numbered past a gap, so the debouncer reports the loss there.
+                filter.dropped()
                 log(.warning, "button: \(device.path): events dropped by the kernel (SYN_DROPPED); resynchronised "
                     + "(\(synced) state changes), \(key) \(down ? "down" : "up") at \(now)")
                 deliver(debouncer.poll(now: now, lineActive: down))
@@ -247,6 +264,11 @@ private final class EvdevLoop: @unchecked Sendable {
             }
             let at = MonotonicInstant(nanoseconds: UInt64(max(0, ev.time.tv_sec)) * 1_000_000_000 + UInt64(max(0, ev.time.tv_usec)) * 1000)
             let event = InputEvent(type: ev.type, code: ev.code, value: ev.value, at: at)
+            if event.type == UInt16(EV_KEY), event.value == 1, let a = actions[event.code] {
+                log(.info, "button: \(InputKey.name(of: event.code)) down at \(at): the \(a.rawValue) key")
+                if !thread.isStopping { action(a) }
+                continue
+            }
             if let edge = filter.edge(event) {
                 log(.debug, "button: \(key) \(edge.active ? "down" : "up") at \(edge.at)")
                 deliver(debouncer.edge(edge))
@@ -264,6 +286,8 @@ private final class EvdevLoop: @unchecked Sendable {
     }
 
     private func fail(_ why: String) {
+        // Stopped meanwhile (a reload, the daemon's end): whatever failed is no fault of a button in use.
+        guard !thread.isStopping else { return }
         let error = InputError(.failed, "input device \(device.describe) \(why)")
         log(.error, "button: \(error)")
         failed(error)

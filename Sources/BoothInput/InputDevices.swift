@@ -34,6 +34,9 @@ public struct InputDeviceInfo: Sendable, Hashable {
         self.autoRepeats = autoRepeats
     }
 
+    /// On USB (bus 3) or Bluetooth (bus 5): a device plugged in, not built in.
+    public var isPluggedIn: Bool { bus == 3 || bus == 5 }
+
     /// True when it reports `key` (a tap: when it is a touch screen).
     public func reports(_ key: InputKey) -> Bool {
         key.isTap ? isTouchScreen : keys.contains(key.code)
@@ -50,13 +53,18 @@ public struct InputDeviceInfo: Sendable, Hashable {
     }
 }
 
+/// The major number of a device number (`major(3)`, a macro Glibc's module does not export).
+func major(_ dev: dev_t) -> UInt32 { UInt32(truncatingIfNeeded: ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff)) }
+
 /// Which device `button.input_device` names.
 public enum InputDeviceSpec: Sendable, Hashable, CustomStringConvertible {
     /// A node or a link to one: `/dev/input/event3`, `/dev/input/by-id/usb-…-event-kbd`.
     case path(String)
-    /// A name in `/dev/input/by-id`, or the device's name as the kernel reports it (exact, then any letter case).
+    /// A name in `/dev/input/by-id`, or the device's name as the kernel reports it (exact, then any letter
+    /// case); among nodes of one name, the one that reports the key.
     case named(String)
-    /// The first device (by event number) that reports the key and is no touch screen.
+    /// The first device (by event number) that reports the key and is no touch screen, a plugged-in one
+    /// (USB, Bluetooth) before a built-in keyboard (a laptop's, the PC's i8042).
     case anyKeyboard
     /// The first touch screen.
     case anyTouchScreen
@@ -91,13 +99,18 @@ public enum InputDeviceSpec: Sendable, Hashable, CustomStringConvertible {
             let node = resolvedPath ?? p
             found = devices.first { $0.path == node }
         case .named(let n):
-            found = devices.first { $0.byID.contains(n) } ?? devices.first { $0.name == n }
-                ?? devices.first { $0.name.lowercased() == n.lowercased() }
+            // A keyboard or foot switch often has several nodes of one name (keys, media keys): the one
+            // that reports the key, else the first (whose error says which keys it has).
+            let byID = devices.filter { $0.byID.contains(n) }, exact = devices.filter { $0.name == n }
+            let named = !byID.isEmpty ? byID : !exact.isEmpty ? exact : devices.filter { $0.name.lowercased() == n.lowercased() }
+            found = named.first { $0.reports(key) } ?? named.first
         case .anyKeyboard:
             guard !key.isTap else {
                 throw InputError(.keyNotReported, "button.input_key = tap needs a touch screen: set button.input_device = any touch screen (or name one)")
             }
-            found = devices.first { !$0.isTouchScreen && $0.reports(key) }
+            // A plugged-in button (USB, Bluetooth) before a built-in keyboard (a laptop's, i8042 at event0).
+            let candidates = devices.filter { !$0.isTouchScreen && $0.reports(key) }
+            found = candidates.first { $0.isPluggedIn } ?? candidates.first
             if found == nil {
                 throw InputError(.noDevice, "no keyboard reports \(key)" + InputDeviceSpec.present(devices))
             }
@@ -195,6 +208,13 @@ public enum InputDevices {
         var resolved: String?
         if case .path(let p) = spec {
             guard let node = realPath(p) else { throw InputError.opening(p, errno: errno) }
+            // Only an evdev node (char major 13, /dev/input/eventN): never open another device (a watchdog).
+            var st = stat()
+            guard stat(node, &st) == 0, (st.st_mode & S_IFMT) == S_IFCHR, major(st.st_rdev) == 13,
+                  node.split(separator: "/").last?.hasPrefix("event") == true else {
+                throw InputError(.openFailed, "\(p) is not an input event device; use a /dev/input/eventN node or a link to one "
+                                 + "(/dev/input/by-id/…-event-kbd)")
+            }
             resolved = node
             if case .failure(let error) = describe(node) { throw error }
         }

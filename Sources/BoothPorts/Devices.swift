@@ -6,6 +6,8 @@ public enum ButtonSignal: Sendable, Equatable {
     case press(id: UInt64, at: MonotonicInstant)
     /// Press `id` held for `button.long_press`.
     case longPress(id: UInt64)
+    /// A review key (`button.print_key`, `button.skip_key`) went down.
+    case reviewAction(ReviewAction)
     /// Held longer than `button.stuck_limit`: a fault reason until released.
     case stuck(String)
     /// A stuck button was released.
@@ -30,6 +32,9 @@ public protocol ButtonDevice: AnyObject, Sendable {
     /// input: `"input ended"`), for `status`; nil while it delivers (the default). Such a device stays
     /// ``isRunning`` (it is no fault and nothing to retry: the booth runs on with its other presses).
     var ended: String? { get }
+    /// A device of several sources: the ones that failed while others work, with why (`status` and
+    /// `--check` say it); nil when all work (the default).
+    var degraded: String? { get }
     /// From the runtime's tick (its loop's thread), with the runtime's clock: a device of several
     /// sources opens a failed one again when its retry is due. The default does nothing.
     func tick(now: MonotonicInstant)
@@ -37,6 +42,7 @@ public protocol ButtonDevice: AnyObject, Sendable {
 
 extension ButtonDevice {
     public var ended: String? { nil }
+    public var degraded: String? { nil }
     public func tick(now: MonotonicInstant) {}
 }
 

@@ -413,7 +413,7 @@ public final class BoothRuntime: Sendable {
         case let .composed(id):
             // Taken off the shelf even when late, so the shelf never keeps a picture's bytes.
             if let jpeg = captures.takeShelved(pictureID: id) { state.withLock { $0.sessionJPEGs[id] = jpeg } }
-        case .storageChecked, .longPress, .timer, .captureSucceeded, .captureFailed, .saveFailed, .deviceFault,
+        case .storageChecked, .longPress, .reviewAction, .timer, .captureSucceeded, .captureFailed, .saveFailed, .deviceFault,
              .deviceRecovered, .storageStatus, .reload, .composeFailed, .liveViewWanted, .printWaitsForSave, .shutdown:
             break
         }
@@ -454,7 +454,7 @@ public final class BoothRuntime: Sendable {
             commands.contains { if case .checkStorage = $0 { true } else { false } } ? nil : id
         case let .storageChecked(id, _, _, _):
             id
-        case .longPress, .timer, .captureSucceeded, .captureFailed, .saved, .saveFailed, .deviceFault, .deviceRecovered,
+        case .longPress, .reviewAction, .timer, .captureSucceeded, .captureFailed, .saved, .saveFailed, .deviceFault, .deviceRecovered,
              .storageStatus, .reload, .composed, .composeFailed, .liveViewWanted, .printWaitsForSave, .shutdown:
             nil
         }
@@ -697,11 +697,19 @@ public final class BoothRuntime: Sendable {
                 switch signal {
                 case let .press(id, at): loop.post(.press(id: id, at: at))
                 case let .longPress(id): loop.post(.longPress(id: id))
+                case let .reviewAction(action): loop.post(.reviewAction(action))
                 case let .stuck(message): loop.post(.deviceFault(.button, message: message))
                 case .unstuck: loop.post(.deviceRecovered(.button))
                 case let .failed(message):
                     loop.post(.deviceFault(.button, message: message))
                 }
+            }
+            // A device that failed on its own thread while starting (unplugged as it opened) is not
+            // recovered: its fault stands and the retry goes on.
+            guard button.isRunning else {
+                button.stop()
+                state.withLock { $0.button = button; $0.buttonRunning = false }
+                return "button not available: \(button.identity) failed as it started"
             }
             state.withLock { $0.button = button; $0.buttonRunning = true }
             log.info("button: \(button.identity)")

@@ -180,6 +180,13 @@ struct Devices: Subcommand {
             }
             out.append("")
         }
+        out.append(d.drmCards.isEmpty ? "screens (DRM/KMS): none (no /dev/dri/card*; display.device = auto uses /dev/fb0)" : "screens (DRM/KMS):")
+        for c in d.drmCards {
+            if let p = c.problem { out.append("  \(c.path): \(p)"); continue }
+            out.append("  \(c.path) [\(c.driver)] \(c.connected) of \(c.connectors) connectors connected"
+                       + (c.connector.map { ": \($0) \(c.mode ?? "")" } ?? " (no screen plugged in)"))
+        }
+        out.append("")
         out.append(d.inputDevices.isEmpty ? "input devices: none (no readable /dev/input/event* node)" : "input devices:")
         for i in d.inputDevices {
             out.append("  \(i.path) \"\(i.name)\" [\(i.kind)] \(i.usbID)" + (i.byId.isEmpty ? "" : " (by-id: \(i.byId.joined(separator: ", ")))"))

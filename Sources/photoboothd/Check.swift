@@ -78,7 +78,11 @@ public func checkDevices(settings: Settings, sources: SettingSources? = nil, fac
     let button = factory.button(settings)
     do {
         try button.start { _ in }
-        report(true, "button \(button.identity)")
+        if let degraded = button.degraded {
+            report(false, "button source not available: \(degraded) (the booth would run on the others)")
+        } else {
+            report(true, "button \(button.identity)")
+        }
     } catch {
         report(false, "button not available: \(error)")
     }

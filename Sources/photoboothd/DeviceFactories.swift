@@ -91,25 +91,103 @@ public func makeFilePreview(_ s: Settings, orientation: (any OrientationSource)?
                     orientation: orientation ?? OrientationTracker(settings: s), log: log)
 }
 
-/// The framebuffer screen, when `display.device` is set and opens; a screen that cannot be opened
-/// is logged and the booth runs without it (the file preview still works).
+/// Which screen `display.device` names: a DRM/KMS card, an fbdev device, or none (with why).
+enum ScreenChoice: Equatable {
+    case kms(String)
+    case fbdev(String)
+    case none(String)
+}
+
+/// `display.device` resolved: `auto` is the first `/dev/dri/card*` with a connected connector, else
+/// `/dev/fb0` when it exists, else the first KMS card (its screen may be plugged in later), else no
+/// screen; a path under `/dev/dri/` is KMS, any other an fbdev.
+/// `cards` and `exists` are the machine's (tests give their own).
+func resolveScreen(_ device: String, cards: () -> [String] = { KMSFramebuffer.cards() },
+                   probe: (String) -> KMSCardInfo? = { try? KMSFramebuffer.probe($0) },
+                   exists: (String) -> Bool = { access($0, F_OK) == 0 }) -> ScreenChoice {
+    if device.isEmpty { return .none("display.device is empty") }
+    if device.lowercased() == "auto" {
+        var seen: [String] = [], unplugged: String?
+        for card in cards() {
+            guard let info = probe(card) else { seen.append("\(card): not a KMS device"); continue }
+            if info.connected > 0 { return .kms(card) }
+            if info.connectors > 0 && unplugged == nil { unplugged = card }
+            seen.append("\(card) (\(info.driver)): no connected screen among \(info.connectors) connectors")
+        }
+        if exists("/dev/fb0") { return .fbdev("/dev/fb0") }
+        if let unplugged { return .kms(unplugged) }
+        return .none("display.device = auto found no screen (" + (seen.isEmpty ? "no /dev/dri/card*" : seen.joined(separator: "; "))
+                     + ", no /dev/fb0)")
+    }
+    return device.hasPrefix("/dev/dri/") ? .kms(device) : .fbdev(device)
+}
+
+/// The guest's screen, when `display.device` names one that opens: a DRM/KMS card or a framebuffer
+/// (``resolveScreen(_:cards:probe:exists:)``). A screen that cannot be opened is logged and the booth
+/// runs without it (the file preview still works). `simulate`: a KMS card only when the booth gets
+/// DRM master at once (a desktop's compositor holds it: no fight over the screen), an fbdev only
+/// when writable.
 func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
                          _ orientation: any OrientationSource) -> [any DisplaySink] {
-    guard !s.display.device.isEmpty else { return [] }
+    screenDisplays(s, clock, log, orientation, simulate: false)
+}
+
+func screenDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
+                    _ orientation: any OrientationSource, simulate: Bool) -> [any DisplaySink] {
+    let choice = resolveScreen(s.display.device)
+    let framebuffer: any Framebuffer
+    let described: String
     do {
-        let fb = try FramebufferDevice(path: s.display.device)
+        switch choice {
+        case .none(let why):
+            if !s.display.device.isEmpty && !simulate { log.warning("display: no screen, running without it: \(why)") }
+            return []
+        case .kms(let path):
+            let opening = Result { () throws(FramebufferError) -> KMSFramebuffer in
+                try KMSFramebuffer(path: path, now: { clock.now() }, log: { log.warning($0) }, info: { log.info($0) })
+            }
+            if case .failure(.call(let why, let code, _)) = opening, code == ENOENT, !simulate {
+                // No screen plugged in (or switched off): wait for one, as an operator plugs the HDMI cable in late.
+                log.warning("display: \(why); looking again every 5 s")
+                return [waitForScreen(path, s, clock, log, orientation)]
+            }
+            let kms = try opening.get()
+            if simulate && !kms.currentStats.isMaster { return [] }
+            let i = kms.info
+            described = "\(path) (\(i.driver), KMS) \(i.connector ?? "?") \(kms.format.size)@\(i.refreshHz ?? 0) Hz, "
+                + "page flips on vblank\(kms.currentStats.isMaster ? "" : "; not DRM master yet")"
+            framebuffer = kms
+        case .fbdev(let path):
+            if simulate && access(path, W_OK) != 0 { return [] }
+            let fb = try FramebufferDevice(path: path)
+            described = "\(fb.path) (\(fb.driver)) \(fb.format)"
+            framebuffer = fb
+        }
         let display = try FramebufferDisplay(
-            framebuffer: fb, fontPath: s.display.font, texts: ScreenTexts(s.text),
+            framebuffer: framebuffer, fontPath: s.display.font, texts: ScreenTexts(s.text),
             options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
             orientation: orientation, framesPerSecond: s.display.frameRate,
             console: s.display.console.isEmpty ? nil : s.display.console, log: { log.warning($0) })
         display.start()
-        log.info("display: \(fb.path) (\(fb.driver)) \(fb.format)")
+        log.info("display: \(described)")
         return [display]
     } catch {
         log.warning("display: no screen, running without it: \(error)")
         return []
     }
+}
+
+/// A ``PendingScreen`` for the KMS card `path` while none of its connectors is connected: every 5 s it
+/// asks the card (``KMSFramebuffer/probe(_:)``) and opens the screen once one is.
+func waitForScreen(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
+                   _ orientation: any OrientationSource) -> any DisplaySink {
+    let pending = PendingScreen { () -> (any DisplaySink)? in
+        guard let info = try? KMSFramebuffer.probe(path), info.connected > 0 else { return nil }
+        log.notice("display: \(path): \(info.connector ?? "a connector") connected")
+        return screenDisplays(s, clock, log, orientation, simulate: false).first
+    }
+    if !pending.start() { log.warning("display: no thread to wait for a screen on \(path) (pthread_create failed); running without it") }
+    return pending
 }
 
 /// Corrupt frames from the simulated camera on purpose (``BoothCamera/FrameCorruption``), named
@@ -131,12 +209,12 @@ public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = ni
         opensLED: false)
 }
 
-/// `--simulate` draws on the framebuffer only when `display.device` exists (a desktop has none,
-/// and opening its console would not be welcome).
+/// `--simulate` draws on the screen only when it is the booth's to take: a writable framebuffer, or
+/// a KMS card whose DRM master nobody holds (a desktop's compositor does; its console would not be
+/// welcome either).
 func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
                      _ orientation: any OrientationSource) -> [any DisplaySink] {
-    guard !s.display.device.isEmpty, access(s.display.device, W_OK) == 0 else { return [] }
-    return framebufferDisplays(s, clock, log, orientation)
+    screenDisplays(s, clock, log, orientation, simulate: true)
 }
 
 /// The real booth: the camera `camera.backend` picks (``makeCameraSource(_:clock:log:discover:)``), the button and LED on GPIO lines through libgpiod, the framebuffer

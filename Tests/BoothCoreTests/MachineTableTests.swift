@@ -1028,7 +1028,52 @@ enum MachineTable {
     ]
 
     static let rows: [Row] = idle + idleVariants + preview + countdown + capture + review + fault + stopped
-        + series + composeEventsElsewhere + liveViewWanted + storageCheck + printWaitsForSave + autoPress
+        + series + composeEventsElsewhere + liveViewWanted + storageCheck + printWaitsForSave + autoPress + reviewKeys
+
+    // MARK: review keys (button.print_key, button.skip_key): in review only
+
+    static func keyIgnored(_ action: ReviewAction, _ state: String) -> [BoothCommand] {
+        [.log(.info, "\(action.rawValue) key ignored in \(state): it acts in review only")]
+    }
+    static let picture = "the session's picture (capture {capture})"
+
+    static let reviewKeys: [Row] = [
+        row(.idle, "print key: ignored, never a session", .reviewAction(.print), .idle, keyIgnored(.print, "idle")),
+        row(.preview, "skip key: ignored", .reviewAction(.skip), .preview, keyIgnored(.skip, "preview")),
+        row(.countdown3, "print key: ignored", .reviewAction(.print), .countdown(remaining: 3), keyIgnored(.print, "countdown")),
+        row(.capture1, "skip key: ignored", .reviewAction(.skip), .capture(id: cap, attempt: 1), keyIgnored(.skip, "capture")),
+        row(.betweenShots2, "print key: ignored", .reviewAction(.print), .betweenShots(next: 2), keyIgnored(.print, "between-shots")),
+        row(.composing, "print key: ignored", .reviewAction(.print), .composing(pictureID: pic), keyIgnored(.print, "composing")),
+        row(.fault, "print key: ignored", .reviewAction(.print), .fault(reasons: [.camera: cameraLost]), keyIgnored(.print, "fault")),
+        row(.stopped, "print key: ignored", .reviewAction(.print), .stopped, []),
+        row(.review, "print key with print.mode off: ignored",
+            .reviewAction(.print), .review(pictureID: cap), [.log(.info, "print key ignored: print.mode is off")]),
+        row(.review, "skip key with print.mode off: ignored",
+            .reviewAction(.skip), .review(pictureID: cap), [.log(.info, "skip key ignored: print.mode is off")]),
+        row(.reviewPressPrint, "print key → print (review goes on)",
+            .reviewAction(.print), .review(pictureID: cap),
+            [.print(pictureID: cap), .log(.info, "print of \(picture) requested by the print key")]),
+        row(.reviewPressPrint, "skip key → printing skipped",
+            .reviewAction(.skip), .review(pictureID: cap),
+            [.skipPrint(pictureID: cap), .log(.info, "printing of \(picture) skipped by the skip key")]),
+        row(.reviewPressPrintRequested, "print key after a press printed: once only",
+            .reviewAction(.print), .review(pictureID: cap), [.log(.info, "print key: the print of \(picture) is already requested")]),
+        row(.reviewPressPrintRequested, "skip key after the print was requested: skipped",
+            .reviewAction(.skip), .review(pictureID: cap),
+            [.skipPrint(pictureID: cap), .log(.info, "printing of \(picture) skipped by the skip key")]),
+        row(.reviewPressPrintSkipped, "print key after the skip: ignored",
+            .reviewAction(.print), .review(pictureID: cap), [.log(.info, "print key ignored: printing of \(picture) was skipped")]),
+        row(.reviewPressPrintSkipped, "skip key again: ignored",
+            .reviewAction(.skip), .review(pictureID: cap), [.log(.info, "skip key: printing of \(picture) is already skipped")]),
+        row(.reviewAutoPrint, "print key with print.mode auto: already requested",
+            .reviewAction(.print), .review(pictureID: cap), [.log(.info, "print key: the print of \(picture) is already requested")]),
+        row(.reviewAutoPrint, "skip key with print.mode auto: skipped",
+            .reviewAction(.skip), .review(pictureID: cap),
+            [.skipPrint(pictureID: cap), .log(.info, "printing of \(picture) skipped by the skip key")]),
+        row(.reviewPrintAwaitingSave, "skip key while the print waits for the save: skipped, the wait dropped",
+            .reviewAction(.skip), .review(pictureID: cap),
+            [.skipPrint(pictureID: cap), .log(.info, "printing of \(picture) skipped by the skip key")]),
+    ]
 }
 
 @Suite("BoothMachine state × event table")

@@ -157,7 +157,7 @@ struct Resolver {
 
     func event(_ e: BoothEvent) -> BoothEvent {
         switch e {
-        case .press, .storageChecked, .longPress, .deviceFault, .deviceRecovered, .storageStatus, .reload,
+        case .press, .storageChecked, .longPress, .reviewAction, .deviceFault, .deviceRecovered, .storageStatus, .reload,
              .liveViewWanted, .shutdown:
             e
         case let .timer(token, at): .timer(token: id(token), at: at)
@@ -701,7 +701,7 @@ enum StateKind: String, CaseIterable, Sendable {
 enum EventKind: String, CaseIterable, Sendable {
     case press, longPress, timer, captureSucceeded, captureFailed, saved, saveFailed
     case deviceFault, deviceRecovered, storageStatus, reload, composed, composeFailed, liveViewWanted, shutdown
-    case storageChecked, printWaitsForSave
+    case storageChecked, printWaitsForSave, reviewAction
 
     init(_ e: BoothEvent) {
         switch e {
@@ -709,6 +709,7 @@ enum EventKind: String, CaseIterable, Sendable {
         case .storageChecked: self = .storageChecked
         case .printWaitsForSave: self = .printWaitsForSave
         case .longPress: self = .longPress
+        case .reviewAction: self = .reviewAction
         case .timer: self = .timer
         case .captureSucceeded: self = .captureSucceeded
         case .captureFailed: self = .captureFailed

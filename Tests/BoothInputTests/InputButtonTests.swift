@@ -38,6 +38,8 @@ struct InputKeyTests {
         #expect(filter.edge(InputEvent(type: 3, code: 57, value: 1, at: t(300))) == nil, "EV_ABS with the same code")
         #expect(filter.edge(key(0, at: 400)) == ButtonEdge(active: false, at: t(400), sequence: 2))
         #expect(filter.repeats == 2)
+        filter.dropped()
+        #expect(filter.edge(key(1, at: 500)) == ButtonEdge(active: true, at: t(500), sequence: 4), "past a gap after SYN_DROPPED")
     }
 
     @Test("a held key with auto-repeat through the debouncer: one press, one long press, one release")
@@ -84,7 +86,13 @@ struct InputDeviceSelectionTests {
                                                                                             resolvedPath: "/dev/input/event5") == dome)
         #expect(try InputDeviceSpec.named("usb-LinTx_Dome-event-kbd").select(among: all, key: space) == dome)
         #expect(try InputDeviceSpec.named("lintx dome button").select(among: all, key: space) == dome)
-        #expect(try InputDeviceSpec.anyKeyboard.select(among: all, key: space) == keyboard, "event0 has no KEY_SPACE")
+        #expect(try InputDeviceSpec.anyKeyboard.select(among: all, key: space) == dome,
+                "a plugged-in (USB) device before the built-in keyboard at event2")
+        #expect(try InputDeviceSpec.anyKeyboard.select(among: [power, keyboard, touch], key: space) == keyboard,
+                "without one, the first that reports the key (event0 has no KEY_SPACE)")
+        // Two nodes of one name (a keyboard's keys and its media keys): the one that reports the key.
+        let media = InputDeviceInfo(path: "/dev/input/event4", name: "LinTx Dome Button", bus: 3, keys: [113, 114, 115])
+        #expect(try InputDeviceSpec.named("LinTx Dome Button").select(among: [media, dome], key: space) == dome)
         // BTN_TOUCH as a key: a touch screen reports it, but is never "any keyboard".
         #expect(throws: InputError.self) { try InputDeviceSpec.anyKeyboard.select(among: [touch], key: InputKey(code: 0x14a)) }
         #expect(try InputDeviceSpec.anyTouchScreen.select(among: all, key: try InputKey(parsing: "tap")) == touch)
@@ -112,6 +120,14 @@ struct InputDeviceSelectionTests {
         }
         #expect(throws: InputError(.noDevice, "no touch screen found (no input devices: nothing in /dev/input, or none readable)")) {
             try InputDeviceSpec.anyTouchScreen.select(among: [], key: try InputKey(parsing: "tap"))
+        }
+    }
+
+    @Test("a path that is not an evdev node is refused before it is opened (never a watchdog or a mouse node)")
+    func notAnEventNode() {
+        #expect(throws: InputError(.openFailed, "/dev/null is not an input event device; use a /dev/input/eventN node or a link to one "
+                                   + "(/dev/input/by-id/…-event-kbd)")) {
+            try InputDevices.find(.path("/dev/null"), key: space)
         }
     }
 

@@ -22,10 +22,24 @@ private final class Source: ButtonDevice {
     }
     func stop() { running.withLock { $0 = false }; handler.withLock { $0 = nil } }
     var isRunning: Bool { running.withLock { $0 } }
+    var currentHandler: (@Sendable (ButtonSignal) -> Void)? { handler.withLock { $0 } }
     func fire(_ signal: ButtonSignal) {
         if case .failed = signal { running.withLock { $0 = false } }
         handler.withLock { $0 }?(signal)
     }
+}
+
+/// A source whose thread reports `.failed` before its `start` returns (unplugged as it opened).
+private final class FailingAtStart: ButtonDevice {
+    let identity: String
+    let starts = Mutex(0)
+    init(_ identity: String) { self.identity = identity }
+    func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
+        starts.withLock { $0 += 1 }
+        handler(.failed("unplugged (ENODEV)"))
+    }
+    func stop() {}
+    var isRunning: Bool { false }
 }
 
 private final class Signals: Sendable {
@@ -102,16 +116,64 @@ struct ButtonSetTests {
         #expect(button.isRunning)
     }
 
-    @Test("stuck while either is stuck; unstuck when both are released, or when the stuck one fails")
+    @Test("stuck while either is stuck, in the words of the one still stuck; unstuck when both are released, or the stuck one fails")
     func stuck() throws {
         let gpio = Source("line 17"), input = Source("event3")
         let button = set([gpio, input]), got = Signals()
         try button.start { got.add($0) }
         gpio.fire(.stuck("gpio stuck"))
         input.fire(.stuck("input stuck"))
-        gpio.fire(.unstuck)
         #expect(got.all == [.stuck("gpio stuck")])
+        gpio.fire(.unstuck)
+        #expect(got.all == [.stuck("gpio stuck"), .stuck("input stuck")], "the fault now names the source still held")
         input.fire(.failed("input gone"))
-        #expect(got.all == [.stuck("gpio stuck"), .unstuck])
+        #expect(got.all == [.stuck("gpio stuck"), .stuck("input stuck"), .unstuck])
+    }
+
+    @Test("a source that fails on its own thread while it starts is not taken for working; it is retried")
+    func failsWhileStarting() throws {
+        let gpio = Source("line 17")
+        let input = FailingAtStart("event3")
+        let lines = LogRecorder()
+        let button = ButtonSet([("gpio", gpio), ("input", input)], log: lines.logger())
+        try button.start { _ in }
+        #expect(button.degraded == "input: unplugged (ENODEV)")
+        #expect(lines.all.filter { $0.contains("source input failed") }.count >= 1)
+        let t0 = MonotonicInstant(nanoseconds: 5_000_000_000)
+        button.tick(now: t0)
+        button.tick(now: t0.adding(milliseconds: 1000))
+        #expect(input.starts.withLock { $0 } == 2, "retried")
+    }
+
+    @Test("at start, a failed source is announced after every source was tried, naming only those that opened; the same reason again is at debug")
+    func announcedOnce() throws {
+        let gpio = Source("line 17"), input = Source("event3"), lines = LogRecorder()
+        gpio.refuse.withLock { $0 = "no chip" }
+        let button = set([gpio, input], lines: lines)
+        try button.start { _ in }
+        #expect(lines.all == ["<4>button: source gpio failed: no chip; the booth runs on input; trying gpio again in 1 s"])
+        #expect(button.degraded == "gpio: no chip")
+        let t0 = MonotonicInstant(nanoseconds: 5_000_000_000)
+        button.tick(now: t0)
+        button.tick(now: t0.adding(milliseconds: 1000))
+        #expect(lines.all.count == 2)
+        #expect(lines.all.last?.hasPrefix("<7>button: source gpio failed: no chip") == true, "\(lines.all)")
+        gpio.refuse.withLock { $0 = nil }
+        button.tick(now: t0.adding(milliseconds: 3000))
+        #expect(button.degraded == nil)
+    }
+
+    @Test("signals of a source from before the last start (a stop between) are dropped")
+    func staleSignals() throws {
+        let gpio = Source("line 17"), input = Source("event3")
+        let button = set([gpio, input]), got = Signals()
+        try button.start { got.add($0) }
+        let old = gpio.currentHandler
+        button.stop()
+        try button.start { got.add($0) }
+        old?(.failed("late failure of the old thread"))
+        old?(.press(id: 9, at: t0))
+        #expect(got.all.isEmpty)
+        #expect(button.degraded == nil)
     }
 }

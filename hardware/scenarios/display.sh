@@ -45,10 +45,19 @@ entered() { grep -Eq -- "-> $1(\$|\()" "$BOOTH_LOG"; }
 check() { "${CHECK[@]}" "$@"; }
 
 [ -x "$BUILD_BIN/photoboothd" ] || fail "no photoboothd in $BUILD_BIN (swift build first)"
+# The screen the booth draws on: fbdev here; display-kms.sh runs this scenario with SCREEN=kms
+# (display.device=/dev/dri/card0: dumb buffers and page flips through libdrm).
+SCREEN=${SCREEN:-fbdev}
 FB0=/dev/fb0
 wait_for 20 "/dev/fb0 from bochs" test -c $FB0
 assert_contains "$(cat /sys/class/graphics/fb0/name)" "bochs" "fb0 driver"
 log "fb0: $(cat /sys/class/graphics/fb0/name) $(cat /sys/class/graphics/fb0/virtual_size) $(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
+if [ "$SCREEN" = kms ]; then
+    DEV=/dev/dri/card0
+    wait_for 20 "$DEV from bochs" test -c $DEV
+else
+    DEV=$FB0
+fi
 
 # ---------------------------------------------------------------- 1. the text console
 for i in $(seq 12); do printf 'photobooth display scenario: console line %d on tty1\n' "$i"; done > /dev/tty1
@@ -74,9 +83,9 @@ booth_args() {
     done
 }
 BOOTH_LOG=$RESULTS/photoboothd.log
-bg "$BOOTH_LOG" "$BUILD_BIN/photoboothd" $(booth_args display.device=$FB0 display.console=/dev/tty1)
+bg "$BOOTH_LOG" "$BUILD_BIN/photoboothd" $(booth_args display.device=$DEV display.console=/dev/tty1)
 BOOTH=$BG_PID
-wait_for_line "$BOOTH_LOG" "display: /dev/fb0" 60
+log "$(wait_for_line "$BOOTH_LOG" "display: $DEV" 60)"
 wait_for_line "$BOOTH_LOG" "camera: streaming" 60
 assert_eq "$(check kdmode /dev/tty1)" 1 "tty1 mode while the booth runs (KD_GRAPHICS)"
 sleep 2
@@ -147,11 +156,78 @@ same=$(check same "$RESULTS/screens/fault.ppm" "$SHOT")
 assert_le "$same" 0.0001 "fault screen unchanged after writing to tty1 and 1.5 s (no console text, no cursor): differing fraction"
 
 # ---------------------------------------------------------------- 6. exit gives the console back
+if [ "$SCREEN" = kms ]; then
+    # Page flips while the live view runs: the booth reports every 10 s how many flips completed (their
+    # vblank events) and how many frames it presented. Every frame is shown by a flip whose event
+    # came back; the rate is what the guest draws under TCG (display.frame_rate 10 is the ceiling).
+    grep -o '[0-9]* page flips in [0-9.]* s ([0-9.]*/s), [0-9]* frames presented' "$BOOTH_LOG" > "$RESULTS/page-flips.txt" || true
+    log "KMS page flips: $(tr '\n' ';' < "$RESULTS/page-flips.txt")"
+    best=$(sed -n 's/.*(\([0-9.]*\)\/s).*/\1/p' "$RESULTS/page-flips.txt" | sort -g | tail -n1)
+    assert_ge "${best:-0}" 2 "page flips per second in the best 10 s (display.frame_rate 10; bochs's vblank is emulated)"
+    ok=$(awk '{ f = $1; p = $(NF - 2); if (f + 1 < p) bad++ } END { print bad + 0 }' "$RESULTS/page-flips.txt")
+    assert_ge "$(wc -l < "$RESULTS/page-flips.txt")" 2 "page-flip reports during the scenario"
+    assert_eq "$ok" 0 "reports where fewer flips completed than frames were presented (a frame shown without its flip)"
+fi
 stop_pid "$BOOTH" 10
 assert_eq "$(check kdmode /dev/tty1)" 0 "tty1 mode after the booth stopped (KD_TEXT)"
+if [ "$SCREEN" = kms ]; then
+    for i in $(seq 12); do printf 'photobooth display scenario: console line %d after the booth\n' "$i"; done > /dev/tty1
+    sleep 1
+    screendump console-after
+    lit=$(check fraction "$SHOT" 0 0 1280 800 000000 30)
+    assert_ge "$(awk -v f="$lit" 'BEGIN {print 1 - f}')" 0.003 "KMS: the console's own buffer is back on the CRTC after the booth (text visible)"
+fi
 vivid_bind
 wait_for 20 "vivid back" vivid_node
 VIVID=$(vivid_node)
+
+if [ "$SCREEN" = kms ]; then
+    # ------------------------------------------------------------ 7. DRM master
+    devices=$("$BUILD_BIN/photoboothctl" devices --socket /tmp/no-daemon) || fail "photoboothctl devices: $devices"
+    assert_contains "$devices" "$DEV [bochs-drm] 1 of 1 connectors connected: Virtual-1 1280x800@" "devices lists the KMS card"
+    # While the booth holds master, another client cannot take it (the kernel refuses).
+    BOOTH_LOG=$RESULTS/photoboothd-master.log
+    bg "$BOOTH_LOG" "$BUILD_BIN/photoboothd" $(booth_args display.device=$DEV display.console=/dev/tty1)
+    BOOTH=$BG_PID
+    wait_for_line "$BOOTH_LOG" "camera: streaming" 60 > /dev/null
+    sleep 2
+    other=$("$TOOLS/drm-master" $DEV try)
+    log "another client while the booth runs: $other"
+    assert_contains "$other" "master=0" "another client is not master while the booth holds it"
+    assert_not_contains "$other" "setmaster=OK" "another client cannot take master from the booth"
+    stop_pid "$BOOTH" 10
+    # Another client holds the screen first (red); the booth waits without a fight, and draws once
+    # the other gives master back (it exits). The booth runs without CAP_SYS_ADMIN, as the service
+    # does (setpriv drops it from the bounding set): its descriptor, never master, cannot become master,
+    # so it opens the card anew.
+    "$TOOLS/drm-master" $DEV hold ff0000 < /dev/null > /tmp/drm-hold.out 2>&1 &
+    HOLD=$!
+    wait_for 10 "the other client holding the screen" grep -q '^holding master=1 setcrtc=OK' /tmp/drm-hold.out
+    BOOTH_LOG=$RESULTS/photoboothd-waits.log
+    bg "$BOOTH_LOG" setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin -- "$BUILD_BIN/photoboothd" \
+        $(booth_args display.device=$DEV display.console=/dev/tty1)
+    BOOTH=$BG_PID
+    BOOTH_PID=$BOOTH
+    line=$(wait_for_line "$BOOTH_LOG" "not the DRM master" 60)
+    log "$line"
+    sleep 3
+    screendump other-client
+    assert_ge "$(check fraction "$SHOT" 0 0 1280 800 ff0000 10)" 0.99 "the other client's red screen stays while it holds master"
+    kill -TERM "$HOLD"
+    wait "$HOLD" 2>/dev/null
+    again=$(wait_for_line "$BOOTH_LOG" "DRM master again" 30)
+    log "$again"
+    assert_contains "$again" "by opening the card again" "without CAP_SYS_ADMIN the booth takes master on a new descriptor"
+    sleep 3
+    screendump after-other-client
+    band=$(check white "$SHOT" 0 672 1280 128)
+    assert_ge "$band" 0.01 "the booth draws its idle screen once master is given back"
+    assert_le "$(check fraction "$SHOT" 0 0 1280 800 ff0000 10)" 0.01 "no red left"
+    booth_alive "master given back"
+    stop_pid "$BOOTH" 10
+    pass "display scenario (KMS) done"
+    exit 0
+fi
 
 # ---------------------------------------------------------------- 7. vfb, RGB565
 FB1=

@@ -4,13 +4,14 @@
 # (so every key goes through the kernel's real USB HID and evdev stack), unplugged and plugged back
 # with QMP device_del/device_add; a touch screen and a one-key device made through uinput in the
 # guest. Camera: vivid. Settings: debounce 30 ms, long press 1500 ms, stuck limit 30 s (2 s in parts 6-7),
-# preview 1 s, countdown 3 s, review 2 s.
+# preview 1 s, countdown 3 s, review 5 s.
 # Asserts, in order:
 #  1. the keyboard is found by its kernel name and grabbed (EVIOCGRAB: a second grab is refused);
 #  2. a 150 ms tap of KEY_SPACE in idle -> press #1, a session begins; another key (KEY_A) does nothing;
 #  3. a 2.5 s hold in idle: the kernel's auto-repeat sends tens of repeats, the booth counts one press
-#     (one session) and logs the repeats as ignored;
-#  4. the keyboard unplugged (device_del) -> fault(button) naming the device and ENODEV, daemon up;
+#     (one session) and logs the repeats as ignored; in its review the print key (KEY_P) requests the
+#     print and the skip key (KEY_S) skips it; the print key in idle does nothing;
+#  4. the keyboard unplugged (device_del) mid-session -> fault(button) naming the device and ENODEV, daemon up;
 #     plugged back (device_add) -> "button recovered" without a restart, idle; a tap -> a session;
 #  5. a touch screen (uinput, direct multitouch): button.input_device = any touch screen,
 #     button.input_key = tap -> found; a burst of 6 touches of 3 ms -> rejected, no session; a
@@ -33,7 +34,7 @@ CONF=/tmp/photobooth.conf
 KBD_NAME="QEMU QEMU USB Keyboard"
 base=(camera.device=vivid camera.format=yuyv camera.preview_size=640x480 camera.capture_size=640x480 camera.frame_rate=25
       button.debounce=30ms button.long_press=1500ms
-      session.preview=1s session.countdown=3s session.review=2s
+      session.preview=1s session.countdown=3s session.review=5s
       storage.dir="$PHOTODIR" storage.min_free=0B preview.file=/tmp/preview.jpg)
 sessions() { log_count 'session [0-9]+ begins'; }
 is_idle() { [ "$(booth_current_state)" = idle ]; }
@@ -52,7 +53,8 @@ KBD=$(kbd_node)
 log "USB keyboard: $KBD ($(cat /sys/class/input/${KBD##*/}/device/name))"
 
 # 1-3: the USB keyboard.
-booth_config "$CONF" "${base[@]}" button.source=input button.input_device="$KBD_NAME" button.input_key=KEY_SPACE button.stuck_limit=30s
+booth_config "$CONF" "${base[@]}" button.source=input button.input_device="$KBD_NAME" button.input_key=KEY_SPACE button.stuck_limit=30s \
+    button.print_key=KEY_P button.skip_key=KEY_S print.mode=press
 cp "$CONF" "$RESULTS/photobooth-keyboard.conf"
 BOOTH_LOG=$RESULTS/photoboothd-keyboard.log
 booth_start "$CONF" --verbose
@@ -84,15 +86,26 @@ wait_idle 60
 
 tap spc 2.5
 wait_for_count 'session [0-9]+ begins' 2 20
+# The review keys (print.mode = press, no printer here: the request is what is checked).
+wait_for_count 'state: .* -> review$' 2 60
+tap p 0.1
+wait_for_line "$BOOTH_LOG" 'requested by the print key' 10 >/dev/null
+tap s 0.1
+wait_for_line "$BOOTH_LOG" 'skipped by the skip key' 10 >/dev/null
+pass "the print and skip keys act in review"
 wait_idle 60
+tap p 0.1
+wait_for_line "$BOOTH_LOG" 'print key ignored in idle' 10 >/dev/null
 repeats=$(grep -o 'auto-repeat at .* ignored ([0-9]* so far)' "$BOOTH_LOG" | tail -n1 | sed 's/.*(\([0-9]*\) so far)/\1/')
 log "auto-repeats during the 2.5 s hold: ${repeats:-0}"
 assert_ge "${repeats:-0}" 10 "auto-repeat events seen while held (kernel repeat: 250 ms delay, 33 ms period)"
 assert_eq "$(log_count ': press #[0-9]+')" 2 "presses after a tap and a 2.5 s hold (repeats are no presses)"
-assert_eq "$(sessions)" 2 "sessions after the hold"
+assert_eq "$(sessions)" 2 "sessions after the hold (and the print key in idle)"
 assert_eq "$(log_count 'long press #2')" 1 "the hold's long press, once"
 
-# 4: unplugged and plugged back.
+# 4: unplugged mid-session (in its countdown) and plugged back.
+tap spc 0.15
+wait_for_count 'session [0-9]+ begins' 3 20
 qmp unplug '{"execute":"device_del","arguments":{"id":"kbd"}}'
 line=$(wait_for_line "$BOOTH_LOG" 'fault \(button\)' 30)
 log "$line"
@@ -108,7 +121,7 @@ wait_for_line "$BOOTH_LOG" 'button recovered' 45 >/dev/null
 wait_idle 20
 pass "recovered without a restart (pid $BOOTH_PID)"
 tap spc 0.15
-wait_for_count 'session [0-9]+ begins' 3 20
+wait_for_count 'session [0-9]+ begins' 4 20
 wait_idle 60
 booth_stop
 

@@ -70,6 +70,9 @@ status=$(systemctl show -p StatusText --value photoboothd)
 assert_contains "$status" "idle" "StatusText after READY"
 PID1=$(systemctl show -p MainPID --value photoboothd)
 log "MainPID $PID1; StatusText '$status'"
+wait_for 15 "display.device = auto drawing through KMS inside the sandbox" \
+    sh -c "journalctl -u photoboothd --no-pager -o cat | grep -q 'display: /dev/dri/card0 (bochs-drm, KMS)'"
+log "$(journalctl -u photoboothd --no-pager -o cat | grep -m1 'display: ')"
 wait_for 20 "camera streaming inside the sandbox" sh -c "photoboothctl status --json | grep -q '\"streaming\" *: *true'"
 photoboothctl status > "$RESULTS/status.txt" 2>&1
 assert_contains "$(cat "$RESULTS/status.txt")" "$VIVID" "photoboothctl status names the camera"

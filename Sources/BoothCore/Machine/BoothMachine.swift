@@ -17,6 +17,11 @@
 /// | review | print (mode press, once) | skip printing (mode auto/press; not the session's own press) | → idle (or the deferred fault) | – | deferred to review's end |
 /// | fault | ignore, logged | ignore | retry with backoff 1 s → 30 s | – | add reason; all cleared → idle |
 ///
+/// A review key (``BoothEvent/reviewAction(_:)``, `button.print_key` / `button.skip_key`) acts in
+/// review only: print requests the picture's print once (print.mode auto or press; auto has already
+/// asked for it), skip skips its printing (as a long press); in every other state it is ignored,
+/// logged, and it never starts a session.
+///
 /// A capture that succeeds after its session moved on is saved anyway (a photo a guest posed for is
 /// never dropped); a picture composed after its session ended is logged (its save is the composer's).
 /// A print whose picture's bytes were gone (``BoothEvent/printWaitsForSave(pictureID:)``) is made from
@@ -136,6 +141,8 @@ public struct BoothMachine: Sendable {
             onPress(id: pressID, at: at, storageChecked: true, into: &out)
         case let .longPress(id):
             onLongPress(id: id, into: &out)
+        case let .reviewAction(action):
+            onReviewAction(action, into: &out)
         case let .timer(token, at):
             guard token == timerToken else { return }
             onTimer(at: at, into: &out)
@@ -286,6 +293,34 @@ public struct BoothMachine: Sendable {
             out += [.skipPrint(pictureID: pictureID), .log(.info, "printing of \(pictureName(pictureID)) skipped by a long press")]
         case .idle, .capture, .composing, .review, .fault, .stopped:
             out.append(.log(.info, "long press ignored in \(state.name)"))
+        }
+    }
+
+    private mutating func onReviewAction(_ action: ReviewAction, into out: inout [BoothCommand]) {
+        guard case let .review(pictureID) = state else {
+            if case .stopped = state { return }
+            out.append(.log(.info, "\(action.rawValue) key ignored in \(state.name): it acts in review only"))
+            return
+        }
+        let name = pictureName(pictureID)
+        guard config.printMode != .off else {
+            out.append(.log(.info, "\(action.rawValue) key ignored: print.mode is off"))
+            return
+        }
+        switch (action, reviewPrint) {
+        case (.print, .none):
+            reviewPrint = .requested
+            out += [.print(pictureID: pictureID), .log(.info, "print of \(name) requested by the print key")]
+        case (.print, .requested):
+            out.append(.log(.info, "print key: the print of \(name) is already requested"))
+        case (.print, .skipped):
+            out.append(.log(.info, "print key ignored: printing of \(name) was skipped"))
+        case (.skip, .none), (.skip, .requested):
+            reviewPrint = .skipped
+            printsAwaitingSave.remove(pictureID)
+            out += [.skipPrint(pictureID: pictureID), .log(.info, "printing of \(name) skipped by the skip key")]
+        case (.skip, .skipped):
+            out.append(.log(.info, "skip key: printing of \(name) is already skipped"))
         }
     }
 

@@ -66,6 +66,9 @@ public enum BoothEvent: Equatable, Sendable {
     case storageChecked(pressID: UInt64, at: MonotonicInstant, refusal: String?, fault: String?)
     /// The press `id` has been held for `button.long_press`.
     case longPress(id: UInt64)
+    /// A review key of a booth with more buttons (`button.print_key`, `button.skip_key`): print the
+    /// picture under review, or skip printing it. Acts in review only; ignored (logged) elsewhere.
+    case reviewAction(ReviewAction)
     /// A timer started by ``BoothCommand/startTimer(token:milliseconds:)`` fired at `at`.
     /// A token other than the machine's current one is stale and ignored.
     case timer(token: UInt64, at: MonotonicInstant)
@@ -124,6 +127,14 @@ public enum Screen: Equatable, Sendable {
     case review(pictureID: UInt64)
     /// Out of service, with the reasons in words.
     case fault(reasons: [FaultKind: String])
+}
+
+/// A review key's action (``BoothEvent/reviewAction(_:)``).
+public enum ReviewAction: String, Equatable, Sendable, CaseIterable {
+    /// Print the picture under review (as a press does in `print.mode = press`), once; in any mode but off.
+    case print
+    /// Skip printing it (as a long press of another press does), in any mode but off.
+    case skip
 }
 
 /// What the LED does.

@@ -72,14 +72,33 @@ extension Settings {
     /// `button.input_device`: a tap needs a touch screen, a touch screen sends taps. Checked only
     /// with `button.source` including input.
     private func inputButtonDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
-        guard button.sources.contains(.input) else { return [] }
+        let reviewKeys = [("button.print_key", button.printKey), ("button.skip_key", button.skipKey)].filter { !$0.1.isEmpty }
+        guard button.sources.contains(.input) else {
+            return reviewKeys.map { key, _ in
+                sources.diagnostic(keys: [key, "button.source"], message:
+                    "\(sources.cite(key, in: self)) is not used: \(sources.cite("button.source", in: self)) has no input; "
+                    + "add it (button.source = \(button.sources.map(\.rawValue).joined(separator: ", ")), input) or leave \(key) empty",
+                    severity: .warning)
+            }
+        }
         let keyKey = "button.input_key", deviceKey = "button.input_device", sourceKey = "button.source"
         let key = button.inputKey, device = button.inputDevice.lowercased()
         let isTap = key.lowercased() == "tap"
-        let upper = key.uppercased()
-        let shaped = (upper.hasPrefix("KEY_") || upper.hasPrefix("BTN_")) && upper.count > 4
-            && upper.unicodeScalars.allSatisfy { ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "_" }
-        if !isTap && !shaped {
+        func shaped(_ key: String) -> Bool {
+            let upper = key.uppercased()
+            return (upper.hasPrefix("KEY_") || upper.hasPrefix("BTN_")) && upper.count > 4
+                && upper.unicodeScalars.allSatisfy { ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "_" }
+        }
+        for (reviewKey, value) in reviewKeys where !shaped(value) || value.uppercased() == key.uppercased() {
+            return [sources.diagnostic(key: reviewKey, message: shaped(value)
+                ? "\(sources.cite(reviewKey, in: self)) is also \(sources.cite(keyKey, in: self)): one key cannot both start sessions and act in review; use another key"
+                : "\(sources.cite(reviewKey, in: self)) is not a key name; use a Linux input key name such as KEY_P or KEY_S, or leave it empty")]
+        }
+        if !button.printKey.isEmpty && button.printKey.uppercased() == button.skipKey.uppercased() {
+            return [sources.diagnostic(keys: ["button.print_key", "button.skip_key"], message:
+                "\(sources.cite("button.print_key", in: self)) and \(sources.cite("button.skip_key", in: self)) are the same key; use two keys")]
+        }
+        if !isTap && !shaped(key) {
             return [sources.diagnostic(key: keyKey, message:
                 "\(sources.cite(keyKey, in: self)) is not a key name; use tap (a touch screen) or a Linux input key name "
                 + "such as KEY_SPACE, KEY_ENTER, KEY_F13 or BTN_LEFT ('photoboothctl devices' lists a device's keys)")]

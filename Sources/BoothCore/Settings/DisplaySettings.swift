@@ -69,7 +69,7 @@ public enum ScalingSetting: String, SettingChoice {
 extension Settings {
     /// `[display]` settings: the framebuffer screen.
     public struct Display: Sendable, Hashable {
-        /// `display.device`: the fbdev device (`/dev/fb0`); empty for no screen.
+        /// `display.device`: a DRM card (`/dev/dri/card1`), the fbdev device (`/dev/fb0`), `auto`; empty for no screen.
         public var device = ""
         /// `display.console`: the kiosk's VT (`/dev/tty1`), switched to graphics mode while the booth runs; empty to leave it.
         public var console = ""

@@ -69,6 +69,9 @@ public struct Settings: Sendable, Hashable {
         public var inputDevice = ""
         /// `button.input_key`: the `EV_KEY` name (`KEY_SPACE`) or `tap`.
         public var inputKey = ""
+        /// `button.print_key`, `button.skip_key`: review keys on the input device (`KEY_P`); empty for none.
+        public var printKey = ""
+        public var skipKey = ""
         /// `button.chip`: the GPIO chip by label, name (`gpiochip0`) or `/dev` path.
         public var chip = ""
         /// `button.line`: the line by offset (`17`) or line name (`GPIO17`).
