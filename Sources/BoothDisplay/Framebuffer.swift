@@ -30,9 +30,14 @@ public protocol Framebuffer: AnyObject, Sendable {
     /// in (the pixel at `x` lands at `width - 1 - x`), so the copy into framebuffer memory is also the
     /// live view's mirror. Ignored for other depths or a short `packed`.
     func presentMirrored(_ packed: UnsafeRawBufferPointer)
+    /// Gives the device back (a KMS card's CRTC to the console) once nothing draws any more; later
+    /// frames are ignored. The default does nothing (an fbdev has nothing to give back).
+    func close()
 }
 
 extension Framebuffer {
+    public func close() {}
+
     /// ``present(_:)`` from an array.
     public func present(_ packed: [UInt8]) { packed.withUnsafeBytes { present($0) } }
 
@@ -135,22 +140,22 @@ public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw .call("open", errno: errno, device: path) }
         var v = fb_var_screeninfo(), f = fb_fix_screeninfo()
-        guard cfb_get_vscreeninfo(fd, &v) == 0 else { let e = errno; close(fd); throw .call("FBIOGET_VSCREENINFO", errno: e, device: path) }
-        guard cfb_get_fscreeninfo(fd, &f) == 0 else { let e = errno; close(fd); throw .call("FBIOGET_FSCREENINFO", errno: e, device: path) }
+        guard cfb_get_vscreeninfo(fd, &v) == 0 else { let e = errno; Glibc.close(fd); throw .call("FBIOGET_VSCREENINFO", errno: e, device: path) }
+        guard cfb_get_fscreeninfo(fd, &f) == 0 else { let e = errno; Glibc.close(fd); throw .call("FBIOGET_FSCREENINFO", errno: e, device: path) }
         let format = FramebufferFormat(size: FrameSize(width: Int(v.xres), height: Int(v.yres)),
                                        bitsPerPixel: Int(v.bits_per_pixel), lineLength: Int(f.line_length),
                                        red: Bitfield(offset: Int(v.red.offset), length: Int(v.red.length)),
                                        green: Bitfield(offset: Int(v.green.offset), length: Int(v.green.length)),
                                        blue: Bitfield(offset: Int(v.blue.offset), length: Int(v.blue.length)))
-        do { try format.validate() } catch { close(fd); throw error }
+        do { try format.validate() } catch { Glibc.close(fd); throw error }
         let offset = Int(v.yoffset) * format.lineLength + Int(v.xoffset) * format.bytesPerPixel
         let length = Int(f.smem_len)
         guard length >= offset + format.lineLength * (format.size.height - 1) + format.rowBytes else {
-            close(fd)
+            Glibc.close(fd)
             throw .unsupportedFormat("\(format) needs more than the \(length) bytes of video memory")
         }
         guard let m = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), m != MAP_FAILED else {
-            let e = errno; close(fd); throw .call("mmap", errno: e, device: path)
+            let e = errno; Glibc.close(fd); throw .call("mmap", errno: e, device: path)
         }
         _ = cfb_unblank(fd)  // best effort: a driver without FBIOBLANK is already on
         self.fd = fd
@@ -165,7 +170,7 @@ public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
 
     deinit {
         munmap(map, mapLength)
-        close(fd)
+        Glibc.close(fd)
     }
 
     public func present(_ packed: UnsafeRawBufferPointer) {

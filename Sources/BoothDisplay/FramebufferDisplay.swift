@@ -146,11 +146,14 @@ public final class FramebufferDisplay: DisplaySink {
         if wanted { signal() }
     }
 
-    /// Stops the thread (waits up to 2 s for the frame being drawn) and gives the console back.
+    /// Stops the thread (waits up to 2 s for the frame being drawn), then gives the screen
+    /// (``Framebuffer/close()``) and the console back.
     public func close() {
         shared.withLock { $0.stop = true }
         signal()
-        worker.finish(timeoutMilliseconds: 2000)
+        // The screen is given back only once the drawing thread has stopped (it could still be
+        // inside a frame otherwise; the device is then released when the display is freed).
+        if worker.finish(timeoutMilliseconds: 2000) { confined.compositor.framebuffer.close() }
         console.withLock { $0?.restore(); $0 = nil }
     }
 

@@ -33,11 +33,16 @@ public final class PendingScreen: DisplaySink {
             while true {
                 if case .stop = w.waitForWork(until: Monotonic.now().adding(milliseconds: intervalMilliseconds)) { return }
                 guard let screen = open() else { continue }
-                let (content, closed) = state.withLock { s in
-                    if !s.closed { s.screen = screen }
-                    return (s.content, s.closed)
+                // Shown inside the lock, as `show` does: a newer content cannot reach the screen
+                // before the kept one.
+                let closed = state.withLock { s in
+                    if !s.closed {
+                        s.screen = screen
+                        screen.show(s.content)
+                    }
+                    return s.closed
                 }
-                if closed { screen.close() } else { screen.show(content) }
+                if closed { screen.close() }
                 return
             }
         }
@@ -46,12 +51,13 @@ public final class PendingScreen: DisplaySink {
     /// The real screen, once it opened.
     public var opened: Bool { state.withLock { $0.screen != nil } }
 
+    /// Kept, and handed to the real screen once it is there (a ``DisplaySink``'s `show` only hands
+    /// data over, so it is called inside the lock to keep the order).
     public func show(_ content: ScreenContent) {
-        let screen = state.withLock { s in
+        state.withLock { s in
             s.content = content
-            return s.screen
+            s.screen?.show(content)
         }
-        screen?.show(content)
     }
 
     public func frame(_ frame: Frame) { state.withLock { $0.screen }?.frame(frame) }

@@ -522,7 +522,10 @@ public final class BoothRuntime: Sendable {
                 s.lastFrameAt = nil
                 s.sessionStartedAt = options.sessionDate()
             }
-            log.info("session \(n) begins")
+            // The press's own time is the kernel's event timestamp for GPIO and input buttons: this
+            // is press → session begun (countdown or preview on screen next).
+            let afterPress = admin.lastPressAt.map { clock.now().milliseconds(since: $0) }
+            log.info("session \(n) begins" + (afterPress.map { ", \(Double(Int(($0 * 10).rounded())) / 10) ms after the press (its event time)" } ?? ""))
         case let .endSession(end):
             let (n, done, limit) = state.withLock { s -> (Int, Int, Int?) in
                 switch end {
@@ -693,7 +696,9 @@ public final class BoothRuntime: Sendable {
         let button = factory.button(settings)
         let loop = self.loop
         do {
+            let failure = Mutex<String?>(nil)
             try button.start { signal in
+                if case let .failed(message) = signal { failure.withLock { $0 = message } }
                 switch signal {
                 case let .press(id, at): loop.post(.press(id: id, at: at))
                 case let .longPress(id): loop.post(.longPress(id: id))
@@ -709,7 +714,7 @@ public final class BoothRuntime: Sendable {
             guard button.isRunning else {
                 button.stop()
                 state.withLock { $0.button = button; $0.buttonRunning = false }
-                return "button not available: \(button.identity) failed as it started"
+                return "button not available: " + (failure.withLock { $0 } ?? "\(button.identity) failed as it started")
             }
             state.withLock { $0.button = button; $0.buttonRunning = true }
             log.info("button: \(button.identity)")

@@ -211,20 +211,6 @@ public func directoryName(of path: String) -> String {
     return String(path[..<slash])
 }
 
-/// Names in a directory, without "." and ".."; empty when it cannot be read.
-public func listDirectory(_ dir: String) -> [String] {
-    guard let d = opendir(dir) else { return [] }
-    defer { closedir(d) }
-    var names: [String] = []
-    while let entry = readdir(d) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names
-}
-
 /// Creates `path` and its missing parents (mode 0755). - Throws: ``FileError`` from `mkdir`.
 public func makeDirectories(_ path: String) throws(FileError) {
     var built = path.hasPrefix("/") ? "" : "."

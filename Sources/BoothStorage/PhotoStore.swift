@@ -1,3 +1,4 @@
+import BoothClock
 import BoothPorts
 import Glibc
 import Synchronization

@@ -145,6 +145,17 @@ static void free_buffer(int fd, struct buffer *b) {
 pb_kms *pb_kms_open(const char *path, uint32_t want_width, uint32_t want_height, pb_kms_info *info, char *why, size_t why_len) {
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) { int e = errno; say(why, why_len, "%s: %s", path, e); errno = e; return NULL; }
+    return pb_kms_open_fd(fd, path, want_width, want_height, info, why, why_len);
+}
+
+int pb_kms_open_master(const char *path) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    if (!drmIsMaster(fd)) { close(fd); return -EBUSY; }
+    return fd;
+}
+
+pb_kms *pb_kms_open_fd(int fd, const char *path, uint32_t want_width, uint32_t want_height, pb_kms_info *info, char *why, size_t why_len) {
     drmModeRes *res = drmModeGetResources(fd);
     if (!res) { close(fd); say(why, why_len, "%s: not a KMS device (%s)", path, ENODEV); errno = ENODEV; return NULL; }
     fill_info(fd, res, info);
@@ -153,7 +164,7 @@ pb_kms *pb_kms_open(const char *path, uint32_t want_width, uint32_t want_height,
     info->connected = count;
     if (!c) {
         if (why) snprintf(why, why_len, "%s: no connected connector among its %d (is the screen plugged in and on?)", path, res->count_connectors);
-        drmModeFreeResources(res); close(fd); errno = ENOENT; return NULL;
+        drmModeFreeResources(res); close(fd); errno = ENOLINK; return NULL;
     }
     int m = pick_mode(c, want_width, want_height);
     if (m < 0) {
@@ -194,8 +205,10 @@ pb_kms *pb_kms_open(const char *path, uint32_t want_width, uint32_t want_height,
 int pb_kms_fd(const pb_kms *k) { return k->fd; }
 int pb_kms_is_master(const pb_kms *k) { return drmIsMaster(k->fd) ? 1 : 0; }
 int pb_kms_set_master(pb_kms *k) { return drmSetMaster(k->fd) < 0 ? -errno : 0; }
-void pb_kms_need_modeset(pb_kms *k) { k->crtc_set = 0; k->pending = 0; }
+void pb_kms_need_modeset(pb_kms *k) { k->crtc_set = 0; }
+void pb_kms_forget_flip(pb_kms *k) { k->pending = 0; }
 uint64_t pb_kms_flips(const pb_kms *k) { return k->flips; }
+uint32_t pb_kms_pitch(const pb_kms *k) { return k->buf[0].pitch; }
 
 static void flip_done(int fd, unsigned seq, unsigned sec, unsigned usec, void *data) {
     (void)fd; (void)seq; (void)sec; (void)usec;
@@ -216,23 +229,26 @@ int pb_kms_wait_flip(pb_kms *k, int timeout_ms) {
     return 1;
 }
 
-uint8_t *pb_kms_back(pb_kms *k, int timeout_ms, uint32_t *pitch) {
-    if (pb_kms_wait_flip(k, timeout_ms) != 1) return NULL;
-    struct buffer *b = &k->buf[k->crtc_set ? 1 - k->front : k->front];
+uint8_t *pb_kms_back(pb_kms *k, int timeout_ms, uint32_t *pitch, int *result) {
+    int r = pb_kms_wait_flip(k, timeout_ms);
+    if (result) *result = r;
+    if (r != 1) return NULL;
+    struct buffer *b = &k->buf[1 - k->front];
     *pitch = b->pitch;
     return b->map;
 }
 
 int pb_kms_flip(pb_kms *k) {
+    if (k->pending) return -EBUSY;
+    int back = 1 - k->front;
     if (!k->crtc_set) {
         /* The first frame (or the first after master was regained): set the CRTC to the buffer just drawn. */
-        if (drmModeSetCrtc(k->fd, k->crtc, k->buf[k->front].fb, 0, 0, &k->connector, 1, &k->mode) < 0) return -errno;
+        if (drmModeSetCrtc(k->fd, k->crtc, k->buf[back].fb, 0, 0, &k->connector, 1, &k->mode) < 0) return -errno;
         if (k->dpms_prop) drmModeConnectorSetProperty(k->fd, k->connector, k->dpms_prop, DRM_MODE_DPMS_ON);
+        k->front = back;
         k->crtc_set = 1;
         return 0;
     }
-    if (k->pending) return -EBUSY;
-    int back = 1 - k->front;
     if (drmModePageFlip(k->fd, k->crtc, k->buf[back].fb, DRM_MODE_PAGE_FLIP_EVENT, k) < 0) return -errno;
     k->front = back;
     k->pending = 1;

@@ -99,12 +99,13 @@ enum ScreenChoice: Equatable {
 }
 
 /// `display.device` resolved: `auto` is the first `/dev/dri/card*` with a connected connector, else
-/// `/dev/fb0` when it exists, else the first KMS card (its screen may be plugged in later), else no
-/// screen; a path under `/dev/dri/` is KMS, any other an fbdev.
-/// `cards` and `exists` are the machine's (tests give their own).
+/// `/dev/fb0` when it exists and is not a DRM card's own fbdev emulation (its name ends in `drmfb`),
+/// else the first KMS card (its screen may be plugged in later), else `/dev/fb0` whatever it is,
+/// else no screen; a path under `/dev/dri/` is KMS, any other an fbdev.
+/// `cards`, `probe` and `fb0Name` (nil: no /dev/fb0) are the machine's; tests give their own.
 func resolveScreen(_ device: String, cards: () -> [String] = { KMSFramebuffer.cards() },
                    probe: (String) -> KMSCardInfo? = { try? KMSFramebuffer.probe($0) },
-                   exists: (String) -> Bool = { access($0, F_OK) == 0 }) -> ScreenChoice {
+                   fb0Name: () -> String? = framebufferName) -> ScreenChoice {
     if device.isEmpty { return .none("display.device is empty") }
     if device.lowercased() == "auto" {
         var seen: [String] = [], unplugged: String?
@@ -114,67 +115,107 @@ func resolveScreen(_ device: String, cards: () -> [String] = { KMSFramebuffer.ca
             if info.connectors > 0 && unplugged == nil { unplugged = card }
             seen.append("\(card) (\(info.driver)): no connected screen among \(info.connectors) connectors")
         }
-        if exists("/dev/fb0") { return .fbdev("/dev/fb0") }
+        let fb0 = fb0Name()
+        if let fb0, !fb0.hasSuffix("drmfb") { return .fbdev("/dev/fb0") }
         if let unplugged { return .kms(unplugged) }
+        if fb0 != nil { return .fbdev("/dev/fb0") }
         return .none("display.device = auto found no screen (" + (seen.isEmpty ? "no /dev/dri/card*" : seen.joined(separator: "; "))
                      + ", no /dev/fb0)")
     }
     return device.hasPrefix("/dev/dri/") ? .kms(device) : .fbdev(device)
 }
 
+/// `/dev/fb0`'s driver name from sysfs (`/sys/class/graphics/fb0/name`: `bochs-drmdrmfb`, `simple`),
+/// "" when it exists but the name cannot be read, nil when there is no `/dev/fb0`.
+func framebufferName() -> String? {
+    guard access("/dev/fb0", F_OK) == 0 else { return nil }
+    guard let f = fopen("/sys/class/graphics/fb0/name", "r") else { return "" }
+    defer { fclose(f) }
+    var line = [CChar](repeating: 0, count: 64)
+    guard fgets(&line, Int32(line.count), f) != nil else { return "" }
+    return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        .filter { $0 != "\n" }
+}
+
 /// The guest's screen, when `display.device` names one that opens: a DRM/KMS card or a framebuffer
-/// (``resolveScreen(_:cards:probe:exists:)``). A screen that cannot be opened is logged and the booth
-/// runs without it (the file preview still works). `simulate`: a KMS card only when the booth gets
-/// DRM master at once (a desktop's compositor holds it: no fight over the screen), an fbdev only
-/// when writable.
+/// (``resolveScreen(_:cards:probe:fb0Name:)``). A screen that cannot be opened is logged and the booth
+/// runs without it (the file preview still works); a KMS card without a connected screen is waited
+/// for (``waitForScreen(_:_:_:_:_:)``).
 func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
                          _ orientation: any OrientationSource) -> [any DisplaySink] {
     screenDisplays(s, clock, log, orientation, simulate: false)
 }
 
+/// As ``framebufferDisplays(_:_:_:_:)``; `simulate`: a KMS card only when the booth gets DRM master at
+/// once (a desktop's compositor holds it: no fight over the screen), an fbdev only when writable,
+/// nothing waited for.
 func screenDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
                     _ orientation: any OrientationSource, simulate: Bool) -> [any DisplaySink] {
-    let choice = resolveScreen(s.display.device)
-    let framebuffer: any Framebuffer
-    let described: String
-    do {
-        switch choice {
-        case .none(let why):
-            if !s.display.device.isEmpty && !simulate { log.warning("display: no screen, running without it: \(why)") }
-            return []
-        case .kms(let path):
-            let opening = Result { () throws(FramebufferError) -> KMSFramebuffer in
-                try KMSFramebuffer(path: path, now: { clock.now() }, log: { log.warning($0) }, info: { log.info($0) })
-            }
-            if case .failure(.call(let why, let code, _)) = opening, code == ENOENT, !simulate {
-                // No screen plugged in (or switched off): wait for one, as an operator plugs the HDMI cable in late.
-                log.warning("display: \(why); looking again every 5 s")
-                return [waitForScreen(path, s, clock, log, orientation)]
-            }
-            let kms = try opening.get()
-            if simulate && !kms.currentStats.isMaster { return [] }
-            let i = kms.info
-            described = "\(path) (\(i.driver), KMS) \(i.connector ?? "?") \(kms.format.size)@\(i.refreshHz ?? 0) Hz, "
-                + "page flips on vblank\(kms.currentStats.isMaster ? "" : "; not DRM master yet")"
-            framebuffer = kms
-        case .fbdev(let path):
-            if simulate && access(path, W_OK) != 0 { return [] }
-            let fb = try FramebufferDevice(path: path)
-            described = "\(fb.path) (\(fb.driver)) \(fb.format)"
-            framebuffer = fb
-        }
-        let display = try FramebufferDisplay(
-            framebuffer: framebuffer, fontPath: s.display.font, texts: ScreenTexts(s.text),
-            options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
-            orientation: orientation, framesPerSecond: s.display.frameRate,
-            console: s.display.console.isEmpty ? nil : s.display.console, log: { log.warning($0) })
-        display.start()
-        log.info("display: \(described)")
-        return [display]
-    } catch {
-        log.warning("display: no screen, running without it: \(error)")
+    switch resolveScreen(s.display.device) {
+    case .none(let why):
+        if !s.display.device.isEmpty && !simulate { log.warning("display: no screen, running without it: \(why)") }
         return []
+    case .kms(let path):
+        if access(path, F_OK) != 0 {
+            if !simulate {
+                let cards = KMSFramebuffer.cards()
+                log.warning("display: \(path): no such device (DRM cards here: \(cards.isEmpty ? "none" : cards.joined(separator: ", "))); "
+                            + "running without a screen. display.device = auto picks the card with a connected screen")
+            }
+            return []
+        }
+        do {
+            return try kmsDisplay(path, s, clock, log, orientation, simulate: simulate).map { [$0] } ?? []
+        } catch FramebufferError.call(let why, let code, _) where code == ENOLINK && !simulate {
+            // No screen plugged in (or switched off): wait for one, as an operator plugs the HDMI cable in late.
+            log.warning("display: \(why); looking again every 5 s")
+            return [waitForScreen(path, s, clock, log, orientation)]
+        } catch {
+            log.warning("display: no screen, running without it: \(error)")
+            return []
+        }
+    case .fbdev(let path):
+        if simulate && access(path, W_OK) != 0 { return [] }
+        do {
+            let fb = try FramebufferDevice(path: path)
+            return try [startScreen(fb, described: "\(fb.path) (\(fb.driver)) \(fb.format)", s, log, orientation)]
+        } catch {
+            log.warning("display: no screen, running without it: \(error)")
+            return []
+        }
     }
+}
+
+/// The KMS card `path` as a started display; nil under `simulate` when another client holds DRM master.
+/// - Throws: ``FramebufferError`` from ``KMSFramebuffer/init(path:mode:retryMilliseconds:now:log:info:)``
+///   (ENOLINK: no connected screen), the font's error.
+func kmsDisplay(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
+                _ orientation: any OrientationSource, simulate: Bool) throws -> (any DisplaySink)? {
+    let kms = try KMSFramebuffer(path: path, now: { clock.now() }, log: { log.warning($0) }, info: { log.info($0) })
+    if simulate && !kms.currentStats.isMaster { kms.close(); return nil }
+    let i = kms.info
+    let described = "\(path) (\(i.driver), KMS) \(i.connector ?? "?") \(kms.format.size)@\(i.refreshHz ?? 0) Hz, "
+        + "page flips on vblank\(kms.currentStats.isMaster ? "" : "; not DRM master yet")"
+    do {
+        return try startScreen(kms, described: described, s, log, orientation)
+    } catch {
+        kms.close()
+        throw error
+    }
+}
+
+/// A ``FramebufferDisplay`` on `framebuffer`, its thread started, and `display: <described>` logged.
+/// - Throws: the font's error (``FramebufferDisplay`` init).
+private func startScreen(_ framebuffer: any Framebuffer, described: String, _ s: Settings, _ log: Logger,
+                         _ orientation: any OrientationSource) throws -> any DisplaySink {
+    let display = try FramebufferDisplay(
+        framebuffer: framebuffer, fontPath: s.display.font, texts: ScreenTexts(s.text),
+        options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
+        orientation: orientation, framesPerSecond: s.display.frameRate,
+        console: s.display.console.isEmpty ? nil : s.display.console, log: { log.warning($0) })
+    display.start()
+    log.info("display: \(described)")
+    return display
 }
 
 /// A ``PendingScreen`` for the KMS card `path` while none of its connectors is connected: every 5 s it
@@ -184,7 +225,12 @@ func waitForScreen(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _
     let pending = PendingScreen { () -> (any DisplaySink)? in
         guard let info = try? KMSFramebuffer.probe(path), info.connected > 0 else { return nil }
         log.notice("display: \(path): \(info.connector ?? "a connector") connected")
-        return screenDisplays(s, clock, log, orientation, simulate: false).first
+        do {
+            return try kmsDisplay(path, s, clock, log, orientation, simulate: false)
+        } catch {
+            log.warning("display: \(path): \(error); looking again in 5 s")
+            return nil
+        }
     }
     if !pending.start() { log.warning("display: no thread to wait for a screen on \(path) (pthread_create failed); running without it") }
     return pending

@@ -56,20 +56,9 @@ public final class InputButtonDevice: ButtonDevice {
     public func start(_ handler: @escaping @Sendable (ButtonSignal) -> Void) throws {
         let key = try InputKey(parsing: keyText)
         let device = try InputDevices.find(spec, key: key, directory: directory)
-        // Review keys are optional: one that is no key name, or that the device lacks, is said and left off.
-        var actions: [UInt16: ReviewAction] = [:]
-        for (action, text) in reviewKeys {
-            do {
-                let k = try InputKey(parsing: text)
-                if device.reports(k) && !k.isTap {
-                    actions[k.code] = action
-                } else {
-                    log.warning("button: button.\(action.rawValue)_key = \(text): \(device.describe) does not report it; no \(action.rawValue) key")
-                }
-            } catch {
-                log.warning("button: button.\(action.rawValue)_key: \(error.message); no \(action.rawValue) key")
-            }
-        }
+        let (actions, warnings) = InputButtonDevice.reviewActions(reviewKeys, main: key, mainText: keyText,
+                                                                 reports: { device.reports($0) }, device: device.describe)
+        for w in warnings { log.warning(w) }
         let log = self.log, stuckLimit = self.stuckLimit
         let generation = state.withLock { s in
             s.running = true
@@ -101,6 +90,34 @@ public final class InputButtonDevice: ButtonDevice {
             state.withLock { $0.running = false }
             throw error
         }
+    }
+
+    /// The review keys that act, by key code: optional, so one that is no key name, the main key
+    /// (compared by code: libevdev names some codes twice, BTN_A = BTN_SOUTH), another review key's
+    /// code, a tap, or a key the device does not report is left off with a warning (the sentences returned).
+    static func reviewActions(_ keys: [(ReviewAction, String)], main: InputKey, mainText: String,
+                              reports: (InputKey) -> Bool, device: String) -> ([UInt16: ReviewAction], [String]) {
+        var actions: [UInt16: ReviewAction] = [:], warnings: [String] = []
+        for (action, text) in keys {
+            let name = "button.\(action.rawValue)_key"
+            do {
+                let k = try InputKey(parsing: text)
+                if k.code == main.code {
+                    warnings.append("button: \(name) = \(text) is the same key as button.input_key = \(mainText); no \(action.rawValue) key")
+                } else if k.isTap {
+                    warnings.append("button: \(name) = \(text): a tap cannot be a review key; no \(action.rawValue) key")
+                } else if let other = actions[k.code] {
+                    warnings.append("button: \(name) = \(text) is the same key as button.\(other.rawValue)_key; no \(action.rawValue) key")
+                } else if reports(k) {
+                    actions[k.code] = action
+                } else {
+                    warnings.append("button: \(name) = \(text): \(device) does not report it; no \(action.rawValue) key")
+                }
+            } catch {
+                warnings.append("button: \(name): \(error.message); no \(action.rawValue) key")
+            }
+        }
+        return (actions, warnings)
     }
 
     public func stop() {

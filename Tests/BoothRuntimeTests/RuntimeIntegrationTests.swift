@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCamera
 import BoothCore
 import BoothPorts

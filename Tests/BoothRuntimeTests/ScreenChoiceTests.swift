@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothPorts
@@ -67,15 +68,20 @@ struct ScreenChoiceTests {
     func auto() {
         let cards = { ["/dev/dri/card0", "/dev/dri/card1"] }
         let pi5: (String) -> KMSCardInfo? = { $0 == "/dev/dri/card0" ? self.card($0, connected: 0) : self.card($0, connected: 1) }
-        #expect(resolveScreen("auto", cards: cards, probe: pi5, exists: { _ in true }) == .kms("/dev/dri/card1"))
-        #expect(resolveScreen("AUTO", cards: cards, probe: { self.card($0, connected: 1) }, exists: { _ in true }) == .kms("/dev/dri/card0"))
+        #expect(resolveScreen("auto", cards: cards, probe: pi5, fb0Name: { "simple" }) == .kms("/dev/dri/card1"))
+        #expect(resolveScreen("AUTO", cards: cards, probe: { self.card($0, connected: 1) }, fb0Name: { "simple" }) == .kms("/dev/dri/card0"))
         let unplugged: (String) -> KMSCardInfo? = { self.card($0, connected: 0) }
-        #expect(resolveScreen("auto", cards: cards, probe: unplugged, exists: { $0 == "/dev/fb0" }) == .fbdev("/dev/fb0"))
-        #expect(resolveScreen("auto", cards: cards, probe: unplugged, exists: { _ in false }) == .kms("/dev/dri/card0"),
+        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { "simple" }) == .fbdev("/dev/fb0"))
+        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { "vc4drmfb" }) == .kms("/dev/dri/card0"),
+                "fb0 is the card's own fbdev emulation: the card, waited for, rather than drawing blind through its emulation")
+        #expect(resolveScreen("auto", cards: { [] }, probe: unplugged, fb0Name: { "bochs-drmdrmfb" }) == .fbdev("/dev/fb0"),
+                "no KMS card to use: the emulation is still a screen")
+        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { "" }) == .fbdev("/dev/fb0"), "a name that cannot be read: fb0")
+        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { nil }) == .kms("/dev/dri/card0"),
                 "no screen plugged in and no fbdev: the first card, to wait for one")
-        #expect(resolveScreen("auto", cards: { [] }, probe: unplugged, exists: { _ in false })
+        #expect(resolveScreen("auto", cards: { [] }, probe: unplugged, fb0Name: { nil })
                 == .none("display.device = auto found no screen (no /dev/dri/card*, no /dev/fb0)"))
-        #expect(resolveScreen("auto", cards: cards, probe: { _ in nil }, exists: { _ in false })
+        #expect(resolveScreen("auto", cards: cards, probe: { _ in nil }, fb0Name: { nil })
                 == .none("display.device = auto found no screen (/dev/dri/card0: not a KMS device; /dev/dri/card1: not a KMS device, no /dev/fb0)"))
     }
 
@@ -84,6 +90,17 @@ struct ScreenChoiceTests {
         #expect(resolveScreen("/dev/dri/card1") == .kms("/dev/dri/card1"))
         #expect(resolveScreen("/dev/fb1") == .fbdev("/dev/fb1"))
         #expect(resolveScreen("") == .none("display.device is empty"))
+    }
+
+    @Test("a display.device card that does not exist is said at once, with the cards there are, not waited for")
+    func mistypedCard() {
+        var s = Settings.defaults
+        s.display.device = "/dev/dri/card97"
+        let recorder = LogRecorder()
+        let screens = framebufferDisplays(s, SystemClock(), recorder.logger(), OrientationTracker(settings: s))
+        #expect(screens.isEmpty)
+        #expect(recorder.all.contains { $0.contains("display: /dev/dri/card97: no such device (DRM cards here: ")
+                                            && $0.contains("running without a screen") })
     }
 
     @Test("a node that is no KMS device, or none at all, is a clear error naming it")

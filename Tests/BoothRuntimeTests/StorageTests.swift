@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothPorts
 import Foundation

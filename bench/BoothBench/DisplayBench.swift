@@ -100,3 +100,81 @@ func benchPicture(_ size: FrameSize) throws -> [UInt8] {
     }
     return out
 }
+
+/// BoothBench display-devices DEVICE…: the MJPEG 1280x720 live view drawn to real screens side by
+/// side in one run, on one thread: `/dev/dri/cardN` through ``KMSFramebuffer`` (page flips on vblank)
+/// at 1920x1080 when the connector offers it (else its preferred mode), `/dev/fbN` through
+/// ``FramebufferDevice``, `memory` an in-memory 1920x1080 XRGB8888 framebuffer (the `display`
+/// bench's case). For each: `seconds` unpaced (frames per CPU-second, CPU ms per frame, wall
+/// frames/s; a KMS frame waits for the previous flip, so its wall rate is bounded by the refresh),
+/// then `seconds` paced at 30 frames/s as a camera delivers them (frames drawn, page flips completed,
+/// frames dropped because a flip was still pending).
+func displayDevicesBench(devices: [String], seconds: Double) throws {
+    let size = FrameSize(width: 1280, height: 720)
+    let rgb = try benchPicture(size)
+    let mjpeg = try JPEGEncoder().encode(Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: rgb,
+                                               timestamp: Monotonic.now(), sequence: 0), quality: 85)
+    let frame = Frame(format: .mjpeg, size: size, bytesPerLine: 0, bytes: mjpeg, timestamp: Monotonic.now(), sequence: 0)
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    let options = LiveViewOptions(cameraRotation: .r0, scaling: .fit, mirror: true)
+    print("display-devices: 1280x720 MJPEG live view → preview screen (fit, mirrored, text band) → screen, one thread")
+    var keyValues: [String] = []
+    for device in devices {
+        let fb: any Framebuffer
+        var kms: KMSFramebuffer?
+        var name: String
+        if device == "memory" {
+            fb = MemoryFramebuffer(format: .xrgb8888(FrameSize(width: 1920, height: 1080)))
+            name = "memory"
+        } else if device.hasPrefix("/dev/dri/") {
+            let k: KMSFramebuffer
+            do {
+                k = try KMSFramebuffer(path: device, mode: FrameSize(width: 1920, height: 1080), now: { Monotonic.now() }, log: { print("  \($0)") })
+            } catch {
+                print("  \(device): no 1920x1080 mode (\(error)); its preferred mode")
+                k = try KMSFramebuffer(path: device, now: { Monotonic.now() }, log: { print("  \($0)") })
+            }
+            kms = k
+            fb = k
+            name = "kms"
+        } else {
+            fb = try FramebufferDevice(path: device)
+            name = "fbdev"
+        }
+        defer { fb.close() }
+        let compositor = ScreenCompositor(framebuffer: fb, renderer: ScreenRenderer(font: try Font(path: font), texts: ScreenTexts(Settings.defaults.text)))
+        compositor.draw(.preview, live: frame, capture: nil, options: options, displayRotation: .r0)  // warm-up, first modeset
+        let start = Monotonic.now(), startCPU = threadCPUSeconds()
+        var n = 0
+        while Monotonic.now().milliseconds(since: start) < seconds * 1000 {
+            compositor.draw(.preview, live: frame, capture: nil, options: options, displayRotation: .r0)
+            n += 1
+        }
+        let wall = Monotonic.now().milliseconds(since: start) / 1000, cpu = max(1e-9, threadCPUSeconds() - startCPU)
+        let fps = Double(n) / cpu
+        print("  \(device) (\(name), \(fb.format)): \(f1(fps)) frames per CPU-second (\(f1(cpu * 1000 / Double(n))) ms CPU a frame), \(f1(Double(n) / wall)) frames/s wall")
+        keyValues.append("\(name)_cpu_fps=\(f1(fps))")
+        // Paced at 30 frames/s.
+        let before = kms?.currentStats
+        let pacedStart = Monotonic.now()
+        var drawn = 0
+        while Monotonic.now().milliseconds(since: pacedStart) < seconds * 1000 {
+            let due = pacedStart.adding(milliseconds: Int64((Double(drawn) * 1000 / 30).rounded()))
+            let wait = due.milliseconds(since: Monotonic.now())
+            if wait > 0 { usleep(useconds_t(wait * 1000)) }
+            compositor.draw(.preview, live: frame, capture: nil, options: options, displayRotation: .r0)
+            drawn += 1
+        }
+        let pacedWall = Monotonic.now().milliseconds(since: pacedStart) / 1000
+        if let kms, let before {
+            let after = kms.currentStats
+            let flips = after.flips - before.flips, dropped = after.flipTimeouts - before.flipTimeouts
+            print("    paced at 30 frames/s: \(drawn) frames in \(f1(pacedWall)) s, \(flips) page flips completed (\(f1(Double(flips) / pacedWall))/s), "
+                  + "\(dropped) frames dropped for a pending flip, refresh \(kms.info.refreshHz ?? 0) Hz")
+            keyValues.append("kms_paced_flips_per_s=\(f1(Double(flips) / pacedWall)) kms_paced_dropped=\(dropped)")
+        } else {
+            print("    paced at 30 frames/s: \(drawn) frames in \(f1(pacedWall)) s (\(f1(Double(drawn) / pacedWall))/s)")
+        }
+    }
+    print("display-devices " + keyValues.joined(separator: " "))
+}

@@ -134,12 +134,23 @@ if args.first == "print" || args.first == "print-rss" {
     try printBench(runs: max(7, runs), paths: paths, outDir: out, pibooth: pibooth)
     exit(0)
 }
+if args.first == "display-devices" {
+    // BoothBench display-devices [--seconds S] DEVICE…  (/dev/dri/cardN, /dev/fbN, memory)
+    var seconds = 10.0, devices: [String] = []
+    var k = 1
+    while k < args.count {
+        if args[k] == "--seconds", k + 1 < args.count { k += 1; seconds = Double(args[k]) ?? seconds } else { devices.append(args[k]) }
+        k += 1
+    }
+    try displayDevicesBench(devices: devices, seconds: seconds)
+    exit(0)
+}
 if args.first == "display" {
     try displayBench(seconds: 3)
     exit(0)
 }
 guard args.first == "capture" else {
-    print("usage: BoothBench capture [--runs N] [--dir DIR] | display | print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE… | print-rss --dpi D CAPTURE…")
+    print("usage: BoothBench capture [--runs N] [--dir DIR] | display | display-devices [--seconds S] DEVICE… | print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE… | print-rss --dpi D CAPTURE…")
     exit(64)
 }
 var runs = 30

@@ -186,6 +186,12 @@ sleep 1
 echo "up" >&8
 wait_for_line "$BOOTH_LOG" 'button recovered' 20 >/dev/null
 wait_idle 60
+# Press -> session begun (the preview on screen, the countdown after it), from the key's kernel event
+# timestamp to the main loop's beginSession, for the USB key's sessions (keyboard run only).
+mapfile -t after < <(grep -oE 'session [0-9]+ begins, [0-9.]+ ms after the press' "$RESULTS/photoboothd-keyboard.log" | sed 's/.*begins, \([0-9.]*\) ms.*/\1/')
+[ ${#after[@]} -ge 3 ] || fail "press latency lines in the keyboard run: ${#after[@]}"
+for ms in "${after[@]}"; do assert_le "$ms" 1000 "USB key press -> session begun, ms (TCG)"; done
+log "RESULT USB key press -> session begun: ${after[*]} ms (kernel event timestamp -> main loop; qemu usb-kbd via xHCI, TCG, not a hardware figure)"
 booth_stop
 echo quit >&7; echo quit >&8
 exec 7>&- 8>&-

@@ -24,7 +24,7 @@ if [ -f "$RESULTS/scenario.env" ]; then
 fi
 
 harness_fail() { echo "guest: HARNESS FAILURE: $*" >&2; exit 125; }
-script=$REPO/hardware/scenarios/$SCENARIO.sh
+script=${pb_scenario_dir:-$REPO/hardware/scenarios}/$SCENARIO.sh
 [ -f "$script" ] || harness_fail "no scenario script $script"
 
 # Modules: defaults, then the scenario's "# vm-module: NAME [PARAM=VALUE...]" lines,

@@ -290,7 +290,7 @@ public enum Schema {
               "Directory of the rendered pictures; they stay there for reprints while their request is in the journal (every unfinished one and the newest 100 finished), or until photoboothctl prints purge."),
 
         .path("display.device", \.display.device, allowsEmpty: true, "auto", reload: .reopen(.screen),
-              "The screen the guest sees: a DRM/KMS card (/dev/dri/card1: its connected connector at its preferred mode, page flips on vblank, no tearing), a framebuffer (/dev/fb0, in the mode the driver gives; choose it at boot, e.g. video=1280x800), or auto: the first card with a connected screen, else /dev/fb0. Empty: no screen."),
+              "The screen the guest sees: a DRM/KMS card (/dev/dri/card1: its connected connector at its preferred mode, page flips on vblank, no tearing), a framebuffer (/dev/fb0, in the mode the driver gives; choose it at boot, e.g. video=1280x800), or auto: the first card with a connected screen, else /dev/fb0 (unless it is a card's own fbdev emulation), else the first card. A card with no screen connected is waited for (looked at every 5 s, drawn on once one is plugged in). Empty: no screen."),
         .path("display.console", \.display.console, allowsEmpty: true, "/dev/tty1", reload: .reopen(.screen),
               "The kiosk's virtual terminal, switched to graphics mode (no text, no cursor, no blanking) while the booth runs. Empty: leave it."),
         .choice("display.rotation", \.display.rotation, "0", reload: .reopen(.screen),
