@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
-        .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothGPIO"]),
+        .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",

@@ -69,3 +69,11 @@ public final class MonotonicCondition: @unchecked Sendable {
         return wait(until: MonotonicInstant(nanoseconds: Monotonic.now().nanoseconds &+ nanoseconds))
     }
 }
+
+/// Milliseconds from `now` until `deadline`, rounded up, for `poll`'s timeout: 0 when it has passed,
+/// -1 (wait without limit) when nil.
+public func pollTimeout(until deadline: MonotonicInstant?, now: MonotonicInstant) -> Int32 {
+    guard let deadline else { return -1 }
+    if deadline <= now { return 0 }
+    return Int32(clamping: (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000)
+}

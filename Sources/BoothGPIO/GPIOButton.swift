@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import Dispatch
 import FoundationEssentials
@@ -192,7 +193,7 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
         }
         let eventFD = line.eventFD
         while true {
-            let timeout = Sys.timeout(until: debouncer.nextDeadline, now: Sys.now())
+            let timeout = pollTimeout(until: debouncer.nextDeadline, now: Sys.now())
             let revents: [Int16]
             switch Sys.poll([eventFD, control.pipe.readFD], timeoutMilliseconds: timeout) {
             case .success(let r): revents = r

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import Dispatch
 import FoundationEssentials
@@ -184,7 +185,7 @@ private final class LEDLoop<Line: LEDLineIO>: @unchecked Sendable {
             var deadline = pattern.nextChange(afterElapsedMilliseconds: elapsed, timing: timing)
                 .map { since.adding(milliseconds: $0) }
             if failing, deadline == nil { deadline = now.adding(milliseconds: 1000) }
-            switch Sys.poll([control.pipe.readFD], timeoutMilliseconds: Sys.timeout(until: deadline, now: Sys.now())) {
+            switch Sys.poll([control.pipe.readFD], timeoutMilliseconds: pollTimeout(until: deadline, now: Sys.now())) {
             case .success(let revents):
                 if revents[0] != 0 { control.pipe.drain() }
             case .failure(let failure):

@@ -158,14 +158,6 @@ enum Sys {
         if n < 0 { return .failure(Errno(errno)) }
         return .success(pfds.map(\.revents))
     }
-
-    /// Milliseconds from now until `deadline`, rounded up, for poll's timeout; -1 when nil.
-    static func timeout(until deadline: MonotonicInstant?, now: MonotonicInstant) -> Int32 {
-        guard let deadline else { return -1 }
-        if deadline <= now { return 0 }
-        let ns = deadline.nanoseconds - now.nanoseconds
-        return Int32(clamping: (ns + 999_999) / 1_000_000)
-    }
 }
 
 /// An errno from a failed C call.

@@ -214,7 +214,7 @@ private final class EvdevLoop: @unchecked Sendable {
         }
         var fds = [pollfd(fd: handle.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         while !thread.isStopping {
-            let timeout = Self.timeout(until: debouncer.nextDeadline, now: Monotonic.now())
+            let timeout = pollTimeout(until: debouncer.nextDeadline, now: Monotonic.now())
             fds[0].revents = 0
             fds[1].revents = 0
             if retryingEINTR({ poll(&fds, 2, timeout) }) < 0 {
@@ -231,6 +231,18 @@ private final class EvdevLoop: @unchecked Sendable {
                 deliver(debouncer.poll(now: now, lineActive: keyDown))
             }
         }
+    }
+
+    /// ` (panel 0.42,0.77)`: where the current touch slot is, as fractions of the panel's axes
+    /// (``TouchPosition``, unturned: the drawing's turn is the screen's); "" when the device has no such axes.
+    var touchWhere: String {
+        guard let xi = libevdev_get_abs_info(handle.dev, UInt32(ABS_MT_POSITION_X)),
+              let yi = libevdev_get_abs_info(handle.dev, UInt32(ABS_MT_POSITION_Y)) else { return "" }
+        let x = libevdev_get_event_value(handle.dev, UInt32(EV_ABS), UInt32(ABS_MT_POSITION_X))
+        let y = libevdev_get_event_value(handle.dev, UInt32(EV_ABS), UInt32(ABS_MT_POSITION_Y))
+        let p = TouchPosition(rawX: x, rawY: y, xRange: xi.pointee.minimum...max(xi.pointee.minimum, xi.pointee.maximum),
+                              yRange: yi.pointee.minimum...max(yi.pointee.minimum, yi.pointee.maximum), rotation: .r0)
+        return " (panel \(p))"
     }
 
     /// The key's state as libevdev keeps it (the kernel's, after a resynchronisation).
@@ -270,7 +282,7 @@ private final class EvdevLoop: @unchecked Sendable {
                 continue
             }
             if let edge = filter.edge(event) {
-                log(.debug, "button: \(key) \(edge.active ? "down" : "up") at \(edge.at)")
+                log(.debug, "button: \(key) \(edge.active ? "down" : "up") at \(edge.at)" + (key.isTap && edge.active ? touchWhere : ""))
                 deliver(debouncer.edge(edge))
             } else if filter.repeats > repeatsLogged {
                 repeatsLogged = filter.repeats
@@ -315,12 +327,5 @@ private final class EvdevLoop: @unchecked Sendable {
             }
             handler(event)
         }
-    }
-
-    /// Milliseconds from `now` to `deadline`, rounded up, for poll's timeout; -1 when nil.
-    static func timeout(until deadline: MonotonicInstant?, now: MonotonicInstant) -> Int32 {
-        guard let deadline else { return -1 }
-        if deadline <= now { return 0 }
-        return Int32(clamping: (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000)
     }
 }

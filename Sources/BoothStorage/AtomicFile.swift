@@ -35,6 +35,7 @@ public enum AtomicFile {
     ///   - durable: fsync the file and the directory (photos); false for throwaway files (preview).
     ///   - replace: replace an existing file (wraps `rename`); false fails with EEXIST instead
     ///     (wraps `renameat2(RENAME_NOREPLACE)`; where the file system lacks it, `link` + `unlink`).
+    ///   - mode: the new file's permission bits (0644; 0600 for a secret), less the umask.
     ///   - syncDirectory: fsyncs the directory after the rename (default ``syncDirectory(_:)``); injected by tests.
     /// - Returns: nil when the write is complete (durable included). Only for a new file (`replace`
     ///   false, `durable` true) whose fsync after the rename, or its directory's, failed *after* the rename
@@ -44,12 +45,12 @@ public enum AtomicFile {
     ///   file was not put in place (no partial file is left); when replacing, also the directory's
     ///   `open`/`fsync` failing after the rename (writing again is harmless there).
     @discardableResult
-    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, replace: Bool = false,
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, replace: Bool = false, mode: mode_t = 0o644,
                              syncDirectory: (String) throws(FileError) -> Void = syncDirectory) throws(FileError) -> FileError? {
         let dir = directoryName(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
         let temp = "\(dir)/\(tempPrefix)\(base).\(processTag)"
-        let fd = retryingEINTR { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let fd = retryingEINTR { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: temp) }
         // Open until the end: the file is fsynced again after the rename (below).
         defer { close(fd) }
