@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "photoboothd", targets: ["photoboothd"]),
         .executable(name: "photoboothctl", targets: ["photoboothctl"]),
+        .executable(name: "photobooth-gallery", targets: ["photobooth-gallery"]),
     ],
     targets: [
         // Debian's C libraries, wrapped.
@@ -23,6 +24,9 @@ let package = Package(
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16"),
         .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev"),
         .systemLibrary(name: "CDRM", path: "Sources/CDRM", pkgConfig: "libdrm"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium"),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
@@ -32,6 +36,7 @@ let package = Package(
         .target(name: "CFramebufferShims"),
         // KMS through libdrm: dumb buffers and page flips (request macros and an event callback table).
         .target(name: "CDRMShims", dependencies: ["CDRM"]),
+        .target(name: "CHTTPShims", dependencies: ["CMicroHTTPD"]),
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
@@ -48,6 +53,10 @@ let package = Package(
         .target(name: "BoothInput", dependencies: ["BoothCore", "BoothClock", "BoothGPIO", "CEvdev"]),
         // The photos directory, atomic files, the removable-media guard, the totals: the storage port's side.
         .target(name: "BoothStorage", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "CSysShims"]),
+        // The pictures guests take home: their tokens (libsodium) and the SQLite index the daemon writes and the gallery reads.
+        .target(name: "BoothIndex", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "CSQLite", "CSodium"]),
+        // photobooth-gallery's HTTP side: routes, pages, the libmicrohttpd server.
+        .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CMicroHTTPD", "CHTTPShims"]),
         // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "CCUPS"]),
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
@@ -70,6 +79,9 @@ let package = Package(
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing"]),
 
         // Benchmarks (bench/run), not part of the tests.
+        // The gallery service: guests take their pictures home (its own unit and sandbox).
+        .executableTarget(name: "photobooth-gallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothControl",
+                                                                     "BoothRuntime", "BoothIndex", "BoothGallery"]),
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
                                                                     "BoothDisplay", "BoothLayout", "BoothStorage", "BoothPrint"],
                           path: "bench/BoothBench"),
@@ -80,6 +92,8 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),
+        .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothGallery"]),
+        .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",

@@ -98,7 +98,7 @@ public struct ReloadReply: Codable, Sendable, Equatable {
             to = change.to
             rule = change.rule.word
             self.applied = applied
-            effect = applied || change.rule == .restart ? change.rule.effect : ReloadRule.deferredEffect
+            effect = applied || change.rule == .restart || change.rule == .galleryRestart ? change.rule.effect : ReloadRule.deferredEffect
         }
     }
 

@@ -8,7 +8,7 @@ import Testing
         // check is that the rule fits what the key is.
         let restartOnly = Schema.settings.filter { !$0.reload.appliesWithoutRestart }.map(\.key)
         // Every one needs the reason in its declaration (Schema.swift): a new one is added here on purpose.
-        #expect(restartOnly == ["camera.backend", "print.journal", "print.spool"])
+        #expect(restartOnly == ["camera.backend", "print.journal", "print.spool", "gallery.enabled", "gallery.url_base", "gallery.index", "gallery.secret"])
         for spec in Schema.settings {
             switch spec.reload {
             case .cameraStream:
@@ -21,6 +21,8 @@ import Testing
                 #expect(spec.section == "led", "\(spec.key) reopens the LED line")
             case .reopen(.printer):
                 #expect(spec.section == "print", "\(spec.key) reconnects the printer")
+            case .galleryRestart:
+                #expect(spec.section == "gallery", "\(spec.key): only a gallery key is photobooth-gallery's alone")
             case .atOnce, .nextSession, .restart:
                 break
             }
@@ -53,6 +55,8 @@ import Testing
         }
         #expect(ReloadRule.restart.effect == "takes effect after `systemctl restart photoboothd`")
         #expect(ReloadRule.atOnce.effect == "applied at once")
+        #expect(ReloadRule.galleryRestart.effect == "takes effect after `systemctl restart photobooth-gallery`")
+        #expect(Schema.spec(for: "gallery.port")?.reload == .galleryRestart)
         #expect(ReloadRule.reopen(.screen).word == "reopen-screen")
         #expect(!ReloadRule.restart.appliesWithoutRestart && ReloadRule.nextSession.appliesWithoutRestart)
     }

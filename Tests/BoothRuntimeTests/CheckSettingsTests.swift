@@ -1,3 +1,4 @@
+import BoothControl
 import BoothClock
 import BoothCore
 import BoothLayout

@@ -26,6 +26,8 @@ public enum ReloadRule: Sendable, Hashable {
     case reopen(ReloadDevice)
     /// Read only when the daemon starts: the running value stays until `systemctl restart photoboothd`.
     case restart
+    /// A key of photobooth-gallery only (the daemon does not use it): read when that service starts.
+    case galleryRestart
 
     /// A stable word for programs (`--json`): `at-once`, `next-session`, `camera-stream`,
     /// `reopen-screen`, `reopen-button`, `reopen-led`, `reopen-printer`, `restart`.
@@ -36,6 +38,7 @@ public enum ReloadRule: Sendable, Hashable {
         case .cameraStream: "camera-stream"
         case let .reopen(device): "reopen-\(device.rawValue)"
         case .restart: "restart"
+        case .galleryRestart: "gallery-restart"
         }
     }
 
@@ -51,6 +54,7 @@ public enum ReloadRule: Sendable, Hashable {
         case .reopen(.led): "LED line reopened"
         case .reopen(.printer): "print worker reconfigured"
         case .restart: ReloadRule.restartEffect
+        case .galleryRestart: ReloadRule.galleryRestartEffect
         }
     }
 
@@ -66,6 +70,7 @@ public enum ReloadRule: Sendable, Hashable {
         case .reopen(.led): "the LED line is reopened"
         case .reopen(.printer): "the printer is reconnected"
         case .restart: "not applied; takes effect after `systemctl restart photoboothd`"
+        case .galleryRestart: "not the daemon's; takes effect after `systemctl restart photobooth-gallery`"
         }
     }
 
@@ -76,6 +81,7 @@ public enum ReloadRule: Sendable, Hashable {
         case .atOnce: "at once"
         case .nextSession: "next session"
         case .restart: "restart only"
+        case .galleryRestart: "gallery restart"
         case .cameraStream: "camera stream restarted"
         case .reopen(.screen): "screens reopened"
         case .reopen(.button): "button reopened"
@@ -86,10 +92,14 @@ public enum ReloadRule: Sendable, Hashable {
 
     /// The words for a key that only a daemon restart applies.
     public static let restartEffect = "takes effect after `systemctl restart photoboothd`"
+    /// The words for a key only photobooth-gallery reads.
+    public static let galleryRestartEffect = "takes effect after `systemctl restart photobooth-gallery`"
     /// The words for a change accepted while a session is under way.
     public static let deferredEffect = "applies when the session under way ends"
 
-    /// True when a reload applies the change (every rule but ``restart``).
+    /// True when a reload puts the change in force in the daemon (every rule but ``restart``; a
+    /// ``galleryRestart`` key is taken into the daemon's settings, which do not use it, and its effect
+    /// says that photobooth-gallery reads it at its start).
     public var appliesWithoutRestart: Bool { self != .restart }
 }
 

@@ -145,6 +145,7 @@ public enum Schema {
         SectionSpec(name: "display", description: "The screen: a Linux framebuffer, its console, rotation and scaling."),
         SectionSpec(name: "text", description: "What the screens say to guests, in the event's language."),
         SectionSpec(name: "picture", description: "The picture a session makes: its captures composed on one sheet with the event's name and date, saved beside them and printed."),
+        SectionSpec(name: "gallery", description: "Guests take their pictures home: photobooth-gallery, the booth's own web server (a separate service with its own sandbox), serves each picture at a URL with an unguessable token."),
     ]
 
     /// Every setting, in file order (grouped by section, in `sections` order).
@@ -353,6 +354,32 @@ public enum Schema {
               "TrueType or OpenType font of the footer (Debian: fonts-dejavu-core)."),
         .color("picture.text_color", \.picture.textColor, "black", reload: .nextSession,
                "Colour of the footer text."),
+
+        // The daemon opens the index and the secret once at its start; the gallery reads every key at its own start.
+        .bool("gallery.enabled", \.gallery.enabled, "false", reload: .restart,
+              "true: the daemon records every picture in the index and photobooth-gallery serves it (start that service too: systemctl enable --now photobooth-gallery)."),
+        .string("gallery.listen", \.gallery.listen, allowsEmpty: false, "0.0.0.0", reload: .galleryRestart,
+                "The IPv4 address the gallery listens on: 0.0.0.0 for every interface, or the booth's Wi-Fi address only."),
+        .int("gallery.port", \.gallery.port, 1...65535, "8080", reload: .galleryRestart,
+             "The gallery's TCP port (below 1024 needs a capability the unit does not give)."),
+        .string("gallery.url_base", \.gallery.urlBase, allowsEmpty: true, "", reload: .restart,
+                "What the pictures' URLs start with, as guests' phones reach the booth: http://10.42.0.1:8080. Empty: http:// with the booth's first non-loopback IPv4 address and gallery.port."),
+        .path("gallery.index", \.gallery.index, allowsEmpty: false, "/var/lib/photobooth/gallery/index.sqlite", reload: .restart,
+              "The SQLite index of the pictures (written by the daemon, read by the gallery); rebuilt from the photos when missing or damaged."),
+        .path("gallery.secret", \.gallery.secret, allowsEmpty: false, "/var/lib/photobooth/gallery.secret", reload: .restart,
+              "The key the pictures' URL tokens are made with, made at the first start (32 random bytes, the daemon's only). Keep it with the photos: another secret gives every picture another URL."),
+        .int("gallery.max_connections", \.gallery.maxConnections, 1...1000, unit: "connections", "64", reload: .galleryRestart,
+             "Connections the gallery serves at once, from all guests."),
+        .int("gallery.connections_per_client", \.gallery.connectionsPerClient, 1...100, unit: "connections", "8", reload: .galleryRestart,
+             "Connections at once from one address (a phone opens a few)."),
+        .duration("gallery.timeout", \.gallery.timeoutMilliseconds, 1000...600_000, "30s", reload: .galleryRestart,
+                  "An idle or too slow connection is closed after this long."),
+        .string("gallery.title", \.gallery.title, allowsEmpty: false, "Your photo", reload: .galleryRestart,
+                "The heading of a picture's page, in the event's language."),
+        .string("gallery.download_text", \.gallery.downloadText, allowsEmpty: false, "Download", reload: .galleryRestart,
+                "The words on the page's download button."),
+        .string("gallery.missing_text", \.gallery.missingText, allowsEmpty: false, "This photo is not here (any more). Check the code, or ask at the booth.", reload: .galleryRestart,
+                "The page for a URL that names no picture."),
     ]
 
     /// The setting with this `section.key`, if there is one.

@@ -24,6 +24,8 @@ public struct Settings: Sendable, Hashable {
     public var text = Texts()
     /// `[picture]`: see PictureSettings.swift.
     public var picture = Picture()
+    /// `[gallery]`: see GallerySettings.swift.
+    public var gallery = Gallery()
 
     /// Zero values, overwritten from the schema's defaults in `Settings.defaults`.
     init() {}

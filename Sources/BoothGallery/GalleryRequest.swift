@@ -1,0 +1,124 @@
+import BoothIndex
+import BoothPorts
+import BoothStorage
+import Glibc
+
+/// What a request asks for, from its method and path (the path as libmicrohttpd gives it, without
+/// the query). Pure: the router and its parsers are fuzzed (Tests/BoothGalleryTests).
+public enum GalleryRoute: Equatable, Sendable {
+    /// `/p/TOKEN`: the picture's page.
+    case page(token: String)
+    /// `/p/TOKEN.jpg`: the picture, inline.
+    case image(token: String)
+    /// `/p/TOKEN/download`: the picture as an attachment with a file name.
+    case download(token: String)
+    /// `/health`: 200 while the gallery runs and reads its index.
+    case health
+    /// Anything else that is a GET or HEAD.
+    case notFound
+    /// A method other than GET and HEAD.
+    case methodNotAllowed
+
+    /// Longest path served; anything longer is `notFound` without being looked at.
+    public static let maxPathLength = 256
+
+    /// Routes `method` and `path`. A token must have a token's shape (``PictureTokens/isWellFormed(_:)``):
+    /// `..`, slashes, percent-escapes and other bytes never reach the index or the file system.
+    public static func route(method: String, path: String) -> GalleryRoute {
+        guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
+        guard path.utf8.count <= maxPathLength else { return .notFound }
+        if path == "/health" { return .health }
+        guard path.hasPrefix("/p/") else { return .notFound }
+        let rest = path.dropFirst(3)
+        if rest.hasSuffix(".jpg") {
+            let token = rest.dropLast(4)
+            return PictureTokens.isWellFormed(token) ? .image(token: String(token)) : .notFound
+        }
+        if rest.hasSuffix("/download") {
+            let token = rest.dropLast(9)
+            return PictureTokens.isWellFormed(token) ? .download(token: String(token)) : .notFound
+        }
+        return PictureTokens.isWellFormed(rest) ? .page(token: String(rest)) : .notFound
+    }
+}
+
+/// A `Range` header's single byte range (RFC 9110 §14.1.2), against a file of `size` bytes.
+public enum ByteRange: Equatable, Sendable {
+    /// No usable range: the whole file with 200 (also for several ranges, which the gallery does not split).
+    case whole
+    /// Bytes `first...last` with 206.
+    case partial(first: Int64, last: Int64)
+    /// A range past the end: 416 with `Content-Range: bytes */size`.
+    case unsatisfiable
+
+    /// Parses `bytes=FIRST-LAST`, `bytes=FIRST-` or `bytes=-SUFFIX`; anything else (another unit,
+    /// several ranges, garbage) is `.whole`, as the RFC allows a server to ignore the header.
+    public static func parse(_ header: String?, size: Int64) -> ByteRange {
+        guard let header, header.utf8.count <= 100, header.hasPrefix("bytes=") else { return .whole }
+        let spec = header.dropFirst(6)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
+        let a = spec[..<dash], b = spec[spec.index(after: dash)...]
+        func number(_ s: Substring) -> Int64? {
+            guard !s.isEmpty, s.utf8.count <= 18, s.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+            return Int64(s)
+        }
+        if a.isEmpty {
+            guard let suffix = number(b) else { return .whole }
+            if suffix == 0 || size == 0 { return .unsatisfiable }
+            return .partial(first: max(0, size - suffix), last: size - 1)
+        }
+        guard let first = number(a) else { return .whole }
+        let last: Int64
+        if b.isEmpty {
+            last = size - 1
+        } else {
+            guard let l = number(b), l >= first else { return .whole }
+            last = min(l, size - 1)
+        }
+        return first < size ? .partial(first: first, last: last) : .unsatisfiable
+    }
+}
+
+/// Small pieces of the responses.
+public enum GalleryText {
+    /// An HTTP date (`Tue, 01 Dec 2026 18:04:05 GMT`, IMF-fixdate) for `seconds` since 1970.
+    public static func httpDate(_ seconds: Int64) -> String {
+        var t = time_t(seconds), tm = Glibc.tm()
+        gmtime_r(&t, &tm)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &tm)
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `text` safe inside HTML text and attribute values.
+    public static func html(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// The name a downloaded picture is saved under: `photobooth-2026-12-01-42.jpg` for
+    /// `2026-12-01/booth-000042-picture.jpg`.
+    public static func downloadName(path: String) -> String {
+        let parts = path.split(separator: "/")
+        let date = parts.count == 2 && PhotoStore.isDateFolder(String(parts[0])) ? "\(parts[0])-" : ""
+        let session = PhotoFileName.sessionNumber(in: String(parts.last ?? "")).map(String.init) ?? "picture"
+        return "photobooth-\(date)\(session).jpg"
+    }
+
+    /// True for an index path the gallery may open: `DATE/booth-N-picture.jpg` and nothing else
+    /// (an index altered by someone else cannot point the gallery outside the photos).
+    public static func isServablePath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 2 && PhotoStore.isDateFolder(String(parts[0])) && PhotoFileName.isPicture(String(parts[1]))
+    }
+}

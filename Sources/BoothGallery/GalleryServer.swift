@@ -1,0 +1,219 @@
+import BoothCore
+import BoothIndex
+import BoothPorts
+import CHTTPShims
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// Why the gallery's server could not start.
+public struct GalleryError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// photobooth-gallery's HTTP server (GNU libmicrohttpd, its own thread pool on epoll): a picture's
+/// page, the picture inline (`Content-Type: image/jpeg`, `ETag`, `Last-Modified`, `Range`), the
+/// picture as a download with a file name, `/health`. Files are served from their descriptor
+/// (`MHD_create_response_from_fd_at_offset64`), never read into memory. Requests are answered on
+/// libmicrohttpd's threads; the index is read there (a few ms a look-up).
+public final class GalleryServer: Sendable {
+    /// Everything a request needs; read-only after start.
+    public struct Config: Sendable {
+        /// Where the pictures are: `storage.dir`, joined with an index row's path.
+        public var photosDir: String
+        public var title: String
+        public var downloadText: String
+        public var missingText: String
+
+        public init(photosDir: String, title: String, downloadText: String, missingText: String) {
+            self.photosDir = photosDir
+            self.title = title
+            self.downloadText = downloadText
+            self.missingText = missingText
+        }
+
+        /// From `[gallery]` and `storage.dir`.
+        public init(_ s: Settings) {
+            self.init(photosDir: s.storage.dir, title: s.gallery.title, downloadText: s.gallery.downloadText, missingText: s.gallery.missingText)
+        }
+    }
+
+    /// Counters for the log and tests.
+    public struct Stats: Sendable, Equatable {
+        public var requests = 0
+        public var pictures = 0
+        public var notFound = 0
+    }
+
+    private let config: Config
+    private let index: PictureIndex
+    private let log: Logger
+    private let stats = Mutex(Stats())
+    // `@unchecked`: the pointer is set once by `start` and freed once by `stop`, both under the lock.
+    private struct Handle: @unchecked Sendable { var server: OpaquePointer? }
+    private let handle = Mutex(Handle())
+
+    public init(config: Config, index: PictureIndex, log: Logger) {
+        self.config = config
+        self.index = index
+        self.log = log
+    }
+
+    /// Starts listening (`pb_http_start` → `MHD_start_daemon`).
+    /// - Returns: the port listened on (`port` 0 picks a free one: tests).
+    /// - Throws: ``GalleryError`` naming the address and why (not an IPv4 address, the port taken).
+    @discardableResult
+    public func start(address: String, port: UInt16, maxConnections: Int, connectionsPerClient: Int,
+                      timeoutMilliseconds: Int, threads: Int = 2) throws(GalleryError) -> UInt16 {
+        var why = [CChar](repeating: 0, count: 256)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started: OpaquePointer? = address.withCString { addr in
+            var o = pb_http_options(address: addr, port: port, threads: UInt32(threads), max_connections: UInt32(maxConnections),
+                                    per_ip_connections: UInt32(connectionsPerClient),
+                                    timeout_seconds: UInt32(max(1, timeoutMilliseconds / 1000)), memory_per_connection: 32 * 1024)
+            return pb_http_start(&o, { context, connection, method, url in
+                guard let context, let connection, let method, let url else { return 0 }
+                let server = Unmanaged<GalleryServer>.fromOpaque(context).takeUnretainedValue()
+                return server.answer(connection, method: String(cString: method), path: String(cString: url)) ? 1 : 0
+            }, context, &why, why.count)
+        }
+        guard let started else {
+            throw GalleryError("gallery: " + String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        handle.withLock { $0.server = started }
+        return pb_http_port(started)
+    }
+
+    /// Stops listening and joins the server's threads (requests under way are ended). Keeps `self`
+    /// alive until then: the threads reach it through an unretained pointer.
+    public func stop() {
+        let server = handle.withLock { h -> OpaquePointer? in defer { h.server = nil }; return h.server }
+        pb_http_stop(server)
+    }
+
+    deinit { stop() }
+
+    public var currentStats: Stats { stats.withLock { $0 } }
+
+    /// One request; false closes the connection.
+    private func answer(_ c: OpaquePointer, method: String, path: String) -> Bool {
+        stats.withLock { $0.requests += 1 }
+        switch GalleryRoute.route(method: method, path: path) {
+        case .methodNotAllowed:
+            return respond(c, 405, text: "Only GET and HEAD are served.\n", headers: [("Allow", "GET, HEAD")])
+        case .notFound:
+            return missing(c)
+        case .health:
+            do {
+                let n = try index.counts()
+                return respond(c, 200, text: "ok \(n.served) pictures\n", headers: [("Cache-Control", "no-store")])
+            } catch {
+                log.error("gallery: /health: \(error)")
+                return respond(c, 503, text: "index unavailable\n", headers: [("Cache-Control", "no-store")])
+            }
+        case let .page(token):
+            guard let picture = lookUp(token) else { return missing(c) }
+            return respond(c, 200, html: PicturePage.html(picture, config: config), headers: [("Cache-Control", "no-cache")])
+        case let .image(token):
+            guard let picture = lookUp(token) else { return missing(c) }
+            return serveFile(c, picture, attachment: false)
+        case let .download(token):
+            guard let picture = lookUp(token) else { return missing(c) }
+            return serveFile(c, picture, attachment: true)
+        }
+    }
+
+    private func lookUp(_ token: String) -> IndexedPicture? {
+        do {
+            guard let p = try index.picture(token: token), GalleryText.isServablePath(p.path) else { return nil }
+            return p
+        } catch {
+            log.error("gallery: \(error)")
+            return nil
+        }
+    }
+
+    private func missing(_ c: OpaquePointer) -> Bool {
+        stats.withLock { $0.notFound += 1 }
+        return respond(c, 404, html: PicturePage.missing(config: config), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// The picture from its descriptor: 200, 206 for a range, 304 when the client's copy is current,
+    /// 416 for a range past the end; 404 when the file is gone.
+    private func serveFile(_ c: OpaquePointer, _ picture: IndexedPicture, attachment: Bool) -> Bool {
+        let path = "\(config.photosDir)/\(picture.path)"
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            log.warning("gallery: \(path): \(String(cString: strerror(errno))) (indexed as \(picture.token), not served)")
+            return missing(c)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return missing(c)
+        }
+        let size = Int64(st.st_size), mtime = Int64(st.st_mtim.tv_sec)
+        let etag = "\"\(picture.token.prefix(8))-\(String(size, radix: 16))-\(String(mtime, radix: 16))\""
+        var headers: [(String, String)] = [
+            ("Content-Type", "image/jpeg"), ("ETag", etag), ("Last-Modified", GalleryText.httpDate(mtime)),
+            ("Accept-Ranges", "bytes"), ("Cache-Control", "private, max-age=86400"), ("X-Content-Type-Options", "nosniff"),
+        ]
+        if attachment {
+            headers.append(("Content-Disposition", "attachment; filename=\"\(GalleryText.downloadName(path: picture.path))\""))
+        }
+        if header(c, "If-None-Match") == etag {
+            close(fd)
+            return respond(c, 304, text: "", headers: headers.filter { $0.0 != "Content-Type" })
+        }
+        switch ByteRange.parse(header(c, "Range"), size: size) {
+        case .unsatisfiable:
+            close(fd)
+            return respond(c, 416, text: "", headers: [("Content-Range", "bytes */\(size)")])
+        case let .partial(first, last):
+            headers.append(("Content-Range", "bytes \(first)-\(last)/\(size)"))
+            return respond(c, 206, fd: fd, offset: first, length: last - first + 1, headers: headers, picture: true)
+        case .whole:
+            return respond(c, 200, fd: fd, offset: 0, length: size, headers: headers, picture: true)
+        }
+    }
+
+    private func header(_ c: OpaquePointer, _ name: String) -> String? {
+        MHD_lookup_connection_value(c, .HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    private func respond(_ c: OpaquePointer, _ status: UInt32, fd: Int32, offset: Int64, length: Int64,
+                         headers: [(String, String)], picture: Bool) -> Bool {
+        // libmicrohttpd owns the descriptor from here and closes it when the response is done.
+        guard let r = MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset)) else {
+            close(fd)
+            return false
+        }
+        if picture { stats.withLock { $0.pictures += 1 } }
+        return queue(c, status, r, headers)
+    }
+
+    private func respond(_ c: OpaquePointer, _ status: UInt32, text: String, headers: [(String, String)]) -> Bool {
+        respond(c, status, bytes: Array(text.utf8), type: "text/plain; charset=utf-8", headers: headers)
+    }
+
+    private func respond(_ c: OpaquePointer, _ status: UInt32, html: String, headers: [(String, String)]) -> Bool {
+        respond(c, status, bytes: Array(html.utf8), type: "text/html; charset=utf-8",
+                headers: headers + [("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'"), ("X-Content-Type-Options", "nosniff")])
+    }
+
+    private func respond(_ c: OpaquePointer, _ status: UInt32, bytes: [UInt8], type: String, headers: [(String, String)]) -> Bool {
+        let response = bytes.withUnsafeBytes { b in
+            MHD_create_response_from_buffer(b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return false }
+        return queue(c, status, response, (bytes.isEmpty && status == 304 ? [] : [("Content-Type", type)]) + headers)
+    }
+
+    private func queue(_ c: OpaquePointer, _ status: UInt32, _ response: OpaquePointer, _ headers: [(String, String)]) -> Bool {
+        for (name, value) in headers { _ = MHD_add_response_header(response, name, value) }
+        let queued = MHD_queue_response(c, status, response)
+        MHD_destroy_response(response)
+        return queued == .YES
+    }
+}

@@ -1,0 +1,226 @@
+import BoothClock
+import BoothPorts
+import BoothStorage
+import Glibc
+import Synchronization
+
+/// One picture in the index.
+public struct IndexedPicture: Sendable, Equatable {
+    /// Its URL token (``PictureTokens``).
+    public var token: String
+    /// Its path under `storage.dir`: `2026-12-01/booth-000042-picture.jpg`.
+    public var path: String
+    /// The session number in its name.
+    public var session: Int
+    /// When it was saved: seconds since 1970 (UTC); the file's mtime when the index was rebuilt.
+    public var savedAt: Int64
+    /// The file's size in bytes when it was indexed.
+    public var bytes: Int64
+
+    public init(token: String, path: String, session: Int, savedAt: Int64, bytes: Int64) {
+        self.token = token
+        self.path = path
+        self.session = session
+        self.savedAt = savedAt
+        self.bytes = bytes
+    }
+}
+
+/// The pictures guests can take home, in SQLite (libsqlite3): the daemon records every saved
+/// picture (one transaction each), the gallery reads it at the same time (WAL mode: readers never
+/// wait for the writer). `PRAGMA user_version` is the schema's version (``schemaVersion``).
+/// A picture removed at a guest's request keeps its row, marked (`removed_at`), so it is not served
+/// and a reconcile with the files does not bring it back; the stored file stays.
+///
+/// All calls are serialized on the connection's lock; they block on SQLite's I/O (a few ms, up to
+/// the 2 s busy timeout), so call them from a thread of your own (a picture sink's, the gallery's
+/// request threads), never the main loop or the cooperative pool.
+public final class PictureIndex: Sendable {
+    /// The schema this program writes and reads.
+    public static let schemaVersion: Int64 = 1
+    public let path: String
+    public let readOnly: Bool
+    // `@unchecked`: the connection is used only inside `connection`'s lock.
+    private struct Locked: @unchecked Sendable { let db: SQLiteConnection }
+    private let connection: Mutex<Locked>
+
+    /// Opens the index at `path`. For writing, it is created when missing (its folder must exist),
+    /// put in WAL mode, its schema made or checked, and its pages checked (`PRAGMA quick_check`).
+    /// For reading (`readOnly`), the file must exist and have this schema.
+    /// - Throws: ``IndexError``: `.open` (missing, permission), `.corrupt` (not a database, damaged
+    ///   pages: ``openForWriting(path:photosDir:tokens:now:log:)`` moves it aside and rebuilds it),
+    ///   `.newerSchema`, `.failed`.
+    public init(path: String, readOnly: Bool = false) throws(IndexError) {
+        self.path = path
+        self.readOnly = readOnly
+        let db = try SQLiteConnection(path: path, readOnly: readOnly)
+        let version = try db.integer("PRAGMA user_version")
+        if version > PictureIndex.schemaVersion {
+            throw IndexError(.newerSchema, "index \(path): schema version \(version) is newer than this program's \(PictureIndex.schemaVersion) (a newer booth wrote it)")
+        }
+        if readOnly {
+            guard version == PictureIndex.schemaVersion else {
+                throw IndexError(.open, "index \(path): not made yet (schema version \(version)); the daemon makes it at its start")
+            }
+        } else {
+            let check = try db.text("PRAGMA quick_check") ?? ""
+            guard check == "ok" else { throw IndexError(.corrupt, "index \(path): quick_check: \(check)") }
+            _ = try db.text("PRAGMA journal_mode = WAL")
+            // FULL: each committed transaction is on the disk before COMMIT returns (WAL's NORMAL may lose the last ones at a power cut).
+            try db.execute("PRAGMA synchronous = FULL")
+            if version == 0 {
+                try db.transaction { () throws(IndexError) in
+                    try db.execute("""
+                        CREATE TABLE IF NOT EXISTS pictures (
+                            token TEXT PRIMARY KEY NOT NULL,
+                            path TEXT NOT NULL UNIQUE,
+                            session INTEGER NOT NULL,
+                            saved_at INTEGER NOT NULL,
+                            bytes INTEGER NOT NULL,
+                            removed_at INTEGER
+                        );
+                        CREATE INDEX IF NOT EXISTS pictures_saved ON pictures (saved_at);
+                        PRAGMA user_version = \(PictureIndex.schemaVersion);
+                        """)
+                }
+            }
+        }
+        connection = Mutex(Locked(db: db))
+    }
+
+    private func with<T>(_ body: (SQLiteConnection) throws(IndexError) -> T) throws(IndexError) -> T {
+        try connection.withLock { (l: inout Locked) throws(IndexError) -> T in try body(l.db) }
+    }
+
+    /// Records `picture` (one transaction). A path already indexed keeps its row (and its token).
+    /// - Returns: true when the row is new.
+    @discardableResult
+    public func record(_ picture: IndexedPicture) throws(IndexError) -> Bool {
+        try with { db throws(IndexError) in
+            try db.transaction { () throws(IndexError) -> Bool in
+                try db.query("INSERT OR IGNORE INTO pictures (token, path, session, saved_at, bytes) VALUES (?, ?, ?, ?, ?)",
+                             [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(picture.savedAt), .int(picture.bytes)])
+                return db.changes > 0
+            }
+        }
+    }
+
+    /// The picture of `token`, unless removed; nil for an unknown token.
+    public func picture(token: String) throws(IndexError) -> IndexedPicture? {
+        guard PictureTokens.isWellFormed(token) else { return nil }
+        return try with { db throws(IndexError) in
+            var found: IndexedPicture?
+            try db.query("SELECT token, path, session, saved_at, bytes FROM pictures WHERE token = ? AND removed_at IS NULL", [.text(token)]) { r in
+                found = IndexedPicture(token: r.text(0), path: r.text(1), session: Int(r.int(2)), savedAt: r.int(3), bytes: r.int(4))
+            }
+            return found
+        }
+    }
+
+    /// The picture whose path under `storage.dir` is `path`, removed or not (for admin look-ups).
+    public func picture(path: String) throws(IndexError) -> (IndexedPicture, removed: Bool)? {
+        try with { db throws(IndexError) in
+            var found: (IndexedPicture, Bool)?
+            try db.query("SELECT token, path, session, saved_at, bytes, removed_at IS NOT NULL FROM pictures WHERE path = ?", [.text(path)]) { r in
+                found = (IndexedPicture(token: r.text(0), path: r.text(1), session: Int(r.int(2)), savedAt: r.int(3), bytes: r.int(4)), r.int(5) != 0)
+            }
+            return found
+        }
+    }
+
+    /// The newest `limit` pictures not removed, newest first, from `offset`.
+    public func recent(limit: Int, offset: Int = 0) throws(IndexError) -> [IndexedPicture] {
+        try with { db throws(IndexError) in
+            var out: [IndexedPicture] = []
+            try db.query("SELECT token, path, session, saved_at, bytes FROM pictures WHERE removed_at IS NULL ORDER BY saved_at DESC, session DESC LIMIT ? OFFSET ?",
+                         [.int(Int64(limit)), .int(Int64(offset))]) { r in
+                out.append(IndexedPicture(token: r.text(0), path: r.text(1), session: Int(r.int(2)), savedAt: r.int(3), bytes: r.int(4)))
+            }
+            return out
+        }
+    }
+
+    /// Pictures served (not removed), and removed.
+    public func counts() throws(IndexError) -> (served: Int, removed: Int) {
+        try with { db throws(IndexError) in
+            (Int(try db.integer("SELECT count(*) FROM pictures WHERE removed_at IS NULL")),
+             Int(try db.integer("SELECT count(*) FROM pictures WHERE removed_at IS NOT NULL")))
+        }
+    }
+
+    /// Marks the picture of `token` removed at `at` (seconds since 1970): no longer served; the file stays.
+    /// - Returns: false when no such picture is served.
+    @discardableResult
+    public func remove(token: String, at: Int64) throws(IndexError) -> Bool {
+        guard PictureTokens.isWellFormed(token) else { return false }
+        return try with { db throws(IndexError) in
+            try db.transaction { () throws(IndexError) -> Bool in
+                try db.query("UPDATE pictures SET removed_at = ? WHERE token = ? AND removed_at IS NULL", [.int(at), .text(token)])
+                return db.changes > 0
+            }
+        }
+    }
+
+    /// Changes by other connections since this one's last look (`PRAGMA data_version`): a reader
+    /// compares it between polls to see the daemon's new pictures.
+    public func dataVersion() throws(IndexError) -> Int64 {
+        try with { db throws(IndexError) in try db.integer("PRAGMA data_version") }
+    }
+
+    /// Adds every picture file under `photosDir` (date folders, `booth-NNNNNN-picture.jpg`) that the
+    /// index lacks, with its token, its session and its file's mtime; a removed picture stays removed.
+    /// - Returns: the pictures added.
+    @discardableResult
+    public func reconcile(photosDir: String, tokens: PictureTokens) throws(IndexError) -> Int {
+        var added = 0
+        for picture in PictureIndex.pictureFiles(in: photosDir, tokens: tokens) where try record(picture) {
+            added += 1
+        }
+        return added
+    }
+
+    /// The picture files under `photosDir` as index rows, oldest session first.
+    static func pictureFiles(in photosDir: String, tokens: PictureTokens) -> [IndexedPicture] {
+        var out: [IndexedPicture] = []
+        for folder in listDirectory(photosDir).sorted() where PhotoStore.isDateFolder(folder) {
+            for name in listDirectory("\(photosDir)/\(folder)") where PhotoFileName.isPicture(name) {
+                var st = stat()
+                guard stat("\(photosDir)/\(folder)/\(name)", &st) == 0, st.st_size > 0 else { continue }
+                let relative = "\(folder)/\(name)"
+                out.append(IndexedPicture(token: tokens.token(for: relative), path: relative,
+                                          session: PhotoFileName.sessionNumber(in: name) ?? 0,
+                                          savedAt: Int64(st.st_mtim.tv_sec), bytes: Int64(st.st_size)))
+            }
+        }
+        return out.sorted { $0.session < $1.session }
+    }
+
+    /// The daemon's index: opened for writing, or, when it is not a database or damaged, moved aside
+    /// (`index.sqlite.corrupt-<seconds since 1970>`, with its -wal and -shm) and made anew; then
+    /// reconciled with the picture files (the same tokens: they come from the secret). nil when even
+    /// a new one cannot be made (logged; the booth runs without its gallery).
+    public static func openForWriting(path: String, photosDir: String, tokens: PictureTokens,
+                                      now: Int64 = Int64(time(nil)), log: Logger) -> PictureIndex? {
+        var index: PictureIndex?
+        do {
+            index = try PictureIndex(path: path)
+        } catch where error.kind == .corrupt {
+            let aside = "\(path).corrupt-\(now)"
+            log.warning("gallery: \(error); moved aside as \(aside) and made anew from the photos (the same URLs)")
+            rename(path, aside)
+            for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+        } catch {
+            log.error("gallery: \(error); the gallery has no index (guests cannot get their photos)")
+            return nil
+        }
+        do {
+            let opened = try index ?? PictureIndex(path: path)
+            let added = try opened.reconcile(photosDir: photosDir, tokens: tokens)
+            if added > 0 { log.notice("gallery: index \(path): \(added) pictures on disk added") }
+            return opened
+        } catch {
+            log.error("gallery: \(error); the gallery has no index (guests cannot get their photos)")
+            return nil
+        }
+    }
+}

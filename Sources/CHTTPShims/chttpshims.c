@@ -1,0 +1,85 @@
+#include "chttpshims.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+struct context { pb_http_handler handler; void *context; };
+struct pb_http_server { struct MHD_Daemon *daemon; struct context c; };
+
+/* The request's marker: the access callback runs once for the headers and again per body chunk. */
+static int seen;
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+                                      const char *version, const char *upload_data, size_t *upload_data_size, void **request) {
+    (void)version; (void)upload_data;
+    struct context *c = cls;
+    if (*request == NULL) {
+        /* First call: headers only. Answer now unless a body follows (it is read and dropped). */
+        *request = &seen;
+        if (*upload_data_size == 0) return c->handler(c->context, connection, method, url) ? MHD_YES : MHD_NO;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
+    return c->handler(c->context, connection, method, url) ? MHD_YES : MHD_NO;
+}
+
+pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler, void *context, char *why, size_t why_len) {
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(o->port);
+    if (inet_pton(AF_INET, o->address, &addr.sin_addr) != 1) {
+        snprintf(why, why_len, "'%s' is not an IPv4 address (use 0.0.0.0 for every interface, or one of the booth's addresses)", o->address);
+        errno = EINVAL;
+        return NULL;
+    }
+    pb_http_server *server = calloc(1, sizeof *server);
+    if (!server) { snprintf(why, why_len, "out of memory"); errno = ENOMEM; return NULL; }
+    struct context *c = &server->c;
+    c->handler = handler;
+    c->context = context;
+    errno = 0;
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, o->port, NULL, NULL, access_handler, c,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(o->threads ? o->threads : 1),
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)o->per_ip_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)o->memory_per_connection,
+        MHD_OPTION_END);
+    if (!d) {
+        int e = errno ? errno : EADDRINUSE;
+        snprintf(why, why_len, "cannot listen on %s:%u: %s", o->address, (unsigned)o->port, strerror(e));
+        free(server);
+        errno = e;
+        return NULL;
+    }
+    server->daemon = d;
+    return server;
+}
+
+uint16_t pb_http_port(pb_http_server *server) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+void pb_http_client_address(struct MHD_Connection *connection, char *out, size_t len) {
+    out[0] = 0;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return;
+    const struct sockaddr *sa = info->client_addr;
+    if (sa->sa_family == AF_INET) inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)len);
+    else if (sa->sa_family == AF_INET6) inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)len);
+}
+
+void pb_http_stop(pb_http_server *server) {
+    if (!server) return;
+    MHD_stop_daemon(server->daemon);
+    free(server);
+}

@@ -1,0 +1,37 @@
+// photobooth-gallery's HTTP server through libmicrohttpd: MHD_start_daemon and
+// MHD_get_connection_info are variadic, which Swift cannot call, so they are called here.
+#ifndef CHTTPSHIMS_H
+#define CHTTPSHIMS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct MHD_Connection;
+/// A running server; opaque.
+typedef struct pb_http_server pb_http_server;
+
+/// Called once per request on one of the server's threads, after its headers arrived (a request
+/// body is read and dropped: the gallery takes none). Queue a response with MHD_queue_response and
+/// return 1, or return 0 to close the connection.
+typedef int (*pb_http_handler)(void *context, struct MHD_Connection *connection, const char *method, const char *url);
+
+/// What the server is started with.
+typedef struct {
+    const char *address;            ///< IPv4 address to bind ("0.0.0.0": every interface)
+    uint16_t port;                  ///< TCP port
+    unsigned threads;               ///< polling threads (MHD_OPTION_THREAD_POOL_SIZE)
+    unsigned max_connections;       ///< MHD_OPTION_CONNECTION_LIMIT
+    unsigned per_ip_connections;    ///< MHD_OPTION_PER_IP_CONNECTION_LIMIT
+    unsigned timeout_seconds;       ///< MHD_OPTION_CONNECTION_TIMEOUT: idle or slow connections closed
+    size_t memory_per_connection;   ///< MHD_OPTION_CONNECTION_MEMORY_LIMIT: the request line and headers must fit
+} pb_http_options;
+
+/// Starts the server (MHD_start_daemon with an internal thread pool on epoll). NULL on failure, with
+/// a sentence in `why` (the address unparsable, the port taken: bind's errno).
+pb_http_server *pb_http_start(const pb_http_options *options, pb_http_handler handler, void *context, char *why, size_t why_len);
+/// The port the server listens on (the one asked for, or the one given for port 0).
+uint16_t pb_http_port(pb_http_server *server);
+/// The client's IPv4 or IPv6 address as text ("192.168.1.20"); "" when unknown.
+void pb_http_client_address(struct MHD_Connection *connection, char *out, size_t len);
+/// Stops the server: no new connections, the threads joined (MHD_stop_daemon), then frees it.
+void pb_http_stop(pb_http_server *server);
+#endif

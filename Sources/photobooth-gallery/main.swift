@@ -1,0 +1,110 @@
+// photobooth-gallery: the booth's own web server, so guests take their pictures home. A service of
+// its own (photobooth-gallery.service) with network access, apart from photoboothd (which has none):
+// it reads the pictures and the index the daemon writes, and writes nothing beside them.
+import BoothClock
+import BoothControl
+import BoothCore
+import BoothGallery
+import BoothIndex
+import BoothPorts
+import BoothRuntime
+import Glibc
+
+let usage = """
+    Usage: photobooth-gallery [--config FILE] [--set KEY=VALUE]... [--port N]
+
+    Serves the pictures the booth saved, each at the URL its QR code carries (/p/TOKEN), from the
+    SQLite index photoboothd keeps (gallery.index), until SIGTERM or SIGINT.
+
+      --config FILE    the booth's settings (default \(Schema.defaultConfigPath); the [gallery] section)
+      --set KEY=VALUE  a setting for this run only, as in the file (e.g. gallery.port=8081)
+      --port N         listen on port N (0: a free one, printed as "listening on"); overrides gallery.port
+    """
+
+let log = Logger(threshold: .info) { line in
+    var l = line + "\n"
+    _ = l.withUTF8 { write(2, $0.baseAddress, $0.count) }
+}
+
+func fail(_ message: String, _ code: Int32) -> Never {
+    log.error("photobooth-gallery: \(message)")
+    exit(code)
+}
+
+var configPath = Schema.defaultConfigPath, configGiven = false
+var overrides: [(key: String, value: String)] = []
+var portOverride: UInt16?
+var args = CommandLine.arguments.dropFirst()
+while let arg = args.popFirst() {
+    func value() -> String {
+        guard let v = args.popFirst() else { fail("\(arg) needs a value\n\(usage)", ExitCode.usage) }
+        return v
+    }
+    switch arg {
+    case "--config": configPath = value(); configGiven = true
+    case "--set":
+        let kv = value()
+        guard let eq = kv.firstIndex(of: "=") else { fail("--set takes KEY=VALUE, got '\(kv)'", ExitCode.usage) }
+        overrides.append((String(kv[..<eq]), String(kv[kv.index(after: eq)...])))
+    case "--port":
+        let v = value()
+        guard let p = UInt16(v) else { fail("--port takes 0 to 65535, got '\(v)'", ExitCode.usage) }
+        portOverride = p
+    case "-h", "--help": print(usage); exit(0)
+    default: fail("unknown argument '\(arg)'\n\(usage)", ExitCode.usage)
+    }
+}
+
+let settings: Settings
+do {
+    let loaded = try loadSettings(path: configPath, required: configGiven, overrides: overrides)
+    for n in loaded.notes { log.info("photobooth-gallery: \(n)") }
+    for w in loaded.warnings { log.warning(w.description) }
+    settings = loaded.settings
+} catch {
+    fail("\(error)", error.exitCode)
+}
+let g = settings.gallery
+guard g.enabled else {
+    log.notice("photobooth-gallery: gallery.enabled = false in \(configPath): nothing to serve; exiting")
+    exit(0)
+}
+
+// The daemon makes the index at its start; until then, wait for it (logged once).
+var index: PictureIndex?
+var said = false
+while index == nil {
+    do {
+        index = try PictureIndex(path: g.index, readOnly: true)
+    } catch {
+        if error.kind == .newerSchema { fail("\(error)", ExitCode.config) }
+        if !said { log.warning("photobooth-gallery: \(error); waiting for photoboothd to make it (looking every 2 s)"); said = true }
+        sleep(2)
+    }
+}
+
+// SIGTERM and SIGINT are taken by sigwait below, on this thread.
+var signals = sigset_t()
+sigemptyset(&signals)
+sigaddset(&signals, SIGTERM)
+sigaddset(&signals, SIGINT)
+pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+let server = GalleryServer(config: GalleryServer.Config(settings), index: index!, log: log)
+let port: UInt16
+do {
+    port = try server.start(address: g.listen, port: portOverride ?? UInt16(g.port), maxConnections: g.maxConnections,
+                            connectionsPerClient: g.connectionsPerClient, timeoutMilliseconds: g.timeoutMilliseconds)
+} catch {
+    fail("\(error)", ExitCode.unavailable)
+}
+let counts = (try? index!.counts()) ?? (served: 0, removed: 0)
+log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)")
+
+var received: Int32 = 0
+sigwait(&signals, &received)
+log.notice("photobooth-gallery: signal \(received): stopping")
+server.stop()
+let s = server.currentStats
+log.notice("photobooth-gallery: stopped after \(s.requests) requests (\(s.pictures) pictures served, \(s.notFound) not found)")
+exit(0)

@@ -1,0 +1,51 @@
+import BoothGallery
+import Testing
+
+@Suite("The gallery's router and parsers")
+struct GalleryRequestTests {
+    private let token = "abcdefghijklmnopqrstuvwxyz"
+
+    @Test("pages, pictures, downloads and health; every other path is not found without reaching the index")
+    func routes() {
+        #expect(GalleryRoute.route(method: "GET", path: "/p/\(token)") == .page(token: token))
+        #expect(GalleryRoute.route(method: "HEAD", path: "/p/\(token).jpg") == .image(token: token))
+        #expect(GalleryRoute.route(method: "GET", path: "/p/\(token)/download") == .download(token: token))
+        #expect(GalleryRoute.route(method: "GET", path: "/health") == .health)
+        #expect(GalleryRoute.route(method: "POST", path: "/p/\(token)") == .methodNotAllowed)
+        for bad in ["/", "/p/", "/p/\(token)x", "/p/../../etc/passwd", "/p/\(token.uppercased())", "/p/%2e%2e%2fabcdefghijklmnopq",
+                    "/p/\(token)/../\(token)", "/p//\(token)", "/P/\(token)", "/p/\(token).png", "/p/" + String(repeating: "a", count: 300),
+                    "/p/abcdefghijklmnopqrstuvwxy1", "/p/abcdefghijklmnopqrstuvwxy\u{e9}"] {
+            #expect(GalleryRoute.route(method: "GET", path: bad) == .notFound, "\(bad)")
+        }
+    }
+
+    @Test("one byte range of a file; several, garbage or another unit are the whole file; past the end is 416")
+    func ranges() {
+        #expect(ByteRange.parse(nil, size: 1000) == .whole)
+        #expect(ByteRange.parse("bytes=0-99", size: 1000) == .partial(first: 0, last: 99))
+        #expect(ByteRange.parse("bytes=900-", size: 1000) == .partial(first: 900, last: 999))
+        #expect(ByteRange.parse("bytes=-100", size: 1000) == .partial(first: 900, last: 999))
+        #expect(ByteRange.parse("bytes=-5000", size: 1000) == .partial(first: 0, last: 999))
+        #expect(ByteRange.parse("bytes=990-5000", size: 1000) == .partial(first: 990, last: 999))
+        #expect(ByteRange.parse("bytes=1000-", size: 1000) == .unsatisfiable)
+        #expect(ByteRange.parse("bytes=-0", size: 1000) == .unsatisfiable)
+        #expect(ByteRange.parse("bytes=5-1", size: 1000) == .whole)
+        #expect(ByteRange.parse("bytes=0-1,5-6", size: 1000) == .whole)
+        #expect(ByteRange.parse("items=0-1", size: 1000) == .whole)
+        #expect(ByteRange.parse("bytes=a-b", size: 1000) == .whole)
+        #expect(ByteRange.parse("bytes=99999999999999999999-", size: 1000) == .whole)
+        #expect(ByteRange.parse("bytes=+1-2", size: 1000) == .whole)
+    }
+
+    @Test("HTTP dates, HTML escaping, download names, servable paths")
+    func texts() {
+        #expect(GalleryText.httpDate(1_796_126_645) == "Tue, 01 Dec 2026 12:04:05 GMT")
+        #expect(GalleryText.html("<a href=\"x\">Tom & Jerry's</a>") == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;")
+        #expect(GalleryText.downloadName(path: "2026-12-01/booth-000042-picture.jpg") == "photobooth-2026-12-01-42.jpg")
+        #expect(GalleryText.isServablePath("2026-12-01/booth-000042-picture.jpg"))
+        #expect(!GalleryText.isServablePath("2026-12-01/booth-000042-1.jpg"), "captures are not served")
+        #expect(!GalleryText.isServablePath("../2026-12-01/booth-000042-picture.jpg"))
+        #expect(!GalleryText.isServablePath("/etc/booth-000042-picture.jpg"))
+        #expect(!GalleryText.isServablePath("2026-12-01/x/booth-000042-picture.jpg"))
+    }
+}

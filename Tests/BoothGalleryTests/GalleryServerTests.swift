@@ -1,0 +1,134 @@
+import BoothGallery
+import BoothIndex
+import BoothPorts
+import BoothStorage
+import BoothTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// A GET (or `method`) to the gallery on loopback through URLSession (libcurl underneath): status,
+/// headers (lower-cased names) and body.
+private func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:]) throws -> (Int, [String: String], [UInt8]) {
+    var request = URLRequest(url: try #require(URL(string: url)))
+    request.httpMethod = method
+    for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: (Int, [String: String], [UInt8])?
+    nonisolated(unsafe) var failure: Error?
+    let session = URLSession(configuration: .ephemeral)
+    session.dataTask(with: request) { data, response, error in
+        if let error { failure = error } else if let http = response as? HTTPURLResponse {
+            var h: [String: String] = [:]
+            for (k, v) in http.allHeaderFields { h[String(describing: k).lowercased()] = String(describing: v) }
+            result = (http.statusCode, h, [UInt8](data ?? Data()))
+        }
+        done.signal()
+    }.resume()
+    #expect(done.wait(timeout: .now() + 10) == .success)
+    if let failure { throw failure }
+    return try #require(result)
+}
+
+@Suite("The gallery over real HTTP (libmicrohttpd on loopback)", .serialized)
+struct GalleryServerTests {
+    @Test("a picture's page, the picture (ETag, 304, Range 206, 416), the download with its name, 404s, HEAD, 405, health")
+    func serves() throws {
+        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let photos = "\(dir)/photos"
+        try FileManager.default.createDirectory(atPath: "\(photos)/2026-12-01", withIntermediateDirectories: true)
+        let capture = try #require(SharedImages.captures().first, "\(SharedImages.missingMessage())")
+        let jpeg = try SharedImages.bytes(capture)
+        let relative = "2026-12-01/\(PhotoFileName.name(session: 42, shot: 0))"
+        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let writer = try #require(PictureIndex.openForWriting(path: "\(dir)/index.sqlite", photosDir: photos, tokens: tokens, log: LogRecorder().logger()))
+        let token = tokens.token(for: relative)
+        #expect(try writer.picture(token: token) != nil)
+        let index = try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true)
+        let server = GalleryServer(config: .init(photosDir: photos, title: "Anna & Ben's <wedding>", downloadText: "Save", missingText: "Not here."),
+                                   index: index, log: LogRecorder().logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(port)"
+
+        let (status, headers, body) = try fetch("\(base)/p/\(token)")
+        #expect(status == 200)
+        #expect(headers["content-type"] == "text/html; charset=utf-8")
+        let page = String(decoding: body, as: UTF8.self)
+        #expect(page.contains("<h1>Anna &amp; Ben&#39;s &lt;wedding&gt;</h1>"))
+        #expect(page.contains("<img src=\"/p/\(token).jpg\""))
+        #expect(page.contains("href=\"/p/\(token)/download\" download=\"photobooth-2026-12-01-42.jpg\">Save</a>"))
+
+        let (s2, h2, picture) = try fetch("\(base)/p/\(token).jpg")
+        #expect(s2 == 200)
+        #expect(picture == jpeg, "the file's bytes")
+        #expect(h2["content-type"] == "image/jpeg")
+        #expect(h2["content-length"] == "\(jpeg.count)")
+        #expect(h2["accept-ranges"] == "bytes")
+        let etag = try #require(h2["etag"])
+        #expect(h2["last-modified"]?.hasSuffix(" GMT") == true)
+        let (s3, _, b3) = try fetch("\(base)/p/\(token).jpg", headers: ["If-None-Match": etag])
+        #expect(s3 == 304)
+        #expect(b3.isEmpty)
+        let (s4, h4, b4) = try fetch("\(base)/p/\(token).jpg", headers: ["Range": "bytes=100-199"])
+        #expect(s4 == 206)
+        #expect(b4 == Array(jpeg[100...199]))
+        #expect(h4["content-range"] == "bytes 100-199/\(jpeg.count)")
+        let (s5, h5, _) = try fetch("\(base)/p/\(token).jpg", headers: ["Range": "bytes=\(jpeg.count)-"])
+        #expect(s5 == 416)
+        #expect(h5["content-range"] == "bytes */\(jpeg.count)")
+        let (s6, h6, b6) = try fetch("\(base)/p/\(token)/download")
+        #expect(s6 == 200)
+        #expect(b6 == jpeg)
+        #expect(h6["content-disposition"] == "attachment; filename=\"photobooth-2026-12-01-42.jpg\"")
+        let (s7, h7, b7) = try fetch("\(base)/p/\(token).jpg", method: "HEAD")
+        #expect(s7 == 200)
+        #expect(b7.isEmpty)
+        #expect(h7["content-length"] == "\(jpeg.count)")
+
+        for path in ["/p/\(String(repeating: "a", count: 26))", "/p/\(token)x", "/p/../../etc/passwd", "/", "/p/%2e%2e/index.sqlite"] {
+            let (s, _, b) = try fetch("\(base)\(path)")
+            #expect(s == 404, "\(path)")
+            #expect(String(decoding: b, as: UTF8.self).contains("Not here."))
+        }
+        let (s8, h8, _) = try fetch("\(base)/p/\(token)", method: "POST")
+        #expect(s8 == 405)
+        #expect(h8["allow"] == "GET, HEAD")
+        let (s9, _, b9) = try fetch("\(base)/health")
+        #expect(s9 == 200)
+        #expect(String(decoding: b9, as: UTF8.self) == "ok 1 pictures\n")
+
+        // Removed (a guest's request): no longer served; the file stays.
+        #expect(try writer.remove(token: token, at: 1))
+        let (s10, _, _) = try fetch("\(base)/p/\(token).jpg")
+        #expect(s10 == 404)
+        #expect(FileManager.default.fileExists(atPath: "\(photos)/\(relative)"))
+        let stats = server.currentStats
+        #expect(stats.pictures == 4)
+        #expect(stats.notFound == 6)
+    }
+
+    @Test("an address that is not IPv4, or a port taken, is a clear error")
+    func startErrors() throws {
+        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let index = try PictureIndex(path: "\(dir)/index.sqlite")
+        let config = GalleryServer.Config(photosDir: dir, title: "t", downloadText: "d", missingText: "m")
+        let a = GalleryServer(config: config, index: index, log: LogRecorder().logger())
+        #expect { try a.start(address: "booth.local", port: 0, maxConnections: 4, connectionsPerClient: 2, timeoutMilliseconds: 1000) } throws: {
+            "\($0)".contains("'booth.local' is not an IPv4 address")
+        }
+        let port = try a.start(address: "127.0.0.1", port: 0, maxConnections: 4, connectionsPerClient: 2, timeoutMilliseconds: 1000)
+        defer { a.stop() }
+        let b = GalleryServer(config: config, index: index, log: LogRecorder().logger())
+        #expect { try b.start(address: "127.0.0.1", port: port, maxConnections: 4, connectionsPerClient: 2, timeoutMilliseconds: 1000) } throws: {
+            "\($0)".contains("cannot listen on 127.0.0.1:\(port)")
+        }
+    }
+}
