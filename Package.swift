@@ -74,7 +74,7 @@ let package = Package(
         // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
                                                               "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
-                                                              "BoothStorage", "BoothControl", "BoothDeviceListing"]),
+                                                              "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing"]),
 
@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
-                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "photoboothd"]),
+                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "photoboothd"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime",

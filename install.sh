@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev
   libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libncurses6 libz3-dev pkg-config tzdata zlib1g-dev)
 # The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), libevdev (input buttons), libdrm (KMS screens), TurboJPEG, libpng (the picture's PNG overlay).
-BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
+BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test),
 # udev (the systemd scenario applies etc/udev in the guest), python3 (the print stack's helper, the kill
 # and soak checks, the socket peer test's client, the display scenario), jq (the corrupt-frames scenario
@@ -137,7 +137,7 @@ build() {
 
 # ---- --install / --uninstall ---------------------------------------------------------------
 # What the installed booth needs at run time (the binary links these; the Swift runtime is static).
-RUNTIME_DEPS=(libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod)
+RUNTIME_DEPS=(libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod)
 # The one release build, kept outside the clone so CI and re-runs reuse it.
 RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
 
@@ -160,8 +160,8 @@ install_file() {
 release_build() {
   if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then
     step "using the prebuilt binaries in $PHOTOBOOTH_PREBUILT (PHOTOBOOTH_PREBUILT; no build)"
-    [ -x "$PHOTOBOOTH_PREBUILT/photoboothd" ] && [ -x "$PHOTOBOOTH_PREBUILT/photoboothctl" ] \
-      || die "step 'prebuilt binaries' failed: no photoboothd/photoboothctl in $PHOTOBOOTH_PREBUILT"
+    [ -x "$PHOTOBOOTH_PREBUILT/photoboothd" ] && [ -x "$PHOTOBOOTH_PREBUILT/photoboothctl" ] && [ -x "$PHOTOBOOTH_PREBUILT/photobooth-gallery" ] \
+      || die "step 'prebuilt binaries' failed: no photoboothd/photoboothctl/photobooth-gallery in $PHOTOBOOTH_PREBUILT"
     BIN_DIR=$PHOTOBOOTH_PREBUILT
     return 0
   fi
@@ -169,7 +169,7 @@ release_build() {
   mkdir -p "$RELEASE_SCRATCH"
   local product rc
   : > $LOGS/release.log
-  for product in photoboothd photoboothctl; do
+  for product in photoboothd photoboothctl photobooth-gallery; do
     rc=0
     swift build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" --product "$product" \
       >>$LOGS/release.log 2>&1 || rc=$?
@@ -198,14 +198,14 @@ do_install() {
   step "installing the programs to $D/usr/local/bin (stripped of symbols: an SD card's room is the booth's photos')"
   local stripped prog total=0 size
   stripped=$(mktemp -d /tmp/photobooth-stripped.XXXXXX)
-  for prog in photoboothd photoboothctl; do
+  for prog in photoboothd photoboothctl photobooth-gallery; do
     run_step "strip $prog" strip --strip-all -o "$stripped/$prog" "$BIN_DIR/$prog"
     install_file "$stripped/$prog" "$D/usr/local/bin/$prog" 0755
     size=$(stat -c %s "$D/usr/local/bin/$prog"); total=$((total + size))
-    printf '  %-13s %s MB\n' "$prog" "$(awk -v b="$size" 'BEGIN {printf "%.1f", b / 1e6}')"
+    printf '  %-18s %s MB\n' "$prog" "$(awk -v b="$size" 'BEGIN {printf "%.1f", b / 1e6}')"
   done
   rm -rf "$stripped"
-  printf '  together      %s MB\n' "$(awk -v b="$total" 'BEGIN {printf "%.1f", b / 1e6}')"
+  printf '  together           %s MB\n' "$(awk -v b="$total" 'BEGIN {printf "%.1f", b / 1e6}')"
   step "installing the default config to $D/etc/photobooth/photobooth.conf (never overwritten)"
   local conf="$D/etc/photobooth/photobooth.conf"
   if [ -e "$conf" ]; then
@@ -221,6 +221,7 @@ do_install() {
   fi
   step "installing the systemd unit, udev rules, system user definition and README"
   install_file etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" 0644
+  install_file etc/systemd/photobooth-gallery.service "$D/etc/systemd/system/photobooth-gallery.service" 0644
   install_file etc/udev/90-photobooth.rules "$D/etc/udev/rules.d/90-photobooth.rules" 0644
   install_file etc/sysusers.d/photobooth.conf "$D/etc/sysusers.d/photobooth.conf" 0644
   install_file README.md "$D/usr/local/share/doc/photobooth/README.md" 0644
@@ -228,7 +229,10 @@ do_install() {
   if [ -z "$D" ]; then
     run_step "systemd-sysusers" systemd-sysusers /etc/sysusers.d/photobooth.conf
     id photobooth
-    run_step "create /var/lib/photobooth" install -d -m 0750 -o photobooth -g photobooth /var/lib/photobooth
+    run_step "create /var/lib/photobooth" install -d -m 0751 -o photobooth -g photobooth /var/lib/photobooth
+    # The pictures and the gallery's index: setgid to photobooth-photos, which photobooth-gallery reads them through.
+    run_step "create /var/lib/photobooth/photos" install -d -m 2750 -o photobooth -g photobooth-photos /var/lib/photobooth/photos
+    run_step "create /var/lib/photobooth/gallery" install -d -m 2750 -o photobooth -g photobooth-photos /var/lib/photobooth/gallery
     # A photoboothd once run by hand as root leaves root's files there (photos/, the totals): the service,
     # running as photobooth, would find its photos directory not writable. Given back, and said.
     local foreign
@@ -239,7 +243,7 @@ do_install() {
     fi
   else
     echo "  (--destdir: the user is created by systemd-sysusers from etc/sysusers.d on the target)"
-    [ -d "$D/var/lib/photobooth" ] || run_step "create $D/var/lib/photobooth" install -d -m 0750 "$D/var/lib/photobooth"
+    [ -d "$D/var/lib/photobooth" ] || run_step "create $D/var/lib/photobooth" install -d -m 0751 "$D/var/lib/photobooth"
   fi
   run_step "check the installed config" "$BIN_DIR/photoboothctl" config validate "$conf" >/dev/null
   [ -n "$D" ] && { step "staged in $D"; return 0; }
@@ -271,18 +275,18 @@ do_uninstall() {
   local D=${destdir%/}
   if [ -z "$D" ] && [ "$(id -u)" -ne 0 ]; then die "--uninstall needs root"; fi
   if [ -z "$D" ] && have_systemd; then
-    step "stopping and disabling photoboothd.service"
-    systemctl disable --now photoboothd.service 2>/dev/null || true
+    step "stopping and disabling photoboothd.service and photobooth-gallery.service"
+    systemctl disable --now photoboothd.service photobooth-gallery.service 2>/dev/null || true
   fi
   step "removing the installed files (keeping $D/etc/photobooth, $D/var/lib/photobooth and the user)"
   local f
-  for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /etc/systemd/system/photoboothd.service \
-           /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf /usr/local/share/doc/photobooth/README.md; do
+  for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /usr/local/bin/photobooth-gallery \
+           /etc/systemd/system/photoboothd.service /etc/systemd/system/photobooth-gallery.service /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf /usr/local/share/doc/photobooth/README.md; do
     if [ -e "$D$f" ]; then run_step "remove $D$f" rm -f "$D$f"; echo "  removed    $D$f"; fi
   done
   rmdir "$D/usr/local/share/doc/photobooth" 2>/dev/null || true
   if [ -z "$D" ] && have_systemd; then systemctl daemon-reload || true; fi
-  echo "kept: the config, the photos and the user photobooth (remove it with 'userdel photobooth')"
+  echo "kept: the config, the photos and the users photobooth and photobooth-gallery (remove them with 'userdel photobooth; userdel photobooth-gallery')"
 }
 
 mode="" no_start=false destdir=""

@@ -66,6 +66,8 @@ public final class PictureIndex: Sendable {
             let check = try db.text("PRAGMA quick_check") ?? ""
             guard check == "ok" else { throw IndexError(.corrupt, "index \(path): quick_check: \(check)") }
             _ = try db.text("PRAGMA journal_mode = WAL")
+            // The gallery reads through a group that may not create files here: the -wal and -shm stay.
+            db.persistWAL()
             // FULL: each committed transaction is on the disk before COMMIT returns (WAL's NORMAL may lose the last ones at a power cut).
             try db.execute("PRAGMA synchronous = FULL")
             if version == 0 {

@@ -139,6 +139,13 @@ final class SQLiteConnection {
         }
     }
 
+    /// Keeps the -wal and -shm files when the last connection closes (`SQLITE_FCNTL_PERSIST_WAL`), so a
+    /// reader that may not create files in the folder can still open the database in WAL mode.
+    func persistWAL() {
+        var on: Int32 = 1
+        _ = sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE (`sqlite3_changes`).
     var changes: Int { Int(sqlite3_changes(db)) }
 

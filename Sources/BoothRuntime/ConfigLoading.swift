@@ -11,15 +11,16 @@ public let simulatedConfigPath = "./photobooth.conf"
 
 /// What `photoboothd --simulate` puts in the working directory instead of the system booth's paths: every file
 /// the booth writes or reads back (photos and their totals and index in `storage.dir`, the file preview, the
-/// print journal and the print spool). Applied as overrides before the `--set` ones, so `--set` still wins
+/// print journal and the print spool, the gallery's index and secret). Applied as overrides before the `--set` ones, so `--set` still wins
 /// and a `--config` file's values for these keys do not.
 public let simulatedOverrides: [(key: String, value: String)] = [
     ("storage.dir", "./photos"), ("preview.file", "./preview.jpg"),
     ("print.journal", "./print-journal.json"), ("print.spool", "./prints"),
+    ("gallery.index", "./gallery/index.sqlite"), ("gallery.secret", "./gallery.secret"),
 ]
 
-// Reading and validating the config file (`loadSettings`, `ConfigLoadError`) is photoboothd's
-// (photoboothd/ConfigFile.swift): it reads the file through BoothStorage's `AtomicFile`.
+// Reading and validating the config file (`loadSettings`, `ConfigLoadError`) is BoothControl's
+// (BoothControl/ConfigFile.swift): it reads the file through BoothStorage's `AtomicFile`.
 
 /// `path` made absolute against the working directory (`getcwd`); unchanged when already absolute.
 public func absolutePath(_ path: String) -> String {

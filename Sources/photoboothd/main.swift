@@ -24,7 +24,9 @@ let usage = """
                         (Enter = press, c + Enter = long press); everything it keeps
                         stays in the working directory: photos and totals in ./photos,
                         file preview ./preview.jpg, print journal ./print-journal.json,
-                        print spool ./prints, settings ./photobooth.conf (--set wins)
+                        print spool ./prints, gallery index ./gallery/index.sqlite
+                        and secret ./gallery.secret, settings ./photobooth.conf
+                        (--set wins)
       --camera PATH     with --simulate: use this real V4L2 camera (e.g. /dev/video0)
       --corrupt-frames N[:KIND,...]
                         with --simulate: the test-pattern camera spoils every Nth frame,
@@ -206,6 +208,7 @@ do {
 
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
 var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
+if let gallery = gallerySink(loaded.settings, log: log) { runtimeOptions.pictureSinks.append(gallery) }
 runtimeOptions.composer = composer
 runtimeOptions.composerFactory = { try makePictureComposer($0) }
 // Under systemd (Type=notify): READY/STATUS/WATCHDOG to $NOTIFY_SOCKET; nil otherwise.

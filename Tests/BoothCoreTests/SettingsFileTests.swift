@@ -94,7 +94,7 @@ struct SettingsFileTests {
         #expect(message("[camera]\nzoom = 2") == "unknown key 'camera.zoom'; [camera] has backend, device, format, preview_size, capture_size, frame_rate, settle_frames, power_line_frequency, exposure, white_balance, focus, capture_timeout, idle_stop or rotation")
         #expect(message("[Camera]") == "unknown section '[Camera]'; did you mean '[camera]'?")
         #expect(message("[printer]\nmodel = x") == "unknown section '[printer]'; did you mean '[print]'?")
-        #expect(message("[projector]\nmodel = x") == "unknown section '[projector]'; sections are [camera], [button], [led], [session], [storage], [preview], [print], [display], [text] or [picture]")
+        #expect(message("[projector]\nmodel = x") == "unknown section '[projector]'; sections are [camera], [button], [led], [session], [storage], [preview], [print], [display], [text], [picture] or [gallery]")
         #expect(message("debounce = 30ms") == "'debounce' is outside any section; put it under [button] ('button.debounce')")
         #expect(message("storage.dir = /x") == "'storage.dir' is outside any section; write 'dir = …' under [storage]")
     }

@@ -20,17 +20,21 @@ expect_file() { # PATH MODE
 }
 expect_file /usr/local/bin/photoboothd 755
 expect_file /usr/local/bin/photoboothctl 755
+expect_file /usr/local/bin/photobooth-gallery 755
+expect_file /etc/systemd/system/photobooth-gallery.service 644
 expect_file /etc/photobooth/photobooth.conf 644
 expect_file /etc/systemd/system/photoboothd.service 644
 expect_file /etc/udev/rules.d/90-photobooth.rules 644
 expect_file /etc/sysusers.d/photobooth.conf 644
-[ -d "$D/var/lib/photobooth" ] && [ "$(stat -c %a "$D/var/lib/photobooth")" = 750 ] || fail "/var/lib/photobooth missing or not 0750"
+[ -d "$D/var/lib/photobooth" ] && [ "$(stat -c %a "$D/var/lib/photobooth")" = 751 ] || fail "/var/lib/photobooth missing or not 0751"
 cmp -s etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" || fail "the installed unit differs from etc/"
+cmp -s etc/systemd/photobooth-gallery.service "$D/etc/systemd/system/photobooth-gallery.service" || fail "the installed gallery unit differs from etc/"
+"$D/usr/local/bin/photobooth-gallery" --help | grep -q "Usage: photobooth-gallery" || fail "the installed photobooth-gallery does not run"
 cmp -s etc/photobooth/photobooth.conf "$D/etc/photobooth/photobooth.conf" || fail "the installed config differs from etc/"
 "$D/usr/local/bin/photoboothd" --version | grep -q photoboothd || fail "the installed photoboothd does not run"
 if ldd "$D/usr/local/bin/photoboothd" | grep -q libswift; then fail "photoboothd links the Swift runtime dynamically"; fi
 # Installed stripped, and small enough for an SD card: both programs together at most 60 MB.
-for prog in photoboothd photoboothctl; do
+for prog in photoboothd photoboothctl photobooth-gallery; do
   sections=$(readelf -S -W "$D/usr/local/bin/$prog") || fail "readelf -S $prog failed"
   grep -qE '\.symtab|\.debug_' <<<"$sections" && fail "$prog is installed with its symbol table or debug sections (not stripped)"
 done
@@ -52,17 +56,20 @@ tail -n1 "$D/etc/photobooth/photobooth.conf" | grep -q "edited by the operator" 
 grep -q -- "-# edited by the operator" "$D.log3" || fail "the difference was not shown"
 echo "install-test: an edited config is kept and its difference shown"
 
-# systemd-analyze verify: the unit with ExecStart pointing into the staging tree (the one difference).
-unit=$(mktemp -d)/photoboothd.service
-sed "s#/usr/local/bin/#$D/usr/local/bin/#" "$D/etc/systemd/system/photoboothd.service" > "$unit"
-systemd-analyze verify "$unit" || fail "systemd-analyze verify found problems in the unit"
-echo "install-test: systemd-analyze verify passed"
-systemd-analyze security --offline=yes "$unit" 2>/dev/null | grep "Overall exposure" || true
-rm -rf "$(dirname "$unit")"
+# systemd-analyze verify: the units with ExecStart pointing into the staging tree (the one difference).
+for name in photoboothd photobooth-gallery; do
+  unit=$(mktemp -d)/$name.service
+  sed "s#/usr/local/bin/#$D/usr/local/bin/#" "$D/etc/systemd/system/$name.service" > "$unit"
+  systemd-analyze verify "$unit" || fail "systemd-analyze verify found problems in $name.service"
+  echo "install-test: systemd-analyze verify passed ($name.service)"
+  systemd-analyze security --offline=yes "$unit" 2>/dev/null | grep "Overall exposure" || true
+  rm -rf "$(dirname "$unit")"
+done
 
 mkdir -p "$D/var/lib/photobooth/photos/2026-01-01" && echo x > "$D/var/lib/photobooth/photos/2026-01-01/booth-000001-1.jpg"
 ./install.sh --uninstall --destdir "$D" > "$D.log4" 2>&1 || { cat "$D.log4"; fail "uninstall failed"; }
-for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /etc/systemd/system/photoboothd.service \
+for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /usr/local/bin/photobooth-gallery \
+         /etc/systemd/system/photoboothd.service /etc/systemd/system/photobooth-gallery.service \
          /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf; do
   [ ! -e "$D$f" ] || fail "--uninstall left $f"
 done

@@ -1,0 +1,40 @@
+import BoothPorts
+import Glibc
+
+/// The daemon's side of the gallery: a ``PictureSink`` that records every saved picture (not the
+/// captures) in the ``PictureIndex`` on its own delivery thread, so the gallery serves it a moment
+/// after the save (the gallery reads the index directly). A failed write is logged; the picture
+/// is on disk all the same, and the next start's reconcile adds it.
+public final class GalleryIndexSink: PictureSink {
+    public let sinkName = "gallery"
+    private let index: PictureIndex
+    private let tokens: PictureTokens
+    private let log: Logger
+    private let now: @Sendable () -> Int64
+
+    /// - Parameter now: seconds since 1970 for a row's `saved_at` (tests inject theirs).
+    public init(index: PictureIndex, tokens: PictureTokens, log: Logger, now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
+        self.index = index
+        self.tokens = tokens
+        self.log = log
+        self.now = now
+    }
+
+    /// The picture's identity: its date folder and name (`2026-12-01/booth-000042-picture.jpg`), the
+    /// same under any `storage.dir`.
+    public static func identity(of path: String) -> String {
+        path.split(separator: "/").suffix(2).joined(separator: "/")
+    }
+
+    public func pictureSaved(_ picture: SavedPicture) {
+        guard picture.kind == .picture else { return }
+        let identity = GalleryIndexSink.identity(of: picture.path)
+        let token = tokens.token(for: identity)
+        do {
+            try index.record(IndexedPicture(token: token, path: identity, session: picture.session, savedAt: now(), bytes: Int64(picture.bytes.count)))
+            log.info("gallery: \(identity) indexed at /p/\(token)")
+        } catch {
+            log.error("gallery: \(identity) not indexed (guests cannot get it until the next start): \(error)")
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import BoothCore
+import BoothGallery
+import BoothIndex
+import BoothPorts
+import BoothTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import BoothRuntime
+@testable import photoboothd
+
+/// GET `url` through URLSession (libcurl): status and body.
+private func get(_ url: String) throws -> (Int, [UInt8]) {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var out: (Int, [UInt8]) = (0, [])
+    URLSession(configuration: .ephemeral).dataTask(with: try #require(URL(string: url))) { data, response, _ in
+        out = ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data ?? Data()))
+        done.signal()
+    }.resume()
+    _ = done.wait(timeout: .now() + 10)
+    return out
+}
+
+@Suite(.serialized) struct GallerySessionTests {
+    @Test("with gallery.enabled a session's picture is indexed by the daemon's sink and served by the gallery at its token's URL; a restart keeps the URL")
+    func aSessionsPictureIsServed() async throws {
+        let dir = makeTempDir("gallery-session"); defer { removeTree(dir) }
+        var settings = seriesSettings(dir: dir, shots: 2)
+        settings.print.mode = .off
+        settings.gallery.enabled = true
+        settings.gallery.index = "\(dir)/state/gallery/index.sqlite"
+        settings.gallery.secret = "\(dir)/state/gallery.secret"
+        let log = LogRecorder()
+        let sink = try #require(gallerySink(settings, log: log.logger()), "\(log.all)")
+        var options = RuntimeOptions()
+        options.composer = StackComposer()
+        options.pictureSinks = [sink]
+        let booth = TestBooth(settings, options: options)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { booth.camera.isStreaming }, "\(booth.logText)")
+        let reader = try PictureIndex(path: settings.gallery.index, readOnly: true)
+        let server = GalleryServer(config: .init(settings), index: reader, log: log.logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 8, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        booth.button.press()
+        try #require(await eventually { (try? reader.counts().served) == 1 }, "\(log.all) \(booth.logText)")
+        let picture = try #require(try reader.recent(limit: 1).first)
+        #expect(picture.session == 1)
+        #expect(picture.path.hasSuffix("/booth-000001-picture.jpg"))
+        let line = try #require(log.all.first { $0.contains("indexed at /p/") }, "\(log.all)")
+        #expect(line.contains("/p/\(picture.token)"))
+        let (status, body) = try get("http://127.0.0.1:\(port)/p/\(picture.token).jpg")
+        #expect(status == 200)
+        #expect(body == (try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(settings.storage.dir)/\(picture.path)")))))
+        #expect(Array(body.prefix(2)) == [0xff, 0xd8])
+        // The captures are not indexed.
+        #expect(try reader.counts().served == 1)
+        // The daemon's next start: the same secret, the same index, the same URL.
+        let again = try #require(gallerySink(settings, log: log.logger()))
+        _ = again
+        #expect(try PictureIndex(path: settings.gallery.index, readOnly: true).picture(token: picture.token) == picture)
+    }
+}
