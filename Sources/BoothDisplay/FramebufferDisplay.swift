@@ -151,8 +151,8 @@ public final class FramebufferDisplay: DisplaySink {
     public func close() {
         shared.withLock { $0.stop = true }
         signal()
-        // The screen is given back only once the drawing thread has stopped (it could still be
-        // inside a frame otherwise; the device is then released when the display is freed).
+        // The drawing thread gives the screen back as it stops (run); here only when it never ran.
+        // A thread still inside a frame after 2 s gives it back when that frame ends.
         if worker.finish(timeoutMilliseconds: 2000) { confined.compositor.framebuffer.close() }
         console.withLock { $0?.restore(); $0 = nil }
     }
@@ -186,7 +186,11 @@ public final class FramebufferDisplay: DisplaySink {
                 return .draw(s.content.screen, live, s.content.picture, s.content.status)
             }
             guard case let .draw(screen, live, capture, status) = job else {
-                if case .stop = job { return }
+                if case .stop = job {
+                    // On this thread, the screen's owner: a KMS card's CRTC back to the console.
+                    confined.compositor.framebuffer.close()
+                    return
+                }
                 continue
             }
             var options = optionsBase

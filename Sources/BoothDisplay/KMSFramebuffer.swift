@@ -69,6 +69,12 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
         /// The last sentence a master retry logged (repeats are not logged again).
         var retryNote: String?
         var pendingSince: MonotonicInstant?
+        /// A flip or CRTC set that failed (not for want of master): frames are dropped until
+        /// `retryMilliseconds` later, and the failures counted for the log.
+        var failedAt: MonotonicInstant?
+        var failures = 0
+        /// Flips completed on descriptors closed since (a reopen starts the C counter again).
+        var flipsBase: UInt64 = 0
         var closed = false
     }
     // `@unchecked`: the card's pointer is used only inside `card`'s lock.
@@ -187,6 +193,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
                 stats.withLock { $0.framesWithoutMaster += 1 }
                 return
             }
+            if let failed = l.card.failedAt, now() < failed.adding(milliseconds: retryMilliseconds) { return }
             guard let k = l.card.kms else { return }
             var pitch: UInt32 = 0, waited: Int32 = 0
             // A flip waits for the next vblank: at 30 frames/s on a 60 Hz screen it is done long before.
@@ -197,9 +204,14 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
             l.card.pendingSince = nil
             draw(back, Int(pitch))
             let r = pb_kms_flip(k)
-            let flips = pb_kms_flips(k)
+            let flips = l.card.flipsBase + pb_kms_flips(k)
             stats.withLock { $0.flips = flips }
             if r == 0 {
+                if l.card.failures > 0 {
+                    log("display: \(path): drawing again after \(l.card.failures) failed page flips")
+                    l.card.failures = 0
+                }
+                l.card.failedAt = nil
                 l.card.presented += 1
                 reportFlips(flips, &l.card)
             } else if r == -EACCES || r == -EPERM {
@@ -210,7 +222,14 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
                     + "trying again every \(String(format1: Double(retryMilliseconds) / 1000)) s")
                 pb_kms_need_modeset(k)
             } else {
-                log("display: \(path): page flip failed: \(String(cString: strerror(-r))) (errno \(-r)); setting the CRTC again")
+                // ENODEV (a display gone, a GPU reset), EINVAL (a screen without the mode): tried again
+                // every `retryMilliseconds`, said at the first failure and every 100th.
+                l.card.failures += 1
+                l.card.failedAt = now()
+                if l.card.failures == 1 || l.card.failures % 100 == 0 {
+                    log("display: \(path): page flip failed: \(String(cString: strerror(-r))) (errno \(-r), \(l.card.failures) so far); "
+                        + "setting the CRTC again in \(String(format1: Double(retryMilliseconds) / 1000)) s")
+                }
                 pb_kms_need_modeset(k)
             }
         }
@@ -271,7 +290,10 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
             }
             return false
         }
-        if let k = c.kms { pb_kms_close(k) }
+        if let k = c.kms {
+            c.flipsBase += pb_kms_flips(k)
+            pb_kms_close(k)
+        }
         c.kms = nil
         do {
             let (fresh, _) = try KMSFramebuffer.open(path, mode: format.size, fd: fd)

@@ -107,18 +107,20 @@ public enum GalleryText {
     }
 
     /// The name a downloaded picture is saved under: `photobooth-2026-12-01-42.jpg` for
-    /// `2026-12-01/booth-000042-picture.jpg`.
+    /// `2026-12-01/booth-000042-picture.jpg`, `photobooth-2026-12-01-42-3.jpg` for its third capture.
     public static func downloadName(path: String) -> String {
         let parts = path.split(separator: "/")
+        let name = String(parts.last ?? "")
         let date = parts.count == 2 && PhotoStore.isDateFolder(String(parts[0])) ? "\(parts[0])-" : ""
-        let session = PhotoFileName.sessionNumber(in: String(parts.last ?? "")).map(String.init) ?? "picture"
-        return "photobooth-\(date)\(session).jpg"
+        let session = PhotoFileName.sessionNumber(in: name).map(String.init) ?? "picture"
+        let shot = PictureIndex.shot(in: name).map { $0 == 0 ? "" : "-\($0)" } ?? ""
+        return "photobooth-\(date)\(session)\(shot).jpg"
     }
 
-    /// True for an index path the gallery may open: `DATE/booth-N-picture.jpg` and nothing else
-    /// (an index altered by someone else cannot point the gallery outside the photos).
+    /// True for an index path the gallery may open: `DATE/booth-N-picture.jpg` or `DATE/booth-N-K.jpg`
+    /// and nothing else (an index altered by someone else cannot point the gallery outside the photos).
     public static func isServablePath(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 2 && PhotoStore.isDateFolder(String(parts[0])) && PhotoFileName.isPicture(String(parts[1]))
+        return parts.count == 2 && PhotoStore.isDateFolder(String(parts[0])) && PictureIndex.shot(in: String(parts[1])) != nil
     }
 }

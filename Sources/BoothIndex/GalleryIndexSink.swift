@@ -1,8 +1,8 @@
 import BoothPorts
 import Glibc
 
-/// The daemon's side of the gallery: a ``PictureSink`` that records every saved picture (not the
-/// captures) in the ``PictureIndex`` on its own delivery thread, so the gallery serves it a moment
+/// The daemon's side of the gallery: a ``PictureSink`` that records every saved capture and picture
+/// in the ``PictureIndex`` (a one-shot session's capture is its picture: what the review shows) on its own delivery thread, so the gallery serves it a moment
 /// after the save (the gallery reads the index directly). A failed write is logged; the picture
 /// is on disk all the same, and the next start's reconcile adds it.
 public final class GalleryIndexSink: PictureSink {
@@ -27,11 +27,11 @@ public final class GalleryIndexSink: PictureSink {
     }
 
     public func pictureSaved(_ picture: SavedPicture) {
-        guard picture.kind == .picture else { return }
         let identity = GalleryIndexSink.identity(of: picture.path)
         let token = tokens.token(for: identity)
         do {
-            try index.record(IndexedPicture(token: token, path: identity, session: picture.session, savedAt: now(), bytes: Int64(picture.bytes.count)))
+            try index.record(IndexedPicture(token: token, path: identity, session: picture.session, shot: picture.shot,
+                                            savedAt: now(), bytes: Int64(picture.bytes.count)))
             log.info("gallery: \(identity) indexed at /p/\(token)")
         } catch {
             log.error("gallery: \(identity) not indexed (guests cannot get it until the next start): \(error)")

@@ -12,22 +12,26 @@ public struct IndexedPicture: Sendable, Equatable {
     public var path: String
     /// The session number in its name.
     public var session: Int
+    /// 0 for a session's composed picture (`booth-000042-picture.jpg`), else the capture's shot
+    /// (`booth-000042-1.jpg`: a one-shot session's capture is its picture).
+    public var shot: Int
     /// When it was saved: seconds since 1970 (UTC); the file's mtime when the index was rebuilt.
     public var savedAt: Int64
     /// The file's size in bytes when it was indexed.
     public var bytes: Int64
 
-    public init(token: String, path: String, session: Int, savedAt: Int64, bytes: Int64) {
+    public init(token: String, path: String, session: Int, shot: Int = 0, savedAt: Int64, bytes: Int64) {
         self.token = token
         self.path = path
         self.session = session
+        self.shot = shot
         self.savedAt = savedAt
         self.bytes = bytes
     }
 }
 
 /// The pictures guests can take home, in SQLite (libsqlite3): the daemon records every saved
-/// picture (one transaction each), the gallery reads it at the same time (WAL mode: readers never
+/// capture and picture (one transaction each: a one-shot session's capture is what its review shows), the gallery reads it at the same time (WAL mode: readers never
 /// wait for the writer). `PRAGMA user_version` is the schema's version (``schemaVersion``).
 /// A picture removed at a guest's request keeps its row, marked (`removed_at`), so it is not served
 /// and a reconcile with the files does not bring it back; the stored file stays.
@@ -77,6 +81,7 @@ public final class PictureIndex: Sendable {
                             token TEXT PRIMARY KEY NOT NULL,
                             path TEXT NOT NULL UNIQUE,
                             session INTEGER NOT NULL,
+                            shot INTEGER NOT NULL,
                             saved_at INTEGER NOT NULL,
                             bytes INTEGER NOT NULL,
                             removed_at INTEGER
@@ -100,8 +105,9 @@ public final class PictureIndex: Sendable {
     public func record(_ picture: IndexedPicture) throws(IndexError) -> Bool {
         try with { db throws(IndexError) in
             try db.transaction { () throws(IndexError) -> Bool in
-                try db.query("INSERT OR IGNORE INTO pictures (token, path, session, saved_at, bytes) VALUES (?, ?, ?, ?, ?)",
-                             [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(picture.savedAt), .int(picture.bytes)])
+                try db.query("INSERT OR IGNORE INTO pictures (token, path, session, shot, saved_at, bytes) VALUES (?, ?, ?, ?, ?, ?)",
+                             [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(Int64(picture.shot)),
+                              .int(picture.savedAt), .int(picture.bytes)])
                 return db.changes > 0
             }
         }
@@ -112,8 +118,8 @@ public final class PictureIndex: Sendable {
         guard PictureTokens.isWellFormed(token) else { return nil }
         return try with { db throws(IndexError) in
             var found: IndexedPicture?
-            try db.query("SELECT token, path, session, saved_at, bytes FROM pictures WHERE token = ? AND removed_at IS NULL", [.text(token)]) { r in
-                found = IndexedPicture(token: r.text(0), path: r.text(1), session: Int(r.int(2)), savedAt: r.int(3), bytes: r.int(4))
+            try db.query("SELECT token, path, session, shot, saved_at, bytes FROM pictures WHERE token = ? AND removed_at IS NULL", [.text(token)]) { r in
+                found = PictureIndex.row(r)
             }
             return found
         }
@@ -123,8 +129,8 @@ public final class PictureIndex: Sendable {
     public func picture(path: String) throws(IndexError) -> (IndexedPicture, removed: Bool)? {
         try with { db throws(IndexError) in
             var found: (IndexedPicture, Bool)?
-            try db.query("SELECT token, path, session, saved_at, bytes, removed_at IS NOT NULL FROM pictures WHERE path = ?", [.text(path)]) { r in
-                found = (IndexedPicture(token: r.text(0), path: r.text(1), session: Int(r.int(2)), savedAt: r.int(3), bytes: r.int(4)), r.int(5) != 0)
+            try db.query("SELECT token, path, session, shot, saved_at, bytes, removed_at IS NOT NULL FROM pictures WHERE path = ?", [.text(path)]) { r in
+                found = (PictureIndex.row(r), r.int(6) != 0)
             }
             return found
         }
@@ -134,15 +140,19 @@ public final class PictureIndex: Sendable {
     public func recent(limit: Int, offset: Int = 0) throws(IndexError) -> [IndexedPicture] {
         try with { db throws(IndexError) in
             var out: [IndexedPicture] = []
-            try db.query("SELECT token, path, session, saved_at, bytes FROM pictures WHERE removed_at IS NULL ORDER BY saved_at DESC, session DESC LIMIT ? OFFSET ?",
+            try db.query("SELECT token, path, session, shot, saved_at, bytes FROM pictures WHERE removed_at IS NULL ORDER BY saved_at DESC, session DESC LIMIT ? OFFSET ?",
                          [.int(Int64(limit)), .int(Int64(offset))]) { r in
-                out.append(IndexedPicture(token: r.text(0), path: r.text(1), session: Int(r.int(2)), savedAt: r.int(3), bytes: r.int(4)))
+                out.append(PictureIndex.row(r))
             }
             return out
         }
     }
 
-    /// Pictures served (not removed), and removed.
+    private static func row(_ r: SQLiteConnection.Row) -> IndexedPicture {
+        IndexedPicture(token: r.text(0), path: r.text(1), session: Int(r.int(2)), shot: Int(r.int(3)), savedAt: r.int(4), bytes: r.int(5))
+    }
+
+    /// Files served (not removed), and removed.
     public func counts() throws(IndexError) -> (served: Int, removed: Int) {
         try with { db throws(IndexError) in
             (Int(try db.integer("SELECT count(*) FROM pictures WHERE removed_at IS NULL")),
@@ -169,8 +179,8 @@ public final class PictureIndex: Sendable {
         try with { db throws(IndexError) in try db.integer("PRAGMA data_version") }
     }
 
-    /// Adds every picture file under `photosDir` (date folders, `booth-NNNNNN-picture.jpg`) that the
-    /// index lacks, with its token, its session and its file's mtime; a removed picture stays removed.
+    /// Adds every capture and picture file under `photosDir` (date folders, `booth-NNNNNN-K.jpg`,
+    /// `booth-NNNNNN-picture.jpg`) that the index lacks, with its token, its session and its file's mtime; a removed picture stays removed.
     /// - Returns: the pictures added.
     @discardableResult
     public func reconcile(photosDir: String, tokens: PictureTokens) throws(IndexError) -> Int {
@@ -181,20 +191,33 @@ public final class PictureIndex: Sendable {
         return added
     }
 
-    /// The picture files under `photosDir` as index rows, oldest session first.
+    /// The capture and picture files under `photosDir` as index rows, oldest session first.
     static func pictureFiles(in photosDir: String, tokens: PictureTokens) -> [IndexedPicture] {
         var out: [IndexedPicture] = []
         for folder in listDirectory(photosDir).sorted() where PhotoStore.isDateFolder(folder) {
-            for name in listDirectory("\(photosDir)/\(folder)") where PhotoFileName.isPicture(name) {
+            for name in listDirectory("\(photosDir)/\(folder)") {
+                guard let shot = PictureIndex.shot(in: name) else { continue }
                 var st = stat()
                 guard stat("\(photosDir)/\(folder)/\(name)", &st) == 0, st.st_size > 0 else { continue }
                 let relative = "\(folder)/\(name)"
                 out.append(IndexedPicture(token: tokens.token(for: relative), path: relative,
-                                          session: PhotoFileName.sessionNumber(in: name) ?? 0,
+                                          session: PhotoFileName.sessionNumber(in: name) ?? 0, shot: shot,
                                           savedAt: Int64(st.st_mtim.tv_sec), bytes: Int64(st.st_size)))
             }
         }
-        return out.sorted { $0.session < $1.session }
+        return out.sorted { ($0.session, $0.shot) < ($1.session, $1.shot) }
+    }
+
+    /// 0 for `booth-N-picture.jpg`, K for `booth-N-K.jpg` (K 1 to 99), nil for any other name
+    /// (temps, kept leftovers, other files).
+    public static func shot(in name: String) -> Int? {
+        guard PhotoFileName.sessionNumber(in: name) != nil else { return nil }
+        if PhotoFileName.isPicture(name) { return 0 }
+        let stem = name.dropLast(4)
+        guard let dash = stem.lastIndex(of: "-") else { return nil }
+        let digits = stem[stem.index(after: dash)...]
+        guard (1...2).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), let k = Int(digits), k >= 1 else { return nil }
+        return k
     }
 
     /// The daemon's index: opened for writing, or, when it is not a database or damaged, moved aside
@@ -218,7 +241,7 @@ public final class PictureIndex: Sendable {
         do {
             let opened = try index ?? PictureIndex(path: path)
             let added = try opened.reconcile(photosDir: photosDir, tokens: tokens)
-            if added > 0 { log.notice("gallery: index \(path): \(added) pictures on disk added") }
+            if added > 0 { log.notice("gallery: index \(path): \(added) photos on disk added") }
             return opened
         } catch {
             log.error("gallery: \(error); the gallery has no index (guests cannot get their photos)")

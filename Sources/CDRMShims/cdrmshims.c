@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stdint.h>
 #include <unistd.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
@@ -22,6 +23,7 @@ struct pb_kms {
     int pending;        /* a flip awaits its event */
     int crtc_set;       /* drmModeSetCrtc done since open / since master was regained */
     uint64_t flips;
+    uint64_t gen;       /* the pending flip's number: an event of a flip given up (pb_kms_forget_flip) is ignored */
     uint32_t dpms_prop;
 };
 
@@ -206,13 +208,18 @@ int pb_kms_fd(const pb_kms *k) { return k->fd; }
 int pb_kms_is_master(const pb_kms *k) { return drmIsMaster(k->fd) ? 1 : 0; }
 int pb_kms_set_master(pb_kms *k) { return drmSetMaster(k->fd) < 0 ? -errno : 0; }
 void pb_kms_need_modeset(pb_kms *k) { k->crtc_set = 0; }
-void pb_kms_forget_flip(pb_kms *k) { k->pending = 0; }
+void pb_kms_forget_flip(pb_kms *k) { k->pending = 0; k->gen++; }
 uint64_t pb_kms_flips(const pb_kms *k) { return k->flips; }
 uint32_t pb_kms_pitch(const pb_kms *k) { return k->buf[0].pitch; }
 
+/* The event's user data: the flip's number, matched against the one pending (one pb_kms per
+ * descriptor, so the events read here are this pb_kms's own). */
+static _Thread_local pb_kms *event_owner;
+
 static void flip_done(int fd, unsigned seq, unsigned sec, unsigned usec, void *data) {
     (void)fd; (void)seq; (void)sec; (void)usec;
-    pb_kms *k = data;
+    pb_kms *k = event_owner;
+    if (!k || (uint64_t)(uintptr_t)data != k->gen) return;   /* a flip given up earlier */
     k->pending = 0;
     k->flips++;
 }
@@ -224,7 +231,10 @@ int pb_kms_wait_flip(pb_kms *k, int timeout_ms) {
         if (n < 0) { if (errno == EINTR) continue; return -errno; }
         if (n == 0) return 0;
         drmEventContext ev = { .version = 2, .page_flip_handler = flip_done };
-        if (drmHandleEvent(k->fd, &ev) < 0) return -errno;
+        event_owner = k;
+        int r = drmHandleEvent(k->fd, &ev);
+        event_owner = NULL;
+        if (r < 0) return -errno;
     }
     return 1;
 }
@@ -249,7 +259,8 @@ int pb_kms_flip(pb_kms *k) {
         k->crtc_set = 1;
         return 0;
     }
-    if (drmModePageFlip(k->fd, k->crtc, k->buf[back].fb, DRM_MODE_PAGE_FLIP_EVENT, k) < 0) return -errno;
+    k->gen++;
+    if (drmModePageFlip(k->fd, k->crtc, k->buf[back].fb, DRM_MODE_PAGE_FLIP_EVENT, (void *)(uintptr_t)k->gen) < 0) return -errno;
     k->front = back;
     k->pending = 1;
     return 0;

@@ -98,47 +98,56 @@ enum ScreenChoice: Equatable {
     case none(String)
 }
 
+/// What `/dev/fb0` is, for `auto`.
+enum FB0: Equatable {
+    /// No `/dev/fb0`.
+    case none
+    /// A DRM card's own fbdev emulation (`/sys/class/graphics/fb0/device/drm` exists).
+    case drmEmulation
+    /// Any other framebuffer (a firmware `simplefb`, an fbdev-only driver).
+    case plain
+}
+
 /// `display.device` resolved: `auto` is the first `/dev/dri/card*` with a connected connector, else
-/// `/dev/fb0` when it exists and is not a DRM card's own fbdev emulation (its name ends in `drmfb`),
-/// else the first KMS card (its screen may be plugged in later), else `/dev/fb0` whatever it is,
-/// else no screen; a path under `/dev/dri/` is KMS, any other an fbdev.
-/// `cards`, `probe` and `fb0Name` (nil: no /dev/fb0) are the machine's; tests give their own.
+/// `/dev/fb0` when it exists and is not a DRM card's own fbdev emulation, else the first KMS card (its
+/// screen may be plugged in later), else `/dev/fb0` whatever it is, else no screen; a path under
+/// `/dev/dri/` is KMS, any other an fbdev. `cards`, `probe` and `fb0` are the machine's; tests give their own.
 func resolveScreen(_ device: String, cards: () -> [String] = { KMSFramebuffer.cards() },
-                   probe: (String) -> KMSCardInfo? = { try? KMSFramebuffer.probe($0) },
-                   fb0Name: () -> String? = framebufferName) -> ScreenChoice {
+                   probe: (String) -> Result<KMSCardInfo, FramebufferError> = { p in Result { () throws(FramebufferError) in try KMSFramebuffer.probe(p) } },
+                   fb0: () -> FB0 = framebufferZero) -> ScreenChoice {
     if device.isEmpty { return .none("display.device is empty") }
     if device.lowercased() == "auto" {
         var seen: [String] = [], unplugged: String?
         for card in cards() {
-            guard let info = probe(card) else { seen.append("\(card): not a KMS device"); continue }
+            let info: KMSCardInfo
+            switch probe(card) {
+            case .success(let i): info = i
+            // The shim's sentence names the card and the errno's words already.
+            case .failure(.call(let why, _, _)): seen.append(why); continue
+            case .failure(let e): seen.append("\(card): \(e)"); continue
+            }
             if info.connected > 0 { return .kms(card) }
             if info.connectors > 0 && unplugged == nil { unplugged = card }
             seen.append("\(card) (\(info.driver)): no connected screen among \(info.connectors) connectors")
         }
-        let fb0 = fb0Name()
-        if let fb0, !fb0.hasSuffix("drmfb") { return .fbdev("/dev/fb0") }
+        let fb = fb0()
+        if fb == .plain { return .fbdev("/dev/fb0") }
         if let unplugged { return .kms(unplugged) }
-        if fb0 != nil { return .fbdev("/dev/fb0") }
+        if fb != .none { return .fbdev("/dev/fb0") }
         return .none("display.device = auto found no screen (" + (seen.isEmpty ? "no /dev/dri/card*" : seen.joined(separator: "; "))
                      + ", no /dev/fb0)")
     }
     return device.hasPrefix("/dev/dri/") ? .kms(device) : .fbdev(device)
 }
 
-/// `/dev/fb0`'s driver name from sysfs (`/sys/class/graphics/fb0/name`: `bochs-drmdrmfb`, `simple`),
-/// "" when it exists but the name cannot be read, nil when there is no `/dev/fb0`.
-func framebufferName() -> String? {
-    guard access("/dev/fb0", F_OK) == 0 else { return nil }
-    guard let f = fopen("/sys/class/graphics/fb0/name", "r") else { return "" }
-    defer { fclose(f) }
-    var line = [CChar](repeating: 0, count: 64)
-    guard fgets(&line, Int32(line.count), f) != nil else { return "" }
-    return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        .filter { $0 != "\n" }
+/// `/dev/fb0` on this machine: none, a DRM card's emulation (its sysfs device has a `drm` folder), or plain.
+func framebufferZero() -> FB0 {
+    guard access("/dev/fb0", F_OK) == 0 else { return .none }
+    return access("/sys/class/graphics/fb0/device/drm", F_OK) == 0 ? .drmEmulation : .plain
 }
 
 /// The guest's screen, when `display.device` names one that opens: a DRM/KMS card or a framebuffer
-/// (``resolveScreen(_:cards:probe:fb0Name:)``). A screen that cannot be opened is logged and the booth
+/// (``resolveScreen(_:cards:probe:fb0:)``). A screen that cannot be opened is logged and the booth
 /// runs without it (the file preview still works); a KMS card without a connected screen is waited
 /// for (``waitForScreen(_:_:_:_:_:)``).
 func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
@@ -157,12 +166,13 @@ func screenDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
         return []
     case .kms(let path):
         if access(path, F_OK) != 0 {
-            if !simulate {
-                let cards = KMSFramebuffer.cards()
-                log.warning("display: \(path): no such device (DRM cards here: \(cards.isEmpty ? "none" : cards.joined(separator: ", "))); "
-                            + "running without a screen. display.device = auto picks the card with a connected screen")
-            }
-            return []
+            if simulate { return [] }
+            // A typo, or a driver that has not made its card yet (probe order, a USB display): said now,
+            // with the cards there are, and waited for as a card without a screen is.
+            let cards = KMSFramebuffer.cards()
+            log.warning("display: \(path): no such device (DRM cards here: \(cards.isEmpty ? "none" : cards.joined(separator: ", "))); "
+                        + "looking again every 5 s. display.device = auto picks the card with a connected screen")
+            return [waitForScreen(path, s, clock, log, orientation)]
         }
         do {
             return try kmsDisplay(path, s, clock, log, orientation, simulate: simulate).map { [$0] } ?? []
@@ -218,17 +228,21 @@ private func startScreen(_ framebuffer: any Framebuffer, described: String, _ s:
     return display
 }
 
-/// A ``PendingScreen`` for the KMS card `path` while none of its connectors is connected: every 5 s it
-/// asks the card (``KMSFramebuffer/probe(_:)``) and opens the screen once one is.
+/// A ``PendingScreen`` for the KMS card `path` while it is missing or none of its connectors is
+/// connected: every 5 s it asks the card (``KMSFramebuffer/probe(_:)``) and opens the screen once one is.
 func waitForScreen(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
                    _ orientation: any OrientationSource) -> any DisplaySink {
+    let lastWarning = Mutex<String?>(nil)
     let pending = PendingScreen { () -> (any DisplaySink)? in
         guard let info = try? KMSFramebuffer.probe(path), info.connected > 0 else { return nil }
-        log.notice("display: \(path): \(info.connector ?? "a connector") connected")
         do {
-            return try kmsDisplay(path, s, clock, log, orientation, simulate: false)
+            let display = try kmsDisplay(path, s, clock, log, orientation, simulate: false)
+            log.notice("display: \(path): \(info.connector ?? "a connector") connected")
+            return display
         } catch {
-            log.warning("display: \(path): \(error); looking again in 5 s")
+            // Said once while it stays the same (every 5 s otherwise).
+            let sentence = "display: \(path): \(info.connector ?? "a connector") connected, but: \(error); looking again every 5 s"
+            if lastWarning.withLock({ l in defer { l = sentence }; return l != sentence }) { log.warning(sentence) }
             return nil
         }
     }

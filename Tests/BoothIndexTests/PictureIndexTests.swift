@@ -107,7 +107,13 @@ struct PictureIndexTests {
         let log = LogRecorder()
         let path = "\(dir)/index.sqlite"
         let index = try #require(PictureIndex.openForWriting(path: path, photosDir: photosDir, tokens: tokens, log: log.logger()))
-        #expect(try index.counts() == (served: 4, removed: 0), "pictures only, no captures")
+        #expect(try index.counts() == (served: 8, removed: 0), "the pictures and the captures")
+        #expect(try index.recent(limit: 2).map(\.shot).sorted() == [0, 1])
+        #expect(PictureIndex.shot(in: "booth-000001-picture.jpg") == 0)
+        #expect(PictureIndex.shot(in: "booth-000001-3.jpg") == 3)
+        for other in [".tmp-booth-000001-1.jpg.12-ab", "booth-000001-0.jpg", "booth-000001-x.jpg", "booth-000001-100.jpg", "notes.txt", "booth-1.jpg"] {
+            #expect(PictureIndex.shot(in: other) == nil, "\(other)")
+        }
         let t1 = tokens.token(for: "2026-12-01/booth-000001-picture.jpg")
         #expect(try index.picture(token: t1)?.bytes == 5)
         #expect(try index.remove(token: t1, at: 1))
@@ -118,11 +124,11 @@ struct PictureIndexTests {
         try? FileManager.default.removeItem(atPath: path + "-wal")
         try? FileManager.default.removeItem(atPath: path + "-shm")
         let rebuilt = try #require(PictureIndex.openForWriting(path: path, photosDir: photosDir, tokens: tokens, now: 77, log: log.logger()))
-        #expect(try rebuilt.counts() == (served: 4, removed: 0))
+        #expect(try rebuilt.counts() == (served: 8, removed: 0))
         #expect(try rebuilt.picture(token: t1)?.path == "2026-12-01/booth-000001-picture.jpg", "the same token as before")
         #expect(FileManager.default.fileExists(atPath: "\(path).corrupt-77"))
         #expect(log.all.contains { $0.contains("moved aside as \(path).corrupt-77") })
-        #expect(log.all.contains { $0.contains("4 pictures on disk added") })
+        #expect(log.all.contains { $0.contains("8 photos on disk added") })
     }
 
     @Test("a reader before the daemon made the index, and an index from a newer booth, are clear errors")

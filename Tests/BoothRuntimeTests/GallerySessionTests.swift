@@ -46,18 +46,17 @@ private func get(_ url: String) throws -> (Int, [UInt8]) {
         let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 8, connectionsPerClient: 8, timeoutMilliseconds: 5000)
         defer { server.stop() }
         booth.button.press()
-        try #require(await eventually { (try? reader.counts().served) == 1 }, "\(log.all) \(booth.logText)")
-        let picture = try #require(try reader.recent(limit: 1).first)
+        try #require(await eventually { (try? reader.counts().served) == 3 }, "\(log.all) \(booth.logText)")
+        let picture = try #require(try reader.recent(limit: 3).first { $0.shot == 0 })
+        #expect(try reader.recent(limit: 3).map(\.shot).sorted() == [0, 1, 2], "the two captures and the picture")
         #expect(picture.session == 1)
         #expect(picture.path.hasSuffix("/booth-000001-picture.jpg"))
-        let line = try #require(log.all.first { $0.contains("indexed at /p/") }, "\(log.all)")
+        let line = try #require(log.all.first { $0.contains("picture.jpg indexed at /p/") }, "\(log.all)")
         #expect(line.contains("/p/\(picture.token)"))
         let (status, body) = try get("http://127.0.0.1:\(port)/p/\(picture.token).jpg")
         #expect(status == 200)
         #expect(body == (try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(settings.storage.dir)/\(picture.path)")))))
         #expect(Array(body.prefix(2)) == [0xff, 0xd8])
-        // The captures are not indexed.
-        #expect(try reader.counts().served == 1)
         // The daemon's next start: the same secret, the same index, the same URL.
         let again = try #require(gallerySink(settings, log: log.logger()))
         _ = again

@@ -67,22 +67,21 @@ struct ScreenChoiceTests {
     @Test("auto: the first card with a connected screen (on a Pi 5 often not card0), else /dev/fb0, else none with why")
     func auto() {
         let cards = { ["/dev/dri/card0", "/dev/dri/card1"] }
-        let pi5: (String) -> KMSCardInfo? = { $0 == "/dev/dri/card0" ? self.card($0, connected: 0) : self.card($0, connected: 1) }
-        #expect(resolveScreen("auto", cards: cards, probe: pi5, fb0Name: { "simple" }) == .kms("/dev/dri/card1"))
-        #expect(resolveScreen("AUTO", cards: cards, probe: { self.card($0, connected: 1) }, fb0Name: { "simple" }) == .kms("/dev/dri/card0"))
-        let unplugged: (String) -> KMSCardInfo? = { self.card($0, connected: 0) }
-        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { "simple" }) == .fbdev("/dev/fb0"))
-        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { "vc4drmfb" }) == .kms("/dev/dri/card0"),
+        let pi5: (String) -> Result<KMSCardInfo, FramebufferError> = { .success($0 == "/dev/dri/card0" ? self.card($0, connected: 0) : self.card($0, connected: 1)) }
+        #expect(resolveScreen("auto", cards: cards, probe: pi5, fb0: { .plain }) == .kms("/dev/dri/card1"))
+        #expect(resolveScreen("AUTO", cards: cards, probe: { .success(self.card($0, connected: 1)) }, fb0: { .plain }) == .kms("/dev/dri/card0"))
+        let unplugged: (String) -> Result<KMSCardInfo, FramebufferError> = { .success(self.card($0, connected: 0)) }
+        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0: { .plain }) == .fbdev("/dev/fb0"))
+        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0: { .drmEmulation }) == .kms("/dev/dri/card0"),
                 "fb0 is the card's own fbdev emulation: the card, waited for, rather than drawing blind through its emulation")
-        #expect(resolveScreen("auto", cards: { [] }, probe: unplugged, fb0Name: { "bochs-drmdrmfb" }) == .fbdev("/dev/fb0"),
+        #expect(resolveScreen("auto", cards: { [] }, probe: unplugged, fb0: { .drmEmulation }) == .fbdev("/dev/fb0"),
                 "no KMS card to use: the emulation is still a screen")
-        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { "" }) == .fbdev("/dev/fb0"), "a name that cannot be read: fb0")
-        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0Name: { nil }) == .kms("/dev/dri/card0"),
+        #expect(resolveScreen("auto", cards: cards, probe: unplugged, fb0: { .none }) == .kms("/dev/dri/card0"),
                 "no screen plugged in and no fbdev: the first card, to wait for one")
-        #expect(resolveScreen("auto", cards: { [] }, probe: unplugged, fb0Name: { nil })
+        #expect(resolveScreen("auto", cards: { [] }, probe: unplugged, fb0: { .none })
                 == .none("display.device = auto found no screen (no /dev/dri/card*, no /dev/fb0)"))
-        #expect(resolveScreen("auto", cards: cards, probe: { _ in nil }, fb0Name: { nil })
-                == .none("display.device = auto found no screen (/dev/dri/card0: not a KMS device; /dev/dri/card1: not a KMS device, no /dev/fb0)"))
+        #expect(resolveScreen("auto", cards: cards, probe: { .failure(.call("\($0): no KMS (No such device)", errno: ENODEV, device: $0)) }, fb0: { .none })
+                == .none("display.device = auto found no screen (/dev/dri/card0: no KMS (No such device); /dev/dri/card1: no KMS (No such device), no /dev/fb0)"))
     }
 
     @Test("a path under /dev/dri is KMS, any other an fbdev; empty is no screen")
@@ -92,15 +91,17 @@ struct ScreenChoiceTests {
         #expect(resolveScreen("") == .none("display.device is empty"))
     }
 
-    @Test("a display.device card that does not exist is said at once, with the cards there are, not waited for")
+    @Test("a display.device card that does not exist is said at once, with the cards there are, and waited for")
     func mistypedCard() {
         var s = Settings.defaults
         s.display.device = "/dev/dri/card97"
         let recorder = LogRecorder()
         let screens = framebufferDisplays(s, SystemClock(), recorder.logger(), OrientationTracker(settings: s))
-        #expect(screens.isEmpty)
+        #expect(screens.count == 1)
+        #expect((screens.first as? PendingScreen)?.opened == false)
         #expect(recorder.all.contains { $0.contains("display: /dev/dri/card97: no such device (DRM cards here: ")
-                                            && $0.contains("running without a screen") })
+                                            && $0.contains("looking again every 5 s") })
+        for screen in screens { screen.close() }
     }
 
     @Test("a node that is no KMS device, or none at all, is a clear error naming it")

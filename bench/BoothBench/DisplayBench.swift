@@ -127,12 +127,16 @@ func displayDevicesBench(devices: [String], seconds: Double) throws {
             fb = MemoryFramebuffer(format: .xrgb8888(FrameSize(width: 1920, height: 1080)))
             name = "memory"
         } else if device.hasPrefix("/dev/dri/") {
+            let wanted = Result { () throws(FramebufferError) -> KMSFramebuffer in
+                try KMSFramebuffer(path: device, mode: FrameSize(width: 1920, height: 1080), now: { Monotonic.now() }, log: { print("  \($0)") })
+            }
             let k: KMSFramebuffer
-            do {
-                k = try KMSFramebuffer(path: device, mode: FrameSize(width: 1920, height: 1080), now: { Monotonic.now() }, log: { print("  \($0)") })
-            } catch {
-                print("  \(device): no 1920x1080 mode (\(error)); its preferred mode")
+            if case .failure(.call(let why, let code, _)) = wanted, code == EINVAL {
+                // The connector offers no 1920x1080 mode: its preferred one.
+                print("  \(device): \(why); its preferred mode")
                 k = try KMSFramebuffer(path: device, now: { Monotonic.now() }, log: { print("  \($0)") })
+            } else {
+                k = try wanted.get()
             }
             kms = k
             fb = k

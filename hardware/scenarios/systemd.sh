@@ -8,6 +8,10 @@
 #     qemu's USB keyboard as a second button source (button.source = gpio, input; named by its
 #     /dev/input/by-id link, which the guest's udev made): a key pressed from the host through QMP
 #     makes a photo too.
+#  2b. the gallery: gallery.enabled, photoboothd restarted (the earlier photos indexed), photobooth-gallery
+#     started as its own user; a new picture is served at its token's URL byte for byte; under the
+#     gallery unit's sandbox its user reads the photos but cannot write them nor read the secret;
+#     with the gallery stopped a session goes on; restarted, the earlier URL still answers.
 #  3. kill -STOP: no WATCHDOG=1 any more; systemd kills it (SIGABRT) and restarts it after WatchdogSec.
 #  4. a bad config: the daemon exits 78 and stays stopped (RestartPreventExitStatus=78), no restart loop.
 #  5. systemd-analyze security: the exposure score, for the record.
@@ -27,7 +31,7 @@ log "systemd $(systemctl --version | head -n1 | awk '{print $2}') is PID 1; syst
 
 # ---------------------------------------------------------------- 1. install
 RELEASE=$HOME/.cache/photobooth/release-build/release
-if [ -x "$RELEASE/photoboothd" ] && [ -x "$RELEASE/photoboothctl" ]; then PREBUILT=$RELEASE; else PREBUILT=$BUILD_BIN; fi
+if [ -x "$RELEASE/photoboothd" ] && [ -x "$RELEASE/photoboothctl" ] && [ -x "$RELEASE/photobooth-gallery" ]; then PREBUILT=$RELEASE; else PREBUILT=$BUILD_BIN; fi
 log "installing with install.sh --install --no-start (PHOTOBOOTH_PREBUILT=$PREBUILT)"
 (cd "$REPO" && PHOTOBOOTH_PREBUILT=$PREBUILT ./install.sh --install --no-start) > "$RESULTS/install.log" 2>&1 \
     || fail "install.sh --install failed: $(tail -n 15 "$RESULTS/install.log")"
@@ -93,6 +97,50 @@ args=(); for p in "${props[@]}"; do args+=(-p "$p"); done
 assert_cmd "the sandboxed photobooth user reads $FB" systemd-run --wait --pipe --quiet "${args[@]}" head -c 4096 $FB
 systemd-run --wait --pipe --quiet "${args[@]}" head -c 1 /dev/mem > /dev/null 2>&1 && fail "the sandbox let the service read /dev/mem"
 pass "the same sandbox refuses /dev/mem"
+
+# ---------------------------------------------------------------- 2b. the gallery
+fetch() { python3 -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=10).read())' "$1"; }
+photoboothctl config set gallery.enabled true --file $C > /dev/null || fail "config set gallery.enabled"
+assert_cmd "systemctl restart photoboothd (gallery.enabled)" timeout 60 systemctl restart photoboothd
+wait_for 20 "the daemon's gallery index" sh -c "journalctl -u photoboothd --no-pager -o cat | grep -q 'gallery: index /var/lib/photobooth/gallery/index.sqlite: '"
+log "$(journalctl -u photoboothd --no-pager -o cat | grep -m1 'gallery: index ')"
+assert_eq "$(stat -c %a:%U:%G /var/lib/photobooth/gallery.secret)" 600:photobooth:photobooth "the gallery's secret"
+assert_eq "$(stat -c %G /var/lib/photobooth/gallery/index.sqlite)" photobooth-photos "the index's group (setgid folder)"
+assert_cmd "systemctl start photobooth-gallery" timeout 30 systemctl start photobooth-gallery
+wait_for 20 "photobooth-gallery listening" sh -c "journalctl -u photobooth-gallery --no-pager -o cat | grep -q 'listening on 0.0.0.0:8080'"
+log "$(journalctl -u photobooth-gallery --no-pager -o cat | grep -m1 'listening on')"
+assert_eq "$(ps -o user= -p "$(systemctl show -p MainPID --value photobooth-gallery)")" photobooth-gallery "the gallery's user"
+wait_for 20 "camera streaming after the restart" sh -c "photoboothctl status --json | grep -q '\"streaming\" *: *true'"
+gpiosim_set booth 0 pull-down; sleep 0.3; gpiosim_set booth 0 pull-up
+wait_for 30 "the new picture indexed" sh -c "journalctl -u photoboothd --no-pager -o cat | grep -q 'indexed at /p/'"
+line=$(journalctl -u photoboothd --no-pager -o cat | grep -m1 'indexed at /p/')
+log "$line"
+TOKEN=${line##*/p/}; REL=$(sed -n 's/^gallery: \([^ ]*\) indexed at.*/\1/p' <<<"$line")
+fetch "http://127.0.0.1:8080/p/$TOKEN.jpg" > "$RESULTS/served.jpg" || fail "GET /p/$TOKEN.jpg"
+assert_cmd "the served picture is the saved file" cmp "$RESULTS/served.jpg" "/var/lib/photobooth/photos/$REL"
+assert_contains "$(fetch "http://127.0.0.1:8080/p/$TOKEN")" "/p/$TOKEN/download" "the picture's page"
+assert_contains "$(fetch http://127.0.0.1:8080/health)" "ok " "health"
+# The gallery unit's sandbox, as its user: the photos readable, not writable; the secret and the state not readable.
+mapfile -t gprops < <(sed -n '/^\[Service\]/,/^\[/p' /etc/systemd/system/photobooth-gallery.service \
+    | grep -E '^(User|Group|SupplementaryGroups|NoNewPrivileges|ProtectSystem|ReadOnlyPaths|ProtectHome|PrivateTmp|PrivateDevices|CapabilityBoundingSet|UMask)=')
+gargs=(); for p in "${gprops[@]}"; do gargs+=(-p "$p"); done
+assert_cmd "the gallery's user reads a picture" systemd-run --wait --pipe --quiet "${gargs[@]}" head -c 16 "/var/lib/photobooth/photos/$REL"
+systemd-run --wait --pipe --quiet "${gargs[@]}" touch "/var/lib/photobooth/photos/$(dirname "$REL")/written-by-gallery" 2>/dev/null \
+    && fail "the gallery's sandbox let it write into the photos"
+systemd-run --wait --pipe --quiet "${gargs[@]}" sh -c "echo x >> /var/lib/photobooth/photos/$REL" 2>/dev/null && fail "the gallery could change a picture"
+systemd-run --wait --pipe --quiet "${gargs[@]}" head -c 1 /var/lib/photobooth/gallery.secret > /dev/null 2>&1 && fail "the gallery could read the secret"
+systemd-run --wait --pipe --quiet "${gargs[@]}" ls /var/lib/photobooth > /dev/null 2>&1 && fail "the gallery could list the state folder"
+pass "the gallery's sandbox: photos read-only, the secret and the state folder closed"
+# The gallery stopped: a session goes on; started again: the earlier URL still answers.
+systemctl stop photobooth-gallery
+sleep 2
+gpiosim_set booth 0 pull-down; sleep 0.3; gpiosim_set booth 0 pull-up
+wait_for 30 "a session while the gallery is stopped" sh -c "[ \$(journalctl -u photoboothd --no-pager -o cat | grep -c 'indexed at /p/') -ge 2 ]"
+systemctl start photobooth-gallery
+wait_for 20 "photobooth-gallery listening again" sh -c "fetch() { python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \"\$1\"; }; fetch http://127.0.0.1:8080/health"
+fetch "http://127.0.0.1:8080/p/$TOKEN.jpg" | cmp - "/var/lib/photobooth/photos/$REL" || fail "the earlier URL after the gallery's restart"
+pass "the gallery restarted serves the earlier URL; sessions went on without it"
+PID1=$(systemctl show -p MainPID --value photoboothd)
 
 # ---------------------------------------------------------------- 3. watchdog
 t0=$(uptime_s)

@@ -357,7 +357,7 @@ public enum Schema {
 
         // The daemon opens the index and the secret once at its start; the gallery reads every key at its own start.
         .bool("gallery.enabled", \.gallery.enabled, "false", reload: .restart,
-              "true: the daemon records every picture in the index and photobooth-gallery serves it (start that service too: systemctl enable --now photobooth-gallery)."),
+              "true: the daemon records every capture and picture in the index and photobooth-gallery serves them (start that service too: systemctl enable --now photobooth-gallery)."),
         .string("gallery.listen", \.gallery.listen, allowsEmpty: false, "0.0.0.0", reload: .galleryRestart,
                 "The IPv4 address the gallery listens on: 0.0.0.0 for every interface, or the booth's Wi-Fi address only."),
         .int("gallery.port", \.gallery.port, 1...65535, "8080", reload: .galleryRestart,
