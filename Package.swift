@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd"),
+        .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
@@ -60,7 +61,7 @@ let package = Package(
         // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "CCUPS"]),
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
-                                                     "CFramebufferShims", "CDRM", "CDRMShims"]),
+                                                     "CFramebufferShims", "CDRM", "CDRMShims", "CQREncode"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),

@@ -25,7 +25,7 @@ public final class ScreenCompositor {
 
     /// Draws one frame of `screen` and presents it; `status` is the review screen's status line
     /// (``ScreenRenderer/render(_:live:capture:status:options:into:)``).
-    public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil,
+    public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil, link: String? = nil,
                      options: LiveViewOptions, displayRotation: Rotation) {
         let size = converter.canvasSize(for: displayRotation)
         canvas.resize(size)
@@ -34,7 +34,7 @@ public final class ScreenCompositor {
         // framebuffer memory reverse each row, which saves a full mirror pass per frame.
         canvas.storedMirrored = options.mirror && converter.presentsStraight(size, rotation: displayRotation)
             && ScreenCompositor.showsLiveView(screen)
-        renderer.render(screen, live: live, capture: capture, status: status, options: options, into: &canvas)
+        renderer.render(screen, live: live, capture: capture, status: status, link: link, options: options, into: &canvas)
         converter.present(canvas, rotation: displayRotation, on: framebuffer)
     }
 
@@ -175,7 +175,7 @@ public final class FramebufferDisplay: DisplaySink {
             if now - lastDraw < minIntervalSeconds {
                 usleep(useconds_t((minIntervalSeconds - (now - lastDraw)) * 1_000_000))
             }
-            enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?, String?) }
+            enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?, String?, String?) }
             let job: Job = shared.withLock { s in
                 if s.stop { return .stop }
                 // A frame over 2 s old is from a stream that stopped (camera.idle_stop): not shown.
@@ -183,9 +183,9 @@ public final class FramebufferDisplay: DisplaySink {
                 if live == nil { s.live = nil }
                 guard s.dirty || turned || (drewLive && live == nil) else { return .skip }
                 s.dirty = false
-                return .draw(s.content.screen, live, s.content.picture, s.content.status)
+                return .draw(s.content.screen, live, s.content.picture, s.content.status, s.content.link)
             }
-            guard case let .draw(screen, live, capture, status) = job else {
+            guard case let .draw(screen, live, capture, status, link) = job else {
                 if case .stop = job {
                     // On this thread, the screen's owner: a KMS card's CRTC back to the console.
                     confined.compositor.framebuffer.close()
@@ -195,7 +195,7 @@ public final class FramebufferDisplay: DisplaySink {
             }
             var options = optionsBase
             options.cameraRotation = rotation.camera
-            confined.compositor.draw(screen, live: live, capture: capture, status: status, options: options,
+            confined.compositor.draw(screen, live: live, capture: capture, status: status, link: link, options: options,
                                      displayRotation: rotation.display)
             lastRotation = rotation
             drewLive = live != nil && ScreenCompositor.showsLiveView(screen)

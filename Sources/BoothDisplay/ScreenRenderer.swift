@@ -11,10 +11,14 @@ public struct ScreenTexts: Sendable, Equatable {
     public var countdownShot: String
     /// Between shots; `{shot}` (the next shot) and `{shots}` are replaced.
     public var betweenShots: String
+    /// Under the review's QR code.
+    public var scan: String
 
     public init(idle: String, preview: String, faultCamera: String, faultButton: String, faultStorage: String,
-                countdownShot: String = "Photo {shot} of {shots}", betweenShots: String = "{shot} of {shots}") {
+                countdownShot: String = "Photo {shot} of {shots}", betweenShots: String = "{shot} of {shots}",
+                scan: String = "Scan to get your photo") {
         self.idle = idle
+        self.scan = scan
         self.preview = preview
         self.countdownShot = countdownShot
         self.betweenShots = betweenShots
@@ -26,7 +30,7 @@ public struct ScreenTexts: Sendable, Equatable {
     /// The texts of `settings.text`.
     public init(_ t: Settings.Texts) {
         self.init(idle: t.idle, preview: t.preview, faultCamera: t.faultCamera, faultButton: t.faultButton,
-                  faultStorage: t.faultStorage, countdownShot: t.countdownShot, betweenShots: t.betweenShots)
+                  faultStorage: t.faultStorage, countdownShot: t.countdownShot, betweenShots: t.betweenShots, scan: t.scan)
     }
 
     /// `template` with `{shot}` and `{shots}` replaced: `"{shot} of {shots}"`, 2, 4 → `"2 of 4"`.
@@ -103,7 +107,7 @@ public final class ScreenRenderer {
     /// line as the runtime worded it ("Printing…", "Out of paper — your photo is saved"; nil or
     /// empty: nothing), drawn in ``statusRegion(_:)``. A frame or capture that does not decode
     /// leaves a dark background: a screen is always drawn.
-    public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil,
+    public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil, link: String? = nil,
                        options: LiveViewOptions, into canvas: inout Canvas) {
         let size = canvas.size, s = min(size.width, size.height)
         let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
@@ -145,9 +149,14 @@ public final class ScreenRenderer {
             canvas.fill(0xFF_FFFF)
         case .review:
             canvas.fill(0)
+            let code = link.flatMap { QRCode($0) }
+            let panel = code.map { ScreenRenderer.qrPanel(size, modules: $0.size) }
             if let capture {
-                try? scaler.draw(jpeg: capture, into: &canvas, area: whole, scaling: .fit)
+                // With a code, the picture keeps the part of the screen beside its panel.
+                let area = panel.map { p in PixelRect(x: 0, y: 0, width: max(1, p.x - s / 30), height: size.height) } ?? whole
+                try? scaler.draw(jpeg: capture, into: &canvas, area: area, scaling: .fit)
             }
+            if let code, let panel { drawCode(code, in: panel, into: &canvas) }
             if let status, !status.isEmpty { band(status, in: &canvas) }
         case .fault(let reasons):
             canvas.fill(ScreenRenderer.faultBackground)
@@ -156,6 +165,39 @@ public final class ScreenRenderer {
             let m = font.mask(lines.joined(separator: "\n"), pixelHeight: s * 7 / 100, maxWidth: size.width * 9 / 10)
             canvas.draw(m, x: (size.width - m.width) / 2, y: (size.height - m.height) / 2, color: 0xFF_FFFF)
         }
+    }
+
+    /// Where the review's QR code goes: a white square on the right, vertically centred above the
+    /// status band, its side a whole number of pixels per module (at least 4) with the 4-module quiet
+    /// zone inside it, as large as 45% of the screen's height and 32% of its width allow.
+    public static func qrPanel(_ size: FrameSize, modules: Int) -> PixelRect {
+        let total = modules + 8
+        let room = min(size.height * 45 / 100, size.width * 32 / 100)
+        let scale = max(4, room / total)
+        let side = total * scale
+        let margin = max(0, min(size.width, size.height) / 30)
+        let band = bandRegion(size)
+        return PixelRect(x: max(0, size.width - side - margin), y: max(0, (band.y - side) / 2), width: side, height: side)
+    }
+
+    /// The code in `panel` (white, quiet zone included) and `texts.scan` under it.
+    private func drawCode(_ code: QRCode, in panel: PixelRect, into canvas: inout Canvas) {
+        canvas.fill(panel, 0xFF_FFFF)
+        let scale = panel.width / (code.size + 8)
+        let x0 = panel.x + 4 * scale, y0 = panel.y + 4 * scale
+        for y in 0..<code.size {
+            var x = 0
+            while x < code.size {
+                guard code.isDark(x: x, y: y) else { x += 1; continue }
+                var run = 1
+                while x + run < code.size && code.isDark(x: x + run, y: y) { run += 1 }
+                canvas.fill(PixelRect(x: x0 + x * scale, y: y0 + y * scale, width: run * scale, height: scale), 0)
+                x += run
+            }
+        }
+        let s = min(canvas.size.width, canvas.size.height)
+        let m = font.mask(texts.scan, pixelHeight: s * 4 / 100, maxWidth: panel.width + panel.width / 4)
+        canvas.draw(m, x: panel.x + (panel.width - m.width) / 2, y: panel.y + panel.height + s / 60, color: 0xFF_FFFF)
     }
 
     private func band(_ text: String, in canvas: inout Canvas) {

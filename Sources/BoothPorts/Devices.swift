@@ -63,11 +63,15 @@ public struct ScreenContent: Sendable, Equatable {
     public var picture: [UInt8]?
     /// The review's status line, drawn in a band at the bottom; nil or empty: none. Ignored on other screens.
     public var status: String?
+    /// The picture's URL for guests (the gallery), drawn as a QR code beside it on the review; nil:
+    /// none. Ignored on other screens.
+    public var link: String?
 
-    public init(_ screen: Screen, picture: [UInt8]? = nil, status: String? = nil) {
+    public init(_ screen: Screen, picture: [UInt8]? = nil, status: String? = nil, link: String? = nil) {
         self.screen = screen
         self.picture = picture
         self.status = status
+        self.link = link
     }
 }
 

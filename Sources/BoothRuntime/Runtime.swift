@@ -38,6 +38,9 @@ public struct RuntimeOptions: Sendable {
     /// sync): each gets them after storage's durable save, in order, on a delivery thread of its own
     /// (``PictureDelivery``), so none of them ever delays a session.
     public var pictureSinks: [any PictureSink] = []
+    /// The URL a guest fetches a saved photo at (the gallery's), from its path; nil: no QR code on
+    /// the review. Called on the main loop: it must not block (the daemon's derives a token, no I/O).
+    public var pictureLink: (@Sendable (_ path: String) -> String?)?
 
     public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
         self.sessionLimit = sessionLimit
@@ -153,6 +156,8 @@ public final class BoothRuntime: Sendable {
         var session: Int
         var jpeg: [UInt8]?
         var printStatus: String?
+        /// The photo's URL for the QR code, once it is saved (``RuntimeOptions/pictureLink``).
+        var link: String?
     }
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
     let orientation: any OrientationSource
@@ -197,6 +202,8 @@ public final class BoothRuntime: Sendable {
         var deleting: Set<UInt64> = []
         /// Captures saved (and counted) in the session under way, by id.
         var savedThisSession: Set<UInt64> = []
+        /// Where the latest saved captures and pictures are, by id (the review's QR code); 16 kept.
+        var savedPaths: [(id: UInt64, path: String)] = []
     }
     let state: Mutex<LoopState>
 
@@ -409,7 +416,10 @@ public final class BoothRuntime: Sendable {
                     s.savedThisSession.insert(id)
                 }
                 s.lastSavedSession = max(s.lastSavedSession, saved ?? 0)
+                s.savedPaths.append((id, path))
+                if s.savedPaths.count > 16 { s.savedPaths.removeFirst(s.savedPaths.count - 16) }
             }
+            reviewSaved(id)
         case let .composed(id):
             // Taken off the shelf even when late, so the shelf never keeps a picture's bytes.
             if let jpeg = captures.takeShelved(pictureID: id) { state.withLock { $0.sessionJPEGs[id] = jpeg } }
@@ -615,11 +625,11 @@ public final class BoothRuntime: Sendable {
                 for d in displays { d.show(ScreenContent(screen)) }
                 return
             }
-            let (held, session) = state.withLock { ($0.sessionJPEGs[id], $0.session) }
+            let (held, session, path) = state.withLock { s in (s.sessionJPEGs[id], s.session, s.savedPaths.last { $0.id == id }?.path) }
             let shown = ReviewOnScreen(captureID: id, session: session, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
-                                       printStatus: printer.reviewText(captureID: id))
+                                       printStatus: printer.reviewText(captureID: id), link: path.flatMap { options.pictureLink?($0) })
             r = shown
-            for d in displays { d.show(ScreenContent(screen, picture: shown.jpeg, status: shown.printStatus)) }
+            for d in displays { d.show(ScreenContent(screen, picture: shown.jpeg, status: shown.printStatus, link: shown.link)) }
         }
     }
 
@@ -634,7 +644,21 @@ public final class BoothRuntime: Sendable {
             shown.printStatus = text
             r = shown
             log.info("review of session \(shown.session)'s picture: \(text ?? "no print status")")
-            for d in displays { d.show(ScreenContent(.review(pictureID: shown.captureID), picture: shown.jpeg, status: text)) }
+            for d in displays { d.show(ScreenContent(.review(pictureID: shown.captureID), picture: shown.jpeg, status: text, link: shown.link)) }
+        }
+    }
+
+    /// `id` was saved: when it is the review on screen and has no code yet, shown again with its
+    /// URL's QR code (a review can begin before its picture is on disk).
+    private func reviewSaved(_ id: UInt64) {
+        guard let linkFor = options.pictureLink else { return }
+        let displays = self.displays
+        review.withLock { r in
+            guard var shown = r, shown.captureID == id, shown.link == nil,
+                  let path = state.withLock({ s in s.savedPaths.last { $0.id == id }?.path }), let link = linkFor(path) else { return }
+            shown.link = link
+            r = shown
+            for d in displays { d.show(ScreenContent(.review(pictureID: id), picture: shown.jpeg, status: shown.printStatus, link: link)) }
         }
     }
 

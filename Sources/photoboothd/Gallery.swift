@@ -4,10 +4,12 @@ import BoothPorts
 import BoothStorage
 
 /// With `gallery.enabled`: the secret (made at the first start), the index (made, or moved aside and
-/// rebuilt when damaged, then reconciled with the pictures on disk) and the sink that records each
-/// new picture. nil when the gallery is off, or when the secret or the index cannot be had (logged:
-/// the booth runs without the gallery, every session as before).
-func gallerySink(_ s: Settings, log: Logger) -> GalleryIndexSink? {
+/// rebuilt when damaged, then reconciled with the pictures on disk), the sink that records each
+/// new picture, and the review's link (`gallery.url_base` + `/p/TOKEN`; nil while `gallery.url_base`
+/// is empty: the daemon has no network to learn the booth's address, said once). nil when the
+/// gallery is off, or when the secret or the index cannot be had (logged: the booth runs without
+/// the gallery, every session as before).
+func gallery(_ s: Settings, log: Logger) -> (sink: GalleryIndexSink, link: (@Sendable (String) -> String?)?)? {
     guard s.gallery.enabled else { return nil }
     let tokens: PictureTokens
     do {
@@ -21,5 +23,14 @@ func gallerySink(_ s: Settings, log: Logger) -> GalleryIndexSink? {
     guard let index = PictureIndex.openForWriting(path: s.gallery.index, photosDir: s.storage.dir, tokens: tokens, log: log) else { return nil }
     let counts = (try? index.counts()) ?? (0, 0)
     log.info("gallery: index \(s.gallery.index): \(counts.0) pictures served, \(counts.1) removed")
-    return GalleryIndexSink(index: index, tokens: tokens, log: log)
+    let sink = GalleryIndexSink(index: index, tokens: tokens, log: log)
+    var base = s.gallery.urlBase
+    while base.hasSuffix("/") { base.removeLast() }
+    guard !base.isEmpty else {
+        log.warning("gallery: gallery.url_base is empty: no QR code on the review screen (photoboothd has no network "
+                    + "to learn the address guests' phones reach; set it, e.g. http://10.42.0.1:8080)")
+        return (sink, nil)
+    }
+    log.info("gallery: the review shows each photo's URL as a QR code: \(base)/p/TOKEN")
+    return (sink, { [base] path in "\(base)/p/\(tokens.token(for: GalleryIndexSink.identity(of: path)))" })
 }

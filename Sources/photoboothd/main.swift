@@ -208,7 +208,10 @@ do {
 
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
 var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
-if let gallery = gallerySink(loaded.settings, log: log) { runtimeOptions.pictureSinks.append(gallery) }
+if let gallery = gallery(loaded.settings, log: log) {
+    runtimeOptions.pictureSinks.append(gallery.sink)
+    runtimeOptions.pictureLink = gallery.link
+}
 runtimeOptions.composer = composer
 runtimeOptions.composerFactory = { try makePictureComposer($0) }
 // Under systemd (Type=notify): READY/STATUS/WATCHDOG to $NOTIFY_SOCKET; nil otherwise.

@@ -7,6 +7,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Glibc
 import Testing
 @testable import BoothRuntime
 @testable import photoboothd
@@ -23,6 +24,26 @@ private func get(_ url: String) throws -> (Int, [UInt8]) {
     return out
 }
 
+/// The text of the QR code(s) zbarimg (zbar-tools) reads in the image file at `path`; nil when it
+/// finds none (or is not installed: the message says so).
+func zbarRead(_ path: String) throws -> [String] {
+    guard access("/usr/bin/zbarimg", X_OK) == 0 else { throw ZbarMissing() }
+    let out = Pipe()
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+    p.arguments = ["--quiet", "--raw", path]
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return text.split(separator: "\n").map(String.init)
+}
+
+struct ZbarMissing: Error, CustomStringConvertible {
+    var description: String { "zbarimg is missing: apt-get install zbar-tools (install.sh --test installs it)" }
+}
+
 @Suite(.serialized) struct GallerySessionTests {
     @Test("with gallery.enabled a session's picture is indexed by the daemon's sink and served by the gallery at its token's URL; a restart keeps the URL")
     func aSessionsPictureIsServed() async throws {
@@ -33,11 +54,17 @@ private func get(_ url: String) throws -> (Int, [UInt8]) {
         settings.gallery.index = "\(dir)/state/gallery/index.sqlite"
         settings.gallery.secret = "\(dir)/state/gallery.secret"
         let log = LogRecorder()
-        let sink = try #require(gallerySink(settings, log: log.logger()), "\(log.all)")
+        settings.gallery.urlBase = "http://10.42.0.1:8080/"
+        let made = try #require(gallery(settings, log: log.logger()), "\(log.all)")
+        let shownLinks = made.link
         var options = RuntimeOptions()
         options.composer = StackComposer()
-        options.pictureSinks = [sink]
-        let booth = TestBooth(settings, options: options)
+        options.pictureSinks = [made.sink]
+        options.pictureLink = shownLinks
+        settings.preview.file = "\(dir)/preview.jpg"
+        settings.preview.size = FrameSize(width: 1280, height: 800)
+        settings.session.reviewMilliseconds = 4000
+        let booth = TestBooth(settings, filePreview: true, options: options)
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming }, "\(booth.logText)")
@@ -57,9 +84,19 @@ private func get(_ url: String) throws -> (Int, [UInt8]) {
         #expect(status == 200)
         #expect(body == (try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(settings.storage.dir)/\(picture.path)")))))
         #expect(Array(body.prefix(2)) == [0xff, 0xd8])
+        // The review on the file preview carries the picture's URL as a QR code, read back from its pixels.
+        let url = "http://10.42.0.1:8080/p/\(picture.token)"
+        var read: [String] = []
+        for _ in 0..<60 where !read.contains(url) {
+            read = (try? zbarRead(settings.preview.file)) ?? []
+            if !read.contains(url) { try await Task.sleep(nanoseconds: 50_000_000) }
+        }
+        #expect(read == [url], "zbarimg on \(settings.preview.file)")
+        if access("/usr/bin/zbarimg", X_OK) != 0 { Issue.record("\(ZbarMissing())") }
         // The daemon's next start: the same secret, the same index, the same URL.
-        let again = try #require(gallerySink(settings, log: log.logger()))
-        _ = again
+        let again = try #require(gallery(settings, log: log.logger()))
+        #expect(again.link?("\(settings.storage.dir)/\(picture.path)") == "http://10.42.0.1:8080/p/\(picture.token)",
+                "the review's link is the token's URL, the same after a restart")
         #expect(try PictureIndex(path: settings.gallery.index, readOnly: true).picture(token: picture.token) == picture)
     }
 }

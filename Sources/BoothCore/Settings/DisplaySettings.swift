@@ -103,5 +103,7 @@ extension Settings {
         public var faultCamera = ""
         public var faultButton = ""
         public var faultStorage = ""
+        /// `text.scan`: beside the QR code of the picture's URL on the review.
+        public var scan = ""
     }
 }

@@ -323,6 +323,8 @@ public enum Schema {
                 "Shown while the button fails (its line, or its input device unplugged) or is stuck."),
         .string("text.fault_storage", \.text.faultStorage, allowsEmpty: false, "Photo storage full or missing — back soon", reload: .reopen(.screen),
                 "Shown while photos cannot be saved."),
+        .string("text.scan", \.text.scan, allowsEmpty: false, "Scan to get your photo", reload: .reopen(.screen),
+                "Under the QR code of the picture's URL on the review screen (gallery.enabled and gallery.url_base set)."),
 
         .bool("picture.compose_single_shot", \.picture.composeSingleShot, "false", reload: .nextSession,
               "With session.shots = 1: false keeps the capture itself as the picture (reviewed and printed as taken, filled to the media); true composes it like a series, with the layout's margins, footer and overlay. Sessions of 2 to 4 shots are always composed."),
