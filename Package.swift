@@ -57,7 +57,7 @@ let package = Package(
         // The pictures guests take home: their tokens (libsodium) and the SQLite index the daemon writes and the gallery reads.
         .target(name: "BoothIndex", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "CSQLite", "CSodium"]),
         // photobooth-gallery's HTTP side: routes, pages, the libmicrohttpd server.
-        .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CMicroHTTPD", "CHTTPShims"]),
+        .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothIndex", "CMicroHTTPD", "CHTTPShims"]),
         // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "CCUPS"]),
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",

@@ -79,6 +79,49 @@ public enum ByteRange: Equatable, Sendable {
     }
 }
 
+/// Unknown tokens per client address: a guest who mistypes gets a few tries, someone guessing
+/// gets `429 Too Many Requests` (no look-up at all) for the rest of the window, and only that
+/// address does: every other guest is served as before. Pure bookkeeping on an injected clock.
+public struct GuessLimit: Sendable {
+    /// Unknown tokens allowed per address in one window.
+    public let allowed: Int
+    /// The window, in milliseconds.
+    public let windowMilliseconds: Int64
+    /// Addresses tracked at most (the oldest windows are dropped beyond it).
+    public let maxAddresses: Int
+    private var windows: [String: (start: Int64, misses: Int)] = [:]
+
+    public init(allowed: Int = 20, windowMilliseconds: Int64 = 60_000, maxAddresses: Int = 4096) {
+        self.allowed = allowed
+        self.windowMilliseconds = windowMilliseconds
+        self.maxAddresses = maxAddresses
+    }
+
+    /// Whether `address` may ask for a token now (`nowMilliseconds` on a monotonic clock).
+    public func mayAsk(_ address: String, nowMilliseconds: Int64) -> Bool {
+        guard let w = windows[address], nowMilliseconds - w.start < windowMilliseconds else { return true }
+        return w.misses < allowed
+    }
+
+    /// `address` asked for a token that names no picture.
+    public mutating func missed(_ address: String, nowMilliseconds: Int64) {
+        if let w = windows[address], nowMilliseconds - w.start < windowMilliseconds {
+            windows[address] = (w.start, w.misses + 1)
+            return
+        }
+        if windows.count >= maxAddresses {
+            windows = windows.filter { nowMilliseconds - $0.value.start < windowMilliseconds }
+            if windows.count >= maxAddresses, let oldest = windows.min(by: { $0.value.start < $1.value.start })?.key {
+                windows[oldest] = nil
+            }
+        }
+        windows[address] = (nowMilliseconds, 1)
+    }
+
+    /// Addresses tracked now (tests).
+    public var tracked: Int { windows.count }
+}
+
 /// Small pieces of the responses.
 public enum GalleryText {
     /// An HTTP date (`Tue, 01 Dec 2026 18:04:05 GMT`, IMF-fixdate) for `seconds` since 1970.

@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothIndex
 import BoothPorts
@@ -44,20 +45,30 @@ public final class GalleryServer: Sendable {
         public var requests = 0
         public var pictures = 0
         public var notFound = 0
+        /// Requests answered 429: an address past its unknown tokens.
+        public var limited = 0
     }
 
     private let config: Config
     private let index: PictureIndex
     private let log: Logger
     private let stats = Mutex(Stats())
+    private let guesses: Mutex<GuessLimit>
+    private let now: @Sendable () -> Int64
     // `@unchecked`: the pointer is set once by `start` and freed once by `stop`, both under the lock.
     private struct Handle: @unchecked Sendable { var server: OpaquePointer? }
     private let handle = Mutex(Handle())
 
-    public init(config: Config, index: PictureIndex, log: Logger) {
+    /// - Parameters:
+    ///   - guessLimit: unknown tokens allowed per client address and window (429 beyond).
+    ///   - nowMilliseconds: the limit's clock (CLOCK_MONOTONIC; tests inject theirs).
+    public init(config: Config, index: PictureIndex, log: Logger, guessLimit: GuessLimit = GuessLimit(),
+                nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) }) {
         self.config = config
         self.index = index
         self.log = log
+        guesses = Mutex(guessLimit)
+        now = nowMilliseconds
     }
 
     /// Starts listening (`pb_http_start` → `MHD_start_daemon`).
@@ -113,15 +124,36 @@ public final class GalleryServer: Sendable {
                 return respond(c, 503, text: "index unavailable\n", headers: [("Cache-Control", "no-store")])
             }
         case let .page(token):
-            guard let picture = lookUp(token) else { return missing(c) }
-            return respond(c, 200, html: PicturePage.html(picture, config: config), headers: [("Cache-Control", "no-cache")])
+            return found(token, c) { respond(c, 200, html: PicturePage.html($0, config: config), headers: [("Cache-Control", "no-cache")]) }
         case let .image(token):
-            guard let picture = lookUp(token) else { return missing(c) }
-            return serveFile(c, picture, attachment: false)
+            return found(token, c) { serveFile(c, $0, attachment: false) }
         case let .download(token):
-            guard let picture = lookUp(token) else { return missing(c) }
-            return serveFile(c, picture, attachment: true)
+            return found(token, c) { serveFile(c, $0, attachment: true) }
         }
+    }
+
+    /// `answer` for the picture of `token`; 404 for an unknown token, 429 while the client's address
+    /// is past its unknown tokens (``GuessLimit``: no look-up then).
+    private func found(_ token: String, _ c: OpaquePointer, _ answer: (IndexedPicture) -> Bool) -> Bool {
+        var buffer = [CChar](repeating: 0, count: 64)
+        pb_http_client_address(c, &buffer, buffer.count)
+        let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let t = now()
+        guard guesses.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
+            stats.withLock { $0.limited += 1 }
+            return respond(c, 429, text: "Too many unknown pictures asked for from this address; try again in a minute.\n",
+                           headers: [("Retry-After", "60"), ("Cache-Control", "no-store")])
+        }
+        if let picture = lookUp(token) { return answer(picture) }
+        let nowLimited = guesses.withLock { g -> Bool in
+            g.missed(address, nowMilliseconds: t)
+            return !g.mayAsk(address, nowMilliseconds: t)
+        }
+        if nowLimited {
+            log.warning("gallery: \(address) asked for \(guesses.withLock { $0.allowed }) unknown pictures within "
+                        + "\(guesses.withLock { $0.windowMilliseconds } / 1000) s; answering it 429 until then")
+        }
+        return missing(c)
     }
 
     private func lookUp(_ token: String) -> IndexedPicture? {

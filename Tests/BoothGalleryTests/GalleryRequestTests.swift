@@ -51,3 +51,21 @@ struct GalleryRequestTests {
         #expect(!GalleryText.isServablePath("2026-12-01/x/booth-000042-picture.jpg"))
     }
 }
+
+@Suite("Guessing tokens is limited per address")
+struct GuessLimitTests {
+    @Test("20 unknown tokens a minute per address; then that address only waits for the window's end")
+    func perAddress() {
+        var g = GuessLimit(allowed: 20, windowMilliseconds: 60_000, maxAddresses: 3)
+        for i in 0..<20 {
+            #expect(g.mayAsk("10.42.0.7", nowMilliseconds: Int64(i)))
+            g.missed("10.42.0.7", nowMilliseconds: Int64(i))
+        }
+        #expect(!g.mayAsk("10.42.0.7", nowMilliseconds: 1000))
+        #expect(g.mayAsk("10.42.0.8", nowMilliseconds: 1000), "another guest is not locked out")
+        #expect(g.mayAsk("10.42.0.7", nowMilliseconds: 60_000), "the next window")
+        // Bounded memory: the oldest window goes.
+        for (i, a) in ["a", "b", "c", "d"].enumerated() { g.missed(a, nowMilliseconds: 61_000 + Int64(i)) }
+        #expect(g.tracked == 3)
+    }
+}

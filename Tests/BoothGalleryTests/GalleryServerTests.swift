@@ -7,6 +7,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 
 /// A GET (or `method`) to the gallery on loopback through URLSession (libcurl underneath): status,
@@ -111,6 +112,32 @@ struct GalleryServerTests {
         let stats = server.currentStats
         #expect(stats.pictures == 4)
         #expect(stats.notFound == 6)
+    }
+
+    @Test("an address asking for more unknown tokens than allowed gets 429 without a look-up, until its window ends")
+    func guessing() throws {
+        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let index = try PictureIndex(path: "\(dir)/index.sqlite")
+        let clock = Mutex<Int64>(0)
+        let log = LogRecorder()
+        let server = GalleryServer(config: .init(photosDir: dir, title: "t", downloadText: "d", missingText: "m"), index: index,
+                                   log: log.logger(), guessLimit: GuessLimit(allowed: 5, windowMilliseconds: 60_000),
+                                   nowMilliseconds: { clock.withLock { $0 } })
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 8, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        var statuses: [Int] = []
+        for i in 0..<8 {
+            let token = String(repeating: "a", count: 25) + String("bcdefgh".map { $0 }[i % 7])
+            statuses.append(try fetch("http://127.0.0.1:\(port)/p/\(token).jpg").0)
+        }
+        #expect(statuses == [404, 404, 404, 404, 404, 429, 429, 429])
+        #expect(log.all.contains { $0.contains("127.0.0.1 asked for 5 unknown pictures within 60 s") })
+        #expect(try fetch("http://127.0.0.1:\(port)/health").0 == 200, "health is not a look-up")
+        clock.withLock { $0 = 60_000 }
+        #expect(try fetch("http://127.0.0.1:\(port)/p/\(String(repeating: "b", count: 26))").0 == 404, "the next window")
+        #expect(server.currentStats.limited == 3)
     }
 
     @Test("an address that is not IPv4, or a port taken, is a clear error")
