@@ -1,0 +1,40 @@
+// libFuzzer target: what photobooth-gallery does with a request before any file is opened: the
+// router (method and path), the Range header against a file size, the token shape, the download
+// name and the servable-path check of an index row, and the per-address guess limit. Input: method,
+// NUL, path, NUL, Range header, NUL, an index row's path, NUL, a client address.
+import BoothGallery
+import BoothIndex
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzGallery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    let parts = bytes.split(separator: 0, maxSplits: 4, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    func part(_ i: Int) -> String { i < parts.count ? parts[i] : "" }
+    let route = GalleryRoute.route(method: part(0), path: part(1))
+    switch route {
+    case let .page(token), let .image(token), let .download(token):
+        // A routed token has a token's shape: nothing else reaches the index.
+        guard PictureTokens.isWellFormed(token), token.utf8.count == PictureTokens.tokenLength else { fatalError("routed a malformed token: \(token)") }
+    case .health, .notFound, .methodNotAllowed:
+        break
+    }
+    for size in [Int64(0), 1, 1000, Int64(bytes.count)] {
+        switch ByteRange.parse(part(2), size: size) {
+        case let .partial(first, last):
+            guard first >= 0, first <= last, last < size else { fatalError("range \(first)-\(last) outside \(size) bytes: \(part(2))") }
+        case .whole, .unsatisfiable:
+            break
+        }
+    }
+    let row = part(3)
+    if GalleryText.isServablePath(row), row.contains("..") || row.hasPrefix("/") { fatalError("servable path escapes: \(row)") }
+    _ = GalleryText.downloadName(path: row)
+    _ = GalleryText.html(part(1))
+    var limit = GuessLimit(allowed: 3, windowMilliseconds: 10, maxAddresses: 4)
+    for (i, b) in bytes.prefix(64).enumerated() {
+        let address = "\(part(4))\(b % 7)"
+        if limit.mayAsk(address, nowMilliseconds: Int64(i)) { limit.missed(address, nowMilliseconds: Int64(i)) }
+    }
+    guard limit.tracked <= 4 else { fatalError("guess limit keeps \(limit.tracked) addresses") }
+    return 0
+}
