@@ -231,9 +231,6 @@ do_install() {
     run_step "systemd-sysusers" systemd-sysusers /etc/sysusers.d/photobooth.conf
     id photobooth
     run_step "create /var/lib/photobooth" install -d -m 0751 -o photobooth -g photobooth /var/lib/photobooth
-    # The pictures and the gallery's index: setgid to photobooth-photos, which photobooth-gallery reads them through.
-    run_step "create /var/lib/photobooth/photos" install -d -m 2750 -o photobooth -g photobooth-photos /var/lib/photobooth/photos
-    run_step "create /var/lib/photobooth/gallery" install -d -m 2750 -o photobooth -g photobooth-photos /var/lib/photobooth/gallery
     # A photoboothd once run by hand as root leaves root's files there (photos/, the totals): the service,
     # running as photobooth, would find its photos directory not writable. Given back, and said.
     local foreign
@@ -242,6 +239,15 @@ do_install() {
       run_step "chown /var/lib/photobooth" chown -R photobooth:photobooth /var/lib/photobooth
       echo "  gave back to photobooth what another user had left in /var/lib/photobooth (e.g. $(echo "$foreign" | head -n1))"
     fi
+    # The pictures and the gallery's index, after that: setgid folders of photobooth-photos (which
+    # photobooth-gallery reads them through), what is in them the group's to read, earlier date folders too.
+    local d
+    for d in /var/lib/photobooth/photos /var/lib/photobooth/gallery; do
+      run_step "create $d" install -d -m 2750 -o photobooth -g photobooth-photos "$d"
+      run_step "group photobooth-photos on $d" chgrp -R photobooth-photos "$d"
+      run_step "setgid folders in $d" find "$d" -type d -exec chmod 2750 {} +
+      run_step "group-readable files in $d" chmod -R g+rX,g-w "$d"
+    done
   else
     echo "  (--destdir: the user is created by systemd-sysusers from etc/sysusers.d on the target)"
     [ -d "$D/var/lib/photobooth" ] || run_step "create $D/var/lib/photobooth" install -d -m 0751 "$D/var/lib/photobooth"

@@ -50,7 +50,7 @@ public final class GalleryServer: Sendable {
     }
 
     private let config: Config
-    private let index: PictureIndex
+    private let index: IndexFile
     private let log: Logger
     private let stats = Mutex(Stats())
     private let guesses: Mutex<GuessLimit>
@@ -65,7 +65,7 @@ public final class GalleryServer: Sendable {
     public init(config: Config, index: PictureIndex, log: Logger, guessLimit: GuessLimit = GuessLimit(),
                 nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) }) {
         self.config = config
-        self.index = index
+        self.index = IndexFile(index, log: log, nowMilliseconds: nowMilliseconds)
         self.log = log
         guesses = Mutex(guessLimit)
         now = nowMilliseconds
@@ -117,7 +117,7 @@ public final class GalleryServer: Sendable {
             return missing(c)
         case .health:
             do {
-                let n = try index.counts()
+                let n = try index.current().counts()
                 return respond(c, 200, text: "ok \(n.served) pictures\n", headers: [("Cache-Control", "no-store")])
             } catch {
                 log.error("gallery: /health: \(error)")
@@ -144,7 +144,14 @@ public final class GalleryServer: Sendable {
             return respond(c, 429, text: "Too many unknown pictures asked for from this address; try again in a minute.\n",
                            headers: [("Retry-After", "60"), ("Cache-Control", "no-store")])
         }
-        if let picture = lookUp(token) { return answer(picture) }
+        switch lookUp(token) {
+        case .found(let picture): return answer(picture)
+        case .unavailable:
+            // The index could not be read: no guest is counted as guessing for it.
+            return respond(c, 503, text: "The gallery cannot read its index just now; try again in a moment.\n",
+                           headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
+        case .unknown: break
+        }
         let nowLimited = guesses.withLock { g -> Bool in
             g.missed(address, nowMilliseconds: t)
             return !g.mayAsk(address, nowMilliseconds: t)
@@ -156,13 +163,15 @@ public final class GalleryServer: Sendable {
         return missing(c)
     }
 
-    private func lookUp(_ token: String) -> IndexedPicture? {
+    private enum LookUp { case found(IndexedPicture), unknown, unavailable }
+
+    private func lookUp(_ token: String) -> LookUp {
         do {
-            guard let p = try index.picture(token: token), GalleryText.isServablePath(p.path) else { return nil }
-            return p
+            guard let p = try index.current().picture(token: token), GalleryText.isServablePath(p.path) else { return .unknown }
+            return .found(p)
         } catch {
             log.error("gallery: \(error)")
-            return nil
+            return .unavailable
         }
     }
 
@@ -186,6 +195,12 @@ public final class GalleryServer: Sendable {
             return missing(c)
         }
         let size = Int64(st.st_size), mtime = Int64(st.st_mtim.tv_sec)
+        guard size == picture.bytes else {
+            // Another file under the indexed name: never served in its place.
+            close(fd)
+            log.warning("gallery: \(path) has \(size) bytes, indexed with \(picture.bytes) for \(picture.token); not served")
+            return missing(c)
+        }
         let etag = "\"\(picture.token.prefix(8))-\(String(size, radix: 16))-\(String(mtime, radix: 16))\""
         var headers: [(String, String)] = [
             ("Content-Type", "image/jpeg"), ("ETag", etag), ("Last-Modified", GalleryText.httpDate(mtime)),
@@ -247,5 +262,50 @@ public final class GalleryServer: Sendable {
         let queued = MHD_queue_response(c, status, response)
         MHD_destroy_response(response)
         return queued == .YES
+    }
+}
+
+/// The index the gallery reads, opened again when the daemon replaced its file (a damaged one moved
+/// aside and rebuilt: the old descriptor would keep reading the old file). The file's device and
+/// inode are compared at most every 2 s.
+final class IndexFile: Sendable {
+    private struct State: @unchecked Sendable {
+        var index: PictureIndex
+        var identity: (dev: UInt64, ino: UInt64)?
+        var checkedAt: Int64
+    }
+    private let state: Mutex<State>
+    private let log: Logger
+    private let now: @Sendable () -> Int64
+
+    init(_ index: PictureIndex, log: Logger, nowMilliseconds: @escaping @Sendable () -> Int64) {
+        self.log = log
+        now = nowMilliseconds
+        state = Mutex(State(index: index, identity: IndexFile.identity(index.path), checkedAt: nowMilliseconds()))
+    }
+
+    private static func identity(_ path: String) -> (dev: UInt64, ino: UInt64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
+    /// The index to read now.
+    func current() -> PictureIndex {
+        let t = now()
+        return state.withLock { s in
+            guard t - s.checkedAt >= 2000 else { return s.index }
+            s.checkedAt = t
+            let id = IndexFile.identity(s.index.path)
+            guard let id, let old = s.identity, id != old else { return s.index }
+            do {
+                s.index = try PictureIndex(path: s.index.path, readOnly: true)
+                s.identity = id
+                log.notice("gallery: \(s.index.path) was made again by photoboothd; reading the new one")
+            } catch {
+                log.warning("gallery: \(s.index.path) changed but cannot be opened: \(error); reading the old one")
+            }
+            return s.index
+        }
     }
 }

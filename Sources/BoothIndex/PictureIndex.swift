@@ -99,16 +99,35 @@ public final class PictureIndex: Sendable {
         try connection.withLock { (l: inout Locked) throws(IndexError) -> T in try body(l.db) }
     }
 
-    /// Records `picture` (one transaction). A path already indexed keeps its row (and its token).
-    /// - Returns: true when the row is new.
+    /// Records `picture` (one transaction). A path already indexed with the same token keeps its row;
+    /// with another token (another photo under the same name: a folder emptied, its numbers started
+    /// again) the row becomes the new photo's, served again, and the old token answers nothing.
+    /// - Returns: true when the row is new or changed.
     @discardableResult
     public func record(_ picture: IndexedPicture) throws(IndexError) -> Bool {
-        try with { db throws(IndexError) in
-            try db.transaction { () throws(IndexError) -> Bool in
-                try db.query("INSERT OR IGNORE INTO pictures (token, path, session, shot, saved_at, bytes) VALUES (?, ?, ?, ?, ?, ?)",
-                             [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(Int64(picture.shot)),
-                              .int(picture.savedAt), .int(picture.bytes)])
-                return db.changes > 0
+        try recordAll([picture]) > 0
+    }
+
+    /// ``record(_:)`` for every picture, in one transaction (a rebuild of thousands costs one fsync).
+    /// - Returns: the rows new or changed.
+    @discardableResult
+    public func recordAll(_ pictures: [IndexedPicture]) throws(IndexError) -> Int {
+        guard !pictures.isEmpty else { return 0 }
+        return try with { db throws(IndexError) in
+            try db.transaction { () throws(IndexError) -> Int in
+                var changed = 0
+                for picture in pictures {
+                    try db.query("""
+                        INSERT INTO pictures (token, path, session, shot, saved_at, bytes) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(path) DO UPDATE SET token = excluded.token, session = excluded.session, shot = excluded.shot,
+                            saved_at = excluded.saved_at, bytes = excluded.bytes, removed_at = NULL
+                        WHERE pictures.token != excluded.token
+                        """,
+                                 [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(Int64(picture.shot)),
+                                  .int(picture.savedAt), .int(picture.bytes)])
+                    changed += db.changes
+                }
+                return changed
             }
         }
     }
@@ -183,16 +202,12 @@ public final class PictureIndex: Sendable {
     /// `booth-NNNNNN-picture.jpg`) that the index lacks, with its token, its session and its file's mtime; a removed picture stays removed.
     /// - Returns: the pictures added.
     @discardableResult
-    public func reconcile(photosDir: String, tokens: PictureTokens) throws(IndexError) -> Int {
-        var added = 0
-        for picture in PictureIndex.pictureFiles(in: photosDir, tokens: tokens) where try record(picture) {
-            added += 1
-        }
-        return added
+    public func reconcile(photosDir: String, tokens: PictureTokens, folderID: String) throws(IndexError) -> Int {
+        try recordAll(PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID))
     }
 
     /// The capture and picture files under `photosDir` as index rows, oldest session first.
-    static func pictureFiles(in photosDir: String, tokens: PictureTokens) -> [IndexedPicture] {
+    static func pictureFiles(in photosDir: String, tokens: PictureTokens, folderID: String) -> [IndexedPicture] {
         var out: [IndexedPicture] = []
         for folder in listDirectory(photosDir).sorted() where PhotoStore.isDateFolder(folder) {
             for name in listDirectory("\(photosDir)/\(folder)") {
@@ -200,7 +215,8 @@ public final class PictureIndex: Sendable {
                 var st = stat()
                 guard stat("\(photosDir)/\(folder)/\(name)", &st) == 0, st.st_size > 0 else { continue }
                 let relative = "\(folder)/\(name)"
-                out.append(IndexedPicture(token: tokens.token(for: relative), path: relative,
+                out.append(IndexedPicture(token: tokens.token(for: PictureTokens.identity(folder: folderID, path: relative, bytes: Int64(st.st_size))),
+                                          path: relative,
                                           session: PhotoFileName.sessionNumber(in: name) ?? 0, shot: shot,
                                           savedAt: Int64(st.st_mtim.tv_sec), bytes: Int64(st.st_size)))
             }
@@ -224,7 +240,7 @@ public final class PictureIndex: Sendable {
     /// (`index.sqlite.corrupt-<seconds since 1970>`, with its -wal and -shm) and made anew; then
     /// reconciled with the picture files (the same tokens: they come from the secret). nil when even
     /// a new one cannot be made (logged; the booth runs without its gallery).
-    public static func openForWriting(path: String, photosDir: String, tokens: PictureTokens,
+    public static func openForWriting(path: String, photosDir: String, tokens: PictureTokens, folderID: String,
                                       now: Int64 = Int64(time(nil)), log: Logger) -> PictureIndex? {
         var index: PictureIndex?
         do {
@@ -240,7 +256,7 @@ public final class PictureIndex: Sendable {
         }
         do {
             let opened = try index ?? PictureIndex(path: path)
-            let added = try opened.reconcile(photosDir: photosDir, tokens: tokens)
+            let added = try opened.reconcile(photosDir: photosDir, tokens: tokens, folderID: folderID)
             if added > 0 { log.notice("gallery: index \(path): \(added) photos on disk added") }
             return opened
         } catch {

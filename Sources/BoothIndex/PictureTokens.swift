@@ -27,7 +27,15 @@ public struct PictureTokens: Sendable {
     ///   secret is never replaced silently: every token printed so far would stop working), or not writable.
     public static func load(orCreate path: String) throws(IndexError) -> PictureTokens {
         guard sodium_init() >= 0 else { throw IndexError(.failed, "gallery secret: libsodium could not be initialised (sodium_init)") }
-        if access(path, F_OK) == 0 {
+        var st = stat()
+        if stat(path, &st) == 0 {
+            if st.st_mode & 0o077 != 0 {
+                // Restored from a backup with wider rights: made the daemon's alone again.
+                guard chmod(path, 0o600) == 0 else {
+                    throw IndexError(.failed, "gallery secret \(path): mode \(String(st.st_mode & 0o777, radix: 8)) lets others read it, "
+                                     + "and chmod 0600 failed: \(String(cString: strerror(errno)))")
+                }
+            }
             let bytes: [UInt8]
             do { bytes = try AtomicFile.read(path) } catch { throw IndexError(.failed, "gallery secret \(path): \(error)") }
             guard bytes.count == secretBytes, let tokens = PictureTokens(secret: bytes) else {
@@ -36,6 +44,9 @@ public struct PictureTokens: Sendable {
             }
             return tokens
         }
+        guard errno == ENOENT else {
+            throw IndexError(.failed, "gallery secret \(path): \(String(cString: strerror(errno))); not made anew (it may exist)")
+        }
         var fresh = [UInt8](repeating: 0, count: secretBytes)
         randombytes_buf(&fresh, secretBytes)
         do { try AtomicFile.write(fresh, to: path, mode: 0o600) } catch { throw IndexError(.failed, "gallery secret \(path): \(error)") }
@@ -43,8 +54,12 @@ public struct PictureTokens: Sendable {
         return tokens
     }
 
-    /// The token of the picture whose identity is `identity` (its path under `storage.dir`,
-    /// `2026-12-01/booth-000042-picture.jpg`).
+    /// A photo's identity: its folder's id (``StorageIDs``), its path under `storage.dir`
+    /// (`2026-12-01/booth-000042-picture.jpg`) and its size in bytes, which the same file keeps and
+    /// another photo of the same name almost never has.
+    public static func identity(folder: String, path: String, bytes: Int64) -> String { "\(folder)/\(path)/\(bytes)" }
+
+    /// The token of the photo whose identity is `identity` (``identity(folder:path:bytes:)``).
     public func token(for identity: String) -> String {
         var mac = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
         let message = Array("photobooth picture v1\0\(identity)".utf8)

@@ -38,9 +38,10 @@ public struct RuntimeOptions: Sendable {
     /// sync): each gets them after storage's durable save, in order, on a delivery thread of its own
     /// (``PictureDelivery``), so none of them ever delays a session.
     public var pictureSinks: [any PictureSink] = []
-    /// The URL a guest fetches a saved photo at (the gallery's), from its path; nil: no QR code on
-    /// the review. Called on the main loop: it must not block (the daemon's derives a token, no I/O).
-    public var pictureLink: (@Sendable (_ path: String) -> String?)?
+    /// The URL a guest fetches a saved photo at (the gallery's), from its path and size in bytes;
+    /// nil: no QR code on the review. Called on the main loop: it must not block (the daemon's derives
+    /// a token; its folder's id is read once per photos folder).
+    public var pictureLink: (@Sendable (_ path: String, _ bytes: Int) -> String?)?
 
     public init(sessionLimit: Int? = nil, autoPress: Bool = false) {
         self.sessionLimit = sessionLimit
@@ -626,8 +627,9 @@ public final class BoothRuntime: Sendable {
                 return
             }
             let (held, session, path) = state.withLock { s in (s.sessionJPEGs[id], s.session, s.savedPaths.last { $0.id == id }?.path) }
-            let shown = ReviewOnScreen(captureID: id, session: session, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
-                                       printStatus: printer.reviewText(captureID: id), link: path.flatMap { options.pictureLink?($0) })
+            var shown = ReviewOnScreen(captureID: id, session: session, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
+                                       printStatus: printer.reviewText(captureID: id), link: nil)
+            shown.link = path.flatMap { p in shown.jpeg.flatMap { options.pictureLink?(p, $0.count) } }
             r = shown
             for d in displays { d.show(ScreenContent(screen, picture: shown.jpeg, status: shown.printStatus, link: shown.link)) }
         }
@@ -655,7 +657,8 @@ public final class BoothRuntime: Sendable {
         let displays = self.displays
         review.withLock { r in
             guard var shown = r, shown.captureID == id, shown.link == nil,
-                  let path = state.withLock({ s in s.savedPaths.last { $0.id == id }?.path }), let link = linkFor(path) else { return }
+                  let path = state.withLock({ s in s.savedPaths.last { $0.id == id }?.path }), let jpeg = shown.jpeg,
+                  let link = linkFor(path, jpeg.count) else { return }
             shown.link = link
             r = shown
             for d in displays { d.show(ScreenContent(.review(pictureID: id), picture: shown.jpeg, status: shown.printStatus, link: link)) }

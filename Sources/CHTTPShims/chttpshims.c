@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -19,12 +20,12 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     (void)version; (void)upload_data;
     struct context *c = cls;
     if (*request == NULL) {
-        /* First call: headers only. Answer now unless a body follows (it is read and dropped). */
+        /* First call: the headers only. Answering here would make libmicrohttpd close the connection
+         * (it cannot know whether a body follows): the answer comes with the last call, so keep-alive works. */
         *request = &seen;
-        if (*upload_data_size == 0) return c->handler(c->context, connection, method, url) ? MHD_YES : MHD_NO;
         return MHD_YES;
     }
-    if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
+    if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }   /* a body: read and dropped */
     return c->handler(c->context, connection, method, url) ? MHD_YES : MHD_NO;
 }
 
@@ -38,6 +39,7 @@ pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler,
         errno = EINVAL;
         return NULL;
     }
+    signal(SIGPIPE, SIG_IGN);
     pb_http_server *server = calloc(1, sizeof *server);
     if (!server) { snprintf(why, why_len, "out of memory"); errno = ENOMEM; return NULL; }
     struct context *c = &server->c;
@@ -52,6 +54,8 @@ pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)o->per_ip_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)o->memory_per_connection,
+        /* The program ignores SIGPIPE (pb_http_start does): libmicrohttpd may then use sendfile. */
+        MHD_OPTION_SIGPIPE_HANDLED_BY_APP, (int)1,
         MHD_OPTION_END);
     if (!d) {
         int e = errno ? errno : EADDRINUSE;

@@ -78,7 +78,12 @@ while index == nil {
         index = try PictureIndex(path: g.index, readOnly: true)
     } catch {
         if error.kind == .newerSchema { fail("\(error)", ExitCode.config) }
-        if !said { log.warning("photobooth-gallery: \(error); waiting for photoboothd to make it (looking every 2 s)"); said = true }
+        if access(g.index, F_OK) == 0 && access(g.index, R_OK) != 0 {
+            fail("\(g.index): \(String(cString: strerror(errno))): photobooth-gallery reads it through the group photobooth-photos "
+                 + "(install.sh makes /var/lib/photobooth/gallery and photos setgid to it; run it again, or chgrp -R photobooth-photos them)",
+                 ExitCode.noPermission)
+        }
+        if !said { log.warning("photobooth-gallery: \(error); waiting for photoboothd to make it (gallery.enabled there too; looking every 2 s)"); said = true }
         sleep(2)
     }
 }
@@ -96,7 +101,8 @@ do {
     port = try server.start(address: g.listen, port: portOverride ?? UInt16(g.port), maxConnections: g.maxConnections,
                             connectionsPerClient: g.connectionsPerClient, timeoutMilliseconds: g.timeoutMilliseconds)
 } catch {
-    fail("\(error)", ExitCode.unavailable)
+    // An address that is not the booth's, or not IPv4, is the config's (78, not restarted); a port taken may free up.
+    fail("\(error)", "\(error)".contains("not an IPv4 address") || "\(error)".contains("Cannot assign requested address") ? ExitCode.config : ExitCode.unavailable)
 }
 let counts = (try? index!.counts()) ?? (served: 0, removed: 0)
 log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)")

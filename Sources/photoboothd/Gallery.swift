@@ -9,7 +9,7 @@ import BoothStorage
 /// is empty: the daemon has no network to learn the booth's address, said once). nil when the
 /// gallery is off, or when the secret or the index cannot be had (logged: the booth runs without
 /// the gallery, every session as before).
-func gallery(_ s: Settings, log: Logger) -> (sink: GalleryIndexSink, link: (@Sendable (String) -> String?)?)? {
+func gallery(_ s: Settings, log: Logger) -> (sink: GalleryIndexSink, link: (@Sendable (String, Int) -> String?)?)? {
     guard s.gallery.enabled else { return nil }
     let tokens: PictureTokens
     do {
@@ -20,10 +20,13 @@ func gallery(_ s: Settings, log: Logger) -> (sink: GalleryIndexSink, link: (@Sen
         log.error("gallery: \(error); running without the gallery (guests cannot get their photos)")
         return nil
     }
-    guard let index = PictureIndex.openForWriting(path: s.gallery.index, photosDir: s.storage.dir, tokens: tokens, log: log) else { return nil }
+    let folders = StorageIDs(log: log)
+    try? makeDirectories(s.storage.dir)
+    guard let index = PictureIndex.openForWriting(path: s.gallery.index, photosDir: s.storage.dir, tokens: tokens,
+                                                  folderID: folders.id(of: s.storage.dir), log: log) else { return nil }
     let counts = (try? index.counts()) ?? (0, 0)
     log.info("gallery: index \(s.gallery.index): \(counts.0) pictures served, \(counts.1) removed")
-    let sink = GalleryIndexSink(index: index, tokens: tokens, log: log)
+    let sink = GalleryIndexSink(index: index, tokens: tokens, folders: folders, log: log)
     var base = s.gallery.urlBase
     while base.hasSuffix("/") { base.removeLast() }
     guard !base.isEmpty else {
@@ -32,5 +35,5 @@ func gallery(_ s: Settings, log: Logger) -> (sink: GalleryIndexSink, link: (@Sen
         return (sink, nil)
     }
     log.info("gallery: the review shows each photo's URL as a QR code: \(base)/p/TOKEN")
-    return (sink, { [base] path in "\(base)/p/\(tokens.token(for: GalleryIndexSink.identity(of: path)))" })
+    return (sink, { [base] path, bytes in "\(base)/p/\(sink.token(path: path, bytes: Int64(bytes)))" })
 }

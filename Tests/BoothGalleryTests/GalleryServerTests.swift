@@ -47,8 +47,9 @@ struct GalleryServerTests {
         let relative = "2026-12-01/\(PhotoFileName.name(session: 42, shot: 0))"
         try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
         let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
-        let writer = try #require(PictureIndex.openForWriting(path: "\(dir)/index.sqlite", photosDir: photos, tokens: tokens, log: LogRecorder().logger()))
-        let token = tokens.token(for: relative)
+        let writer = try #require(PictureIndex.openForWriting(path: "\(dir)/index.sqlite", photosDir: photos, tokens: tokens, folderID: "f00d",
+                                                              log: LogRecorder().logger()))
+        let token = tokens.token(for: PictureTokens.identity(folder: "f00d", path: relative, bytes: Int64(jpeg.count)))
         #expect(try writer.picture(token: token) != nil)
         let index = try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true)
         let server = GalleryServer(config: .init(photosDir: photos, title: "Anna & Ben's <wedding>", downloadText: "Save", missingText: "Not here."),
@@ -104,14 +105,19 @@ struct GalleryServerTests {
         #expect(s9 == 200)
         #expect(String(decoding: b9, as: UTF8.self) == "ok 1 pictures\n")
 
+        // Another file under the indexed name (not yet reconciled): never served in its place.
+        try AtomicFile.write(Array(jpeg.prefix(1000)), to: "\(photos)/\(relative)", replace: true)
+        #expect(try fetch("\(base)/p/\(token).jpg").0 == 404)
+        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)", replace: true)
+        #expect(try fetch("\(base)/p/\(token).jpg").0 == 200)
         // Removed (a guest's request): no longer served; the file stays.
         #expect(try writer.remove(token: token, at: 1))
         let (s10, _, _) = try fetch("\(base)/p/\(token).jpg")
         #expect(s10 == 404)
         #expect(FileManager.default.fileExists(atPath: "\(photos)/\(relative)"))
         let stats = server.currentStats
-        #expect(stats.pictures == 4)
-        #expect(stats.notFound == 6)
+        #expect(stats.pictures == 5)
+        #expect(stats.notFound == 7)
     }
 
     @Test("an address asking for more unknown tokens than allowed gets 429 without a look-up, until its window ends")

@@ -106,7 +106,7 @@ struct PictureIndexTests {
         let tokens = try #require(PictureTokens(secret: secret))
         let log = LogRecorder()
         let path = "\(dir)/index.sqlite"
-        let index = try #require(PictureIndex.openForWriting(path: path, photosDir: photosDir, tokens: tokens, log: log.logger()))
+        let index = try #require(PictureIndex.openForWriting(path: path, photosDir: photosDir, tokens: tokens, folderID: "f00d", log: log.logger()))
         #expect(try index.counts() == (served: 8, removed: 0), "the pictures and the captures")
         #expect(try index.recent(limit: 2).map(\.shot).sorted() == [0, 1])
         #expect(PictureIndex.shot(in: "booth-000001-picture.jpg") == 0)
@@ -114,21 +114,31 @@ struct PictureIndexTests {
         for other in [".tmp-booth-000001-1.jpg.12-ab", "booth-000001-0.jpg", "booth-000001-x.jpg", "booth-000001-100.jpg", "notes.txt", "booth-1.jpg"] {
             #expect(PictureIndex.shot(in: other) == nil, "\(other)")
         }
-        let t1 = tokens.token(for: "2026-12-01/booth-000001-picture.jpg")
+        let t1 = tokens.token(for: PictureTokens.identity(folder: "f00d", path: "2026-12-01/booth-000001-picture.jpg", bytes: 5))
         #expect(try index.picture(token: t1)?.bytes == 5)
         #expect(try index.remove(token: t1, at: 1))
-        #expect(try index.reconcile(photosDir: photosDir, tokens: tokens) == 0)
+        #expect(try index.reconcile(photosDir: photosDir, tokens: tokens, folderID: "f00d") == 0)
         #expect(try index.picture(token: t1) == nil, "removed stays removed")
         // Damaged: garbage in place of the database.
         try AtomicFile.write(Array(repeating: 0x41, count: 8192), to: path, replace: true)
         try? FileManager.default.removeItem(atPath: path + "-wal")
         try? FileManager.default.removeItem(atPath: path + "-shm")
-        let rebuilt = try #require(PictureIndex.openForWriting(path: path, photosDir: photosDir, tokens: tokens, now: 77, log: log.logger()))
+        let rebuilt = try #require(PictureIndex.openForWriting(path: path, photosDir: photosDir, tokens: tokens, folderID: "f00d", now: 77, log: log.logger()))
         #expect(try rebuilt.counts() == (served: 8, removed: 0))
         #expect(try rebuilt.picture(token: t1)?.path == "2026-12-01/booth-000001-picture.jpg", "the same token as before")
         #expect(FileManager.default.fileExists(atPath: "\(path).corrupt-77"))
         #expect(log.all.contains { $0.contains("moved aside as \(path).corrupt-77") })
         #expect(log.all.contains { $0.contains("8 photos on disk added") })
+        // The folder emptied and its numbers started again: another photo under the same name gets
+        // another token, and the earlier guest's token answers nothing (never the new photo).
+        try AtomicFile.write([0xff, 0xd8, 1, 2, 3, 4, 0xff, 0xd9], to: "\(photosDir)/2026-12-01/booth-000001-picture.jpg", replace: true)
+        #expect(try rebuilt.reconcile(photosDir: photosDir, tokens: tokens, folderID: "f00d") == 1)
+        #expect(try rebuilt.picture(token: t1) == nil)
+        let t1new = tokens.token(for: PictureTokens.identity(folder: "f00d", path: "2026-12-01/booth-000001-picture.jpg", bytes: 8))
+        #expect(try rebuilt.picture(token: t1new)?.bytes == 8)
+        #expect(try rebuilt.counts() == (served: 8, removed: 0))
+        // Another folder id (a stick swapped): other tokens for the same names.
+        #expect(t1new != tokens.token(for: PictureTokens.identity(folder: "beef", path: "2026-12-01/booth-000001-picture.jpg", bytes: 8)))
     }
 
     @Test("a reader before the daemon made the index, and an index from a newer booth, are clear errors")

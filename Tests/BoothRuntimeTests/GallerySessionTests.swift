@@ -95,7 +95,7 @@ struct ZbarMissing: Error, CustomStringConvertible {
         if access("/usr/bin/zbarimg", X_OK) != 0 { Issue.record("\(ZbarMissing())") }
         // The daemon's next start: the same secret, the same index, the same URL.
         let again = try #require(gallery(settings, log: log.logger()))
-        #expect(again.link?("\(settings.storage.dir)/\(picture.path)") == "http://10.42.0.1:8080/p/\(picture.token)",
+        #expect(again.link?("\(settings.storage.dir)/\(picture.path)", Int(picture.bytes)) == "http://10.42.0.1:8080/p/\(picture.token)",
                 "the review's link is the token's URL, the same after a restart")
         #expect(try PictureIndex(path: settings.gallery.index, readOnly: true).picture(token: picture.token) == picture)
     }

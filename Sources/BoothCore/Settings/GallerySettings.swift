@@ -8,8 +8,8 @@ extension Settings {
         public var listen = ""
         /// `gallery.port`: its TCP port.
         public var port = 0
-        /// `gallery.url_base`: what a picture's URL starts with (`http://10.42.0.1:8080`); empty: made
-        /// from the first non-loopback IPv4 address and the port.
+        /// `gallery.url_base`: what a picture's URL starts with (`http://10.42.0.1:8080`); empty: no QR
+        /// code (the daemon has no network to learn the booth's address).
         public var urlBase = ""
         /// `gallery.index`: the SQLite index of the pictures.
         public var index = ""

@@ -365,7 +365,7 @@ public enum Schema {
         .int("gallery.port", \.gallery.port, 1...65535, "8080", reload: .galleryRestart,
              "The gallery's TCP port (below 1024 needs a capability the unit does not give)."),
         .string("gallery.url_base", \.gallery.urlBase, allowsEmpty: true, "", reload: .restart,
-                "What the pictures' URLs start with, as guests' phones reach the booth: http://10.42.0.1:8080. Empty: http:// with the booth's first non-loopback IPv4 address and gallery.port."),
+                "What the pictures' URLs start with, as guests' phones reach the booth: http://10.42.0.1:8080. Empty: no QR code on the review (photoboothd has no network of its own to learn the address)."),
         .path("gallery.index", \.gallery.index, allowsEmpty: false, "/var/lib/photobooth/gallery/index.sqlite", reload: .restart,
               "The SQLite index of the pictures (written by the daemon, read by the gallery); rebuilt from the photos when missing or damaged."),
         .path("gallery.secret", \.gallery.secret, allowsEmpty: false, "/var/lib/photobooth/gallery.secret", reload: .restart,

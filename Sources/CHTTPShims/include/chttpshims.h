@@ -25,7 +25,8 @@ typedef struct {
     size_t memory_per_connection;   ///< MHD_OPTION_CONNECTION_MEMORY_LIMIT: the request line and headers must fit
 } pb_http_options;
 
-/// Starts the server (MHD_start_daemon with an internal thread pool on epoll). NULL on failure, with
+/// Starts the server (MHD_start_daemon with an internal thread pool on epoll; SIGPIPE is ignored from
+/// then on, so files go out with sendfile and a client gone is an EPIPE). NULL on failure, with
 /// a sentence in `why` (the address unparsable, the port taken: bind's errno).
 pb_http_server *pb_http_start(const pb_http_options *options, pb_http_handler handler, void *context, char *why, size_t why_len);
 /// The port the server listens on (the one asked for, or the one given for port 0).

@@ -1,0 +1,45 @@
+import BoothPorts
+import BoothStorage
+import CSodium
+import Glibc
+import Synchronization
+
+/// Each photos folder's own id, kept in it (`.photobooth-id`: 32 hex digits, made once with
+/// `randombytes_buf` and written atomically): part of every photo's identity, so a folder emptied
+/// or a stick swapped, whose session numbers start again at 1, never gives a new photo the URL of
+/// an earlier one, while a rebuild of the index from the folder gives the same URLs again.
+/// Cached per folder; safe from any thread.
+public final class StorageIDs: Sendable {
+    public static let fileName = ".photobooth-id"
+    private let cache = Mutex<[String: String]>([:])
+    private let log: Logger
+
+    public init(log: Logger) { self.log = log }
+
+    /// The id of the photos folder `dir`, made when missing; "" when it can be neither read nor made (logged once per folder).
+    public func id(of dir: String) -> String {
+        if let known = cache.withLock({ $0[dir] }) { return known }
+        let path = "\(dir)/\(StorageIDs.fileName)"
+        var id = ""
+        if let bytes = try? AtomicFile.read(path), bytes.count == 32, bytes.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) {
+            id = String(decoding: bytes, as: UTF8.self)
+        } else if access(path, F_OK) != 0 && errno == ENOENT {
+            var raw = [UInt8](repeating: 0, count: 16)
+            randombytes_buf(&raw, raw.count)
+            let made = raw.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            do {
+                try AtomicFile.write(Array(made.utf8), to: path)
+                id = made
+            } catch {
+                log.warning("gallery: \(path): \(error); the photos' URLs in \(dir) carry no folder id")
+            }
+        } else {
+            log.warning("gallery: \(path) is not a folder id (32 hex digits); left as it is, the photos' URLs in \(dir) carry none")
+        }
+        cache.withLock { $0[dir] = id }
+        return id
+    }
+
+    /// The photos folder of a saved photo: two levels up (`DIR/DATE/name`).
+    public static func photosDir(of path: String) -> String { directoryName(of: directoryName(of: path)) }
+}
