@@ -226,7 +226,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
                 // every `retryMilliseconds`, said at the first failure and every 100th.
                 l.card.failures += 1
                 l.card.failedAt = now()
-                if l.card.failures == 1 || l.card.failures % 100 == 0 {
+                if KMSFramebuffer.worthSaying(l.card.failures) {
                     log("display: \(path): page flip failed: \(String(cString: strerror(-r))) (errno \(-r), \(l.card.failures) so far); "
                         + "setting the CRTC again in \(String(format1: Double(retryMilliseconds) / 1000)) s")
                 }
@@ -243,10 +243,10 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
         let since = c.pendingSince ?? t
         c.pendingSince = since
         if waited < 0 {
-            if timeouts == 1 || timeouts % 100 == 0 {
+            if KMSFramebuffer.worthSaying(timeouts) {
                 log("display: \(path): waiting for a page flip failed: \(String(cString: strerror(-waited))) (\(timeouts) frames dropped so far)")
             }
-        } else if timeouts == 1 || timeouts % 100 == 0 {
+        } else if KMSFramebuffer.worthSaying(timeouts) {
             log("display: \(path): a page flip has not completed after 100 ms; frame dropped (\(timeouts) so far)")
         }
         if t.milliseconds(since: since) >= 2000 {
@@ -256,6 +256,9 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
             c.pendingSince = nil
         }
     }
+
+    /// The 1st, 100th, 200th… of a repeated failure: what is logged of it.
+    static func worthSaying(_ count: Int) -> Bool { count == 1 || count % 100 == 0 }
 
     /// Every 10 s: `display: /dev/dri/card0: 300 page flips in 10.0 s (30.0/s), 300 frames presented`.
     private func reportFlips(_ flips: UInt64, _ c: inout Card) {

@@ -40,10 +40,13 @@ public final class GalleryServer: Sendable {
         }
     }
 
-    /// Counters for the log and tests.
+    /// Counters since start, for the log and tests.
     public struct Stats: Sendable, Equatable {
+        /// Requests answered, of any kind.
         public var requests = 0
+        /// Photo responses queued (200 and 206; a 304 is not one).
         public var pictures = 0
+        /// 404s: unknown tokens, paths that route nowhere, files gone or changed.
         public var notFound = 0
         /// Requests answered 429: an address past its unknown tokens.
         public var limited = 0

@@ -12,11 +12,15 @@ import Synchronization
 public final class StorageIDs: Sendable {
     public static let fileName = ".photobooth-id"
     private let cache = Mutex<[String: String]>([:])
+    /// Folders whose id could not be had, warned about once.
+    private let warned = Mutex<Set<String>>([])
     private let log: Logger
 
     public init(log: Logger) { self.log = log }
 
-    /// The id of the photos folder `dir`, made when missing; "" when it can be neither read nor made (logged once per folder).
+    /// The id of the photos folder `dir`, made when missing; "" when it can be neither read nor made
+    /// (logged once per folder, and tried again next time: a folder not there yet gets its id with
+    /// its first photo).
     public func id(of dir: String) -> String {
         if let known = cache.withLock({ $0[dir] }) { return known }
         let path = "\(dir)/\(StorageIDs.fileName)"
@@ -31,13 +35,19 @@ public final class StorageIDs: Sendable {
                 try AtomicFile.write(Array(made.utf8), to: path)
                 id = made
             } catch {
-                log.warning("gallery: \(path): \(error); the photos' URLs in \(dir) carry no folder id")
+                warnOnce(dir, "gallery: \(path): \(error); the photos' URLs in \(dir) carry no folder id until it can be made")
+                return ""
             }
         } else {
-            log.warning("gallery: \(path) is not a folder id (32 hex digits); left as it is, the photos' URLs in \(dir) carry none")
+            warnOnce(dir, "gallery: \(path) is not a folder id (32 hex digits); left as it is, the photos' URLs in \(dir) carry none")
+            return ""
         }
         cache.withLock { $0[dir] = id }
         return id
+    }
+
+    private func warnOnce(_ dir: String, _ sentence: String) {
+        if warned.withLock({ $0.insert(dir).inserted }) { log.warning(sentence) }
     }
 
     /// The photos folder of a saved photo: two levels up (`DIR/DATE/name`).

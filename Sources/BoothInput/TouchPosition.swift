@@ -8,6 +8,7 @@ public struct TouchPosition: Sendable, Equatable, CustomStringConvertible {
     public var x: Double
     public var y: Double
 
+    /// A position already in the drawing's fractions (0...1 each).
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y

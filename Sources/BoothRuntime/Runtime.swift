@@ -626,10 +626,10 @@ public final class BoothRuntime: Sendable {
                 for d in displays { d.show(ScreenContent(screen)) }
                 return
             }
-            let (held, session, path) = state.withLock { s in (s.sessionJPEGs[id], s.session, s.savedPaths.last { $0.id == id }?.path) }
-            var shown = ReviewOnScreen(captureID: id, session: session, jpeg: held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id),
-                                       printStatus: printer.reviewText(captureID: id), link: nil)
-            shown.link = path.flatMap { p in shown.jpeg.flatMap { options.pictureLink?(p, $0.count) } }
+            let (held, session) = state.withLock { ($0.sessionJPEGs[id], $0.session) }
+            let jpeg = held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id)
+            let shown = ReviewOnScreen(captureID: id, session: session, jpeg: jpeg,
+                                       printStatus: printer.reviewText(captureID: id), link: link(id, jpeg))
             r = shown
             for d in displays { d.show(ScreenContent(screen, picture: shown.jpeg, status: shown.printStatus, link: shown.link)) }
         }
@@ -650,15 +650,21 @@ public final class BoothRuntime: Sendable {
         }
     }
 
+    /// The URL of the saved photo `id` whose bytes are `jpeg` (``RuntimeOptions/pictureLink``); nil
+    /// before it is saved or without a gallery.
+    private func link(_ id: UInt64, _ jpeg: [UInt8]?) -> String? {
+        guard let pictureLink = options.pictureLink, let jpeg,
+              let path = state.withLock({ s in s.savedPaths.last { $0.id == id }?.path }) else { return nil }
+        return pictureLink(path, jpeg.count)
+    }
+
     /// `id` was saved: when it is the review on screen and has no code yet, shown again with its
     /// URL's QR code (a review can begin before its picture is on disk).
     private func reviewSaved(_ id: UInt64) {
-        guard let linkFor = options.pictureLink else { return }
+        guard options.pictureLink != nil else { return }
         let displays = self.displays
         review.withLock { r in
-            guard var shown = r, shown.captureID == id, shown.link == nil,
-                  let path = state.withLock({ s in s.savedPaths.last { $0.id == id }?.path }), let jpeg = shown.jpeg,
-                  let link = linkFor(path, jpeg.count) else { return }
+            guard var shown = r, shown.captureID == id, shown.link == nil, let link = link(id, shown.jpeg) else { return }
             shown.link = link
             r = shown
             for d in displays { d.show(ScreenContent(.review(pictureID: id), picture: shown.jpeg, status: shown.printStatus, link: link)) }

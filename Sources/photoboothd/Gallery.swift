@@ -21,7 +21,6 @@ func gallery(_ s: Settings, log: Logger) -> (sink: GalleryIndexSink, link: (@Sen
         return nil
     }
     let folders = StorageIDs(log: log)
-    try? makeDirectories(s.storage.dir)
     guard let index = PictureIndex.openForWriting(path: s.gallery.index, photosDir: s.storage.dir, tokens: tokens,
                                                   folderID: folders.id(of: s.storage.dir), log: log) else { return nil }
     let counts = (try? index.counts()) ?? (0, 0)
