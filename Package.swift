@@ -28,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd"),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode"),
+        .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
@@ -47,7 +48,7 @@ let package = Package(
         // The seams between the runtime and the devices: one protocol per device role, and the log.
         .target(name: "BoothPorts", dependencies: ["BoothCore"]),
         // Device modules.
-        .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV"]),
+        .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV", "CExif"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
         // Buttons that are input devices (a USB key, a touch screen's tap) through libevdev; BoothGPIO's debouncer.
@@ -57,7 +58,7 @@ let package = Package(
         // The pictures guests take home: their tokens (libsodium) and the SQLite index the daemon writes and the gallery reads.
         .target(name: "BoothIndex", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "CSQLite", "CSodium"]),
         // photobooth-gallery's HTTP side: routes, pages, the libmicrohttpd server.
-        .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothIndex", "CMicroHTTPD", "CHTTPShims"]),
+        .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothIndex", "BoothJPEG", "CMicroHTTPD", "CHTTPShims"]),
         // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "CCUPS"]),
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
@@ -93,7 +94,7 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),
-        .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothGallery"]),
+        .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery"]),
         .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),

@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev
   libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libncurses6 libz3-dev pkg-config tzdata zlib1g-dev)
 # The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), libevdev (input buttons), libdrm (KMS screens), TurboJPEG, libpng (the picture's PNG overlay).
-BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev libqrencode-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
+BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev libqrencode-dev libexif-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test),
 # udev (the systemd scenario applies etc/udev in the guest), python3 (the print stack's helper, the kill
 # and soak checks, the socket peer test's client, the display scenario), jq (the corrupt-frames scenario
@@ -138,7 +138,7 @@ build() {
 
 # ---- --install / --uninstall ---------------------------------------------------------------
 # What the installed booth needs at run time (the binary links these; the Swift runtime is static).
-RUNTIME_DEPS=(libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod)
+RUNTIME_DEPS=(libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libexif12 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod)
 # The one release build, kept outside the clone so CI and re-runs reuse it.
 RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
 

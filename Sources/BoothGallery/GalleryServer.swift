@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothIndex
+import BoothJPEG
 import BoothPorts
 import CHTTPShims
 import CMicroHTTPD
@@ -61,6 +62,8 @@ public final class GalleryServer: Sendable {
     // `@unchecked`: the pointer is set once by `start` and freed once by `stop`, both under the lock.
     private struct Handle: @unchecked Sendable { var server: OpaquePointer? }
     private let handle = Mutex(Handle())
+    /// ``servedHeader``'s memory: a file version's key → its privacy header (nil: served as stored).
+    private let checkedHeaders = Mutex<[String: EXIFPrivacy?]>([:])
 
     /// - Parameters:
     ///   - guessLimit: unknown tokens allowed per client address and window (429 beyond).
@@ -204,7 +207,19 @@ public final class GalleryServer: Sendable {
             log.warning("gallery: \(path) has \(size) bytes, indexed with \(picture.bytes) for \(picture.token); not served")
             return missing(c)
         }
-        let etag = "\"\(picture.token.prefix(8))-\(String(size, radix: 16))-\(String(mtime, radix: 16))\""
+        // What is served: the file, or (a camera's JPEG with a GPS position or serial numbers) its
+        // header without them and then the file's own compressed data.
+        let privacy: EXIFPrivacy?
+        switch servedHeader(fd: fd, picture: picture, size: size, st: st) {
+        case .asStored: privacy = nil
+        case .without(let p): privacy = p
+        case .unservable(let why):
+            close(fd)
+            log.warning("gallery: \(path): \(why); not served (its private Exif fields could not be checked)")
+            return missing(c)
+        }
+        let servedSize = privacy?.servedSize(fileSize: size) ?? size
+        let etag = "\"\(picture.token.prefix(8))-\(String(size, radix: 16))-\(String(mtime, radix: 16))\(privacy == nil ? "" : "-p")\""
         var headers: [(String, String)] = [
             ("Content-Type", "image/jpeg"), ("ETag", etag), ("Last-Modified", GalleryText.httpDate(mtime)),
             ("Accept-Ranges", "bytes"), ("Cache-Control", "private, max-age=86400"), ("X-Content-Type-Options", "nosniff"),
@@ -216,16 +231,55 @@ public final class GalleryServer: Sendable {
             close(fd)
             return respond(c, 304, text: "", headers: headers.filter { $0.0 != "Content-Type" })
         }
-        switch ByteRange.parse(header(c, "Range"), size: size) {
+        let first: Int64, length: Int64, status: UInt32
+        switch ByteRange.parse(header(c, "Range"), size: servedSize) {
         case .unsatisfiable:
             close(fd)
-            return respond(c, 416, text: "", headers: [("Content-Range", "bytes */\(size)")])
-        case let .partial(first, last):
-            headers.append(("Content-Range", "bytes \(first)-\(last)/\(size)"))
-            return respond(c, 206, fd: fd, offset: first, length: last - first + 1, headers: headers, picture: true)
+            return respond(c, 416, text: "", headers: [("Content-Range", "bytes */\(servedSize)")])
+        case let .partial(f, last):
+            headers.append(("Content-Range", "bytes \(f)-\(last)/\(servedSize)"))
+            (first, length, status) = (f, last - f + 1, 206)
         case .whole:
-            return respond(c, 200, fd: fd, offset: 0, length: size, headers: headers, picture: true)
+            (first, length, status) = (0, servedSize, 200)
         }
+        guard let privacy else { return respond(c, status, fd: fd, offset: first, length: length, headers: headers, picture: true) }
+        return respond(c, status, body: ServedBody(header: privacy.header, fd: fd, fileOffset: Int64(privacy.replacing), start: first),
+                       length: length, headers: headers)
+    }
+
+    private enum ServedHeader { case asStored, without(EXIFPrivacy), unservable(String) }
+
+    /// Whether the file must be served without some of its metadata (``EXIFPrivacy``): its header
+    /// read (64 KiB, more when its segments go on) and checked once per file version, then
+    /// remembered (up to 4,096 files; the memory is dropped whole when full).
+    private func servedHeader(fd: Int32, picture: IndexedPicture, size: Int64, st: stat) -> ServedHeader {
+        let key = "\(picture.token)-\(size)-\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)-\(st.st_ino)"
+        if let known = checkedHeaders.withLock({ $0[key] }) { return known.map { .without($0) } ?? .asStored }
+        var read = 0
+        for want in [64 << 10, 1 << 20, 8 << 20] {
+            let n = Int(min(Int64(want), size))
+            guard n > read else { break }
+            var prefix = [UInt8](repeating: 0, count: n)
+            let got = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, n, 0) }
+            guard got == n else { return .unservable(got < 0 ? String(cString: strerror(errno)) : "shorter than it was a moment ago") }
+            read = n
+            do {
+                let privacy = try EXIFPrivacy.served(prefix)
+                checkedHeaders.withLock { memo in
+                    if memo.count >= 4096 { memo.removeAll(keepingCapacity: true) }
+                    memo[key] = .some(privacy)
+                }
+                if let privacy {
+                    log.info("gallery: \(picture.path) is served without its \(privacy.removed.map(\.description).joined(separator: ", "))")
+                }
+                return privacy.map { .without($0) } ?? .asStored
+            } catch .truncated, .missingStartOfScan {
+                continue
+            } catch {
+                return .unservable("\(error)")
+            }
+        }
+        return .unservable("no start of scan within its first \(read) bytes")
     }
 
     private func header(_ c: OpaquePointer, _ name: String) -> String? {
@@ -240,6 +294,24 @@ public final class GalleryServer: Sendable {
             return false
         }
         if picture { stats.withLock { $0.pictures += 1 } }
+        return queue(c, status, r, headers)
+    }
+
+    /// A response read by libmicrohttpd's callback (`MHD_create_response_from_callback`): for a
+    /// picture served without some metadata, its new header and then its file from `fileOffset`.
+    private func respond(_ c: OpaquePointer, _ status: UInt32, body: ServedBody, length: Int64, headers: [(String, String)]) -> Bool {
+        let context = Unmanaged.passRetained(body).toOpaque()
+        let r = MHD_create_response_from_callback(UInt64(length), 64 * 1024, { context, pos, buffer, max in
+            guard let context, let buffer else { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR
+            return Unmanaged<ServedBody>.fromOpaque(context).takeUnretainedValue().read(at: Int64(pos), into: buffer, max: max)
+        }, context, { context in
+            if let context { Unmanaged<ServedBody>.fromOpaque(context).release() }
+        })
+        guard let r else {
+            Unmanaged<ServedBody>.fromOpaque(context).release()
+            return false
+        }
+        stats.withLock { $0.pictures += 1 }
         return queue(c, status, r, headers)
     }
 
@@ -265,6 +337,41 @@ public final class GalleryServer: Sendable {
         let queued = MHD_queue_response(c, status, response)
         MHD_destroy_response(response)
         return queued == .YES
+    }
+}
+
+/// A picture's bytes as served without some of its metadata: `header`, then the file from
+/// `fileOffset`; a response starts at `start` of that (a `Range`). Owns `fd` and closes it.
+final class ServedBody: @unchecked Sendable {
+    // `@unchecked`: read by one libmicrohttpd thread at a time (one response's callbacks), never changed.
+    private let header: [UInt8]
+    private let fd: Int32
+    private let fileOffset: Int64
+    private let start: Int64
+
+    init(header: [UInt8], fd: Int32, fileOffset: Int64, start: Int64) {
+        self.header = header
+        self.fd = fd
+        self.fileOffset = fileOffset
+        self.start = start
+    }
+
+    deinit { close(fd) }
+
+    /// Up to `max` bytes at the response's offset `pos`: from the header, else `pread` from the
+    /// file. -2 (`MHD_CONTENT_READER_END_WITH_ERROR`) when the file ends early or cannot be read.
+    func read(at pos: Int64, into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        let at = start + pos
+        if at < Int64(header.count) {
+            let n = min(max, header.count - Int(at))
+            header.withUnsafeBytes { b in
+                guard let base = b.baseAddress else { return }
+                UnsafeMutableRawPointer(buffer).copyMemory(from: base + Int(at), byteCount: n)
+            }
+            return n
+        }
+        let got = retryingEINTR { pread(fd, buffer, max, off_t(fileOffset + at - Int64(header.count))) }
+        return got > 0 ? got : -2
     }
 }
 

@@ -1,5 +1,6 @@
 import BoothGallery
 import BoothIndex
+import BoothJPEG
 import BoothPorts
 import BoothStorage
 import BoothTestSupport
@@ -118,6 +119,54 @@ struct GalleryServerTests {
         let stats = server.currentStats
         #expect(stats.pictures == 5)
         #expect(stats.notFound == 7)
+    }
+
+    @Test("a DSLR's file is served without its GPS position and serial numbers (whole, Range across the new header, download); the stored file stays as taken")
+    func privateFields() throws {
+        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let photos = "\(dir)/photos"
+        try FileManager.default.createDirectory(atPath: "\(photos)/2026-12-01", withIntermediateDirectories: true)
+        let capture = try #require(SharedImages.captures().first, "\(SharedImages.missingMessage())")
+        let jpeg = EXIFFixture.cameraJPEG(try SharedImages.bytes(capture))
+        let relative = "2026-12-01/\(PhotoFileName.name(session: 7, shot: 1))"
+        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 5, count: 32)))
+        let writer = try #require(PictureIndex.openForWriting(path: "\(dir)/index.sqlite", photosDir: photos, tokens: tokens, folderID: "f00d",
+                                                              log: LogRecorder().logger()))
+        let token = tokens.token(for: PictureTokens.identity(folder: "f00d", path: relative, bytes: Int64(jpeg.count)))
+        #expect(try writer.picture(token: token) != nil)
+        let log = LogRecorder()
+        let server = GalleryServer(config: .init(photosDir: photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true), log: log.logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(port)"
+        let privacy = try #require(try EXIFPrivacy.served(jpeg))
+        let expected = privacy.header + jpeg[privacy.replacing...]
+        #expect(expected.count < jpeg.count)
+
+        let (s1, h1, b1) = try fetch("\(base)/p/\(token).jpg")
+        #expect(s1 == 200)
+        #expect(b1 == expected, "the file without the fields: \(b1.count) bytes served, \(expected.count) expected")
+        #expect(h1["content-length"] == "\(expected.count)")
+        #expect(EXIFPrivacy.privateFields(in: b1).isEmpty)
+        #expect(try #require(h1["etag"]).hasSuffix("-p\""))
+        // A range from inside the new header into the file's own data, and one past the header.
+        let cut = privacy.header.count
+        let (s2, h2, b2) = try fetch("\(base)/p/\(token).jpg", headers: ["Range": "bytes=\(cut - 10)-\(cut + 9)"])
+        #expect(s2 == 206)
+        #expect(b2 == Array(expected[(cut - 10)...(cut + 9)]))
+        #expect(h2["content-range"] == "bytes \(cut - 10)-\(cut + 9)/\(expected.count)")
+        let (s3, _, b3) = try fetch("\(base)/p/\(token).jpg", headers: ["Range": "bytes=-1000"])
+        #expect(s3 == 206)
+        #expect(b3 == Array(expected.suffix(1000)))
+        let (s4, _, b4) = try fetch("\(base)/p/\(token)/download")
+        #expect(s4 == 200)
+        #expect(b4 == expected)
+        #expect(try AtomicFile.read("\(photos)/\(relative)") == jpeg, "the stored original is as taken")
+        #expect(log.all.filter { $0.contains("served without its GPS position, camera serial number") }.count == 1, "checked once, remembered")
     }
 
     @Test("an address asking for more unknown tokens than allowed gets 429 without a look-up, until its window ends")

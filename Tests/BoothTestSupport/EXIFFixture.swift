@@ -53,6 +53,66 @@ public enum EXIFFixture {
         return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
     }
 
+    /// The private values ``cameraApp1()`` and ``xmpApp1()`` carry: none may reach a guest.
+    public static let privateValues = ["SN-4711-BODY", "DNG-SN-31337", "SN-0042-LENS", "Anna Example", "MAKERNOTE-0815", "52,31.2N", "xap/1.0"]
+    /// Values ``cameraApp1()`` carries that a guest may keep.
+    public static let keptValues = ["TestMaker", "Test Camera R1", "2026:12:01 20:15:00"]
+
+    /// An `APP1` `Exif` segment as a DSLR writes it (Intel order), built by hand: IFD0 with Make,
+    /// Model, Orientation 1, CameraSerialNumber (`0xC62F`) and the pointers; the Exif IFD with
+    /// DateTimeOriginal, MakerNote (`0x927C`), CameraOwnerName (`0xA430`), BodySerialNumber
+    /// (`0xA431`), LensSerialNumber (`0xA435`); the GPS IFD with version, latitude and longitude.
+    public static func cameraApp1() -> [UInt8] {
+        typealias Entry = (tag: Int, type: Int, count: Int, value: [UInt8])
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)] }
+        func ascii(_ tag: Int, _ text: String) -> Entry { let b = Array(text.utf8) + [0]; return (tag, 2, b.count, b) }
+        func rationals(_ tag: Int, _ r: [(Int, Int)]) -> Entry { (tag, 5, r.count, r.flatMap { le32($0.0) + le32($0.1) }) }
+        /// An IFD at `offset` with its values after it (none next).
+        func ifd(_ entries: [Entry], at offset: Int) -> [UInt8] {
+            var head = le16(entries.count), values: [UInt8] = []
+            let valuesAt = offset + 2 + 12 * entries.count + 4
+            for e in entries.sorted(by: { $0.tag < $1.tag }) {
+                head += le16(e.tag) + le16(e.type) + le32(e.count)
+                if e.value.count <= 4 {
+                    head += e.value + [UInt8](repeating: 0, count: 4 - e.value.count)
+                } else {
+                    head += le32(valuesAt + values.count)
+                    values += e.value + (e.value.count % 2 == 1 ? [0] : [])
+                }
+            }
+            return head + le32(0) + values
+        }
+        let gps: [Entry] = [(0x0000, 1, 4, [2, 3, 0, 0]), ascii(0x0001, "N"), rationals(0x0002, [(52, 1), (31, 1), (1234, 100)]),
+                            ascii(0x0003, "E"), rationals(0x0004, [(13, 1), (24, 1), (5678, 100)])]
+        let exif: [Entry] = [ascii(0x9003, "2026:12:01 20:15:00"), (0x927C, 7, 14, Array("MAKERNOTE-0815".utf8)),
+                             ascii(0xA430, "Anna Example"), ascii(0xA431, "SN-4711-BODY"), ascii(0xA435, "SN-0042-LENS")]
+        func ifd0(exifAt: Int, gpsAt: Int) -> [Entry] {
+            [ascii(0x010F, "TestMaker"), ascii(0x0110, "Test Camera R1"), (0x0112, 3, 1, le16(1)),
+             (0x8769, 4, 1, le32(exifAt)), (0x8825, 4, 1, le32(gpsAt)), ascii(0xC62F, "DNG-SN-31337")]
+        }
+        let first = ifd(ifd0(exifAt: 0, gpsAt: 0), at: 8)
+        let exifAt = 8 + first.count
+        let exifIFD = ifd(exif, at: exifAt)
+        let gpsAt = exifAt + exifIFD.count
+        let tiff = [0x49, 0x49] + le16(42) + le32(8) + ifd(ifd0(exifAt: exifAt, gpsAt: gpsAt), at: 8) + exifIFD + ifd(gps, at: gpsAt)
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        return [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+    }
+
+    /// An `APP1` XMP packet repeating a position and a serial number, as editors and some cameras write it.
+    public static func xmpApp1() -> [UInt8] {
+        let packet = "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF><rdf:Description "
+            + "exif:GPSLatitude=\"52,31.2N\" aux:SerialNumber=\"SN-4711-BODY\"/></rdf:RDF></x:xmpmeta>"
+        let payload = Array(packet.utf8)
+        return [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+    }
+
+    /// `jpeg` as a DSLR would write it: ``cameraApp1()`` and ``xmpApp1()`` after SOI (and APP0).
+    public static func cameraJPEG(_ jpeg: [UInt8]) -> [UInt8] {
+        inserting(cameraApp1() + xmpApp1(), into: jpeg)
+    }
+
     /// `jpeg` with `segment` inserted after SOI and a JFIF `APP0` if there is one (where cameras put Exif).
     public static func inserting(_ segment: [UInt8], into jpeg: [UInt8]) -> [UInt8] {
         var at = 2

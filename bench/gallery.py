@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""bench/run gallery: photobooth-gallery measured with the release binaries (stdlib only).
+
+1. A booth in a temp dir: photoboothd --simulate takes one photo (it makes the secret, the photos
+   folder's id and the index); the folder is filled to PICTURES photos, copies of the 1280x720
+   captures; the daemon started once more indexes them (its reconcile at start).
+2. photobooth-gallery pinned to core 0; wrk (bench/gallery.lua) on core 1, CONNECTIONS clients
+   keeping their connections, every request for another of the PICTURES tokens: the page, the
+   picture inline, the picture as a download.
+3. Saved to 200: sessions back to back (--auto-press, no preview or countdown, 1 s review); each
+   new photo file is seen through inotify (its rename into the date folder), its row is looked
+   for in the index every 1 ms, then GET /p/TOKEN.jpg is asked every 1 ms until it answers 200
+   with the whole file. Once with the gallery idle, once while wrk downloads pictures.
+4. The same files replaced by copies of a large photo (the daemon's reconcile gives them their
+   new tokens while the gallery runs) and the picture and download cases again.
+The gallery's VmRSS and VmHWM (/proc/PID/status), threads and open descriptors after each step.
+"""
+import argparse
+import ctypes
+import http.client
+import json
+import math
+import os
+import re
+import resource
+import select
+import shutil
+import signal
+import sqlite3
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SERVABLE = re.compile(r"^booth-[0-9]{6}-([0-9]{1,2}|picture)\.jpg$")
+DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def say(*a):
+    print("gallery bench:", *a, file=sys.stderr, flush=True)
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def proc_status(pid):
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM", "Threads"):
+                out[k] = int(v.split()[0])
+    out["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    return out
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def pct(values, p):
+    """Nearest-rank percentile."""
+    s = sorted(values)
+    return s[max(0, min(len(s) - 1, math.ceil(p / 100 * len(s)) - 1))]
+
+
+class Booth:
+    def __init__(self, args, root):
+        self.args = args
+        self.root = root
+        self.photos = os.path.join(root, "photos")
+        self.index = os.path.join(root, "gallery", "index.sqlite")
+        self.conf = os.path.join(root, "photobooth.conf")
+        self.socket = os.path.join(root, "control")
+        self.gallery = None
+        self.port = None
+        self.procs = []
+        os.makedirs(self.photos)  # made before the first start: the folder's id is made at the daemon's start
+        with open(self.conf, "w") as f:
+            f.write(f"""# bench/run gallery
+[storage]
+dir = {self.photos}
+[session]
+preview = 0s
+countdown = 0s
+review = 1s
+[gallery]
+enabled = true
+index = {self.index}
+secret = {root}/gallery.secret
+connections_per_client = {max(8, args.connections + 8)}
+""")
+
+    def bin(self, name):
+        return os.path.join(self.args.bin, name)
+
+    def daemon(self, log, *extra):
+        p = subprocess.Popen([self.bin("photoboothd"), "--simulate", "--socket", self.socket, *extra],
+                             cwd=self.root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        self.procs.append(p)
+        return p
+
+    def kill_all(self):
+        """Ends the processes this bench started (by their pid) that still run."""
+        for p in self.procs + ([self.gallery] if self.gallery else []):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def run_sessions(self, n, name):
+        extra = ["--set", f"gallery.url_base=http://127.0.0.1:{self.port}"] if self.port else []
+        with open(os.path.join(self.root, f"{name}.log"), "w") as log:
+            p = self.daemon(log, "--auto-press", "--sessions", str(n), *extra)
+            rc = p.wait(timeout=60 + 10 * n)
+        if rc != 0:
+            raise SystemExit(f"photoboothd --sessions {n} exited {rc}; see {name}.log")
+
+    def reconcile(self, name):
+        """Starts the daemon idle (it reconciles the index with the photos at start) and stops it."""
+        path = os.path.join(self.root, f"{name}.log")
+        with open(path, "w") as log:
+            p = self.daemon(log)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and p.poll() is None:
+                with open(path) as f:
+                    if "photoboothd starting" in f.read():
+                        break
+                time.sleep(0.05)
+            if p.poll() is not None:
+                raise SystemExit(f"photoboothd exited {p.returncode} at start; see {name}.log")
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=30)
+        with open(path) as f:
+            added = re.search(r"index \S+: (\d+) photos on disk added", f.read())
+        return int(added.group(1)) if added else 0
+
+    def date_folder(self):
+        folders = sorted(d for d in os.listdir(self.photos) if DATE.match(d))
+        return os.path.join(self.photos, folders[-1])
+
+    def fill(self, sources, count):
+        """Photos 1 to count in the date folder, copies of sources in turn (the seed's photo replaced too)."""
+        folder = self.date_folder()
+        sizes = []
+        for n in range(1, count + 1):
+            src = sources[(n - 1) % len(sources)]
+            dst = os.path.join(folder, f"booth-{n:06d}-1.jpg")
+            tmp = os.path.join(folder, f".bench-{n}")
+            shutil.copyfile(src, tmp)
+            os.rename(tmp, dst)
+            sizes.append(os.path.getsize(dst))
+        os.sync()
+        return sizes
+
+    def rows(self, count):
+        """Tokens of photos 1 to count, after checking each row's size is its file's."""
+        db = sqlite3.connect(f"file:{self.index}?mode=ro", uri=True)
+        tokens = []
+        folder = os.path.basename(self.date_folder())
+        for n in range(1, count + 1):
+            path = f"{folder}/booth-{n:06d}-1.jpg"
+            row = db.execute("SELECT token, bytes FROM pictures WHERE path = ? AND removed_at IS NULL", (path,)).fetchone()
+            size = os.path.getsize(os.path.join(self.photos, path))
+            if not row or row[1] != size:
+                raise SystemExit(f"index: {path}: {row} (file {size} bytes)")
+            tokens.append(row[0])
+        total = db.execute("SELECT count(*) FROM pictures").fetchone()[0]
+        db.close()
+        return tokens, total
+
+    def start_gallery(self):
+        self.gallery_log = open(os.path.join(self.root, "gallery.log"), "w+")
+        self.gallery = subprocess.Popen(["taskset", "-c", "0", self.bin("photobooth-gallery"), "--config", self.conf,
+                                         "--set", "gallery.listen=127.0.0.1", "--port", "0"],
+                                        stdin=subprocess.DEVNULL, stdout=self.gallery_log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with open(self.gallery_log.name) as f:
+                m = re.search(r"listening on [0-9.]+:(\d+)", f.read())
+            if m:
+                self.port = int(m.group(1))
+                return
+            if self.gallery.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise SystemExit(f"photobooth-gallery did not start; see {self.gallery_log.name}")
+
+    def stop_gallery(self):
+        if self.gallery and self.gallery.poll() is None:
+            self.gallery.send_signal(signal.SIGTERM)
+            self.gallery.wait(timeout=30)
+        with open(self.gallery_log.name) as f:
+            return f.read()
+
+
+def get(port, path, headers=None):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("GET", path, headers=headers or {})
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, dict(r.getheaders()), body
+
+
+def spot_check(booth, token, path):
+    """The three URLs answer what they should before any load (one unknown token: one 404)."""
+    data = open(os.path.join(booth.photos, path), "rb").read()
+    s, h, b = get(booth.port, f"/p/{token}")
+    assert s == 200 and f"/p/{token}.jpg".encode() in b, ("page", s, b[:200])
+    s, h, b = get(booth.port, f"/p/{token}.jpg")
+    assert s == 200 and b == data and h.get("Content-Type") == "image/jpeg", ("picture", s, h)
+    s2, _, _ = get(booth.port, f"/p/{token}.jpg", {"If-None-Match": h["ETag"]})
+    assert s2 == 304, ("304", s2)
+    s, h, b = get(booth.port, f"/p/{token}/download")
+    assert s == 200 and b == data and "attachment" in h.get("Content-Disposition", ""), ("download", s, h)
+    s, _, _ = get(booth.port, "/p/" + "a" * 26)
+    assert s == 404, ("unknown", s)
+    return len(b)
+
+
+def wrk(booth, tokens_file, suffix, seconds, connections):
+    env = dict(os.environ, GALLERY_TOKENS=tokens_file, GALLERY_SUFFIX=suffix)
+    cmd = ["taskset", "-c", "1", "wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s",
+           "-s", booth.args.lua, f"http://127.0.0.1:{booth.port}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu0, t0 = cpu_seconds(booth.gallery.pid), time.monotonic()
+    out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True).stdout
+    cpu1, t1 = cpu_seconds(booth.gallery.pid), time.monotonic()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    line = next((l for l in out.splitlines() if l.startswith("GALLERY_JSON ")), None)
+    if line is None:
+        raise SystemExit("wrk printed no summary:\n" + out)
+    r = json.loads(line[len("GALLERY_JSON "):])
+    r["gallery_cpu"] = (cpu1 - cpu0) / (t1 - t0)
+    r["wrk_cpu"] = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (t1 - t0)
+    return r
+
+
+class Watcher:
+    """New photo files in the photos folder's date folders (inotify through ctypes), each followed to
+    its index row and to its URL's first 200."""
+    IN_MOVED_TO, IN_CLOSE_WRITE, IN_CREATE, IN_ISDIR = 0x80, 0x8, 0x100, 0x40000000
+
+    def __init__(self, booth):
+        self.booth = booth
+        self.libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        self.dirs = {}
+        self.seen = set()
+        self.results = []
+        self.problems = []
+        self.lock = threading.Lock()
+        self.workers = []
+        self.stopping = threading.Event()
+        self.watch(booth.photos, self.IN_CREATE)
+        for d in os.listdir(booth.photos):
+            if DATE.match(d):
+                self.watch(os.path.join(booth.photos, d), self.IN_MOVED_TO | self.IN_CLOSE_WRITE)
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def watch(self, path, mask):
+        wd = self.libc.inotify_add_watch(self.fd, path.encode(), mask)
+        if wd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_add_watch", path)
+        self.dirs[wd] = path
+
+    def loop(self):
+        while not self.stopping.is_set():
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if not ready:
+                continue
+            buf = os.read(self.fd, 65536)
+            now = time.monotonic()
+            i = 0
+            while i < len(buf):
+                wd, mask, _, length = struct.unpack_from("iIII", buf, i)
+                name = buf[i + 16:i + 16 + length].rstrip(b"\0").decode()
+                i += 16 + length
+                folder = self.dirs.get(wd)
+                if folder == self.booth.photos:
+                    if mask & self.IN_ISDIR and DATE.match(name):  # a new day's folder
+                        new = os.path.join(folder, name)
+                        self.watch(new, self.IN_MOVED_TO | self.IN_CLOSE_WRITE)
+                        for f in os.listdir(new):
+                            self.found(new, f, time.monotonic())
+                elif folder:
+                    self.found(folder, name, now)
+
+    def found(self, folder, name, t):
+        if not SERVABLE.match(name):
+            return
+        rel = f"{os.path.basename(folder)}/{name}"
+        with self.lock:
+            if rel in self.seen:
+                return
+            self.seen.add(rel)
+        w = threading.Thread(target=self.follow, args=(rel, t), daemon=True)
+        w.start()
+        self.workers.append(w)
+
+    def follow(self, rel, t_file):
+        db = sqlite3.connect(f"file:{self.booth.index}?mode=ro", uri=True, check_same_thread=False)
+        deadline = t_file + 30
+        token = None
+        while time.monotonic() < deadline:
+            row = db.execute("SELECT token FROM pictures WHERE path = ?", (rel,)).fetchone()
+            if row:
+                token = row[0]
+                break
+            time.sleep(0.001)
+        t_row = time.monotonic()
+        db.close()
+        if token is None:
+            with self.lock:
+                self.problems.append(f"{rel}: not indexed within 30 s")
+            return
+        size = os.path.getsize(os.path.join(self.booth.photos, rel))
+        conn = http.client.HTTPConnection("127.0.0.1", self.booth.port, timeout=10)
+        statuses = []
+        while time.monotonic() < deadline:
+            try:
+                conn.request("GET", f"/p/{token}.jpg")
+                r = conn.getresponse()
+                body = r.read()
+                statuses.append(r.status)
+                if r.status == 200 and len(body) == size:
+                    break
+            except (OSError, http.client.HTTPException) as e:
+                statuses.append(type(e).__name__)
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.booth.port, timeout=10)
+            time.sleep(0.001)
+        t_200 = time.monotonic()
+        conn.close()
+        with self.lock:
+            if statuses[-1:] != [200]:
+                self.problems.append(f"{rel}: no 200 within 30 s ({statuses[-5:]})")
+                return
+            if len(statuses) > 1:
+                self.problems.append(f"{rel}: answered {statuses[:-1]} before its 200")
+            self.results.append((t_row - t_file, t_200 - t_file))
+
+    def finish(self):
+        for w in list(self.workers):
+            w.join(timeout=35)
+        self.stopping.set()
+        self.thread.join()
+        os.close(self.fd)
+        return self.results, self.problems
+
+
+def saved_to_200(booth, sessions, name):
+    w = Watcher(booth)
+    t0 = time.monotonic()
+    booth.run_sessions(sessions, name)
+    elapsed = time.monotonic() - t0
+    results, problems = w.finish()
+    if len(results) != sessions:
+        problems.append(f"{len(results)} photos followed to their 200 of {sessions} sessions")
+    return results, problems, elapsed
+
+
+def ms(s):
+    return f"{s * 1000:.1f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True, help="folder of photoboothd and photobooth-gallery (release)")
+    ap.add_argument("--images", required=True, help="../shared/images (captures/*_1280x720.jpg, photos/)")
+    ap.add_argument("--lua", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "gallery.lua"))
+    ap.add_argument("--pictures", type=int, default=1000)
+    ap.add_argument("--connections", type=int, default=50)
+    ap.add_argument("--seconds", type=int, default=10, help="each wrk case (after a 2 s warm-up)")
+    ap.add_argument("--sessions", type=int, default=30)
+    ap.add_argument("--large", default="photos/picosdeeuropa_by_Aitzol_Berasategi.jpg")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
+    ap.add_argument("--build", default="release build", help="what the binaries are, for the report")
+    args = ap.parse_args()
+    if os.cpu_count() < 2:
+        raise SystemExit("bench/run gallery needs 2 cores (the gallery on core 0, wrk on core 1)")
+    small = sorted(os.path.join(args.images, "captures", f) for f in os.listdir(os.path.join(args.images, "captures"))
+                   if f.endswith("_1280x720.jpg"))
+    large = os.path.join(args.images, args.large)
+    if not small or not os.path.isfile(large):
+        raise SystemExit(f"needs {args.images}/captures/*_1280x720.jpg and {large} (set PHOTOBOOTH_SHARED_IMAGES)")
+
+    root = tempfile.mkdtemp(prefix="photobooth-gallery-bench.")
+    booth = Booth(args, root)
+    started = time.monotonic()
+    load_start = loadavg()
+    rss = []
+    cases = []
+    out = []
+    try:
+        say(f"booth in {root}")
+        booth.run_sessions(1, "seed")
+        sizes = booth.fill(small, args.pictures)
+        added = booth.reconcile("reconcile-1")
+        tokens, total = booth.rows(args.pictures)
+        say(f"{total} pictures indexed ({added} added by the daemon's reconcile at start)")
+        tokens_file = os.path.join(root, "tokens.txt")
+        with open(tokens_file, "w") as f:
+            f.write("\n".join(tokens) + "\n")
+
+        booth.start_gallery()
+        time.sleep(1)
+        rss.append(("idle, after start", proc_status(booth.gallery.pid)))
+        folder = os.path.basename(booth.date_folder())
+        spot_check(booth, tokens[1], f"{folder}/booth-000002-1.jpg")
+        rss.append(("after 5 single requests", proc_status(booth.gallery.pid)))
+
+        mean_small = statistics.mean(sizes)
+        for label, suffix in (("page /p/TOKEN", ""), ("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")):
+            say(f"wrk: {label}")
+            wrk(booth, tokens_file, suffix, 2, args.connections)
+            r = wrk(booth, tokens_file, suffix, args.seconds, args.connections)
+            r["label"], r["file"] = label, "" if suffix == "" else f"{mean_small / 1000:.0f} KB mean"
+            cases.append(r)
+            time.sleep(0.5)  # the connections wrk left closed
+            rss.append((f"after {label}", proc_status(booth.gallery.pid)))
+
+        say(f"saved to 200: {args.sessions} sessions, gallery idle")
+        idle = saved_to_200(booth, args.sessions, "sessions-idle")
+        rss.append(("after the sessions", proc_status(booth.gallery.pid)))
+
+        say(f"saved to 200: {args.sessions} sessions while wrk downloads pictures")
+        loaded_runs, stop = [], threading.Event()
+
+        def keep_loading():
+            while not stop.is_set():
+                loaded_runs.append(wrk(booth, tokens_file, ".jpg", 3, args.connections))
+        bg = threading.Thread(target=keep_loading, daemon=True)
+        bg.start()
+        time.sleep(1)
+        loaded = saved_to_200(booth, args.sessions, "sessions-loaded")
+        stop.set()
+        bg.join()
+        time.sleep(0.5)
+        rss.append(("after the sessions under load", proc_status(booth.gallery.pid)))
+
+        say(f"large files: {os.path.basename(large)} ({os.path.getsize(large)} bytes) under the same names; reconcile")
+        sizes_large = booth.fill([large], args.pictures)
+        changed = booth.reconcile("reconcile-2")
+        tokens_large, total = booth.rows(args.pictures)
+        assert not set(tokens_large) & set(tokens), "the replaced files kept their tokens"
+        with open(tokens_file, "w") as f:
+            f.write("\n".join(tokens_large) + "\n")
+        spot_check(booth, tokens_large[1], f"{folder}/booth-000002-1.jpg")
+        for label, suffix in (("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")):
+            say(f"wrk: {label}, large")
+            wrk(booth, tokens_file, suffix, 2, args.connections)
+            r = wrk(booth, tokens_file, suffix, args.seconds, args.connections)
+            r["label"], r["file"] = label, f"{sizes_large[0] / 1e6:.2f} MB"
+            cases.append(r)
+            time.sleep(0.5)
+            rss.append((f"after {label}, {sizes_large[0] / 1e6:.2f} MB", proc_status(booth.gallery.pid)))
+        time.sleep(1)
+        rss.append(("idle again (1.5 s later)", proc_status(booth.gallery.pid)))
+        gallery_log = booth.stop_gallery()
+    except BaseException:
+        for name in sorted(os.listdir(root)):
+            if name.endswith(".log"):
+                with open(os.path.join(root, name)) as f:
+                    say(f"{name}, its end:\n" + "".join(f.readlines()[-15:]))
+        raise
+    finally:
+        booth.kill_all()
+        if args.keep:
+            say(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+    # The report.
+    load_end = loadavg()
+    p = out.append
+    p(f"bench/run gallery: {args.build}, {args.pictures} pictures indexed ({total} rows at the end), "
+      f"photobooth-gallery pinned to core 0, wrk -t2 -c{args.connections} on core 1, keep-alive, "
+      f"{args.seconds} s a case after 2 s of warm-up; load average {load_start} at the start, {load_end} at the end; "
+      f"{time.monotonic() - started:.0f} s in all")
+    p("")
+    p(f"Pictures: {len(small)} 1280x720 captures in turn ({min(sizes) / 1000:.0f}–{max(sizes) / 1000:.0f} KB, "
+      f"mean {mean_small / 1000:.0f} KB), then {os.path.basename(large)} ({sizes_large[0]} bytes) under the same names.")
+    p("")
+    p("| request | file | requests/s | MB/s | p50 ms | p90 ms | p99 ms | max ms | errors | gallery CPU | wrk CPU |")
+    p("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in cases:
+        secs = r["duration_us"] / 1e6
+        errors = r["connect"] + r["read"] + r["write"] + r["status"] + r["timeout"]
+        detail = ", ".join(f"{k} {r[k]}" for k in ("connect", "read", "write", "status", "timeout") if r[k])
+        p(f"| {r['label']} | {r['file'] or 'HTML'} | {r['requests'] / secs:.0f} | {r['bytes'] / secs / 1e6:.0f} | "
+          f"{r['p50'] / 1000:.2f} | {r['p90'] / 1000:.2f} | {r['p99'] / 1000:.2f} | {r['max'] / 1000:.1f} | "
+          f"{errors}{' (' + detail + ')' if detail else ''} | {r['gallery_cpu'] * 100:.0f}% | {r['wrk_cpu'] * 100:.0f}% |")
+    p("")
+    p(f"Saved to 200: from the photo's rename into its date folder (inotify) to its row in the index, and to "
+      f"GET /p/TOKEN.jpg answering 200 with the whole file (both polled every 1 ms); {args.sessions} sessions each, "
+      f"back to back (no preview or countdown, 1 s review):")
+    p("")
+    p("| gallery | sessions | to the index row p50 / p99 / max ms | to 200 p50 / p99 / max ms | other answers |")
+    p("|---|---|---|---|---|")
+    for label, (results, problems, _) in (("idle", idle), (f"under wrk -c{args.connections} (pictures)", loaded)):
+        if results:
+            rows = [r[0] for r in results]
+            oks = [r[1] for r in results]
+            p(f"| {label} | {len(results)} | {ms(pct(rows, 50))} / {ms(pct(rows, 99))} / {ms(max(rows))} | "
+              f"{ms(pct(oks, 50))} / {ms(pct(oks, 99))} / {ms(max(oks))} | {len(problems) or 'none'} |")
+    for label, (_, problems, _) in (("idle", idle), ("under load", loaded)):
+        for pr in problems:
+            p(f"  {label}: {pr}")
+    bg_req = sum(r["requests"] for r in loaded_runs)
+    bg_err = sum(r["connect"] + r["read"] + r["write"] + r["status"] + r["timeout"] for r in loaded_runs)
+    p(f"  (the background load: {bg_req} picture requests in {len(loaded_runs)} wrk runs, {bg_err} errors)")
+    p("")
+    p("photobooth-gallery's memory (/proc/PID/status) and descriptors:")
+    p("")
+    p("| when | VmRSS | VmHWM | threads | open fds |")
+    p("|---|---|---|---|---|")
+    for label, s in rss:
+        p(f"| {label} | {s['VmRSS'] / 1024:.1f} MB | {s['VmHWM'] / 1024:.1f} MB | {s['Threads']} | {s['fds']} |")
+    p("")
+    stats = re.search(r"stopped after .*", gallery_log)
+    p(f"The gallery's own count: {stats.group(0) if stats else '(no stop line)'}")
+    warnings = [l for l in gallery_log.splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>", "<4>"))]
+    p(f"Its warnings and errors: {len(warnings)}" + "".join("\n  " + l for l in warnings[:10]))
+    print("\n".join(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

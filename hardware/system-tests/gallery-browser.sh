@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Gallery browser test: a guest's phone opens the picture's page. The simulated booth
+# (--simulate --auto-press --sessions 1, gallery.enabled, gallery.url_base on a free loopback port)
+# takes one session and indexes its picture; photobooth-gallery serves that index on 127.0.0.1;
+# headless chromium (Debian's chromium and chromium-driver, driven by python3-selenium:
+# gallery_browser.py) opens /p/TOKEN at a phone's size (390x844 CSS px, 3 device pixels each, a
+# mobile user agent) and checks: the title and heading are gallery.title, the <img> loaded at the
+# JPEG's own pixel size (its SOF marker and djpeg agree), it fits the width with no horizontal
+# scroll, the button carries gallery.download_text, a click on it saves the file under the
+# server's attachment name (photobooth-DATE-N[-K].jpg) with the bytes /p/TOKEN.jpg serves (and
+# says whether those equal the stored original); an unknown token is a 404 showing
+# gallery.missing_text. The texts expected are the settings' defaults from photoboothctl config describe.
+#
+#   hardware/system-tests/gallery-browser.sh
+#     BUILD_BIN                 photoboothd, photoboothctl, photobooth-gallery (default .build/debug)
+#     PYTHON                    a python3 with Debian's python3-selenium (default /usr/bin/python3:
+#                               a python3 earlier on PATH, e.g. pyenv's, does not see Debian's modules)
+#     PHOTOBOOTH_SCREENSHOTS=DIR  also save the phone page as DIR/gallery-page.png
+#     GALLERY_BROWSER_TOKEN=T   ask for token T instead of the index's (the test must then fail)
+#     GALLERY_BROWSER_KEEP=1    keep the work directory (logs, photos, index, downloads)
+set -euo pipefail
+invoked=$PWD
+cd "$(dirname "$0")/../.."
+root=$PWD
+BUILD_BIN=${BUILD_BIN:-$root/.build/debug}
+PYTHON=${PYTHON:-/usr/bin/python3}
+fail() { echo "gallery-browser: FAILED: $*"; exit 1; }
+for b in photoboothd photoboothctl photobooth-gallery; do
+  [ -x "$BUILD_BIN/$b" ] || fail "no $BUILD_BIN/$b (swift build first, or BUILD_BIN=dir)"
+done
+BUILD_BIN=$(realpath "$BUILD_BIN")
+missing=()
+for t in chromium chromedriver djpeg timeout setsid; do command -v "$t" >/dev/null || missing+=("$t"); done
+[ -x "$PYTHON" ] || missing+=("$PYTHON")
+[ ${#missing[@]} -eq 0 ] || fail "missing prerequisite: ${missing[*]} (apt-get install chromium chromium-driver python3-selenium libjpeg-turbo-progs)"
+"$PYTHON" -c 'import selenium, sqlite3' 2>/dev/null \
+  || fail "missing prerequisite: python3-selenium for $PYTHON (apt-get install python3-selenium)"
+
+shots=()   # a relative PHOTOBOOTH_SCREENSHOTS is taken from where the script was started
+if [ -n "${PHOTOBOOTH_SCREENSHOTS:-}" ]; then
+  dir=$(cd "$invoked" && mkdir -p "$PHOTOBOOTH_SCREENSHOTS" && realpath "$PHOTOBOOTH_SCREENSHOTS") || fail "cannot make $PHOTOBOOTH_SCREENSHOTS"
+  shots=(--screenshots "$dir")
+fi
+work=$(mktemp -d /tmp/photobooth-gallery-browser-XXXXXX)
+gallery="" driver=""
+# Every process this test started, with its children (chromedriver, chromium's own processes), by id.
+tree() { local c; for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree "$c"; done; echo "$1"; }
+cleanup() {
+  local pids=()
+  # The driver has its own process group (setsid): the browser's processes are in it.
+  [ -n "$driver" ] && { kill -TERM -- "-$driver" 2>/dev/null; sleep 0.5; mapfile -t pids < <(tree "$driver"); kill -KILL -- "-$driver" "${pids[@]}" 2>/dev/null; }
+  [ -n "$gallery" ] && { kill -TERM "$gallery" 2>/dev/null; wait "$gallery" 2>/dev/null; }
+  if [ "${GALLERY_BROWSER_KEEP:-0}" = 1 ]; then echo "gallery-browser: work directory kept: $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 143' INT TERM HUP
+t0=$(date +%s.%N)
+since() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# The texts the page must show: the settings' defaults, as the daemon's own table declares them.
+describe=$("$BUILD_BIN/photoboothctl" config describe)
+default() { sed -n "s/^$1 (default: \(.*\))\$/\1/p" <<<"$describe"; }
+title=$(default gallery.title) download_text=$(default gallery.download_text) missing_text=$(default gallery.missing_text)
+[ -n "$title" ] && [ -n "$download_text" ] && [ -n "$missing_text" ] \
+  || fail "no defaults for gallery.title/download_text/missing_text in photoboothctl config describe"
+
+port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+base=http://127.0.0.1:$port
+# One settings file for both programs, as on a booth; the daemon's --simulate keeps its photos,
+# index and secret in the working directory, which the gallery is pointed at with --set.
+cat >"$work/photobooth.conf" <<EOF
+[gallery]
+enabled = true
+listen = 127.0.0.1
+port = $port
+url_base = $base
+EOF
+
+cd "$work"
+echo "gallery-browser: the simulated booth, one session (gallery on $base)"
+timeout 60 "$BUILD_BIN/photoboothd" --simulate --auto-press --sessions 1 --config "$work/photobooth.conf" \
+  --socket "$work/control" --set session.preview=0s --set session.countdown=0s --set session.review=1s \
+  --set storage.min_free=0B </dev/null 2>"$work/photoboothd.log" \
+  || { tail -20 "$work/photoboothd.log"; fail "photoboothd --sessions 1 did not complete (log above)"; }
+grep -q "indexed at /p/" "$work/photoboothd.log" || { cat "$work/photoboothd.log"; fail "the daemon indexed no picture (log above)"; }
+[ -f "$work/gallery/index.sqlite" ] || fail "no gallery/index.sqlite in the booth's working directory"
+[ -f "$work/gallery.secret" ] || fail "no gallery.secret in the booth's working directory"
+echo "PASS: the booth took its session and indexed it ($(since) s)"
+
+: >"$work/gallery.log"   # there before the loop below reads it
+"$BUILD_BIN/photobooth-gallery" --config "$work/photobooth.conf" --set "gallery.index=$work/gallery/index.sqlite" \
+  --set "storage.dir=$work/photos" </dev/null 2>"$work/gallery.log" &
+gallery=$!
+for _ in $(seq 100); do
+  grep -q "listening on 127.0.0.1:$port" "$work/gallery.log" && break
+  kill -0 "$gallery" 2>/dev/null || { cat "$work/gallery.log"; fail "photobooth-gallery exited (log above)"; }
+  sleep 0.1
+done
+grep -q "listening on 127.0.0.1:$port" "$work/gallery.log" || { cat "$work/gallery.log"; fail "photobooth-gallery is not listening on $port after 10 s"; }
+echo "PASS: $(sed -n 's/^<5>photobooth-gallery: \(listening on .*\)/\1/p' "$work/gallery.log")"
+
+token=()
+[ -n "${GALLERY_BROWSER_TOKEN:-}" ] && token=(--token "$GALLERY_BROWSER_TOKEN")
+rc=0
+# Chromium keeps its crash database and dconf cache under HOME and XDG_*: the work directory's.
+mkdir -p "$work/home/tmp"
+TMPDIR=$work/home/tmp HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_CACHE_HOME=$work/home/.cache XDG_DATA_HOME=$work/home/.local/share \
+setsid timeout -k 5 45 "$PYTHON" "$root/hardware/system-tests/gallery_browser.py" --base "$base" \
+  --index "$work/gallery/index.sqlite" --photos "$work/photos" --work "$work" \
+  --title "$title" --download-text "$download_text" --missing-text "$missing_text" "${shots[@]}" "${token[@]}" &
+driver=$!
+wait "$driver" || rc=$?
+driver=""
+[ "$rc" -ne 124 ] || fail "the browser checks did not finish within 45 s"
+kill -0 "$gallery" 2>/dev/null || { cat "$work/gallery.log"; fail "photobooth-gallery died during the checks (log above)"; }
+[ "$rc" -eq 0 ] || { echo "--- photobooth-gallery's log:"; cat "$work/gallery.log"; fail "browser checks failed (above) after $(since) s"; }
+echo "gallery-browser: passed in $(since) s"
