@@ -40,6 +40,9 @@ public enum ControlProtocol {
         case refill
         /// The print journal: `action` list (default), reprint `id`, cancel `id`, purge: ``PrintsReply``.
         case prints
+        /// The gallery: `action` status (default), url, remove (with `deleteFile`) or rebuild, of
+        /// `picture`: ``GalleryAnswer``.
+        case gallery
     }
 
     /// `JSONEncoder` settings used on both ends (sorted keys: stable output for people and tests).
@@ -66,13 +69,17 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var action: String?
     /// For `prints reprint|cancel`: the request id.
     public var id: Int?
+    /// For `gallery url|remove`: a token, a picture's URL, a path under `storage.dir` or `latest`.
+    public var picture: String?
+    /// For `gallery remove`: delete the stored file too.
+    public var deleteFile: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case version = "protocol", command, reset, file, sheets, action, id
+        case version = "protocol", command, reset, file, sheets, action, id, picture, deleteFile
     }
 
     public init(_ command: ControlProtocol.Command, reset: Bool? = nil, file: String? = nil, sheets: Int? = nil,
-                action: String? = nil, id: Int? = nil) {
+                action: String? = nil, id: Int? = nil, picture: String? = nil, deleteFile: Bool? = nil) {
         version = ControlProtocol.version
         self.command = command.rawValue
         self.reset = reset
@@ -80,6 +87,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.sheets = sheets
         self.action = action
         self.id = id
+        self.picture = picture
+        self.deleteFile = deleteFile
     }
 }
 

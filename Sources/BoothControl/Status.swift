@@ -37,6 +37,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var orientation: OrientationReport?
     /// The settings in force and how the config file on disk differs from them (nil from an older daemon).
     public var settings: SettingsReport? = nil
+    /// The gallery: its settings and index (nil from an older daemon).
+    public var gallery: GalleryStatus? = nil
 
     /// The settings the running booth uses, read from its components (the machine's timings, the
     /// orientation, the screens, the photo store; the rest as the last reload applied them), and the
@@ -216,8 +218,10 @@ extension BoothRuntime {
     ///     daemon uses (`inUse`).
     ///   - jpegSize: the pixel size of the snapshot's JPEG (its header), nil when it cannot be read
     ///     (the reply then says 0×0).
+    ///   - gallery: `gallery` and the gallery row of `status` (BoothIndex's GalleryAdmin); nil: the
+    ///     `gallery` command answers `unavailable`.
     public func controlHandler(info: DaemonInfo, devices: @escaping @Sendable (_ source: String) -> DeviceReport,
-                               jpegSize: @escaping @Sendable ([UInt8]) -> FrameSize?)
+                               jpegSize: @escaping @Sendable ([UInt8]) -> FrameSize?, gallery: (any GalleryAdministration)? = nil)
         -> @Sendable (ControlRequest, PeerCredentials) -> [UInt8] {
         { [self] request, peer in
             func fail(_ code: String, _ message: String) -> [UInt8] {
@@ -230,7 +234,9 @@ extension BoothRuntime {
             case .hello:
                 return ControlReply(result: info).line()
             case .status:
-                return ControlReply(result: statusReport(configPath: info.configPath)).line()
+                var report = statusReport(configPath: info.configPath)
+                report.gallery = gallery?.status
+                return ControlReply(result: report).line()
             case .devices:
                 let status = cameraStatus
                 let o = orientationStatus
@@ -268,6 +274,13 @@ extension BoothRuntime {
                 }
             case .testPrint, .refill, .prints:
                 return printCommand(command, request, peer)
+            case .gallery:
+                guard let gallery else { return fail("unavailable", "this daemon has no gallery") }
+                switch gallery.answer(action: request.action ?? "status", picture: request.picture, deleteFile: request.deleteFile ?? false,
+                                      uid: peer.uid) {
+                case let .success(answer): return ControlReply(result: answer).line()
+                case let .failure(f): return fail(f.code, f.message)
+                }
             case .stats:
                 if request.reset == true {
                     log.notice("control: stats reset by uid \(peer.uid)")

@@ -26,7 +26,7 @@ public final class ScreenCompositor {
     /// Draws one frame of `screen` and presents it; `status` is the review screen's status line
     /// (``ScreenRenderer/render(_:live:capture:status:options:into:)``).
     public func draw(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil, link: String? = nil,
-                     options: LiveViewOptions, displayRotation: Rotation) {
+                     wifi: String? = nil, options: LiveViewOptions, displayRotation: Rotation) {
         let size = converter.canvasSize(for: displayRotation)
         canvas.resize(size)
         // The mirrored live view on a screen the canvas goes to as it is: draw the screen's mirror
@@ -34,7 +34,7 @@ public final class ScreenCompositor {
         // framebuffer memory reverse each row, which saves a full mirror pass per frame.
         canvas.storedMirrored = options.mirror && converter.presentsStraight(size, rotation: displayRotation)
             && ScreenCompositor.showsLiveView(screen)
-        renderer.render(screen, live: live, capture: capture, status: status, link: link, options: options, into: &canvas)
+        renderer.render(screen, live: live, capture: capture, status: status, link: link, wifi: wifi, options: options, into: &canvas)
         converter.present(canvas, rotation: displayRotation, on: framebuffer)
     }
 
@@ -121,10 +121,11 @@ public final class FramebufferDisplay: DisplaySink {
     /// with a new status redraws it.
     public func show(_ content: ScreenContent) {
         shared.withLock { s in
-            if case .review = content.screen {
-                s.content = content
-            } else {
-                s.content = ScreenContent(content.screen)
+            switch content.screen {
+            case .review: s.content = content
+            // The last picture's code and the Wi-Fi code; no picture kept.
+            case .idle: s.content = ScreenContent(content.screen, link: content.link, wifi: content.wifi)
+            default: s.content = ScreenContent(content.screen)
             }
             s.dirty = true
         }
@@ -175,7 +176,7 @@ public final class FramebufferDisplay: DisplaySink {
             if now - lastDraw < minIntervalSeconds {
                 usleep(useconds_t((minIntervalSeconds - (now - lastDraw)) * 1_000_000))
             }
-            enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?, String?, String?) }
+            enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?, String?, String?, String?) }
             let job: Job = shared.withLock { s in
                 if s.stop { return .stop }
                 // A frame over 2 s old is from a stream that stopped (camera.idle_stop): not shown.
@@ -183,9 +184,9 @@ public final class FramebufferDisplay: DisplaySink {
                 if live == nil { s.live = nil }
                 guard s.dirty || turned || (drewLive && live == nil) else { return .skip }
                 s.dirty = false
-                return .draw(s.content.screen, live, s.content.picture, s.content.status, s.content.link)
+                return .draw(s.content.screen, live, s.content.picture, s.content.status, s.content.link, s.content.wifi)
             }
-            guard case let .draw(screen, live, capture, status, link) = job else {
+            guard case let .draw(screen, live, capture, status, link, wifi) = job else {
                 if case .stop = job {
                     // On this thread, the screen's owner: a KMS card's CRTC back to the console.
                     confined.compositor.framebuffer.close()
@@ -195,7 +196,7 @@ public final class FramebufferDisplay: DisplaySink {
             }
             var options = optionsBase
             options.cameraRotation = rotation.camera
-            confined.compositor.draw(screen, live: live, capture: capture, status: status, link: link, options: options,
+            confined.compositor.draw(screen, live: live, capture: capture, status: status, link: link, wifi: wifi, options: options,
                                      displayRotation: rotation.display)
             lastRotation = rotation
             drewLive = live != nil && ScreenCompositor.showsLiveView(screen)

@@ -11,14 +11,17 @@ public struct ScreenTexts: Sendable, Equatable {
     public var countdownShot: String
     /// Between shots; `{shot}` (the next shot) and `{shots}` are replaced.
     public var betweenShots: String
-    /// Under the review's QR code.
+    /// Under the review's QR code (and the last picture's on the idle screen).
     public var scan: String
+    /// Under the idle screen's `WIFI:` code.
+    public var wifi: String
 
     public init(idle: String, preview: String, faultCamera: String, faultButton: String, faultStorage: String,
                 countdownShot: String = "Photo {shot} of {shots}", betweenShots: String = "{shot} of {shots}",
-                scan: String = "Scan to get your photo") {
+                scan: String = "Scan to get your photo", wifi: String = "Join the booth's Wi-Fi") {
         self.idle = idle
         self.scan = scan
+        self.wifi = wifi
         self.preview = preview
         self.countdownShot = countdownShot
         self.betweenShots = betweenShots
@@ -30,7 +33,8 @@ public struct ScreenTexts: Sendable, Equatable {
     /// The texts of `settings.text`.
     public init(_ t: Settings.Texts) {
         self.init(idle: t.idle, preview: t.preview, faultCamera: t.faultCamera, faultButton: t.faultButton,
-                  faultStorage: t.faultStorage, countdownShot: t.countdownShot, betweenShots: t.betweenShots, scan: t.scan)
+                  faultStorage: t.faultStorage, countdownShot: t.countdownShot, betweenShots: t.betweenShots, scan: t.scan,
+                  wifi: t.wifi)
     }
 
     /// `template` with `{shot}` and `{shots}` replaced: `"{shot} of {shots}"`, 2, 4 → `"2 of 4"`.
@@ -107,8 +111,12 @@ public final class ScreenRenderer {
     /// line as the runtime worded it ("Printing…", "Out of paper — your photo is saved"; nil or
     /// empty: nothing), drawn in ``statusRegion(_:)``. A frame or capture that does not decode
     /// leaves a dark background: a screen is always drawn.
+    ///
+    /// `link` is a picture's URL, drawn as a QR code (``qrPanel(_:modules:)``, `texts.scan` under
+    /// it) beside the review's picture, and on the idle screen (the last picture's, kept until the
+    /// next session); `wifi` a `WIFI:` code drawn on the idle screen's left (`texts.wifi` under it).
     public func render(_ screen: Screen, live: Frame?, capture: [UInt8]?, status: String? = nil, link: String? = nil,
-                       options: LiveViewOptions, into canvas: inout Canvas) {
+                       wifi: String? = nil, options: LiveViewOptions, into canvas: inout Canvas) {
         let size = canvas.size, s = min(size.width, size.height)
         let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
         func liveView() {
@@ -123,6 +131,14 @@ public final class ScreenRenderer {
         switch screen {
         case .idle(let notice):
             liveView()
+            if let code = link.flatMap({ QRCode($0) }) {
+                drawCode(code, in: ScreenRenderer.qrPanel(size, modules: code.size), text: texts.scan, into: &canvas)
+            }
+            if let code = wifi.flatMap({ QRCode($0) }) {
+                let right = ScreenRenderer.qrPanel(size, modules: code.size)
+                drawCode(code, in: PixelRect(x: size.width - right.x - right.width, y: right.y, width: right.width, height: right.height),
+                         text: texts.wifi, into: &canvas)
+            }
             band(texts.idle, in: &canvas)
             if let notice, !notice.isEmpty {
                 let m = font.mask(notice, pixelHeight: s * 5 / 100, maxWidth: size.width * 9 / 10)
@@ -156,7 +172,7 @@ public final class ScreenRenderer {
                 let area = panel.map { p in PixelRect(x: 0, y: 0, width: max(1, p.x - s / 30), height: size.height) } ?? whole
                 try? scaler.draw(jpeg: capture, into: &canvas, area: area, scaling: .fit)
             }
-            if let code, let panel { drawCode(code, in: panel, into: &canvas) }
+            if let code, let panel { drawCode(code, in: panel, text: texts.scan, into: &canvas) }
             if let status, !status.isEmpty { band(status, in: &canvas) }
         case .fault(let reasons):
             canvas.fill(ScreenRenderer.faultBackground)
@@ -180,8 +196,9 @@ public final class ScreenRenderer {
         return PixelRect(x: max(0, size.width - side - margin), y: max(0, (band.y - side) / 2), width: side, height: side)
     }
 
-    /// The code in `panel` (white, quiet zone included) and `texts.scan` under it.
-    private func drawCode(_ code: QRCode, in panel: PixelRect, into canvas: inout Canvas) {
+    /// The code in `panel` (white, quiet zone included) and `text` under it, on a dark plate (the
+    /// idle screen's live view behind it).
+    private func drawCode(_ code: QRCode, in panel: PixelRect, text: String, into canvas: inout Canvas) {
         canvas.fill(panel, 0xFF_FFFF)
         let scale = panel.width / (code.size + 8)
         let x0 = panel.x + 4 * scale, y0 = panel.y + 4 * scale
@@ -196,8 +213,12 @@ public final class ScreenRenderer {
             }
         }
         let s = min(canvas.size.width, canvas.size.height)
-        let m = font.mask(texts.scan, pixelHeight: s * 4 / 100, maxWidth: panel.width + panel.width / 4)
-        canvas.draw(m, x: panel.x + (panel.width - m.width) / 2, y: panel.y + panel.height + s / 60, color: 0xFF_FFFF)
+        let m = font.mask(text, pixelHeight: s * 4 / 100, maxWidth: panel.width + panel.width / 4)
+        // Centred under the panel, kept on the screen (a panel at the edge, words wider than it).
+        let x = max(s / 60, min(canvas.size.width - m.width - s / 60, panel.x + (panel.width - m.width) / 2))
+        let y = panel.y + panel.height + s / 60
+        canvas.shade(PixelRect(x: x - s / 80, y: y - s / 120, width: m.width + s / 40, height: m.height + s / 60), 0, alpha: 150)
+        canvas.draw(m, x: x, y: y, color: 0xFF_FFFF)
     }
 
     private func band(_ text: String, in canvas: inout Canvas) {

@@ -14,6 +14,8 @@ public enum GalleryRoute: Equatable, Sendable {
     case download(token: String)
     /// `/health`: 200 while the gallery runs and reads its index.
     case health
+    /// `/favicon.ico`, which every browser asks for: 204, cached (no 404 in the guest's console).
+    case favicon
     /// Anything else that is a GET or HEAD.
     case notFound
     /// A method other than GET and HEAD.
@@ -28,6 +30,7 @@ public enum GalleryRoute: Equatable, Sendable {
         guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
         guard path.utf8.count <= maxPathLength else { return .notFound }
         if path == "/health" { return .health }
+        if path == "/favicon.ico" { return .favicon }
         guard path.hasPrefix("/p/") else { return .notFound }
         let rest = path.dropFirst(3)
         if rest.hasSuffix(".jpg") {

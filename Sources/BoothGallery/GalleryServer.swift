@@ -27,17 +27,21 @@ public final class GalleryServer: Sendable {
         public var title: String
         public var downloadText: String
         public var missingText: String
+        /// `gallery.expiry` in seconds: a picture saved longer ago is answered as missing; nil: never.
+        public var expirySeconds: Int64?
 
-        public init(photosDir: String, title: String, downloadText: String, missingText: String) {
+        public init(photosDir: String, title: String, downloadText: String, missingText: String, expirySeconds: Int64? = nil) {
             self.photosDir = photosDir
             self.title = title
             self.downloadText = downloadText
             self.missingText = missingText
+            self.expirySeconds = expirySeconds
         }
 
         /// From `[gallery]` and `storage.dir`.
         public init(_ s: Settings) {
-            self.init(photosDir: s.storage.dir, title: s.gallery.title, downloadText: s.gallery.downloadText, missingText: s.gallery.missingText)
+            self.init(photosDir: s.storage.dir, title: s.gallery.title, downloadText: s.gallery.downloadText, missingText: s.gallery.missingText,
+                      expirySeconds: s.gallery.expiryMilliseconds.map { Int64($0 / 1000) })
         }
     }
 
@@ -59,6 +63,7 @@ public final class GalleryServer: Sendable {
     private let stats = Mutex(Stats())
     private let guesses: Mutex<GuessLimit>
     private let now: @Sendable () -> Int64
+    private let wallSeconds: @Sendable () -> Int64
     // `@unchecked`: the pointer is set once by `start` and freed once by `stop`, both under the lock.
     private struct Handle: @unchecked Sendable { var server: OpaquePointer? }
     private let handle = Mutex(Handle())
@@ -68,13 +73,16 @@ public final class GalleryServer: Sendable {
     /// - Parameters:
     ///   - guessLimit: unknown tokens allowed per client address and window (429 beyond).
     ///   - nowMilliseconds: the limit's clock (CLOCK_MONOTONIC; tests inject theirs).
+    ///   - wallSeconds: the expiry's clock, seconds since 1970 (the index's `saved_at`; tests inject theirs).
     public init(config: Config, index: PictureIndex, log: Logger, guessLimit: GuessLimit = GuessLimit(),
-                nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) }) {
+                nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) },
+                wallSeconds: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
         self.config = config
         self.index = IndexFile(index, log: log, nowMilliseconds: nowMilliseconds)
         self.log = log
         guesses = Mutex(guessLimit)
         now = nowMilliseconds
+        self.wallSeconds = wallSeconds
     }
 
     /// Starts listening (`pb_http_start` → `MHD_start_daemon`).
@@ -121,6 +129,8 @@ public final class GalleryServer: Sendable {
             return respond(c, 405, text: "Only GET and HEAD are served.\n", headers: [("Allow", "GET, HEAD")])
         case .notFound:
             return missing(c)
+        case .favicon:
+            return respond(c, 204, text: "", headers: [("Cache-Control", "public, max-age=86400")])
         case .health:
             do {
                 let n = try index.current().counts()
@@ -152,6 +162,9 @@ public final class GalleryServer: Sendable {
         }
         switch lookUp(token) {
         case .found(let picture): return answer(picture)
+        case .expired:
+            // A real token past gallery.expiry: missing, and not a guess.
+            return missing(c)
         case .unavailable:
             // The index could not be read: no guest is counted as guessing for it.
             return respond(c, 503, text: "The gallery cannot read its index just now; try again in a moment.\n",
@@ -169,11 +182,12 @@ public final class GalleryServer: Sendable {
         return missing(c)
     }
 
-    private enum LookUp { case found(IndexedPicture), unknown, unavailable }
+    private enum LookUp { case found(IndexedPicture), unknown, expired, unavailable }
 
     private func lookUp(_ token: String) -> LookUp {
         do {
             guard let p = try index.current().picture(token: token), GalleryText.isServablePath(p.path) else { return .unknown }
+            if let expiry = config.expirySeconds, wallSeconds() - p.savedAt > expiry { return .expired }
             return .found(p)
         } catch {
             log.error("gallery: \(error)")
@@ -329,7 +343,7 @@ public final class GalleryServer: Sendable {
             MHD_create_response_from_buffer(b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let response else { return false }
-        return queue(c, status, response, (bytes.isEmpty && status == 304 ? [] : [("Content-Type", type)]) + headers)
+        return queue(c, status, response, (bytes.isEmpty && (status == 304 || status == 204) ? [] : [("Content-Type", type)]) + headers)
     }
 
     private func queue(_ c: OpaquePointer, _ status: UInt32, _ response: OpaquePointer, _ headers: [(String, String)]) -> Bool {

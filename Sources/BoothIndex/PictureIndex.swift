@@ -144,6 +144,18 @@ public final class PictureIndex: Sendable {
         }
     }
 
+    /// The picture of `token`, removed or not (for admin look-ups); nil for an unknown token.
+    public func any(token: String) throws(IndexError) -> (IndexedPicture, removed: Bool)? {
+        guard PictureTokens.isWellFormed(token) else { return nil }
+        return try with { db throws(IndexError) in
+            var found: (IndexedPicture, Bool)?
+            try db.query("SELECT token, path, session, shot, saved_at, bytes, removed_at IS NOT NULL FROM pictures WHERE token = ?", [.text(token)]) { r in
+                found = (PictureIndex.row(r), r.int(6) != 0)
+            }
+            return found
+        }
+    }
+
     /// The picture whose path under `storage.dir` is `path`, removed or not (for admin look-ups).
     public func picture(path: String) throws(IndexError) -> (IndexedPicture, removed: Bool)? {
         try with { db throws(IndexError) in
@@ -192,6 +204,46 @@ public final class PictureIndex: Sendable {
         }
     }
 
+    /// Marks every picture of `removals` (token → when, seconds since 1970) removed, in one
+    /// transaction: the removals kept beside the index (``RemovedPictures``) put back into an index
+    /// made anew. Tokens the index lacks are skipped.
+    /// - Returns: the rows newly marked.
+    @discardableResult
+    public func applyRemovals(_ removals: [String: Int64]) throws(IndexError) -> Int {
+        guard !removals.isEmpty else { return 0 }
+        return try with { db throws(IndexError) in
+            try db.transaction { () throws(IndexError) -> Int in
+                var marked = 0
+                for (token, at) in removals.sorted(by: { $0.key < $1.key }) {
+                    try db.query("UPDATE pictures SET removed_at = ? WHERE token = ? AND removed_at IS NULL", [.int(at), .text(token)])
+                    marked += db.changes
+                }
+                return marked
+            }
+        }
+    }
+
+    /// Makes the index again from the files under `photosDir`, in place and in one transaction
+    /// (readers see the old rows or the new, never none): every row dropped, every capture and
+    /// picture file added with its token (the same as before: they come from the secret), then
+    /// `removals` marked again. Rows of files that are gone are gone.
+    /// - Returns: the rows now in the index, served and removed.
+    public func rebuild(photosDir: String, tokens: PictureTokens, folderID: String,
+                        removals: [String: Int64]) throws(IndexError) -> (served: Int, removed: Int) {
+        let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
+        try with { db throws(IndexError) in
+            try db.transaction { () throws(IndexError) in
+                try db.execute("DELETE FROM pictures")
+                for picture in files {
+                    try db.query("INSERT OR REPLACE INTO pictures (token, path, session, shot, saved_at, bytes, removed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(Int64(picture.shot)),
+                                  .int(picture.savedAt), .int(picture.bytes), removals[picture.token].map { .int($0) } ?? .null])
+                }
+            }
+        }
+        return try counts()
+    }
+
     /// Changes by other connections since this one's last look (`PRAGMA data_version`): a reader
     /// compares it between polls to see the daemon's new pictures.
     public func dataVersion() throws(IndexError) -> Int64 {
@@ -238,10 +290,11 @@ public final class PictureIndex: Sendable {
 
     /// The daemon's index: opened for writing, or, when it is not a database or damaged, moved aside
     /// (`index.sqlite.corrupt-<seconds since 1970>`, with its -wal and -shm) and made anew; then
-    /// reconciled with the picture files (the same tokens: they come from the secret). nil when even
+    /// reconciled with the picture files (the same tokens: they come from the secret) and `removals`
+    /// (``RemovedPictures``) marked again. nil when even
     /// a new one cannot be made (logged; the booth runs without its gallery).
     public static func openForWriting(path: String, photosDir: String, tokens: PictureTokens, folderID: String,
-                                      now: Int64 = Int64(time(nil)), log: Logger) -> PictureIndex? {
+                                      removals: [String: Int64] = [:], now: Int64 = Int64(time(nil)), log: Logger) -> PictureIndex? {
         var index: PictureIndex?
         do {
             index = try PictureIndex(path: path)
@@ -258,6 +311,8 @@ public final class PictureIndex: Sendable {
             let opened = try index ?? PictureIndex(path: path)
             let added = try opened.reconcile(photosDir: photosDir, tokens: tokens, folderID: folderID)
             if added > 0 { log.notice("gallery: index \(path): \(added) photos on disk added") }
+            let marked = try opened.applyRemovals(removals)
+            if marked > 0 { log.notice("gallery: index \(path): \(marked) photos taken down earlier marked again") }
             return opened
         } catch {
             log.error("gallery: \(error); the gallery has no index (guests cannot get their photos)")

@@ -22,27 +22,34 @@ public final class StorageIDs: Sendable {
     /// (logged once per folder, and tried again next time: a folder not there yet gets its id with
     /// its first photo).
     public func id(of dir: String) -> String {
-        if let known = cache.withLock({ $0[dir] }) { return known }
-        let path = "\(dir)/\(StorageIDs.fileName)"
-        var id = ""
-        if let bytes = try? AtomicFile.read(path), bytes.count == 32, bytes.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) {
-            id = String(decoding: bytes, as: UTF8.self)
-        } else if access(path, F_OK) != 0 && errno == ENOENT {
+        // Read-or-make under the lock: the review's link (main thread) and the picture sink's thread
+        // ask for a new folder's id at the same moment, and must get the same one.
+        let (id, problem) = cache.withLock { cache -> (String, String?) in
+            if let known = cache[dir] { return (known, nil) }
+            let path = "\(dir)/\(StorageIDs.fileName)"
+            if let bytes = try? AtomicFile.read(path) {
+                guard bytes.count == 32, bytes.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                    return ("", "gallery: \(path) is not a folder id (32 hex digits); left as it is, the photos' URLs in \(dir) carry none")
+                }
+                let id = String(decoding: bytes, as: UTF8.self)
+                cache[dir] = id
+                return (id, nil)
+            }
+            guard access(path, F_OK) != 0 && errno == ENOENT else {
+                return ("", "gallery: \(path) cannot be read (\(String(cString: strerror(errno)))); the photos' URLs in \(dir) carry no folder id until it can")
+            }
             var raw = [UInt8](repeating: 0, count: 16)
             randombytes_buf(&raw, raw.count)
             let made = raw.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
             do {
                 try AtomicFile.write(Array(made.utf8), to: path)
-                id = made
             } catch {
-                warnOnce(dir, "gallery: \(path): \(error); the photos' URLs in \(dir) carry no folder id until it can be made")
-                return ""
+                return ("", "gallery: \(path): \(error); the photos' URLs in \(dir) carry no folder id until it can be made")
             }
-        } else {
-            warnOnce(dir, "gallery: \(path) is not a folder id (32 hex digits); left as it is, the photos' URLs in \(dir) carry none")
-            return ""
+            cache[dir] = made
+            return (made, nil)
         }
-        cache.withLock { $0[dir] = id }
+        if let problem { warnOnce(dir, problem) }
         return id
     }
 

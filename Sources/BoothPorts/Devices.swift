@@ -63,15 +63,19 @@ public struct ScreenContent: Sendable, Equatable {
     public var picture: [UInt8]?
     /// The review's status line, drawn in a band at the bottom; nil or empty: none. Ignored on other screens.
     public var status: String?
-    /// The picture's URL for guests (the gallery), drawn as a QR code beside it on the review; nil:
-    /// none. Ignored on other screens.
+    /// The picture's URL for guests (the gallery), drawn as a QR code beside it on the review, and
+    /// on the idle screen the last picture's (`gallery.idle_code`); nil: none. Ignored on other screens.
     public var link: String?
+    /// A `WIFI:` code to join the booth's network (`gallery.wifi_ssid`), drawn on the idle screen;
+    /// nil: none. Ignored on other screens.
+    public var wifi: String?
 
-    public init(_ screen: Screen, picture: [UInt8]? = nil, status: String? = nil, link: String? = nil) {
+    public init(_ screen: Screen, picture: [UInt8]? = nil, status: String? = nil, link: String? = nil, wifi: String? = nil) {
         self.screen = screen
         self.picture = picture
         self.status = status
         self.link = link
+        self.wifi = wifi
     }
 }
 

@@ -151,6 +151,9 @@ public final class BoothRuntime: Sendable {
     /// `show` to the displays happens under this lock, so a print status arriving from the print
     /// thread never re-shows a review the loop has already left.
     private let review = Mutex<ReviewOnScreen?>(nil)
+    /// The last review's link, kept for the idle screen (`gallery.idle_code`) until the next session
+    /// begins; changed under ``review``'s lock.
+    private let idleLink = Mutex<String?>(nil)
     struct ReviewOnScreen {
         var captureID: UInt64
         /// The session whose picture it is (the log names it so; the capture id is the machine's).
@@ -620,10 +623,25 @@ public final class BoothRuntime: Sendable {
     /// Shows `screen` on every display; a review with its capture and print status.
     private func show(_ screen: Screen) {
         let printer = self.printer, displays = self.displays
+        let gallery = state.withLock { $0.settings.gallery }
         review.withLock { r in
             guard case let .review(id) = screen else {
+                let last = r?.link
                 r = nil
-                for d in displays { d.show(ScreenContent(screen)) }
+                let link = idleLink.withLock { kept -> String? in
+                    switch screen {
+                    case .idle: if let last { kept = last }
+                    case .preview, .countdown, .capture, .betweenShots: kept = nil
+                    case .review, .fault: break
+                    }
+                    return kept
+                }
+                var content = ScreenContent(screen)
+                if case .idle = screen {
+                    content.link = gallery.idleCode ? link : nil
+                    content.wifi = gallery.wifiCode
+                }
+                for d in displays { d.show(content) }
                 return
             }
             let (held, session) = state.withLock { ($0.sessionJPEGs[id], $0.session) }

@@ -21,10 +21,8 @@ let usage = """
       --port N         listen on port N (0: a free one, printed as "listening on"); overrides gallery.port
     """
 
-let log = Logger(threshold: .info) { line in
-    var l = line + "\n"
-    _ = l.withUTF8 { write(2, $0.baseAddress, $0.count) }
-}
+// stderr, one write(2) a message (each line `<N>`-prefixed for the journal), as photoboothd's.
+let log = Logger(threshold: .info)
 
 func fail(_ message: String, _ code: Int32) -> Never {
     log.error("photobooth-gallery: \(message)")
@@ -105,7 +103,8 @@ do {
     fail("\(error)", "\(error)".contains("not an IPv4 address") || "\(error)".contains("Cannot assign requested address") ? ExitCode.config : ExitCode.unavailable)
 }
 let counts = (try? index!.counts()) ?? (served: 0, removed: 0)
-log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)")
+log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)"
+           + (g.expiryMilliseconds.map { ", each served for \($0 / 3_600_000) h after it was saved (gallery.expiry)" } ?? ""))
 
 var received: Int32 = 0
 sigwait(&signals, &received)

@@ -1,6 +1,7 @@
 import BoothControl
 import BoothCore
 import BoothDeviceListing
+import BoothGallery
 import BoothPorts
 import BoothRuntime
 import BoothStorage
@@ -22,9 +23,12 @@ struct Status: Subcommand {
     static let positionals = 0...0
     let args: ParsedArguments
 
-    func run() -> Int32 { answer(ControlRequest(.status), args, as: StatusReport.self, text: Status.text) }
+    func run() -> Int32 {
+        answer(ControlRequest(.status), args, as: StatusReport.self) { s in Status.text(s, gallery: s.gallery.flatMap(GalleryText.probe)) }
+    }
 
-    static func text(_ s: StatusReport) -> String {
+    /// - Parameter gallery: what photobooth-gallery's `/health` answered (nil: not asked).
+    static func text(_ s: StatusReport, gallery: GalleryProbe.Answer? = nil) -> String {
         func row(_ label: String, _ value: String) -> String {
             (label.isEmpty ? "" : label + ":").padding(toLength: 10, withPad: " ", startingAt: 0) + value
         }
@@ -76,6 +80,7 @@ struct Status: Subcommand {
         out.append(row("sessions", "\(n.sessions) since start (\(n.completed) completed, \(n.cancelled) cancelled, \(n.failed) failed), "
                        + "\(counted(n.captures, "capture")), \(counted(n.faults, "fault"))"))
         if let p = s.printer { out.append(row("printer", PrintsCommand.statusLine(p))) }
+        if let g = s.gallery { out.append(row("gallery", GalleryText.statusLine(g, gallery))) }
         out.append(row("totals", "\(counted(s.stats.sessions, "session")), \(counted(s.stats.captures, "capture")) since \(StatsStore.dateText(s.stats.since)) (photoboothctl stats)"))
         if let settings = s.settings { out += Status.settingsLines(settings, configPath: s.configPath, row: row) }
         return out.joined(separator: "\n")

@@ -3,36 +3,51 @@ import BoothIndex
 import BoothPorts
 import BoothStorage
 
-/// With `gallery.enabled`: the secret (made at the first start), the index (made, or moved aside and
-/// rebuilt when damaged, then reconciled with the pictures on disk), the sink that records each
-/// new picture, and the review's link (`gallery.url_base` + `/p/TOKEN`; nil while `gallery.url_base`
-/// is empty: the daemon has no network to learn the booth's address, said once). nil when the
-/// gallery is off, or when the secret or the index cannot be had (logged: the booth runs without
-/// the gallery, every session as before).
-func gallery(_ s: Settings, log: Logger) -> (sink: GalleryIndexSink, link: (@Sendable (String, Int) -> String?)?)? {
-    guard s.gallery.enabled else { return nil }
+/// What the daemon has of the gallery: with `gallery.enabled`, the secret (made at the first
+/// start), the index (made, or moved aside and rebuilt when damaged, then reconciled with the
+/// pictures on disk and the pictures taken down marked again), the sink that records each new
+/// picture, and the review's link (`gallery.url_base` + `/p/TOKEN`; nil while `gallery.url_base`
+/// is empty: the daemon has no network to learn the booth's address, said once). `admin` answers
+/// `photoboothctl gallery` in every case; without a sink (the gallery off, or the secret or the
+/// index not to be had: logged) the booth runs every session as before.
+struct DaemonGallery {
+    var sink: GalleryIndexSink?
+    var link: (@Sendable (String, Int) -> String?)?
+    var admin: GalleryAdmin
+}
+
+func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
+    let folders = StorageIDs(log: log)
+    func without(_ problem: String?) -> DaemonGallery {
+        DaemonGallery(sink: nil, link: nil, admin: GalleryAdmin(settings: s, index: nil, tokens: nil, folders: folders, problem: problem, log: log))
+    }
+    guard s.gallery.enabled else { return without(nil) }
     let tokens: PictureTokens
+    let removals: [String: Int64]
     do {
         try makeDirectories(directoryName(of: s.gallery.secret))
         try makeDirectories(directoryName(of: s.gallery.index))
         tokens = try PictureTokens.load(orCreate: s.gallery.secret)
+        removals = try RemovedPictures(indexPath: s.gallery.index).load()
     } catch {
         log.error("gallery: \(error); running without the gallery (guests cannot get their photos)")
-        return nil
+        return without("\(error)")
     }
-    let folders = StorageIDs(log: log)
     guard let index = PictureIndex.openForWriting(path: s.gallery.index, photosDir: s.storage.dir, tokens: tokens,
-                                                  folderID: folders.id(of: s.storage.dir), log: log) else { return nil }
+                                                  folderID: folders.id(of: s.storage.dir), removals: removals, log: log) else {
+        return without("the index \(s.gallery.index) could not be opened or made (see the log at the daemon's start)")
+    }
     let counts = (try? index.counts()) ?? (0, 0)
     log.info("gallery: index \(s.gallery.index): \(counts.0) pictures served, \(counts.1) removed")
     let sink = GalleryIndexSink(index: index, tokens: tokens, folders: folders, log: log)
+    let admin = GalleryAdmin(settings: s, index: index, tokens: tokens, folders: folders, problem: nil, log: log)
     var base = s.gallery.urlBase
     while base.hasSuffix("/") { base.removeLast() }
     guard !base.isEmpty else {
         log.warning("gallery: gallery.url_base is empty: no QR code on the review screen (photoboothd has no network "
                     + "to learn the address guests' phones reach; set it, e.g. http://10.42.0.1:8080)")
-        return (sink, nil)
+        return DaemonGallery(sink: sink, link: nil, admin: admin)
     }
     log.info("gallery: the review shows each photo's URL as a QR code: \(base)/p/TOKEN")
-    return (sink, { [base] path, bytes in "\(base)/p/\(sink.token(path: path, bytes: Int64(bytes)))" })
+    return DaemonGallery(sink: sink, link: { [base] path, bytes in "\(base)/p/\(sink.token(path: path, bytes: Int64(bytes)))" }, admin: admin)
 }

@@ -208,9 +208,10 @@ do {
 
 let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
 var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
-if let gallery = gallery(loaded.settings, log: log) {
-    runtimeOptions.pictureSinks.append(gallery.sink)
-    runtimeOptions.pictureLink = gallery.link
+let daemonGallery = gallery(loaded.settings, log: log)
+if let sink = daemonGallery.sink {
+    runtimeOptions.pictureSinks.append(sink)
+    runtimeOptions.pictureLink = daemonGallery.link
 }
 runtimeOptions.composer = composer
 runtimeOptions.composerFactory = { try makePictureComposer($0) }
@@ -258,7 +259,8 @@ var info = DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtoc
                       configPath: absolutePath(configPath), simulated: args.simulate)
 info.overriddenKeys = Array(Set(finalOverrides.map(\.key))).sorted()
 let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(
-    info: info, devices: { DeviceReport.gather(source: $0) }, jpegSize: { try? JPEGDecoder().header($0).size }))
+    info: info, devices: { DeviceReport.gather(source: $0) }, jpegSize: { try? JPEGDecoder().header($0).size },
+    gallery: daemonGallery.admin))
 if socketLock != nil {
     do {
         try controlServer.start()

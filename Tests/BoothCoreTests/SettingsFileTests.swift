@@ -68,7 +68,7 @@ struct SettingsFileTests {
             "booth.conf:6: unknown section '[buton]'; did you mean '[button]'?",
             "booth.conf:9: button.active_low: 'ture' is not a boolean; use true or false (also yes/no, on/off; any letter case)",
             "booth.conf:10: unknown key 'button.debunce'; did you mean 'button.debounce'?",
-            "booth.conf:11: button.debounce: '20' has no unit; use one of ms, s, min or h, like 3s or 40ms; allowed 1ms to 1s",
+            "booth.conf:11: button.debounce: '20' has no unit; use one of ms, s, min, h or d, like 3s or 40ms; allowed 1ms to 1s",
             "booth.conf:12: duplicate key 'button.debounce'; first set at line 11",
             "booth.conf:13: 'this line has no equals sign' is not a setting; write 'key = value', '[section]' or a comment starting with '#'",
             "booth.conf:15: session.countdown: '2.5s' is not a whole number of seconds; allowed 0s to 10s in whole seconds",

@@ -81,8 +81,8 @@ struct SettingsValueTests {
 
     @Test("durations: missing, unknown and binary units, fractions finer than 1ms, ranges, overflow")
     func durationErrors() {
-        #expect(rejection("button.debounce", "30") == "button.debounce: '30' has no unit; use one of ms, s, min or h, like 3s or 40ms; allowed 1ms to 1s")
-        #expect(rejection("button.debounce", "30sec") == "button.debounce: '30sec' has an unknown unit 'sec'; use ms, s, min or h; allowed 1ms to 1s")
+        #expect(rejection("button.debounce", "30") == "button.debounce: '30' has no unit; use one of ms, s, min, h or d, like 3s or 40ms; allowed 1ms to 1s")
+        #expect(rejection("button.debounce", "30sec") == "button.debounce: '30sec' has an unknown unit 'sec'; use ms, s, min, h or d; allowed 1ms to 1s")
         #expect(rejection("button.debounce", "fast")?.hasPrefix("button.debounce: 'fast' is not a duration") == true)
         #expect(rejection("button.debounce", "0.5ms") == "button.debounce: '0.5ms' is finer than a millisecond; the smallest step is 1ms; allowed 1ms to 1s")
         #expect(rejection("button.debounce", "1.s")?.contains("is not a duration") == true)

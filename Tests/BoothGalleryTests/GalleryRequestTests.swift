@@ -11,6 +11,7 @@ struct GalleryRequestTests {
         #expect(GalleryRoute.route(method: "HEAD", path: "/p/\(token).jpg") == .image(token: token))
         #expect(GalleryRoute.route(method: "GET", path: "/p/\(token)/download") == .download(token: token))
         #expect(GalleryRoute.route(method: "GET", path: "/health") == .health)
+        #expect(GalleryRoute.route(method: "GET", path: "/favicon.ico") == .favicon)
         #expect(GalleryRoute.route(method: "POST", path: "/p/\(token)") == .methodNotAllowed)
         for bad in ["/", "/p/", "/p/\(token)x", "/p/../../etc/passwd", "/p/\(token.uppercased())", "/p/%2e%2e%2fabcdefghijklmnopq",
                     "/p/\(token)/../\(token)", "/p//\(token)", "/P/\(token)", "/p/\(token).png", "/p/" + String(repeating: "a", count: 300),

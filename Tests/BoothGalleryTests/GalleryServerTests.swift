@@ -169,6 +169,37 @@ struct GalleryServerTests {
         #expect(log.all.filter { $0.contains("served without its GPS position, camera serial number") }.count == 1, "checked once, remembered")
     }
 
+    @Test("gallery.expiry: a picture saved longer ago answers as missing (not counted as a guess); favicon.ico is 204")
+    func expiry() throws {
+        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let photos = "\(dir)/photos"
+        try FileManager.default.createDirectory(atPath: "\(photos)/2026-12-01", withIntermediateDirectories: true)
+        let relative = "2026-12-01/\(PhotoFileName.name(session: 3, shot: 0))"
+        let jpeg = try SharedImages.bytes(try #require(SharedImages.captures().first, "\(SharedImages.missingMessage())"))
+        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
+        let index = try PictureIndex(path: "\(dir)/index.sqlite")
+        let token = String(repeating: "c", count: 26)
+        try index.record(IndexedPicture(token: token, path: relative, session: 3, savedAt: 1_000_000, bytes: Int64(jpeg.count)))
+        let wall = Mutex<Int64>(1_000_000 + 3600)
+        let server = GalleryServer(config: .init(photosDir: photos, title: "t", downloadText: "d", missingText: "Gone.", expirySeconds: 7200),
+                                   index: try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true), log: LogRecorder().logger(),
+                                   guessLimit: GuessLimit(allowed: 2, windowMilliseconds: 60_000), wallSeconds: { wall.withLock { $0 } })
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 8, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        #expect(try fetch("http://127.0.0.1:\(port)/p/\(token).jpg").0 == 200, "an hour after: served")
+        wall.withLock { $0 = 1_000_000 + 7201 }
+        for _ in 0..<3 {
+            let (s, _, b) = try fetch("http://127.0.0.1:\(port)/p/\(token)")
+            #expect(s == 404)
+            #expect(String(decoding: b, as: UTF8.self).contains("Gone."))
+        }
+        #expect(server.currentStats.limited == 0, "an expired token is not a guess")
+        let (s, h, b) = try fetch("http://127.0.0.1:\(port)/favicon.ico")
+        #expect(s == 204 && b.isEmpty && h["content-type"] == nil)
+    }
+
     @Test("an address asking for more unknown tokens than allowed gets 429 without a look-up, until its window ends")
     func guessing() throws {
         var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Gallery browser test: a guest's phone opens the picture's page. The simulated booth
 # (--simulate --auto-press --sessions 1, gallery.enabled, gallery.url_base on a free loopback port)
-# takes one session and indexes its picture; photobooth-gallery serves that index on 127.0.0.1;
-# headless chromium (Debian's chromium and chromium-driver, driven by python3-selenium:
-# gallery_browser.py) opens /p/TOKEN at a phone's size (390x844 CSS px, 3 device pixels each, a
-# mobile user agent) and checks: the title and heading are gallery.title, the <img> loaded at the
-# JPEG's own pixel size (its SOF marker and djpeg agree), it fits the width with no horizontal
-# scroll, the button carries gallery.download_text, a click on it saves the file under the
-# server's attachment name (photobooth-DATE-N[-K].jpg) with the bytes /p/TOKEN.jpg serves (and
-# says whether those equal the stored original); an unknown token is a 404 showing
-# gallery.missing_text. The texts expected are the settings' defaults from photoboothctl config describe.
+# takes one session and indexes its picture; the review's QR code is read back from the file
+# preview (zbarimg) and must be that picture's URL. photobooth-gallery serves the index on
+# 127.0.0.1; headless chromium (Debian's chromium and chromium-driver, driven by python3-selenium:
+# gallery_browser.py) opens the QR code's URL and /p/TOKEN at a phone's size (390x844 CSS px, 3
+# device pixels each, a mobile user agent) and checks: the title and heading are gallery.title, the
+# <img> loaded at the JPEG's own pixel size (its SOF marker and djpeg agree), it fits the width with
+# no horizontal scroll, the button carries gallery.download_text and is on the first screen, a
+# click on it saves the file under the server's attachment name (photobooth-DATE-N[-K].jpg) with
+# the bytes /p/TOKEN.jpg serves (and says whether those equal the stored original); an unknown
+# token is a 404 showing gallery.missing_text. The texts expected are the settings' defaults from
+# photoboothctl config describe. About 6 s.
 #
 #   hardware/system-tests/gallery-browser.sh
 #     BUILD_BIN                 photoboothd, photoboothctl, photobooth-gallery (default .build/debug)
 #     PYTHON                    a python3 with Debian's python3-selenium (default /usr/bin/python3:
 #                               a python3 earlier on PATH, e.g. pyenv's, does not see Debian's modules)
-#     PHOTOBOOTH_SCREENSHOTS=DIR  also save the phone page as DIR/gallery-page.png
+#     PHOTOBOOTH_SCREENSHOTS=DIR  also save the phone page as DIR/gallery-page.png and the review with
+#                               its QR code (the file preview, 1280x800) as DIR/display-review-qr.png
+#     GALLERY_BROWSER_SET="K=V ..."  more settings for the booth, e.g. picture.compose_single_shot=true
+#                               (then the page shows the composed picture, booth-N-picture.jpg)
 #     GALLERY_BROWSER_TOKEN=T   ask for token T instead of the index's (the test must then fail)
 #     GALLERY_BROWSER_KEEP=1    keep the work directory (logs, photos, index, downloads)
 set -euo pipefail
@@ -30,9 +35,9 @@ for b in photoboothd photoboothctl photobooth-gallery; do
 done
 BUILD_BIN=$(realpath "$BUILD_BIN")
 missing=()
-for t in chromium chromedriver djpeg timeout setsid; do command -v "$t" >/dev/null || missing+=("$t"); done
+for t in chromium chromedriver djpeg zbarimg timeout setsid; do command -v "$t" >/dev/null || missing+=("$t"); done
 [ -x "$PYTHON" ] || missing+=("$PYTHON")
-[ ${#missing[@]} -eq 0 ] || fail "missing prerequisite: ${missing[*]} (apt-get install chromium chromium-driver python3-selenium libjpeg-turbo-progs)"
+[ ${#missing[@]} -eq 0 ] || fail "missing prerequisite: ${missing[*]} (apt-get install chromium chromium-driver python3-selenium libjpeg-turbo-progs zbar-tools)"
 "$PYTHON" -c 'import selenium, sqlite3' 2>/dev/null \
   || fail "missing prerequisite: python3-selenium for $PYTHON (apt-get install python3-selenium)"
 
@@ -42,13 +47,14 @@ if [ -n "${PHOTOBOOTH_SCREENSHOTS:-}" ]; then
   shots=(--screenshots "$dir")
 fi
 work=$(mktemp -d /tmp/photobooth-gallery-browser-XXXXXX)
-gallery="" driver=""
+gallery="" driver="" daemon=""
 # Every process this test started, with its children (chromedriver, chromium's own processes), by id.
 tree() { local c; for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree "$c"; done; echo "$1"; }
 cleanup() {
   local pids=()
   # The driver has its own process group (setsid): the browser's processes are in it.
-  [ -n "$driver" ] && { kill -TERM -- "-$driver" 2>/dev/null; sleep 0.5; mapfile -t pids < <(tree "$driver"); kill -KILL -- "-$driver" "${pids[@]}" 2>/dev/null; }
+  [ -n "$driver" ] && { mapfile -t pids < <(tree "$driver"); kill -TERM -- "-$driver" 2>/dev/null; sleep 0.5; kill -KILL -- "-$driver" "${pids[@]}" 2>/dev/null; }
+  [ -n "$daemon" ] && { kill -KILL -- "-$daemon" "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; }   # timeout leads its group
   [ -n "$gallery" ] && { kill -TERM "$gallery" 2>/dev/null; wait "$gallery" 2>/dev/null; }
   if [ "${GALLERY_BROWSER_KEEP:-0}" = 1 ]; then echo "gallery-browser: work directory kept: $work"; else rm -rf "$work"; fi
 }
@@ -76,16 +82,39 @@ port = $port
 url_base = $base
 EOF
 
+extra=()
+for kv in ${GALLERY_BROWSER_SET:-}; do extra+=(--set "$kv"); done
 cd "$work"
 echo "gallery-browser: the simulated booth, one session (gallery on $base)"
+# The review (2 s) shows the picture's QR code in the file preview, as large as on a 1280x800 screen:
+# it is read back with zbarimg while the review lasts, the URL a guest's phone opens.
 timeout 60 "$BUILD_BIN/photoboothd" --simulate --auto-press --sessions 1 --config "$work/photobooth.conf" \
-  --socket "$work/control" --set session.preview=0s --set session.countdown=0s --set session.review=1s \
-  --set storage.min_free=0B </dev/null 2>"$work/photoboothd.log" \
-  || { tail -20 "$work/photoboothd.log"; fail "photoboothd --sessions 1 did not complete (log above)"; }
+  --socket "$work/control" --set session.preview=0s --set session.countdown=0s --set session.review=2s \
+  --set preview.size=1280x800 --set storage.min_free=0B "${extra[@]}" </dev/null 2>"$work/photoboothd.log" &
+daemon=$!
+for _ in $(seq 300); do
+  grep -q "indexed at /p/" "$work/photoboothd.log" && break
+  kill -0 "$daemon" 2>/dev/null || break
+  sleep 0.1
+done
+qr=""
+if grep -q "indexed at /p/" "$work/photoboothd.log"; then
+  for _ in $(seq 15); do   # the code appears once the photo is saved; the preview is rewritten 5 times a second
+    cp preview.jpg review.jpg 2>/dev/null || true
+    qr=$(zbarimg -q --raw review.jpg 2>/dev/null || true)
+    [ -n "$qr" ] && break
+    sleep 0.1
+  done
+fi
+rc=0
+wait "$daemon" || rc=$?
+daemon=""
+[ "$rc" -eq 0 ] || { tail -20 "$work/photoboothd.log"; fail "photoboothd --sessions 1 did not complete: exit $rc (log above)"; }
 grep -q "indexed at /p/" "$work/photoboothd.log" || { cat "$work/photoboothd.log"; fail "the daemon indexed no picture (log above)"; }
 [ -f "$work/gallery/index.sqlite" ] || fail "no gallery/index.sqlite in the booth's working directory"
 [ -f "$work/gallery.secret" ] || fail "no gallery.secret in the booth's working directory"
-echo "PASS: the booth took its session and indexed it ($(since) s)"
+[ -n "$qr" ] || fail "no QR code read (zbarimg) in the file preview during the review"
+echo "PASS: the booth took its session and indexed it; the review's QR code reads $qr ($(since) s)"
 
 : >"$work/gallery.log"   # there before the loop below reads it
 "$BUILD_BIN/photobooth-gallery" --config "$work/photobooth.conf" --set "gallery.index=$work/gallery/index.sqlite" \
@@ -107,7 +136,7 @@ mkdir -p "$work/home/tmp"
 TMPDIR=$work/home/tmp HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_CACHE_HOME=$work/home/.cache XDG_DATA_HOME=$work/home/.local/share \
 setsid timeout -k 5 45 "$PYTHON" "$root/hardware/system-tests/gallery_browser.py" --base "$base" \
   --index "$work/gallery/index.sqlite" --photos "$work/photos" --work "$work" \
-  --title "$title" --download-text "$download_text" --missing-text "$missing_text" "${shots[@]}" "${token[@]}" &
+  --title "$title" --download-text "$download_text" --missing-text "$missing_text" --qr "$qr" --review "$work/review.jpg" "${shots[@]}" "${token[@]}" &
 driver=$!
 wait "$driver" || rc=$?
 driver=""

@@ -3,14 +3,15 @@
 python3-selenium), at a phone's size: run by gallery-browser.sh against a photobooth-gallery that
 serves the simulated booth's index; every check prints PASS or FAIL, and any FAIL exits 1.
 
-  gallery_browser.py --base URL --index SQLITE --photos DIR --work DIR
+  gallery_browser.py --base URL --index SQLITE --photos DIR --work DIR --qr URL --review JPEG
                      --title TEXT --download-text TEXT --missing-text TEXT [--screenshots DIR]
 
-The picture: the index's row whose path ends in -picture.jpg, else the session's capture. Checked
-with urllib (status, content types, the attachment's name, the bytes) and in the browser: the
-title and heading, the <img> loaded at the JPEG's own pixel size, no horizontal scroll at 390 CSS
-px, the download button's words, a click on it saving the file under the server's name with the
-bytes /p/TOKEN.jpg serves, and an unknown token's page (404) with gallery.missing_text.
+The picture: the index's row whose path ends in -picture.jpg, else the session's capture; the QR
+code read from the review (--qr) must be its URL and open its page. Checked with urllib (status,
+content types, the attachment's name, the bytes) and in the browser: the title and heading, the
+<img> loaded at the JPEG's own pixel size, no horizontal scroll at 390 CSS px, the download
+button's words and place, a click on it saving the file under the server's name with the bytes
+/p/TOKEN.jpg serves, and an unknown token's page (404) with gallery.missing_text.
 """
 import argparse
 import os
@@ -80,6 +81,24 @@ def djpeg_size(path):
     return int(m.group(1)), int(m.group(2))
 
 
+def ppm_to_png(ppm, out):
+    """A binary PPM (P6, maxval 255) written as an RGB PNG (zlib; no imaging library needed)."""
+    import struct
+    import zlib
+    m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+255\s", ppm)
+    if not m:
+        raise ValueError("not a P6 PPM with maxval 255")
+    w, h = int(m.group(1)), int(m.group(2))
+    px = ppm[m.end():m.end() + w * h * 3]
+    rows = b"".join(b"\0" + px[y * w * 3:(y + 1) * w * 3] for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    with open(out, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+
+
 def has_exif(data):
     i = 2
     while i + 4 <= len(data) and data[i] == 0xFF and data[i + 1] not in (0xDA, 0xD9):
@@ -145,6 +164,8 @@ def main():
     ap = argparse.ArgumentParser()
     for a in ("--base", "--index", "--photos", "--work", "--title", "--download-text", "--missing-text"):
         ap.add_argument(a, required=True)
+    ap.add_argument("--qr", required=True, help="the URL zbarimg read in the review's file preview")
+    ap.add_argument("--review", required=True, help="that file preview (a JPEG)")
     ap.add_argument("--screenshots")
     ap.add_argument("--token", help="ask for this token instead of the index's (to see the test fail)")
     args = ap.parse_args()
@@ -163,7 +184,19 @@ def main():
     m = re.fullmatch(r"(\d{4}-\d\d-\d\d)/booth-0*(\d+)-(picture|\d+)\.jpg", path)
     check(m is not None, f"the index path {path} is DATE/booth-N-picture.jpg or DATE/booth-N-K.jpg")
 
-    # --- Over plain HTTP first: statuses, types and the attachment's name.
+    # --- The guest's way in: the review's QR code.
+    check(args.qr == f"{base}/p/{token}", f"the review's QR code {args.qr} is the index's URL {base}/p/{token}")
+    status, _, _ = fetch(args.qr)
+    check(status == 200, f"GET the QR code's URL: status {status} (200)")
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+        out = os.path.join(args.screenshots, "display-review-qr.png")
+        ppm = subprocess.run(["djpeg", "-pnm", args.review], capture_output=True, check=True).stdout
+        ppm_to_png(ppm, out)
+        check(djpeg_size(args.review) == (1280, 800) and os.path.getsize(out) > 0,
+              f"the review with its QR code (file preview, 1280x800): {out}")
+
+    # --- Over plain HTTP: statuses, types and the attachment's name.
     status, headers, page = fetch(f"{base}/p/{token}")
     check(status == 200, f"GET /p/TOKEN: status {status} (200)")
     check((headers.get("Content-Type") or "").startswith("text/html"), f"/p/TOKEN is text/html ({headers.get('Content-Type')})")
@@ -207,8 +240,14 @@ def main():
         driver.execute_cdp_cmd("Browser.setDownloadBehavior",
                                {"behavior": "allow", "downloadPath": f"{args.work}/downloads", "eventsEnabled": True})
         driver.set_page_load_timeout(15)
-        driver.get(f"{base}/p/{token}")
         js = driver.execute_script
+        # The QR code's URL, as the phone's camera app opens it: the picture's page, loaded.
+        driver.get(args.qr)
+        qr_ok = wait_for("the image", lambda: js("const i = document.querySelector('img');"
+                                                 "return i && i.complete && i.naturalWidth > 0"), 5)
+        check(bool(qr_ok) and driver.title == args.title,
+              f"the QR code's URL shows a picture page with its image loaded (title {driver.title!r})")
+        driver.get(f"{base}/p/{token}")
         check(driver.title == args.title, f"the page's title {driver.title!r} is gallery.title {args.title!r}")
         headings = [e.text for e in driver.find_elements("css selector", "h1")]
         check(headings == [args.title], f"the page's heading {headings} is gallery.title {args.title!r}")

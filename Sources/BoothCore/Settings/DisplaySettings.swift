@@ -105,5 +105,7 @@ extension Settings {
         public var faultStorage = ""
         /// `text.scan`: beside the QR code of the picture's URL on the review.
         public var scan = ""
+        /// `text.wifi`: under the `WIFI:` QR code on the idle screen.
+        public var wifi = ""
     }
 }

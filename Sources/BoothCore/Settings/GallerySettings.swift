@@ -27,5 +27,45 @@ extension Settings {
         public var downloadText = ""
         /// `gallery.missing_text`: the page for a URL that names no picture.
         public var missingText = ""
+        /// `gallery.expiry`: a picture is no longer served this many milliseconds after it was
+        /// saved (its file and row stay); nil (`off`): served for as long as it is kept.
+        public var expiryMilliseconds: Int? = nil
+        /// `gallery.idle_code`: the last picture's QR code stays on the idle screen until the next session.
+        public var idleCode = true
+        /// `gallery.wifi_ssid`: the booth's Wi-Fi, offered as a `WIFI:` QR code on the idle screen; empty: none.
+        public var wifiSSID = ""
+        /// `gallery.wifi_password`: its password (empty for an open network).
+        public var wifiPassword = ""
+        /// `gallery.wifi_security`: how it is secured.
+        public var wifiSecurity: WiFiSecurity = .wpa
+
+        /// The `WIFI:` code phones join a network with (the ZXing "Barcode Contents" format Android's
+        /// camera and iOS 11+ read: `WIFI:T:WPA;S:ssid;P:password;;`, with `\`, `;`, `,`, `:` and `"`
+        /// escaped by a backslash); nil without `wifi_ssid`.
+        public var wifiCode: String? {
+            guard !wifiSSID.isEmpty else { return nil }
+            func escaped(_ s: String) -> String {
+                var out = ""
+                for c in s {
+                    if "\\;,:\"".contains(c) { out.append("\\") }
+                    out.append(c)
+                }
+                return out
+            }
+            switch wifiSecurity {
+            case .nopass: return "WIFI:T:nopass;S:\(escaped(wifiSSID));;"
+            case .wpa, .wep: return "WIFI:T:\(wifiSecurity.rawValue.uppercased());S:\(escaped(wifiSSID));P:\(escaped(wifiPassword));;"
+            }
+        }
     }
+}
+
+/// `gallery.wifi_security`: the `T:` of a `WIFI:` code.
+public enum WiFiSecurity: String, SettingChoice {
+    /// WPA/WPA2/WPA3 personal (a password).
+    case wpa
+    /// WEP (old routers).
+    case wep
+    /// An open network, no password.
+    case nopass
 }

@@ -246,7 +246,7 @@ struct ValueProblem: Error, Sendable, Hashable {
 /// Reading and writing numbers with units.
 enum Units {
     /// Duration units and their size in milliseconds; matched in any letter case.
-    static let durationUnits: [(name: String, scale: Int)] = [("ms", 1), ("s", 1000), ("min", 60_000), ("h", 3_600_000)]
+    static let durationUnits: [(name: String, scale: Int)] = [("ms", 1), ("s", 1000), ("min", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
     /// Byte units and their size in bytes (decimal); matched in any letter case.
     static let byteUnits: [(name: String, scale: Int)] = [("B", 1), ("kB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000)]
 
@@ -257,10 +257,13 @@ enum Units {
         return items.dropLast().joined(separator: ", ") + " or " + last
     }
 
-    /// Milliseconds in the largest unit that divides them exactly: `1500ms`, `3s`, `5min`, `1h`, `0s`.
+    /// Milliseconds in the largest unit that divides them exactly: `1500ms`, `3s`, `5min`, `1h`, `0s`;
+    /// days from two on (`24h` stays `24h`, `30d`).
     static func formatDuration(_ ms: Int) -> String {
         if ms == 0 { return "0s" }
-        for unit in durationUnits.reversed() where ms % unit.scale == 0 { return "\(ms / unit.scale)\(unit.name)" }
+        for unit in durationUnits.reversed() where ms % unit.scale == 0 && (unit.name != "d" || ms >= 2 * unit.scale) {
+            return "\(ms / unit.scale)\(unit.name)"
+        }
         return "\(ms)ms"
     }
 

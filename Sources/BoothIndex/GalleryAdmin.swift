@@ -1,0 +1,201 @@
+import BoothCore
+import BoothPorts
+import BoothStorage
+import Glibc
+import Synchronization
+
+/// The pictures taken down (`photoboothctl gallery remove`), kept beside the index in a file of
+/// their own (`removed-pictures.txt` in the index's folder: one `TOKEN SECONDS` line each, written
+/// whole and atomically), so that an index made anew from the photos (damaged, or `rebuild`) does
+/// not serve them again.
+public struct RemovedPictures: Sendable {
+    public static let fileName = "removed-pictures.txt"
+    public let path: String
+
+    /// The list for the index at `indexPath`.
+    public init(indexPath: String) { path = "\(directoryName(of: indexPath))/\(RemovedPictures.fileName)" }
+
+    /// Token → when it was taken down. Empty when the file is missing; lines that are not
+    /// `TOKEN SECONDS` are skipped.
+    /// - Throws: ``FileError`` when the file is there but cannot be read.
+    public func load() throws(FileError) -> [String: Int64] {
+        let bytes: [UInt8]
+        do {
+            bytes = try AtomicFile.read(path)
+        } catch where error.errno == ENOENT {
+            return [:]
+        }
+        var out: [String: Int64] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard words.count == 2, PictureTokens.isWellFormed(String(words[0])), let at = Int64(words[1]) else { continue }
+            out[String(words[0])] = at
+        }
+        return out
+    }
+
+    /// Adds `token` (taken down at `at`) and writes the list again (temp file, fsync, rename, fsync of the folder).
+    public func add(_ token: String, at: Int64) throws(FileError) {
+        var all = try load()
+        all[token] = at
+        let text = all.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        try AtomicFile.write(Array(text.utf8), to: path, replace: true, mode: 0o640)
+    }
+}
+
+/// The daemon's ``GalleryAdministration``: `photoboothctl gallery status|url|remove|rebuild` and the
+/// gallery row of `status`, against the same ``PictureIndex`` the picture sink writes.
+public final class GalleryAdmin: GalleryAdministration {
+    private let settings: Settings.Gallery
+    private let photosDir: String
+    private let index: PictureIndex?
+    private let tokens: PictureTokens?
+    private let folders: StorageIDs
+    private let removedList: RemovedPictures
+    /// Why the daemon runs without its gallery (the index or the secret could not be had).
+    private let problem: String?
+    private let log: Logger
+    private let now: @Sendable () -> Int64
+    /// One change at a time (two `remove`s on two control connections): the list is written whole.
+    private let changing = Mutex(0)
+
+    /// - Parameters:
+    ///   - index, tokens: nil when the gallery is off or could not be set up; `problem` then says why (nil: off).
+    ///   - now: seconds since 1970 for a removal's time (tests inject theirs).
+    public init(settings: Settings, index: PictureIndex?, tokens: PictureTokens?, folders: StorageIDs, problem: String?,
+                log: Logger, now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
+        self.settings = settings.gallery
+        photosDir = settings.storage.dir
+        self.index = index
+        self.tokens = tokens
+        self.folders = folders
+        removedList = RemovedPictures(indexPath: settings.gallery.index)
+        self.problem = problem
+        self.log = log
+        self.now = now
+    }
+
+    private var urlBase: String {
+        var base = settings.urlBase
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
+
+    private func url(_ token: String) -> String? { urlBase.isEmpty ? nil : "\(urlBase)/p/\(token)" }
+
+    public var status: GalleryStatus {
+        var s = GalleryStatus(enabled: settings.enabled, urlBase: urlBase, listen: settings.listen, port: settings.port,
+                              index: settings.index, problem: problem)
+        guard let index else { return s }
+        do {
+            let n = try index.counts()
+            s.served = n.served
+            s.removed = n.removed
+            s.newest = try index.recent(limit: 1).first.map { url($0.token) ?? $0.path }
+        } catch {
+            s.problem = "\(error)"
+        }
+        return s
+    }
+
+    public func answer(action: String, picture: String?, deleteFile: Bool, uid: UInt32) -> Result<GalleryAnswer, GalleryFailure> {
+        changing.withLock { _ in answerLocked(action: action, picture: picture, deleteFile: deleteFile, uid: uid) }
+    }
+
+    private func answerLocked(action: String, picture: String?, deleteFile: Bool, uid: UInt32) -> Result<GalleryAnswer, GalleryFailure> {
+        guard settings.enabled else {
+            return .failure(GalleryFailure("unavailable", "the gallery is off (gallery.enabled = false; set it to true and restart photoboothd)"))
+        }
+        guard let index, let tokens else {
+            return .failure(GalleryFailure("unavailable", "the daemon runs without its gallery: \(problem ?? "no index")"))
+        }
+        do {
+            switch action {
+            case "status":
+                return .success(GalleryAnswer(message: "gallery index \(settings.index)", status: status))
+            case "url":
+                let (p, removed) = try find(picture, in: index)
+                return .success(GalleryAnswer(message: removed ? "\(p.path) was taken down: its URL answers nothing" : p.path, status: status,
+                                              pictures: [row(p, removed: removed)]))
+            case "remove":
+                let (p, removed) = try find(picture, in: index)
+                var done: [String] = []
+                if !removed {
+                    let at = now()
+                    try removedList.add(p.token, at: at)
+                    try index.remove(token: p.token, at: at)
+                    done.append("taken down (its URL answers nothing now)")
+                }
+                if deleteFile {
+                    let file = "\(photosDir)/\(p.path)"
+                    if unlink(file) == 0 {
+                        try? AtomicFile.syncDirectory(directoryName(of: file))
+                        done.append("its file \(file) deleted")
+                    } else if errno == ENOENT {
+                        done.append("its file \(file) was already gone")
+                    } else {
+                        let why = String(cString: strerror(errno))
+                        throw GalleryFailure("internal", "\(p.path) \(done.isEmpty ? "was already taken down" : done.joined(separator: "; ")), "
+                                             + "but its file \(file) could not be deleted: \(why)")
+                    }
+                }
+                let message = "\(p.path): " + (done.isEmpty ? "already taken down (its file stays; --delete-file deletes it)" : done.joined(separator: "; "))
+                log.notice("gallery: uid \(uid): \(message)")
+                return .success(GalleryAnswer(message: message, status: status, pictures: [row(p, removed: true)]))
+            case "rebuild":
+                let removals = try removedList.load()
+                let n = try index.rebuild(photosDir: photosDir, tokens: tokens, folderID: folders.id(of: photosDir), removals: removals)
+                let message = "index \(settings.index) made again from the photos in \(photosDir): \(n.served) pictures served, "
+                    + "\(n.removed) taken down (from \(removedList.path)); every earlier URL is the same"
+                log.notice("gallery: uid \(uid): \(message)")
+                return .success(GalleryAnswer(message: message, status: status))
+            default:
+                return .failure(GalleryFailure("bad-request", "unknown gallery action '\(action)'; known: status, url, remove, rebuild"))
+            }
+        } catch let failure as GalleryFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(GalleryFailure("internal", "\(error)"))
+        }
+    }
+
+    private func row(_ p: IndexedPicture, removed: Bool) -> GalleryPicture {
+        GalleryPicture(token: p.token, path: p.path, url: url(p.token), removed: removed, savedAt: p.savedAt)
+    }
+
+    /// The picture `name` means: `latest` (or none), a token, a URL with `/p/TOKEN`, or a path
+    /// under `storage.dir` (absolute, or `DATE/NAME`).
+    private func find(_ name: String?, in index: PictureIndex) throws -> (IndexedPicture, removed: Bool) {
+        let name = name ?? "latest"
+        if name == "latest" {
+            guard let p = try index.recent(limit: 1).first else { throw GalleryFailure("not-found", "no picture is served yet") }
+            return (p, false)
+        }
+        var token = name
+        if let r = name.firstRange(of: "/p/") {
+            token = String(name[r.upperBound...].prefix { $0 != "/" && $0 != "." && $0 != "?" })
+        }
+        if PictureTokens.isWellFormed(token) {
+            guard let found = try index.any(token: token) else {
+                throw GalleryFailure("not-found", "no picture has the token \(token) (made with this booth's secret?)")
+            }
+            return found
+        }
+        var path = name
+        if path.hasPrefix("/") {
+            guard path.hasPrefix(photosDir + "/") else {
+                throw GalleryFailure("bad-request", "\(name) is not under storage.dir (\(photosDir)); give a token, a URL, DATE/NAME or latest")
+            }
+            path.removeFirst(photosDir.count + 1)
+        }
+        guard let found = try index.picture(path: path) else {
+            throw GalleryFailure("not-found", "\(path) is not in the index (a capture or picture under \(photosDir): DATE/booth-N-picture.jpg); "
+                                 + "give a token, a URL, DATE/NAME or latest")
+        }
+        return found
+    }
+}
+
+extension GalleryFailure: CustomStringConvertible {
+    public var description: String { message }
+}

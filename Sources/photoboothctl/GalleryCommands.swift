@@ -1,0 +1,136 @@
+import BoothControl
+import BoothCore
+import BoothGallery
+import BoothPorts
+import BoothRuntime
+import FoundationEssentials
+import Glibc
+
+/// The gallery's replies as text, and whether photobooth-gallery answers (asked by photoboothctl
+/// itself: the daemon has no network).
+enum GalleryText {
+    /// `/health` of the gallery `s` describes, nil when the gallery is off.
+    static func probe(_ s: GalleryStatus) -> GalleryProbe.Answer? {
+        s.enabled ? GalleryProbe.ask(GalleryProbe.healthURL(listen: s.listen, port: s.port)) : nil
+    }
+
+    /// The `gallery:` line of `status`, and `gallery status`'s first line.
+    static func statusLine(_ s: GalleryStatus, _ probe: GalleryProbe.Answer?) -> String {
+        guard s.enabled else { return "off (gallery.enabled = false)" }
+        var line = s.urlBase.isEmpty ? "no URL (gallery.url_base is empty: no QR codes)" : s.urlBase
+        let health = GalleryProbe.healthURL(listen: s.listen, port: s.port)
+        switch probe {
+        case .answers(let body)?: line += "; photobooth-gallery answers (\(body))"
+        case let .status(code, body)?: line += "; photobooth-gallery answers \(code) at \(health): \(body)"
+        case .noAnswer(let why)?: line += "; photobooth-gallery does not answer at \(health): \(why) (systemctl status photobooth-gallery)"
+        case nil: break
+        }
+        if let p = s.problem { line += "; the daemon runs without its gallery: \(p)" }
+        if let served = s.served { line += "; \(served) pictures served, \(s.removed ?? 0) taken down" }
+        return line
+    }
+
+    static func answerText(_ a: GalleryAnswer, probe: Bool) -> String {
+        var out = [a.message]
+        for p in a.pictures {
+            out.append("\(p.url ?? "(no URL: gallery.url_base is empty)")  \(p.path)\(p.removed ? "  (taken down)" : "")")
+        }
+        if probe {
+            out.append("gallery: " + statusLine(a.status, GalleryText.probe(a.status)))
+            if let newest = a.status.newest { out.append("newest:  \(newest)") }
+        }
+        return out.joined(separator: "\n")
+    }
+}
+
+/// `gallery` and `gallery status`.
+struct GalleryStatusCommand: Subcommand {
+    static let words = ["gallery", "status"]
+    static let synopsis = "gallery status [--json] [--socket PATH]"
+    static let summary = "The gallery: its URL, whether photobooth-gallery answers, the index's counts and newest picture."
+    static let details = """
+        photoboothctl asks photobooth-gallery's /health itself (at gallery.listen and gallery.port; 0.0.0.0 at
+        127.0.0.1), since the daemon has no network.
+        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 77 not allowed.
+        """
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+
+    func run() -> Int32 {
+        answer(ControlRequest(.gallery, action: "status"), args, as: GalleryAnswer.self) { GalleryText.answerText($0, probe: true) }
+    }
+}
+
+struct Gallery: Subcommand {
+    static let words = ["gallery"]
+    static let synopsis = "gallery [status|url [PICTURE]|remove PICTURE [--delete-file]|rebuild] [--json] [--socket PATH]"
+    static let summary = "Guests' pictures: the gallery's state, a picture's URL, taking one down, rebuilding the index."
+    static let details = "Without a word: gallery status. Exit codes: 0; 64 unknown word; 69 daemon not running; 77 not allowed."
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+
+    func run() -> Int32 { GalleryStatusCommand(args: args).run() }
+}
+
+/// `gallery url [PICTURE]`.
+struct GalleryURL: Subcommand {
+    static let words = ["gallery", "url"]
+    static let synopsis = "gallery url [PICTURE] [--json] [--socket PATH]"
+    static let summary = "A picture's URL (the one its QR code carries): PICTURE is latest (the default), a path or a token."
+    static let details = """
+        PICTURE: latest; a path under storage.dir (absolute, or DATE/NAME: 2026-12-01/booth-000042-picture.jpg);
+        a token or a URL with /p/TOKEN.
+        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 not found; 77 not allowed.
+        """
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...1
+    let args: ParsedArguments
+
+    func run() -> Int32 {
+        answer(ControlRequest(.gallery, action: "url", picture: args.positional.first), args, as: GalleryAnswer.self) {
+            GalleryText.answerText($0, probe: false)
+        }
+    }
+}
+
+/// `gallery remove PICTURE [--delete-file]`.
+struct GalleryRemove: Subcommand {
+    static let words = ["gallery", "remove"]
+    static let synopsis = "gallery remove PICTURE [--delete-file] [--json] [--socket PATH]"
+    static let summary = "Take a picture down at a guest's request: its URL answers nothing from now on, also after a rebuild."
+    static let details = """
+        The stored file stays unless --delete-file is given. PICTURE as for gallery url (a guest shows their link:
+        the URL itself will do). Kept in removed-pictures.txt beside the index, so an index made anew does not
+        serve it again.
+        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 not found or not deleted; 77 not allowed.
+        """
+    static let deleteFile = Option(name: "--delete-file", takesValue: false, help: "delete the stored file too")
+    static let options: [Option] = [.json, .socket, deleteFile]
+    static let positionals = 1...1
+    let args: ParsedArguments
+
+    func run() -> Int32 {
+        answer(ControlRequest(.gallery, action: "remove", picture: args.positional.first, deleteFile: args.has(Self.deleteFile)),
+               args, as: GalleryAnswer.self) { GalleryText.answerText($0, probe: false) }
+    }
+}
+
+/// `gallery rebuild`.
+struct GalleryRebuild: Subcommand {
+    static let words = ["gallery", "rebuild"]
+    static let synopsis = "gallery rebuild [--json] [--socket PATH]"
+    static let summary = "Make the index again from the photos on disk: the same URLs, pictures taken down stay down."
+    static let details = """
+        In place and in one transaction: the gallery keeps serving while it runs. Photos whose files are gone drop out.
+        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 failed; 77 not allowed.
+        """
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+
+    func run() -> Int32 {
+        answer(ControlRequest(.gallery, action: "rebuild"), args, as: GalleryAnswer.self) { GalleryText.answerText($0, probe: false) }
+    }
+}

@@ -1,0 +1,128 @@
+import BoothCore
+import BoothIndex
+import BoothPorts
+import BoothStorage
+import BoothTestSupport
+import Foundation
+import Testing
+
+@Suite("photoboothctl gallery: status, url, remove, rebuild (GalleryAdmin on a real index)")
+struct GalleryAdminTests {
+    /// A booth's folder with `sessions` one-shot sessions on disk, its index made by the daemon's
+    /// `openForWriting`, and its admin.
+    struct Booth {
+        let dir: String
+        let settings: Settings
+        let tokens: PictureTokens
+        let folders: StorageIDs
+        let index: PictureIndex
+        let admin: GalleryAdmin
+        let log = LogRecorder()
+
+        init(sessions: Int, urlBase: String = "http://10.42.0.1:8080/") throws {
+            var template = Array("/tmp/photobooth-admin-XXXXXX".utf8CString)
+            dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+            var s = Settings.defaults
+            s.storage.dir = "\(dir)/photos"
+            s.gallery.enabled = true
+            s.gallery.urlBase = urlBase
+            s.gallery.index = "\(dir)/gallery/index.sqlite"
+            settings = s
+            try FileManager.default.createDirectory(atPath: "\(dir)/photos/2026-12-01", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: "\(dir)/gallery", withIntermediateDirectories: true)
+            for n in 1...sessions {
+                try AtomicFile.write([0xFF, 0xD8, UInt8(n), 0xFF, 0xD9], to: "\(dir)/photos/2026-12-01/\(PhotoFileName.name(session: n, shot: 1))")
+            }
+            tokens = try #require(PictureTokens(secret: [UInt8](repeating: 9, count: 32)))
+            folders = StorageIDs(log: log.logger())
+            index = try #require(PictureIndex.openForWriting(path: s.gallery.index, photosDir: s.storage.dir, tokens: tokens,
+                                                             folderID: folders.id(of: s.storage.dir), log: log.logger()))
+            admin = GalleryAdmin(settings: s, index: index, tokens: tokens, folders: folders, problem: nil, log: log.logger(), now: { 1_800_000_000 })
+        }
+
+        func token(_ n: Int) -> String {
+            tokens.token(for: PictureTokens.identity(folder: folders.id(of: settings.storage.dir),
+                                                     path: "2026-12-01/\(PhotoFileName.name(session: n, shot: 1))", bytes: 5))
+        }
+
+        func ask(_ action: String, _ picture: String? = nil, deleteFile: Bool = false) -> Result<GalleryAnswer, GalleryFailure> {
+            admin.answer(action: action, picture: picture, deleteFile: deleteFile, uid: 0)
+        }
+    }
+
+    @Test("status counts, the newest picture's URL; url by latest, token, URL, DATE/NAME and absolute path; clear errors")
+    func statusAndURL() throws {
+        let b = try Booth(sessions: 3)
+        defer { try? FileManager.default.removeItem(atPath: b.dir) }
+        let s = b.admin.status
+        #expect(s.served == 3 && s.removed == 0)
+        #expect(s.urlBase == "http://10.42.0.1:8080", "the trailing / dropped")
+        #expect(s.newest == "http://10.42.0.1:8080/p/\(b.token(3))")
+        let name = "2026-12-01/\(PhotoFileName.name(session: 2, shot: 1))"
+        for picture in [b.token(2), "http://10.42.0.1:8080/p/\(b.token(2)).jpg", "http://10.42.0.1:8080/p/\(b.token(2))/download",
+                        name, "\(b.dir)/photos/\(name)"] {
+            let answer = try b.ask("url", picture).get()
+            #expect(answer.pictures == [GalleryPicture(token: b.token(2), path: name, url: "http://10.42.0.1:8080/p/\(b.token(2))",
+                                                       removed: false, savedAt: answer.pictures.first?.savedAt ?? 0)], "\(picture)")
+        }
+        #expect(try b.ask("url").get().pictures.first?.token == b.token(3), "latest by default")
+        #expect(throws: GalleryFailure.self) { try b.ask("url", "2026-12-01/booth-000009-1.jpg").get() }
+        #expect(throws: GalleryFailure("bad-request", "/etc/passwd is not under storage.dir (\(b.dir)/photos); give a token, a URL, DATE/NAME or latest")) {
+            try b.ask("url", "/etc/passwd").get()
+        }
+        #expect(throws: GalleryFailure("bad-request", "unknown gallery action 'list'; known: status, url, remove, rebuild")) { try b.ask("list").get() }
+    }
+
+    @Test("remove takes a picture down (the file stays), kept across a rebuild and a damaged index made anew; --delete-file deletes it")
+    func removeAndRebuild() throws {
+        let b = try Booth(sessions: 3)
+        defer { try? FileManager.default.removeItem(atPath: b.dir) }
+        let file2 = "\(b.dir)/photos/2026-12-01/\(PhotoFileName.name(session: 2, shot: 1))"
+        let removed = try b.ask("remove", b.token(2)).get()
+        #expect(removed.message.contains("taken down"))
+        #expect(try b.index.picture(token: b.token(2)) == nil, "no longer served")
+        #expect(FileManager.default.fileExists(atPath: file2), "the file stays")
+        #expect(try b.ask("remove", b.token(2)).get().message.contains("already taken down"))
+        #expect(try RemovedPictures(indexPath: b.settings.gallery.index).load() == [b.token(2): 1_800_000_000])
+
+        // rebuild: the same tokens, the removal kept.
+        let rebuilt = try b.ask("rebuild").get()
+        #expect(rebuilt.status.served == 2 && rebuilt.status.removed == 1, "\(rebuilt.message)")
+        #expect(try b.index.picture(token: b.token(1)) != nil && b.index.picture(token: b.token(3)) != nil)
+        #expect(try b.index.picture(token: b.token(2)) == nil)
+
+        // A damaged index is moved aside and made anew at the next start: still taken down.
+        try AtomicFile.write(Array(repeating: 0x42, count: 4096), to: b.settings.gallery.index, replace: true)
+        for suffix in ["-wal", "-shm"] { unlink(b.settings.gallery.index + suffix) }
+        let removals = try RemovedPictures(indexPath: b.settings.gallery.index).load()
+        let again = try #require(PictureIndex.openForWriting(path: b.settings.gallery.index, photosDir: b.settings.storage.dir, tokens: b.tokens,
+                                                             folderID: b.folders.id(of: b.settings.storage.dir), removals: removals,
+                                                             log: b.log.logger()))
+        #expect(try again.counts() == (served: 2, removed: 1))
+        #expect(try again.picture(token: b.token(2)) == nil)
+        #expect(try again.picture(token: b.token(3)) != nil, "the same URL for the others")
+
+        // --delete-file: the stored file too; a rebuild then drops it.
+        let deleted = try b.ask("remove", b.token(3), deleteFile: true).get()
+        #expect(deleted.message.contains("deleted"))
+        #expect(!FileManager.default.fileExists(atPath: "\(b.dir)/photos/2026-12-01/\(PhotoFileName.name(session: 3, shot: 1))"))
+        #expect(b.log.all.contains { $0.contains("uid 0:") && $0.contains("deleted") })
+    }
+
+    @Test("the gallery off, or not set up, answers unavailable with why")
+    func unavailable() throws {
+        var s = Settings.defaults
+        let folders = StorageIDs(log: LogRecorder().logger())
+        let off = GalleryAdmin(settings: s, index: nil, tokens: nil, folders: folders, problem: nil, log: LogRecorder().logger())
+        #expect(throws: GalleryFailure("unavailable", "the gallery is off (gallery.enabled = false; set it to true and restart photoboothd)")) {
+            try off.answer(action: "status", picture: nil, deleteFile: false, uid: 0).get()
+        }
+        #expect(off.status.enabled == false)
+        s.gallery.enabled = true
+        let broken = GalleryAdmin(settings: s, index: nil, tokens: nil, folders: folders, problem: "gallery.secret: damaged", log: LogRecorder().logger())
+        #expect(throws: GalleryFailure("unavailable", "the daemon runs without its gallery: gallery.secret: damaged")) {
+            try broken.answer(action: "url", picture: nil, deleteFile: false, uid: 0).get()
+        }
+        #expect(broken.status.problem == "gallery.secret: damaged")
+    }
+}
