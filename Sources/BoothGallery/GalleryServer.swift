@@ -11,7 +11,13 @@ import Synchronization
 /// Why the gallery's server could not start.
 public struct GalleryError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The `errno` of the failed call (`EADDRNOTAVAIL`: an address the machine does not have yet,
+    /// `EADDRINUSE`, `EINVAL` for an address that is not IPv4); 0 when none.
+    public var errno: Int32
+    public init(_ description: String, errno: Int32 = 0) {
+        self.description = description
+        self.errno = errno
+    }
 }
 
 /// photobooth-gallery's HTTP server (GNU libmicrohttpd, its own thread pool on epoll): a picture's
@@ -104,7 +110,8 @@ public final class GalleryServer: Sendable {
             }, context, &why, why.count)
         }
         guard let started else {
-            throw GalleryError("gallery: " + String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            let e = Glibc.errno
+            throw GalleryError("gallery: " + String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), errno: e)
         }
         handle.withLock { $0.server = started }
         return pb_http_port(started)

@@ -1,3 +1,4 @@
+#include <stdarg.h>
 #include "chttpshims.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +30,19 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     return c->handler(c->context, connection, method, url) ? MHD_YES : MHD_NO;
 }
 
+/* libmicrohttpd's own messages (connection limits, failed sends) to stderr as the journal reads
+ * them (<4> warning); the failed bind is left out: pb_http_start's caller says it in its own words,
+ * every 2 s while it waits for an address. */
+static void pb_http_log(void *cls, const char *format, va_list ap) {
+    (void)cls;
+    char text[512];
+    vsnprintf(text, sizeof text, format, ap);
+    if (strncmp(text, "Failed to bind to port", 22) == 0) return;
+    size_t n = strlen(text);
+    while (n > 0 && text[n - 1] == '\n') text[--n] = 0;
+    fprintf(stderr, "<4>photobooth-gallery: libmicrohttpd: %s\n", text);
+}
+
 pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler, void *context, char *why, size_t why_len) {
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
@@ -48,6 +62,7 @@ pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler,
     errno = 0;
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, o->port, NULL, NULL, access_handler, c,
+        MHD_OPTION_EXTERNAL_LOGGER, pb_http_log, NULL,   /* first: libmicrohttpd asks for it so */
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(o->threads ? o->threads : 1),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,

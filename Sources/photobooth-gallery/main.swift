@@ -68,12 +68,30 @@ guard g.enabled else {
     exit(0)
 }
 
+// SIGTERM and SIGINT are taken by sigwait below, on this thread (and by the waits before it).
+var signals = sigset_t()
+sigemptyset(&signals)
+sigaddset(&signals, SIGTERM)
+sigaddset(&signals, SIGINT)
+pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+/// Waits `seconds` for SIGTERM or SIGINT; exits 0 on one (systemctl stop during a wait).
+func pause(_ seconds: Int, _ set: sigset_t) {
+    var set = set
+    var timeout = timespec(tv_sec: seconds, tv_nsec: 0)
+    let received = sigtimedwait(&set, nil, &timeout)
+    if received > 0 {
+        log.notice("photobooth-gallery: signal \(received) while waiting: stopping")
+        exit(0)
+    }
+}
+
 // The daemon makes the index at its start; until then, wait for it (logged once).
-var index: PictureIndex?
+var opened: PictureIndex?
 var said = false
-while index == nil {
+while opened == nil {
     do {
-        index = try PictureIndex(path: g.index, readOnly: true)
+        opened = try PictureIndex(path: g.index, readOnly: true)
     } catch {
         if error.kind == .newerSchema { fail("\(error)", ExitCode.config) }
         if access(g.index, F_OK) == 0 && access(g.index, R_OK) != 0 {
@@ -82,27 +100,34 @@ while index == nil {
                  ExitCode.noPermission)
         }
         if !said { log.warning("photobooth-gallery: \(error); waiting for photoboothd to make it (gallery.enabled there too; looking every 2 s)"); said = true }
-        sleep(2)
+        pause(2, signals)
     }
 }
+guard let index = opened else { fail("no index", ExitCode.software) }
 
-// SIGTERM and SIGINT are taken by sigwait below, on this thread.
-var signals = sigset_t()
-sigemptyset(&signals)
-sigaddset(&signals, SIGTERM)
-sigaddset(&signals, SIGINT)
-pthread_sigmask(SIG_BLOCK, &signals, nil)
-
-let server = GalleryServer(config: GalleryServer.Config(settings), index: index!, log: log)
-let port: UInt16
-do {
-    port = try server.start(address: g.listen, port: portOverride ?? UInt16(g.port), maxConnections: g.maxConnections,
-                            connectionsPerClient: g.connectionsPerClient, timeoutMilliseconds: g.timeoutMilliseconds)
-} catch {
-    // An address that is not the booth's, or not IPv4, is the config's (78, not restarted); a port taken may free up.
-    fail("\(error)", "\(error)".contains("not an IPv4 address") || "\(error)".contains("Cannot assign requested address") ? ExitCode.config : ExitCode.unavailable)
+let server = GalleryServer(config: GalleryServer.Config(settings), index: index, log: log)
+var listening: UInt16?
+said = false
+while listening == nil {
+    do {
+        listening = try server.start(address: g.listen, port: portOverride ?? UInt16(g.port), maxConnections: g.maxConnections,
+                                     connectionsPerClient: g.connectionsPerClient, timeoutMilliseconds: g.timeoutMilliseconds)
+    } catch where error.errno == EADDRNOTAVAIL {
+        // gallery.listen is an address the machine has not got yet: the booth's Wi-Fi hotspot comes
+        // up after this service at boot. Wait for it (logged once).
+        if !said {
+            log.warning("photobooth-gallery: \(error); waiting for \(g.listen) to be one of this machine's addresses "
+                        + "(the hotspot not up yet? trying every 2 s; gallery.listen = 0.0.0.0 listens on every address)")
+            said = true
+        }
+        pause(2, signals)
+    } catch {
+        // An address that is not IPv4 is the config's (78, not restarted); a port taken may free up.
+        fail("\(error)", error.errno == EINVAL ? ExitCode.config : ExitCode.unavailable)
+    }
 }
-let counts = (try? index!.counts()) ?? (served: 0, removed: 0)
+let port = listening ?? 0
+let counts = (try? index.counts()) ?? (served: 0, removed: 0)
 log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)"
            + (g.expiryMilliseconds.map { ", each served for \($0 / 3_600_000) h after it was saved (gallery.expiry)" } ?? ""))
 

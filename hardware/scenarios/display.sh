@@ -10,10 +10,13 @@
 #  5. vivid unbound: the fault screen shows its reason; text written to tty1 and a second later
 #     the screen is unchanged (no console text, no blinking cursor).
 #  6. SIGTERM: the VT is back in text mode.
+#  6b. with the gallery: the idle screen's WIFI: code, the review's QR code and the last picture's on
+#     the idle screen after it, read by zbarimg from the screen; the code's URL fetched from
+#     photobooth-gallery gives the saved photo.
 #  7. vfb at 800x480 RGB565 (not visible to screendump: read back from its memory in the guest):
 #     idle band and countdown digit drawn in RGB565.
 # Screens are left in $RESULTS/screens/*.png.
-# vm-timeout: 480
+# vm-timeout: 720
 # vm-display: std
 # vm-module: bochs
 # vm-module: vfb vfb_enable=1 videomemorysize=4194304
@@ -228,6 +231,55 @@ if [ "$SCREEN" = kms ]; then
     pass "display scenario (KMS) done"
     exit 0
 fi
+
+# ---------------------------------------------------------------- 6b. the QR codes read from the screen
+# With the gallery: the idle screen's WIFI: code, the review's code of the picture's URL and the
+# same code kept on the idle screen after it, each read by zbarimg from the screen's pixels (QMP
+# screendump); the URL fetched from photobooth-gallery in the guest gives the saved photo's bytes.
+need zbarimg
+ip link set lo up || fail "ip link set lo up"
+GDIR=/tmp/pb-gallery
+mkdir -p "$GDIR"
+WIFI='WIFI:T:WPA;S:Photobooth;P:smile-please;;'
+BOOTH_LOG=$RESULTS/photoboothd-gallery.log
+bg "$BOOTH_LOG" "$BUILD_BIN/photoboothd" $(booth_args display.device=$DEV display.console=/dev/tty1 session.review=20s \
+    gallery.enabled=true gallery.url_base=http://127.0.0.1:18080 "gallery.index=$GDIR/index.sqlite" "gallery.secret=$GDIR/secret" \
+    gallery.wifi_ssid=Photobooth gallery.wifi_password=smile-please)
+BOOTH=$BG_PID
+wait_for_line "$BOOTH_LOG" "camera: streaming" 60 > /dev/null
+[ -x "$BUILD_BIN/photobooth-gallery" ] || fail "no photobooth-gallery in $BUILD_BIN"
+bg "$RESULTS/photobooth-gallery.log" "$BUILD_BIN/photobooth-gallery" --config /tmp/pb-booth.conf --set gallery.enabled=true \
+    --set "gallery.index=$GDIR/index.sqlite" --set "storage.dir=$PHOTOS" --set gallery.listen=127.0.0.1 --set gallery.port=18080
+GALLERY=$BG_PID
+wait_for_line "$RESULTS/photobooth-gallery.log" "listening on" 60 > /dev/null
+codes() { zbarimg --quiet --raw "$1" 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//'; }
+sleep 2
+screendump idle-wifi
+assert_eq "$(codes "$RESULTS/screens/idle-wifi.png")" "$WIFI" "the idle screen's code (zbarimg on the screen) joins the booth's Wi-Fi"
+"$BUILD_BIN/photoboothctl" press --socket "$SOCK" > /dev/null || fail "photoboothctl press"
+wait_for 90 "review (gallery)" entered review
+# The code appears once the photo is saved, a moment after the review begins.
+URL=
+for i in $(seq 10); do
+    screendump "review-qr-$i"
+    URL=$(codes "$RESULTS/screens/review-qr-$i.png")
+    [ -n "$URL" ] && { cp "$RESULTS/screens/review-qr-$i.png" "$RESULTS/screens/review-qr.png"; break; }
+    sleep 1
+done
+log "the review's code: $URL"
+assert_contains "$URL" "http://127.0.0.1:18080/p/" "the review's QR code read from the screen is a picture URL"
+photo=$(find "$PHOTOS" -name '*.jpg' -printf '%T@ %p\n' | sort -n | tail -n1 | cut -d' ' -f2)
+python3 -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=20).read())' "$URL.jpg" \
+    > "$RESULTS/served-from-qr.jpg" || fail "GET $URL.jpg"
+cmp -s "$RESULTS/served-from-qr.jpg" "$photo" || fail "$URL.jpg is not $photo byte for byte"
+pass "the URL of the code on the screen serves the saved photo ($(stat -c %s "$photo") bytes)"
+wait_for 90 "idle after the review (gallery)" grep -q "review -> idle" "$BOOTH_LOG"
+sleep 2
+screendump idle-codes
+assert_eq "$(codes "$RESULTS/screens/idle-codes.png")" "$(printf '%s\n%s\n' "$URL" "$WIFI" | sort | tr '\n' ' ' | sed 's/ $//')" \
+    "back in idle: the last picture's code kept beside the Wi-Fi code"
+stop_pid "$GALLERY" 10
+stop_pid "$BOOTH" 10
 
 # ---------------------------------------------------------------- 7. vfb, RGB565
 FB1=
