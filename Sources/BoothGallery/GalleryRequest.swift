@@ -127,6 +127,20 @@ public struct GuessLimit: Sendable {
 
 /// Small pieces of the responses.
 public enum GalleryText {
+    /// Whether an `If-None-Match` header matches `etag` (RFC 9110 §13.1.2, weak comparison): `*`,
+    /// or a comma-separated list of entity tags, `W/` prefixes ignored. nil (no header) matches nothing.
+    public static func matches(ifNoneMatch header: String?, _ etag: String) -> Bool {
+        guard let header, header.utf8.count <= 1024 else { return false }
+        let mine = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
+        for item in header.split(separator: ",") {
+            var tag = item.trimmingSpaces
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
+            if tag == mine { return true }
+        }
+        return false
+    }
+
     /// An HTTP date (`Tue, 01 Dec 2026 18:04:05 GMT`, IMF-fixdate) for `seconds` since 1970.
     public static func httpDate(_ seconds: Int64) -> String {
         var t = time_t(seconds), tm = Glibc.tm()
@@ -168,5 +182,15 @@ public enum GalleryText {
     public static func isServablePath(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         return parts.count == 2 && PhotoStore.isDateFolder(String(parts[0])) && PictureIndex.shot(in: String(parts[1])) != nil
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        var s = self[...]
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
     }
 }

@@ -248,8 +248,10 @@ public final class GalleryServer: Sendable {
         if attachment {
             headers.append(("Content-Disposition", "attachment; filename=\"\(GalleryText.downloadName(path: picture.path))\""))
         }
-        if header(c, "If-None-Match") == etag {
+        if GalleryText.matches(ifNoneMatch: header(c, "If-None-Match"), etag) {
             close(fd)
+            // libmicrohttpd 0.9.75 writes `Content-Length: 0` on it (and a second one beside any of
+            // ours): caches keep the stored length (RFC 9111 §3.2 lists it among those not updated).
             return respond(c, 304, text: "", headers: headers.filter { $0.0 != "Content-Type" })
         }
         let first: Int64, length: Int64, status: UInt32

@@ -102,3 +102,4 @@ void pb_http_stop(pb_http_server *server) {
     MHD_stop_daemon(server->daemon);
     free(server);
 }
+

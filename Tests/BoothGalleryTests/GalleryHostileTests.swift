@@ -50,19 +50,11 @@ private func get(_ path: String, headers: String = "") -> [UInt8] {
 struct GalleryHostileTests {
     @Test("overlong URLs and headers, a slow client, traversal; 1,000 bad tokens from one address: limited, nothing learned, other guests served")
     func hostile() throws {
-        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let photos = "\(dir)/photos"
-        try FileManager.default.createDirectory(atPath: "\(photos)/2026-12-01", withIntermediateDirectories: true)
-        let jpeg = try SharedImages.bytes(try #require(SharedImages.captures().first, "\(SharedImages.missingMessage())"))
-        let relative = "2026-12-01/\(PhotoFileName.name(session: 1, shot: 0))"
-        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
-        let index = try PictureIndex(path: "\(dir)/index.sqlite")
-        let token = String(repeating: "q", count: 26)
-        try index.record(IndexedPicture(token: token, path: relative, session: 1, savedAt: 1, bytes: Int64(jpeg.count)))
-        let server = GalleryServer(config: .init(photosDir: photos, title: "t", downloadText: "d", missingText: "m"),
-                                   index: try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true), log: LogRecorder().logger())
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let token = one.token
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try one.reader(), log: LogRecorder().logger())
         let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 32, connectionsPerClient: 8, timeoutMilliseconds: 1000)
         defer { server.stop() }
 

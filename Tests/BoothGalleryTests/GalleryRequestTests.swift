@@ -69,4 +69,16 @@ struct GuessLimitTests {
         for (i, a) in ["a", "b", "c", "d"].enumerated() { g.missed(a, nowMilliseconds: 61_000 + Int64(i)) }
         #expect(g.tracked == 3)
     }
+
+    @Test("If-None-Match: one tag, a list, weak tags, *; nothing without the header")
+    func ifNoneMatch() {
+        let etag = "\"abcdefgh-1f-2e\""
+        #expect(GalleryText.matches(ifNoneMatch: etag, etag))
+        #expect(GalleryText.matches(ifNoneMatch: "W/\(etag)", etag))
+        #expect(GalleryText.matches(ifNoneMatch: "\"other\", W/\"x\" ,\(etag)", etag))
+        #expect(GalleryText.matches(ifNoneMatch: "*", etag))
+        #expect(!GalleryText.matches(ifNoneMatch: nil, etag))
+        #expect(!GalleryText.matches(ifNoneMatch: "\"abcdefgh-1f-2e-p\"", etag))
+        #expect(!GalleryText.matches(ifNoneMatch: "", etag))
+    }
 }

@@ -38,21 +38,10 @@ private func fetch(_ url: String, method: String = "GET", headers: [String: Stri
 struct GalleryServerTests {
     @Test("a picture's page, the picture (ETag, 304, Range 206, 416), the download with its name, 404s, HEAD, 405, health")
     func serves() throws {
-        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let photos = "\(dir)/photos"
-        try FileManager.default.createDirectory(atPath: "\(photos)/2026-12-01", withIntermediateDirectories: true)
-        let capture = try #require(SharedImages.captures().first, "\(SharedImages.missingMessage())")
-        let jpeg = try SharedImages.bytes(capture)
-        let relative = "2026-12-01/\(PhotoFileName.name(session: 42, shot: 0))"
-        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
-        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
-        let writer = try #require(PictureIndex.openForWriting(path: "\(dir)/index.sqlite", photosDir: photos, tokens: tokens, folderID: "f00d",
-                                                              log: LogRecorder().logger()))
-        let token = tokens.token(for: PictureTokens.identity(folder: "f00d", path: relative, bytes: Int64(jpeg.count)))
-        #expect(try writer.picture(token: token) != nil)
-        let index = try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true)
+        let one = try OnePhoto(try OnePhoto.capture(), session: 42)
+        defer { one.remove() }
+        let (photos, relative, jpeg, token, writer) = (one.photos, one.relative, one.jpeg, one.token, one.index)
+        let index = try one.reader()
         let server = GalleryServer(config: .init(photosDir: photos, title: "Anna & Ben's <wedding>", downloadText: "Save", missingText: "Not here."),
                                    index: index, log: LogRecorder().logger())
         let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
@@ -123,23 +112,12 @@ struct GalleryServerTests {
 
     @Test("a DSLR's file is served without its GPS position and serial numbers (whole, Range across the new header, download); the stored file stays as taken")
     func privateFields() throws {
-        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let photos = "\(dir)/photos"
-        try FileManager.default.createDirectory(atPath: "\(photos)/2026-12-01", withIntermediateDirectories: true)
-        let capture = try #require(SharedImages.captures().first, "\(SharedImages.missingMessage())")
-        let jpeg = EXIFFixture.cameraJPEG(try SharedImages.bytes(capture))
-        let relative = "2026-12-01/\(PhotoFileName.name(session: 7, shot: 1))"
-        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
-        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 5, count: 32)))
-        let writer = try #require(PictureIndex.openForWriting(path: "\(dir)/index.sqlite", photosDir: photos, tokens: tokens, folderID: "f00d",
-                                                              log: LogRecorder().logger()))
-        let token = tokens.token(for: PictureTokens.identity(folder: "f00d", path: relative, bytes: Int64(jpeg.count)))
-        #expect(try writer.picture(token: token) != nil)
+        let one = try OnePhoto(EXIFFixture.cameraJPEG(try OnePhoto.capture()), session: 7, shot: 1, secret: 5)
+        defer { one.remove() }
+        let (photos, relative, jpeg, token) = (one.photos, one.relative, one.jpeg, one.token)
         let log = LogRecorder()
         let server = GalleryServer(config: .init(photosDir: photos, title: "t", downloadText: "d", missingText: "m"),
-                                   index: try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true), log: log.logger())
+                                   index: try one.reader(), log: log.logger())
         let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
         defer { server.stop() }
         let base = "http://127.0.0.1:\(port)"
@@ -171,25 +149,18 @@ struct GalleryServerTests {
 
     @Test("gallery.expiry: a picture saved longer ago answers as missing (not counted as a guess); favicon.ico is 204")
     func expiry() throws {
-        var template = Array("/tmp/photobooth-gallery-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let photos = "\(dir)/photos"
-        try FileManager.default.createDirectory(atPath: "\(photos)/2026-12-01", withIntermediateDirectories: true)
-        let relative = "2026-12-01/\(PhotoFileName.name(session: 3, shot: 0))"
-        let jpeg = try SharedImages.bytes(try #require(SharedImages.captures().first, "\(SharedImages.missingMessage())"))
-        try AtomicFile.write(jpeg, to: "\(photos)/\(relative)")
-        let index = try PictureIndex(path: "\(dir)/index.sqlite")
-        let token = String(repeating: "c", count: 26)
-        try index.record(IndexedPicture(token: token, path: relative, session: 3, savedAt: 1_000_000, bytes: Int64(jpeg.count)))
-        let wall = Mutex<Int64>(1_000_000 + 3600)
-        let server = GalleryServer(config: .init(photosDir: photos, title: "t", downloadText: "d", missingText: "Gone.", expirySeconds: 7200),
-                                   index: try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true), log: LogRecorder().logger(),
+        let one = try OnePhoto(try OnePhoto.capture(), session: 3)
+        defer { one.remove() }
+        let token = one.token
+        let savedAt = try #require(try one.index.picture(token: token)).savedAt
+        let wall = Mutex<Int64>(savedAt + 3600)
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Gone.", expirySeconds: 7200),
+                                   index: try one.reader(), log: LogRecorder().logger(),
                                    guessLimit: GuessLimit(allowed: 2, windowMilliseconds: 60_000), wallSeconds: { wall.withLock { $0 } })
         let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 8, connectionsPerClient: 8, timeoutMilliseconds: 5000)
         defer { server.stop() }
         #expect(try fetch("http://127.0.0.1:\(port)/p/\(token).jpg").0 == 200, "an hour after: served")
-        wall.withLock { $0 = 1_000_000 + 7201 }
+        wall.withLock { $0 = savedAt + 7201 }
         for _ in 0..<3 {
             let (s, _, b) = try fetch("http://127.0.0.1:\(port)/p/\(token)")
             #expect(s == 404)

@@ -15,7 +15,7 @@ public func fuzzGallery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     case let .page(token), let .image(token), let .download(token):
         // A routed token has a token's shape: nothing else reaches the index.
         guard PictureTokens.isWellFormed(token), token.utf8.count == PictureTokens.tokenLength else { fatalError("routed a malformed token: \(token)") }
-    case .health, .notFound, .methodNotAllowed:
+    case .health, .favicon, .notFound, .methodNotAllowed:
         break
     }
     for size in [Int64(0), 1, 1000, Int64(bytes.count)] {
@@ -30,6 +30,10 @@ public func fuzzGallery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     if GalleryText.isServablePath(row), row.contains("..") || row.hasPrefix("/") { fatalError("servable path escapes: \(row)") }
     _ = GalleryText.downloadName(path: row)
     _ = GalleryText.html(part(1))
+    // If-None-Match: a tag always matches itself, in a list and weak.
+    _ = GalleryText.matches(ifNoneMatch: part(2), part(3))
+    let tag = "\"\(part(4).filter { $0 != "\"" && $0 != "," })\""
+    guard GalleryText.matches(ifNoneMatch: "W/\"x\", \(tag)", tag) || tag.utf8.count > 1000 else { fatalError("\(tag) does not match itself") }
     var limit = GuessLimit(allowed: 3, windowMilliseconds: 10, maxAddresses: 4)
     for (i, b) in bytes.prefix(64).enumerated() {
         let address = "\(part(4))\(b % 7)"
