@@ -74,7 +74,8 @@ public final class GalleryServer: Sendable {
     private struct Handle: @unchecked Sendable { var server: OpaquePointer? }
     private let handle = Mutex(Handle())
     /// ``servedHeader``'s memory: a file version's key → its privacy header (nil: served as stored).
-    private let checkedHeaders = Mutex<[String: EXIFPrivacy?]>([:])
+    private struct HeaderMemo { var entries: [String: EXIFPrivacy?] = [:]; var bytes = 0 }
+    private let checkedHeaders = Mutex(HeaderMemo())
 
     /// - Parameters:
     ///   - guessLimit: unknown tokens allowed per client address and window (429 beyond).
@@ -240,7 +241,7 @@ public final class GalleryServer: Sendable {
             return missing(c)
         }
         let servedSize = privacy?.servedSize(fileSize: size) ?? size
-        let etag = "\"\(picture.token.prefix(8))-\(String(size, radix: 16))-\(String(mtime, radix: 16))\(privacy == nil ? "" : "-p")\""
+        let etag = "\"\(picture.token.prefix(8))-\(String(size, radix: 16))-\(String(mtime, radix: 16))\(privacy == nil ? "" : "-p2")\""
         var headers: [(String, String)] = [
             ("Content-Type", "image/jpeg"), ("ETag", etag), ("Last-Modified", GalleryText.httpDate(mtime)),
             ("Accept-Ranges", "bytes"), ("Cache-Control", "private, max-age=86400"), ("X-Content-Type-Options", "nosniff"),
@@ -273,24 +274,31 @@ public final class GalleryServer: Sendable {
     private enum ServedHeader { case asStored, without(EXIFPrivacy), unservable(String) }
 
     /// Whether the file must be served without some of its metadata (``EXIFPrivacy``): its header
-    /// read (64 KiB, more when its segments go on) and checked once per file version, then
-    /// remembered (up to 4,096 files; the memory is dropped whole when full).
+    /// read (64 KiB, more when its segments go on) and its image's end looked for (the whole file
+    /// read once), then remembered per file version (up to 4,096 files and 16 MiB of headers; the
+    /// memory is dropped whole when full).
     private func servedHeader(fd: Int32, picture: IndexedPicture, size: Int64, st: stat) -> ServedHeader {
         let key = "\(picture.token)-\(size)-\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)-\(st.st_ino)"
-        if let known = checkedHeaders.withLock({ $0[key] }) { return known.map { .without($0) } ?? .asStored }
-        var read = 0
+        if let known = checkedHeaders.withLock({ $0.entries[key] }) { return known.map { .without($0) } ?? .asStored }
+        func read(_ offset: Int64, _ count: Int) -> [UInt8]? {
+            var bytes = [UInt8](repeating: 0, count: count)
+            let got = bytes.withUnsafeMutableBytes { b in retryingEINTR { pread(fd, b.baseAddress, count, off_t(offset)) } }
+            return got == count ? bytes : nil
+        }
+        var have = 0
         for want in [64 << 10, 1 << 20, 8 << 20] {
             let n = Int(min(Int64(want), size))
-            guard n > read else { break }
-            var prefix = [UInt8](repeating: 0, count: n)
-            let got = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, n, 0) }
-            guard got == n else { return .unservable(got < 0 ? String(cString: strerror(errno)) : "shorter than it was a moment ago") }
-            read = n
+            guard n > have else { break }
+            guard let prefix = read(0, n) else { return .unservable("\(String(cString: strerror(errno))), or shorter than it was a moment ago") }
+            have = n
             do {
-                let privacy = try EXIFPrivacy.served(prefix)
+                let sos = try JPEGMarkers.segments(prefix).last?.offset ?? 0
+                let end = EXIFPrivacy.imageEnd(read: read, from: Int64(sos), fileSize: size)
+                let privacy = try EXIFPrivacy.served(prefix, imageEnd: end, fileSize: size)
                 checkedHeaders.withLock { memo in
-                    if memo.count >= 4096 { memo.removeAll(keepingCapacity: true) }
-                    memo[key] = .some(privacy)
+                    if memo.entries.count >= 4096 || memo.bytes > 16 << 20 { memo = HeaderMemo() }
+                    memo.entries[key] = .some(privacy)
+                    memo.bytes += privacy?.header.count ?? 0
                 }
                 if let privacy {
                     log.info("gallery: \(picture.path) is served without its \(privacy.removed.map(\.description).joined(separator: ", "))")
@@ -302,7 +310,7 @@ public final class GalleryServer: Sendable {
                 return .unservable("\(error)")
             }
         }
-        return .unservable("no start of scan within its first \(read) bytes")
+        return .unservable("no start of scan within its first \(have) bytes")
     }
 
     private func header(_ c: OpaquePointer, _ name: String) -> String? {

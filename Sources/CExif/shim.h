@@ -4,6 +4,7 @@
 #include <libexif/exif-log.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 // libexif reports damaged data only through its log; Swift cannot take a va_list callback tidily,
 // so the callback is here. `*damaged` becomes 1 when libexif logs corrupt data or no memory.
@@ -32,4 +33,12 @@ static inline int pb_exif_load(ExifData *exif, const unsigned char *bytes, unsig
 // The IFD `i` (EXIF_IFD_0 … EXIF_IFD_INTEROPERABILITY) of `exif`.
 static inline ExifContent *pb_exif_ifd(ExifData *exif, int i) {
     return (i >= 0 && i < EXIF_IFD_COUNT) ? exif->ifd[i] : NULL;
+}
+
+// Drops the IFD1 thumbnail's bytes (exif_data_new's default ExifMem allocates with calloc and frees
+// with free), so exif_data_save_data writes none.
+static inline void pb_exif_drop_thumbnail(ExifData *exif) {
+    if (exif->data) free(exif->data);
+    exif->data = NULL;
+    exif->size = 0;
 }

@@ -32,7 +32,7 @@ struct EXIFPrivacyTests {
         let camera = EXIFFixture.cameraJPEG(plain)
         #expect(EXIFFixture.privateValues.filter { !Self.contains(camera, $0) } == [], "the fixture carries them all")
         #expect(Set(EXIFPrivacy.privateFields(in: camera))
-                == [.gpsPosition, .bodySerialNumber, .lensSerialNumber, .cameraOwnerName, .makerNote, .xmp])
+                == [.gpsPosition, .bodySerialNumber, .lensSerialNumber, .ownerName, .makerNote, .otherTags, .xmp, .otherSegments])
 
         let privacy = try #require(try EXIFPrivacy.served(camera))
         let served = privacy.header + camera[privacy.replacing...]
@@ -47,14 +47,39 @@ struct EXIFPrivacyTests {
         let same = try JPEGDecoder().decodeRGB(served).bytes == (try JPEGDecoder().decodeRGB(plain).bytes)
         #expect(same, "the same pixels")
         #expect(try EXIFPrivacy.served(served) == nil, "stripping again finds nothing")
+        #expect(!Self.contains(served, "Photoshop 3.0"), "no IPTC")
     }
 
-    @Test("the booth's own JPEGs and harmless Exif are served as stored")
+    @Test("the booth's own JPEGs are served as stored; an Exif keeps only the kept tags (Orientation, both byte orders)")
     func clean() throws {
         let plain = try Self.plainJPEG()
         #expect(try EXIFPrivacy.served(plain) == nil)
-        #expect(try EXIFPrivacy.served(EXIFFixture.inserting(EXIFFixture.app1(orientation: 1), into: plain)) == nil)
-        #expect(try EXIFPrivacy.served(EXIFFixture.inserting(EXIFFixture.app1(orientation: 1, bigEndian: true), into: plain)) == nil)
+        #expect(try EXIFPrivacy.served(plain, imageEnd: Int64(plain.count), fileSize: Int64(plain.count)) == nil, "ends at its EOI")
+        for bigEndian in [false, true] {
+            let jpeg = EXIFFixture.inserting(EXIFFixture.app1(orientation: 6, bigEndian: bigEndian), into: plain)
+            let p = try #require(try EXIFPrivacy.served(jpeg))
+            #expect(p.removed == [.otherTags], "ImageDescription is not on the list")
+            let served = p.header + jpeg[p.replacing...]
+            #expect(EXIFOrientationTag.find(in: served)?.value == 6, "Orientation kept")
+            #expect(!Self.contains(served, "booth test"))
+        }
+    }
+
+    @Test("a preview image appended after the EOI (MPF) is not served, nor its Exif; the EOI is found past stuffed FF 00")
+    func trailing() throws {
+        let plain = try Self.plainJPEG()
+        let camera = EXIFFixture.cameraJPEG(plain, preview: plain)
+        #expect(EXIFPrivacy.privateFields(in: camera).contains(.trailingData))
+        let sos = try #require(try JPEGMarkers.segments(camera).last).offset
+        let end = try #require(EXIFPrivacy.imageEnd(in: camera, from: sos))
+        let p = try #require(try EXIFPrivacy.served(camera, imageEnd: end, fileSize: Int64(camera.count)))
+        let served = p.header + camera[p.replacing..<Int(end)]
+        #expect(Int64(served.count) == p.servedSize(fileSize: Int64(camera.count)))
+        #expect(Array(served.suffix(2)) == [0xFF, 0xD9])
+        #expect(EXIFFixture.privateValues.filter { Self.contains(served, $0) } == [], "the preview's Exif is not served")
+        let same = try JPEGDecoder().decodeRGB(served).bytes == (try JPEGDecoder().decodeRGB(plain).bytes)
+        #expect(same, "the primary image")
+        #expect(EXIFPrivacy.imageEnd(in: plain, from: try #require(try JPEGMarkers.segments(plain).last).offset) == Int64(plain.count))
     }
 
     @Test("only the GPS IFD, or only the XMP packet, is removed on its own")

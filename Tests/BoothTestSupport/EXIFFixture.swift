@@ -54,7 +54,8 @@ public enum EXIFFixture {
     }
 
     /// The private values ``cameraApp1()`` and ``xmpApp1()`` carry: none may reach a guest.
-    public static let privateValues = ["SN-4711-BODY", "DNG-SN-31337", "SN-0042-LENS", "Anna Example", "MAKERNOTE-0815", "52,31.2N", "xap/1.0"]
+    public static let privateValues = ["SN-4711-BODY", "DNG-SN-31337", "SN-0042-LENS", "Anna Example", "MAKERNOTE-0815", "52,31.2N", "xap/1.0",
+                                       "Ben Artist", "(c) Ben Artist", "UNIQUE-ID-0001"]
     /// Values ``cameraApp1()`` carries that a guest may keep.
     public static let keptValues = ["TestMaker", "Test Camera R1", "2026:12:01 20:15:00"]
 
@@ -85,10 +86,11 @@ public enum EXIFFixture {
         }
         let gps: [Entry] = [(0x0000, 1, 4, [2, 3, 0, 0]), ascii(0x0001, "N"), rationals(0x0002, [(52, 1), (31, 1), (1234, 100)]),
                             ascii(0x0003, "E"), rationals(0x0004, [(13, 1), (24, 1), (5678, 100)])]
-        let exif: [Entry] = [ascii(0x9003, "2026:12:01 20:15:00"), (0x927C, 7, 14, Array("MAKERNOTE-0815".utf8)),
+        let exif: [Entry] = [ascii(0x9003, "2026:12:01 20:15:00"), (0x927C, 7, 14, Array("MAKERNOTE-0815".utf8)), ascii(0xA420, "UNIQUE-ID-0001"),
                              ascii(0xA430, "Anna Example"), ascii(0xA431, "SN-4711-BODY"), ascii(0xA435, "SN-0042-LENS")]
         func ifd0(exifAt: Int, gpsAt: Int) -> [Entry] {
-            [ascii(0x010F, "TestMaker"), ascii(0x0110, "Test Camera R1"), (0x0112, 3, 1, le16(1)),
+            [ascii(0x010F, "TestMaker"), ascii(0x0110, "Test Camera R1"), (0x0112, 3, 1, le16(1)), ascii(0x013B, "Ben Artist"),
+             ascii(0x8298, "(c) Ben Artist"),
              (0x8769, 4, 1, le32(exifAt)), (0x8825, 4, 1, le32(gpsAt)), ascii(0xC62F, "DNG-SN-31337")]
         }
         let first = ifd(ifd0(exifAt: 0, gpsAt: 0), at: 8)
@@ -108,9 +110,17 @@ public enum EXIFFixture {
         return [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
     }
 
-    /// `jpeg` as a DSLR would write it: ``cameraApp1()`` and ``xmpApp1()`` after SOI (and APP0).
-    public static func cameraJPEG(_ jpeg: [UInt8]) -> [UInt8] {
-        inserting(cameraApp1() + xmpApp1(), into: jpeg)
+    /// An `APP13` IPTC block with a by-line and a city, as agencies' cameras write it.
+    public static func iptcApp13() -> [UInt8] {
+        let payload = Array("Photoshop 3.0\0".utf8) + Array("8BIM".utf8) + [0x04, 0x04, 0, 0] + Array("by-line Ben Artist, city Example".utf8)
+        return [0xFF, 0xED, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+    }
+
+    /// `jpeg` as a DSLR would write it: ``cameraApp1()``, ``xmpApp1()`` and ``iptcApp13()`` after
+    /// SOI (and APP0); with `preview`, that JPEG appended after the EOI with its own ``cameraApp1()``
+    /// (the preview image MPF files carry).
+    public static func cameraJPEG(_ jpeg: [UInt8], preview: [UInt8]? = nil) -> [UInt8] {
+        inserting(cameraApp1() + xmpApp1() + iptcApp13(), into: jpeg) + (preview.map { inserting(cameraApp1(), into: $0) } ?? [])
     }
 
     /// `jpeg` with `segment` inserted after SOI and a JFIF `APP0` if there is one (where cameras put Exif).
