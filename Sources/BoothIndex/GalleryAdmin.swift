@@ -15,39 +15,62 @@ public struct RemovedPictures: Sendable {
     /// The list for the index at `indexPath`.
     public init(indexPath: String) { path = "\(directoryName(of: indexPath))/\(RemovedPictures.fileName)" }
 
-    /// Token → when it was taken down. Empty when the file is missing; lines that are not
-    /// `TOKEN SECONDS` are skipped.
-    /// - Throws: ``FileError`` when the file is there but cannot be read.
-    public func load() throws(FileError) -> [String: Int64] {
+    /// Token → when it was taken down. Empty when the file is missing; blank lines, spaces and
+    /// CRs (a copy edited on Windows) are allowed.
+    /// - Throws: ``RemovedListError`` when the file is there but cannot be read, or a line is not
+    ///   `TOKEN SECONDS` (file:line, the line): nothing is guessed, since a list read short would
+    ///   serve pictures taken down.
+    public func load() throws(RemovedListError) -> [String: Int64] {
         let bytes: [UInt8]
         do {
             bytes = try AtomicFile.read(path)
         } catch where error.errno == ENOENT {
             return [:]
+        } catch {
+            throw RemovedListError("\(error)")
         }
         var out: [String: Int64] = [:]
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let words = line.split(separator: " ")
-            guard words.count == 2, PictureTokens.isWellFormed(String(words[0])), let at = Int64(words[1]) else { continue }
-            out[String(words[0])] = at
+        // Lines split on the bytes: a String takes "\r\n" as one character.
+        for (n, line) in bytes.split(separator: 10, omittingEmptySubsequences: false).enumerated() {
+            let raw = String(decoding: line, as: UTF8.self)
+            let words = line.split(whereSeparator: { $0 == 32 || $0 == 9 || $0 == 13 }).map { String(decoding: $0, as: UTF8.self) }
+            if words.isEmpty { continue }
+            guard words.count == 2, PictureTokens.isWellFormed(words[0]), let at = Int64(words[1]) else {
+                throw RemovedListError("\(path):\(n + 1): '\(raw.filter { $0 != "\r" }.prefix(80))' is not a taken-down picture: write 'TOKEN SECONDS' "
+                                       + "(26 characters a-z 2-7, a space, seconds since 1970), as photoboothctl gallery remove does")
+            }
+            out[words[0]] = at
         }
         return out
     }
 
-    /// Adds `token` (taken down at `at`) and writes the list again (temp file, fsync, rename, fsync of the folder).
-    public func add(_ token: String, at: Int64) throws(FileError) {
+    /// Adds `token` (taken down at `at`) and writes the list again (temp file, fsync, rename, fsync
+    /// of the folder). - Throws: ``RemovedListError`` from ``load()`` (nothing written) or the write.
+    public func add(_ token: String, at: Int64) throws(RemovedListError) {
         var all = try load()
         all[token] = at
         let text = all.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
-        try AtomicFile.write(Array(text.utf8), to: path, replace: true, mode: 0o640)
+        do {
+            try AtomicFile.write(Array(text.utf8), to: path, replace: true, mode: 0o640)
+        } catch {
+            throw RemovedListError("\(error)")
+        }
     }
+}
+
+/// Why `removed-pictures.txt` could not be read or written: the file, the line, what is allowed.
+public struct RemovedListError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// The daemon's ``GalleryAdministration``: `photoboothctl gallery status|url|remove|rebuild` and the
 /// gallery row of `status`, against the same ``PictureIndex`` the picture sink writes.
 public final class GalleryAdmin: GalleryAdministration {
     private let settings: Settings.Gallery
-    private let photosDir: String
+    /// `storage.dir` in force (a reload moves it: the store's directory).
+    private let currentPhotosDir: @Sendable () -> String
+    private var photosDir: String { currentPhotosDir() }
     private let index: PictureIndex?
     private let tokens: PictureTokens?
     private let folders: StorageIDs
@@ -58,14 +81,21 @@ public final class GalleryAdmin: GalleryAdministration {
     private let now: @Sendable () -> Int64
     /// One change at a time (two `remove`s on two control connections): the list is written whole.
     private let changing = Mutex(0)
+    private let removed: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - index, tokens: nil when the gallery is off or could not be set up; `problem` then says why (nil: off).
+    ///   - photosDir: the photos directory in force (the store's, which a reload of `storage.dir`
+    ///     moves); nil: `settings.storage.dir`.
     ///   - now: seconds since 1970 for a removal's time (tests inject theirs).
+    ///   - removed: told each token taken down (the daemon drops it from the idle screen's code).
     public init(settings: Settings, index: PictureIndex?, tokens: PictureTokens?, folders: StorageIDs, problem: String?,
-                log: Logger, now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
+                log: Logger, photosDir: (@Sendable () -> String)? = nil, now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
+                removed: @escaping @Sendable (String) -> Void = { _ in }) {
         self.settings = settings.gallery
-        photosDir = settings.storage.dir
+        let dir = settings.storage.dir
+        currentPhotosDir = photosDir ?? { dir }
+        self.removed = removed
         self.index = index
         self.tokens = tokens
         self.folders = folders
@@ -118,12 +148,17 @@ public final class GalleryAdmin: GalleryAdministration {
                 return .success(GalleryAnswer(message: removed ? "\(p.path) was taken down: its URL answers nothing" : p.path, status: status,
                                               pictures: [row(p, removed: removed)]))
             case "remove":
-                let (p, removed) = try find(picture, in: index)
+                guard let picture, picture != "latest" else {
+                    throw GalleryFailure("bad-request", "name the picture to take down: its URL, its token or its path under storage.dir "
+                                         + "(not latest: the newest changes with every session)")
+                }
+                let (p, wasRemoved) = try find(picture, in: index)
                 var done: [String] = []
-                if !removed {
+                if !wasRemoved {
                     let at = now()
                     try removedList.add(p.token, at: at)
                     try index.remove(token: p.token, at: at)
+                    removed(p.token)
                     done.append("taken down (its URL answers nothing now)")
                 }
                 if deleteFile {
@@ -183,16 +218,29 @@ public final class GalleryAdmin: GalleryAdministration {
         }
         var path = name
         if path.hasPrefix("/") {
-            guard path.hasPrefix(photosDir + "/") else {
-                throw GalleryFailure("bad-request", "\(name) is not under storage.dir (\(photosDir)); give a token, a URL, DATE/NAME or latest")
+            // Both as the file system resolves them: storage.dir may be relative (--simulate) or a link.
+            let dir = photosDir
+            let real = GalleryAdmin.realPath(dir) ?? dir
+            let folder = GalleryAdmin.realPath(directoryName(of: path)).map { $0 + "/" + (path.split(separator: "/").last.map(String.init) ?? "") }
+            guard let full = folder, full.hasPrefix(real + "/") else {
+                throw GalleryFailure("bad-request", "\(name) is not under storage.dir (\(dir)); give a token, a URL, DATE/NAME or latest")
             }
-            path.removeFirst(photosDir.count + 1)
+            path = String(full.dropFirst(real.count + 1))
         }
         guard let found = try index.picture(path: path) else {
             throw GalleryFailure("not-found", "\(path) is not in the index (a capture or picture under \(photosDir): DATE/booth-N-picture.jpg); "
                                  + "give a token, a URL, DATE/NAME or latest")
         }
         return found
+    }
+}
+
+extension GalleryAdmin {
+    /// `realpath(3)` of `path`; nil when it does not resolve.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }
 

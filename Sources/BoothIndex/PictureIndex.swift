@@ -114,22 +114,35 @@ public final class PictureIndex: Sendable {
     public func recordAll(_ pictures: [IndexedPicture]) throws(IndexError) -> Int {
         guard !pictures.isEmpty else { return 0 }
         return try with { db throws(IndexError) in
-            try db.transaction { () throws(IndexError) -> Int in
-                var changed = 0
-                for picture in pictures {
-                    try db.query("""
-                        INSERT INTO pictures (token, path, session, shot, saved_at, bytes) VALUES (?, ?, ?, ?, ?, ?)
-                        ON CONFLICT(path) DO UPDATE SET token = excluded.token, session = excluded.session, shot = excluded.shot,
-                            saved_at = excluded.saved_at, bytes = excluded.bytes, removed_at = NULL
-                        WHERE pictures.token != excluded.token
-                        """,
-                                 [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(Int64(picture.shot)),
-                                  .int(picture.savedAt), .int(picture.bytes)])
-                    changed += db.changes
-                }
-                return changed
-            }
+            try db.transaction { () throws(IndexError) -> Int in try PictureIndex.record(pictures, in: db) }
         }
+    }
+
+    /// The upsert of ``recordAll(_:)``, inside the caller's transaction.
+    private static func record(_ pictures: [IndexedPicture], in db: SQLiteConnection) throws(IndexError) -> Int {
+        var changed = 0
+        for picture in pictures {
+            try db.query("""
+                INSERT INTO pictures (token, path, session, shot, saved_at, bytes) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(path) DO UPDATE SET token = excluded.token, session = excluded.session, shot = excluded.shot,
+                    saved_at = excluded.saved_at, bytes = excluded.bytes, removed_at = NULL
+                WHERE pictures.token != excluded.token
+                """,
+                         [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(Int64(picture.shot)),
+                          .int(picture.savedAt), .int(picture.bytes)])
+            changed += db.changes
+        }
+        return changed
+    }
+
+    /// The marks of ``applyRemovals(_:)``, inside the caller's transaction.
+    private static func mark(_ removals: [String: Int64], in db: SQLiteConnection) throws(IndexError) -> Int {
+        var marked = 0
+        for (token, at) in removals.sorted(by: { $0.key < $1.key }) {
+            try db.query("UPDATE pictures SET removed_at = ? WHERE token = ? AND removed_at IS NULL", [.int(at), .text(token)])
+            marked += db.changes
+        }
+        return marked
     }
 
     /// The picture of `token`, unless removed; nil for an unknown token.
@@ -212,33 +225,28 @@ public final class PictureIndex: Sendable {
     public func applyRemovals(_ removals: [String: Int64]) throws(IndexError) -> Int {
         guard !removals.isEmpty else { return 0 }
         return try with { db throws(IndexError) in
-            try db.transaction { () throws(IndexError) -> Int in
-                var marked = 0
-                for (token, at) in removals.sorted(by: { $0.key < $1.key }) {
-                    try db.query("UPDATE pictures SET removed_at = ? WHERE token = ? AND removed_at IS NULL", [.int(at), .text(token)])
-                    marked += db.changes
-                }
-                return marked
-            }
+            try db.transaction { () throws(IndexError) -> Int in try PictureIndex.mark(removals, in: db) }
         }
     }
 
     /// Makes the index again from the files under `photosDir`, in place and in one transaction
-    /// (readers see the old rows or the new, never none): every row dropped, every capture and
-    /// picture file added with its token (the same as before: they come from the secret), then
-    /// `removals` marked again. Rows of files that are gone are gone.
+    /// (readers see the old rows or the new, never none; the files are listed under the index's
+    /// lock, so a picture the daemon records meanwhile waits and is not lost): every row dropped,
+    /// every capture and picture file added with its token (the same as before: they come from the
+    /// secret), then marked removed again: the index's own marks and `removals`.
     /// - Returns: the rows now in the index, served and removed.
     public func rebuild(photosDir: String, tokens: PictureTokens, folderID: String,
                         removals: [String: Int64]) throws(IndexError) -> (served: Int, removed: Int) {
-        let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
         try with { db throws(IndexError) in
+            let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
             try db.transaction { () throws(IndexError) in
-                try db.execute("DELETE FROM pictures")
-                for picture in files {
-                    try db.query("INSERT OR REPLACE INTO pictures (token, path, session, shot, saved_at, bytes, removed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 [.text(picture.token), .text(picture.path), .int(Int64(picture.session)), .int(Int64(picture.shot)),
-                                  .int(picture.savedAt), .int(picture.bytes), removals[picture.token].map { .int($0) } ?? .null])
+                var marks = removals
+                try db.query("SELECT token, removed_at FROM pictures WHERE removed_at IS NOT NULL", []) { r in
+                    if marks[r.text(0)] == nil { marks[r.text(0)] = r.int(1) }
                 }
+                try db.execute("DELETE FROM pictures")
+                _ = try PictureIndex.record(files, in: db)
+                _ = try PictureIndex.mark(marks, in: db)
             }
         }
         return try counts()
@@ -255,7 +263,20 @@ public final class PictureIndex: Sendable {
     /// - Returns: the pictures added.
     @discardableResult
     public func reconcile(photosDir: String, tokens: PictureTokens, folderID: String) throws(IndexError) -> Int {
-        try recordAll(PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID))
+        try reconcile(photosDir: photosDir, tokens: tokens, folderID: folderID, removals: [:]).added
+    }
+
+    /// ``reconcile(photosDir:tokens:folderID:)`` and ``applyRemovals(_:)`` in one transaction: an
+    /// index made anew never serves, even for a moment, a picture taken down earlier.
+    public func reconcile(photosDir: String, tokens: PictureTokens, folderID: String,
+                          removals: [String: Int64]) throws(IndexError) -> (added: Int, marked: Int) {
+        let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
+        guard !files.isEmpty || !removals.isEmpty else { return (0, 0) }
+        return try with { db throws(IndexError) in
+            try db.transaction { () throws(IndexError) -> (added: Int, marked: Int) in
+                (try PictureIndex.record(files, in: db), try PictureIndex.mark(removals, in: db))
+            }
+        }
     }
 
     /// The capture and picture files under `photosDir` as index rows, oldest session first.
@@ -309,9 +330,8 @@ public final class PictureIndex: Sendable {
         }
         do {
             let opened = try index ?? PictureIndex(path: path)
-            let added = try opened.reconcile(photosDir: photosDir, tokens: tokens, folderID: folderID)
+            let (added, marked) = try opened.reconcile(photosDir: photosDir, tokens: tokens, folderID: folderID, removals: removals)
             if added > 0 { log.notice("gallery: index \(path): \(added) photos on disk added") }
-            let marked = try opened.applyRemovals(removals)
             if marked > 0 { log.notice("gallery: index \(path): \(marked) photos taken down earlier marked again") }
             return opened
         } catch {

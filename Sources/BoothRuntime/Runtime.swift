@@ -151,9 +151,10 @@ public final class BoothRuntime: Sendable {
     /// `show` to the displays happens under this lock, so a print status arriving from the print
     /// thread never re-shows a review the loop has already left.
     private let review = Mutex<ReviewOnScreen?>(nil)
-    /// The last review's link, kept for the idle screen (`gallery.idle_code`) until the next session
-    /// begins; changed under ``review``'s lock.
-    private let idleLink = Mutex<String?>(nil)
+    /// The last review's link and when the review left it, kept for the idle screen
+    /// (`gallery.idle_code`) until the next session begins, its time is up or the picture is taken
+    /// down; changed under ``review``'s lock.
+    private let idleLink = Mutex<(link: String, since: MonotonicInstant)?>(nil)
     struct ReviewOnScreen {
         var captureID: UInt64
         /// The session whose picture it is (the log names it so; the capture id is the machine's).
@@ -628,17 +629,17 @@ public final class BoothRuntime: Sendable {
             guard case let .review(id) = screen else {
                 let last = r?.link
                 r = nil
-                let link = idleLink.withLock { kept -> String? in
+                let now = clock.now()
+                idleLink.withLock { kept in
                     switch screen {
-                    case .idle: if let last { kept = last }
+                    case .idle: if let last { kept = (last, now) }
                     case .preview, .countdown, .capture, .betweenShots: kept = nil
                     case .review, .fault: break
                     }
-                    return kept
                 }
                 var content = ScreenContent(screen)
                 if case .idle = screen {
-                    content.link = gallery.idleCode ? link : nil
+                    content.link = idleCode(gallery)
                     content.wifi = gallery.wifiCode
                 }
                 for d in displays { d.show(content) }
@@ -667,6 +668,45 @@ public final class BoothRuntime: Sendable {
             for d in displays { d.show(ScreenContent(.review(pictureID: shown.captureID), picture: shown.jpeg, status: text, link: shown.link)) }
         }
     }
+
+    /// The idle screen's picture code while its `gallery.idle_code` time runs (nil after, or off).
+    private func idleCode(_ gallery: Settings.Gallery) -> String? {
+        guard let limit = gallery.idleCodeMilliseconds else { return nil }
+        let now = clock.now()
+        return idleLink.withLock { kept in
+            guard let k = kept else { return nil }
+            guard now.milliseconds(since: k.since) < Double(limit) else { kept = nil; return nil }
+            return k.link
+        }
+    }
+
+    /// The main loop's tick: the idle screen's picture code taken off once its time is up.
+    func expireIdleCode() {
+        let gallery = state.withLock { $0.settings.gallery }
+        guard idleLink.withLock({ $0 != nil }) else { return }
+        let code = idleCode(gallery)
+        if code == nil { review.withLock { _ in screens.reshowIdle(link: nil, wifi: gallery.wifiCode) } }
+    }
+
+    /// `photoboothctl gallery remove`: a picture taken down (its `token`) is no longer offered by
+    /// the idle screen's code. Safe from any thread.
+    public func forgetIdleLink(token: String) {
+        let gallery = state.withLock { $0.settings.gallery }
+        review.withLock { _ in
+            let dropped = idleLink.withLock { kept -> Bool in
+                guard let k = kept, k.link.hasSuffix("/p/\(token)") else { return false }
+                kept = nil
+                return true
+            }
+            if dropped {
+                log.notice("gallery: the idle screen's code of a picture taken down is gone")
+                screens.reshowIdle(link: nil, wifi: gallery.wifiCode)
+            }
+        }
+    }
+
+    /// The photos directory in use (`storage.dir`, or where a reload moved it).
+    public var photosDirectory: String { store.directory }
 
     /// The URL of the saved photo `id` whose bytes are `jpeg` (``RuntimeOptions/pictureLink``); nil
     /// before it is saved or without a gallery.
@@ -846,6 +886,10 @@ public final class BoothRuntime: Sendable {
             if factory.opensLED, applied.led.isConfigured, state.withLock({ $0.led }) == nil {
                 outcome[.reopen(.led)] = "LED line not opened (see the log); tried again from 1 s to every 30 s"
             }
+        }
+        if ["gallery.idle_code", "gallery.wifi_ssid", "gallery.wifi_password", "gallery.wifi_security"].contains(where: changed(key:)) {
+            // The idle screen on the glass shows its codes as the new settings say, now.
+            review.withLock { _ in screens.reshowIdle(link: idleCode(applied.gallery), wifi: applied.gallery.wifiCode) }
         }
         let reply = ReloadReply(appliedNow: true, state: currentState.name, changes: changes.map { change in
             var c = ReloadReply.Change(change, applied: change.rule.appliesWithoutRestart && refused[change.key] == nil)

@@ -32,6 +32,18 @@ final class ScreenSet: DisplaySink {
         }
     }
 
+    /// When the last screen shown is the idle screen: shown again with `link` and `wifi` as its
+    /// codes (a code expired or taken down, the Wi-Fi settings reloaded). Nothing otherwise.
+    func reshowIdle(link: String?, wifi: String?) {
+        state.withLock { s in
+            guard var content = s.last, case .idle = content.screen, content.link != link || content.wifi != wifi else { return }
+            content.link = link
+            content.wifi = wifi
+            s.last = content
+            for d in s.sinks { d.show(content) }
+        }
+    }
+
     func frame(_ frame: Frame) {
         state.withLock { s in for d in s.sinks { d.frame(frame) } }
     }

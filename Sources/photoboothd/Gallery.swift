@@ -7,19 +7,31 @@ import BoothStorage
 /// start), the index (made, or moved aside and rebuilt when damaged, then reconciled with the
 /// pictures on disk and the pictures taken down marked again), the sink that records each new
 /// picture, and the review's link (`gallery.url_base` + `/p/TOKEN`; nil while `gallery.url_base`
-/// is empty: the daemon has no network to learn the booth's address, said once). `admin` answers
-/// `photoboothctl gallery` in every case; without a sink (the gallery off, or the secret or the
+/// is empty: the daemon has no network to learn the booth's address, said once). ``DaemonGallery/admin(photosDir:removed:)``
+/// answers `photoboothctl gallery` in every case; without a sink (the gallery off, or the secret or the
 /// index not to be had: logged) the booth runs every session as before.
 struct DaemonGallery {
     var sink: GalleryIndexSink?
     var link: (@Sendable (String, Int) -> String?)?
-    var admin: GalleryAdmin
+    var settings: Settings
+    var index: PictureIndex?
+    var tokens: PictureTokens?
+    var folders: StorageIDs
+    var problem: String?
+    var log: Logger
+
+    /// `photoboothctl gallery`'s side, once the runtime is there: `photosDir` the store's directory
+    /// in force, `removed` told each picture taken down.
+    func admin(photosDir: @escaping @Sendable () -> String, removed: @escaping @Sendable (String) -> Void) -> GalleryAdmin {
+        GalleryAdmin(settings: settings, index: index, tokens: tokens, folders: folders, problem: problem, log: log,
+                     photosDir: photosDir, removed: removed)
+    }
 }
 
 func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
     let folders = StorageIDs(log: log)
     func without(_ problem: String?) -> DaemonGallery {
-        DaemonGallery(sink: nil, link: nil, admin: GalleryAdmin(settings: s, index: nil, tokens: nil, folders: folders, problem: problem, log: log))
+        DaemonGallery(sink: nil, link: nil, settings: s, index: nil, tokens: nil, folders: folders, problem: problem, log: log)
     }
     guard s.gallery.enabled else { return without(nil) }
     let tokens: PictureTokens
@@ -40,14 +52,16 @@ func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
     let counts = (try? index.counts()) ?? (0, 0)
     log.info("gallery: index \(s.gallery.index): \(counts.0) pictures served, \(counts.1) removed")
     let sink = GalleryIndexSink(index: index, tokens: tokens, folders: folders, log: log)
-    let admin = GalleryAdmin(settings: s, index: index, tokens: tokens, folders: folders, problem: nil, log: log)
+    let made = DaemonGallery(sink: sink, link: nil, settings: s, index: index, tokens: tokens, folders: folders, problem: nil, log: log)
     var base = s.gallery.urlBase
     while base.hasSuffix("/") { base.removeLast() }
     guard !base.isEmpty else {
         log.warning("gallery: gallery.url_base is empty: no QR code on the review screen (photoboothd has no network "
                     + "to learn the address guests' phones reach; set it, e.g. http://10.42.0.1:8080)")
-        return DaemonGallery(sink: sink, link: nil, admin: admin)
+        return made
     }
     log.info("gallery: the review shows each photo's URL as a QR code: \(base)/p/TOKEN")
-    return DaemonGallery(sink: sink, link: { [base] path, bytes in "\(base)/p/\(sink.token(path: path, bytes: Int64(bytes)))" }, admin: admin)
+    var linked = made
+    linked.link = { [base] path, bytes in "\(base)/p/\(sink.token(path: path, bytes: Int64(bytes)))" }
+    return linked
 }

@@ -260,7 +260,7 @@ var info = DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtoc
 info.overriddenKeys = Array(Set(finalOverrides.map(\.key))).sorted()
 let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(
     info: info, devices: { DeviceReport.gather(source: $0) }, jpegSize: { try? JPEGDecoder().header($0).size },
-    gallery: daemonGallery.admin))
+    gallery: daemonGallery.admin(photosDir: { runtime.photosDirectory }, removed: { runtime.forgetIdleLink(token: $0) })))
 if socketLock != nil {
     do {
         try controlServer.start()

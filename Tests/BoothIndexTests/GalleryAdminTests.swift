@@ -109,6 +109,47 @@ struct GalleryAdminTests {
         #expect(b.log.all.contains { $0.contains("uid 0:") && $0.contains("deleted") })
     }
 
+    @Test("remove wants a named picture; the list reads CRLF, refuses a line it cannot read (file:line); rebuild keeps the index's own marks")
+    func removedListAndRebuild() throws {
+        let b = try Booth(sessions: 3)
+        defer { try? FileManager.default.removeItem(atPath: b.dir) }
+        #expect(throws: GalleryFailure.self) { try b.ask("remove", "latest").get() }
+        #expect(throws: GalleryFailure.self) { try b.ask("remove").get() }
+        #expect(try b.index.counts().removed == 0, "nothing taken down by a vague name")
+        _ = try b.ask("remove", b.token(1)).get()
+        _ = try b.ask("remove", b.token(2)).get()
+        let list = RemovedPictures(indexPath: b.settings.gallery.index)
+        // Edited on Windows: CRLF and a blank line read the same.
+        let text = String(decoding: try AtomicFile.read(list.path), as: UTF8.self)
+        try AtomicFile.write(Array((text.replacingOccurrences(of: "\n", with: "\r\n") + "\r\n").utf8), to: list.path, replace: true)
+        #expect(try list.load().count == 2)
+        // A line that is not TOKEN SECONDS: an error naming the file and line, nothing written by the next remove.
+        try AtomicFile.write(Array((text + "garbage here\n").utf8), to: list.path, replace: true)
+        #expect { try list.load() } throws: { "\($0)".contains("\(list.path):3: 'garbage here' is not a taken-down picture") }
+        #expect(throws: GalleryFailure.self) { try b.ask("remove", b.token(3)).get() }
+        #expect(String(decoding: try AtomicFile.read(list.path), as: UTF8.self).hasSuffix("garbage here\n"), "left as it was")
+        // The list lost: a rebuild keeps the marks the index has.
+        unlink(list.path)
+        let rebuilt = try b.ask("rebuild").get()
+        #expect(rebuilt.status.served == 1 && rebuilt.status.removed == 2, "\(rebuilt.message)")
+        #expect(try b.index.picture(token: b.token(1)) == nil && b.index.picture(token: b.token(2)) == nil)
+    }
+
+    @Test("an absolute path is resolved as the file system does (storage.dir through a symbolic link); storage.dir as in force")
+    func paths() throws {
+        let b = try Booth(sessions: 2)
+        defer { try? FileManager.default.removeItem(atPath: b.dir) }
+        try FileManager.default.createSymbolicLink(atPath: "\(b.dir)/link", withDestinationPath: "\(b.dir)/photos")
+        let viaLink = GalleryAdmin(settings: b.settings, index: b.index, tokens: b.tokens, folders: b.folders, problem: nil,
+                                   log: LogRecorder().logger(), photosDir: { "\(b.dir)/link" })
+        let name = "2026-12-01/\(PhotoFileName.name(session: 2, shot: 1))"
+        for path in ["\(b.dir)/photos/\(name)", "\(b.dir)/link/\(name)"] {
+            let answer = try viaLink.answer(action: "url", picture: path, deleteFile: false, uid: 0).get()
+            #expect(answer.pictures.first?.token == b.token(2), "\(path)")
+        }
+        #expect(throws: GalleryFailure.self) { try viaLink.answer(action: "url", picture: "\(b.dir)/elsewhere/\(name)", deleteFile: false, uid: 0).get() }
+    }
+
     @Test("the gallery off, or not set up, answers unavailable with why")
     func unavailable() throws {
         var s = Settings.defaults

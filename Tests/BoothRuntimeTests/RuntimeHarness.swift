@@ -148,13 +148,17 @@ final class RecordingDisplay: DisplaySink {
     private let entries = Mutex<[Entry]>([])
     private let reviewed = Mutex<[[UInt8]]>([])
     private let statuses = Mutex<[(Screen, String?)]>([])
+    private let shown = Mutex<[ScreenContent]>([])
 
     func show(_ content: ScreenContent) {
+        shown.withLock { $0.append(ScreenContent(content.screen, link: content.link, wifi: content.wifi)) }
         let screen = content.screen, capture = content.picture, printStatus = content.status
         entries.withLock { $0.append(.screen(screen)) }
         statuses.withLock { $0.append((screen, printStatus)) }
         if case .review = screen { reviewed.withLock { $0.append(capture ?? []) } }
     }
+    /// The last content shown: its screen, link and Wi-Fi code (no picture kept).
+    var lastContent: ScreenContent? { shown.withLock { $0.last } }
     /// The JPEG bytes each review screen was given, in order (empty when it got none).
     var reviewJPEGs: [[UInt8]] { reviewed.withLock { $0 } }
     /// The print statuses each review of `pictureID` was shown with, in order.

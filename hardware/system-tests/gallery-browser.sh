@@ -90,7 +90,7 @@ echo "gallery-browser: the simulated booth, one session (gallery on $base)"
 # it is read back with zbarimg while the review lasts, the URL a guest's phone opens.
 timeout 60 "$BUILD_BIN/photoboothd" --simulate --auto-press --sessions 1 --config "$work/photobooth.conf" \
   --socket "$work/control" --set session.preview=0s --set session.countdown=0s --set session.review=2s \
-  --set preview.size=1280x800 --set storage.min_free=0B "${extra[@]}" </dev/null 2>"$work/photoboothd.log" &
+  --set preview.size=1280x800 --set storage.min_free=0B --set gallery.idle_code=off "${extra[@]}" </dev/null 2>"$work/photoboothd.log" &
 daemon=$!
 for _ in $(seq 300); do
   grep -q "indexed at /p/" "$work/photoboothd.log" && break

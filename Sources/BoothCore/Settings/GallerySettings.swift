@@ -30,8 +30,9 @@ extension Settings {
         /// `gallery.expiry`: a picture is no longer served this many milliseconds after it was
         /// saved (its file and row stay); nil (`off`): served for as long as it is kept.
         public var expiryMilliseconds: Int? = nil
-        /// `gallery.idle_code`: the last picture's QR code stays on the idle screen until the next session.
-        public var idleCode = true
+        /// `gallery.idle_code`: how long the last picture's QR code stays on the idle screen after its
+        /// review (until the next session at the latest), in milliseconds; nil (`off`): not shown there.
+        public var idleCodeMilliseconds: Int? = 300_000
         /// `gallery.wifi_ssid`: the booth's Wi-Fi, offered as a `WIFI:` QR code on the idle screen; empty: none.
         public var wifiSSID = ""
         /// `gallery.wifi_password`: its password (empty for an open network).

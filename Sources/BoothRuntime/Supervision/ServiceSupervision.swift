@@ -123,6 +123,7 @@ extension BoothRuntime {
     /// The main loop's tick (on the loop's thread): removable media, then the watchdog.
     func tick() {
         retryLEDIfDue()
+        expireIdleCode()
         state.withLock { $0.button }?.tick(now: clock.now())
         let problem = storage.mountProblem()
         if supervisor.shouldPostMountFault(problem), let problem {
