@@ -267,7 +267,8 @@ public final class GalleryServer: Sendable {
             (first, length, status) = (0, servedSize, 200)
         }
         guard let privacy else { return respond(c, status, fd: fd, offset: first, length: length, headers: headers, picture: true) }
-        return respond(c, status, body: ServedBody(header: privacy.header, fd: fd, fileOffset: Int64(privacy.replacing), start: first),
+        return respond(c, status, body: ServedBody(header: privacy.header, fd: fd, fileOffset: Int64(privacy.replacing),
+                                                   fileEnd: privacy.end ?? size, start: first),
                        length: length, headers: headers)
     }
 
@@ -372,18 +373,21 @@ public final class GalleryServer: Sendable {
 }
 
 /// A picture's bytes as served without some of its metadata: `header`, then the file from
-/// `fileOffset`; a response starts at `start` of that (a `Range`). Owns `fd` and closes it.
+/// `fileOffset` up to `fileEnd` (never past it: what follows the image's end is not served); a
+/// response starts at `start` of that (a `Range`). Owns `fd` and closes it.
 final class ServedBody: @unchecked Sendable {
     // `@unchecked`: read by one libmicrohttpd thread at a time (one response's callbacks), never changed.
     private let header: [UInt8]
     private let fd: Int32
     private let fileOffset: Int64
+    private let fileEnd: Int64
     private let start: Int64
 
-    init(header: [UInt8], fd: Int32, fileOffset: Int64, start: Int64) {
+    init(header: [UInt8], fd: Int32, fileOffset: Int64, fileEnd: Int64, start: Int64) {
         self.header = header
         self.fd = fd
         self.fileOffset = fileOffset
+        self.fileEnd = fileEnd
         self.start = start
     }
 
@@ -401,7 +405,10 @@ final class ServedBody: @unchecked Sendable {
             }
             return n
         }
-        let got = retryingEINTR { pread(fd, buffer, max, off_t(fileOffset + at - Int64(header.count))) }
+        let offset = fileOffset + at - Int64(header.count)
+        let n = Int(min(Int64(max), fileEnd - offset))
+        guard n > 0 else { return -2 }
+        let got = retryingEINTR { pread(fd, buffer, n, off_t(offset)) }
         return got > 0 ? got : -2
     }
 }
