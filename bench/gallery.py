@@ -12,7 +12,10 @@
    for in the index every 1 ms, then GET /p/TOKEN.jpg is asked every 1 ms until it answers 200
    with the whole file. Once with the gallery idle, once while wrk downloads pictures.
 4. The same files replaced by copies of a large photo (the daemon's reconcile gives them their
-   new tokens while the gallery runs) and the picture and download cases again.
+   new tokens while the gallery runs) and the picture and download cases again; then by that
+   photo with a camera's Exif segment (serial number, owner, GPS, maker note), which the gallery
+   serves without those fields through libmicrohttpd's callback instead of sendfile.
+Each wrk case runs ROUNDS times, the cases in turn, and the median round is reported.
 The gallery's VmRSS and VmHWM (/proc/PID/status), threads and open descriptors after each step.
 """
 import argparse
@@ -66,6 +69,17 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def core_times():
+    """(busy, total) clock ticks of cpu0 and cpu1 from /proc/stat."""
+    out = []
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith(("cpu0 ", "cpu1 ")):
+                v = [int(x) for x in line.split()[1:]]
+                out.append((sum(v) - v[3] - v[4], sum(v)))
+    return out
+
+
 def pct(values, p):
     """Nearest-rank percentile."""
     s = sorted(values)
@@ -96,7 +110,8 @@ review = 1s
 enabled = true
 index = {self.index}
 secret = {root}/gallery.secret
-connections_per_client = {max(8, args.connections + 8)}
+connections_per_client = {min(100, max(8, args.connections + 8))}
+max_connections = {min(1000, max(64, args.connections + 8))}
 """)
 
     def bin(self, name):
@@ -201,6 +216,48 @@ connections_per_client = {max(8, args.connections + 8)}
             return f.read()
 
 
+PRIVATE = [b"SN-BENCH-4711", b"Bench Owner"]
+
+
+def with_camera_exif(jpeg):
+    """jpeg with an APP1 Exif segment as a DSLR writes one after SOI: Make, Model, an Exif IFD with
+    BodySerialNumber and CameraOwnerName, a GPS IFD with a position (little-endian TIFF), and a
+    4 KB MakerNote, so the gallery serves it through its Exif-stripping path."""
+    assert jpeg[:2] == b"\xff\xd8"
+    ascii = lambda text: text.encode() + b"\0"
+    make, model, serial, owner = ascii("BenchMaker"), ascii("Bench DSLR 24"), PRIVATE[0] + b"\0", PRIVATE[1] + b"\0"
+    maker_note = b"BENCHNOTE" * 455
+    # Offsets inside the TIFF: header 8, IFD0 (4 entries), Exif IFD (3), GPS IFD (3), then the data.
+    ifd = lambda n: 2 + 12 * n + 4
+    ifd0, exif_ifd = 8, 8 + ifd(4)
+    gps_ifd = exif_ifd + ifd(3)
+    data = gps_ifd + ifd(3)
+    blobs = b""
+
+    def put(blob):
+        nonlocal blobs
+        at = data + len(blobs)
+        blobs += blob + (b"\0" if len(blob) % 2 else b"")
+        return at
+
+    def entry(tag, kind, count, value):
+        return struct.pack("<HHI", tag, kind, count) + (value if isinstance(value, bytes) else struct.pack("<I", value))
+
+    at_make, at_model, at_serial, at_owner = put(make), put(model), put(serial), put(owner)
+    at_note = put(maker_note)
+    at_lat = put(struct.pack("<6I", 52, 1, 31, 1, 12, 10))
+    tiff = b"II*\0" + struct.pack("<I", ifd0)
+    tiff += struct.pack("<H", 4) + entry(0x010F, 2, len(make), at_make) + entry(0x0110, 2, len(model), at_model)
+    tiff += entry(0x8769, 4, 1, exif_ifd) + entry(0x8825, 4, 1, gps_ifd) + struct.pack("<I", 0)
+    tiff += struct.pack("<H", 3) + entry(0x927C, 7, len(maker_note), at_note) + entry(0xA430, 2, len(owner), at_owner)
+    tiff += entry(0xA431, 2, len(serial), at_serial) + struct.pack("<I", 0)
+    tiff += struct.pack("<H", 3) + entry(0x0000, 1, 4, bytes([2, 3, 0, 0])) + entry(0x0001, 2, 2, b"N\0\0\0")
+    tiff += entry(0x0002, 5, 3, at_lat) + struct.pack("<I", 0)
+    assert len(tiff) == data
+    payload = b"Exif\0\0" + tiff + blobs
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + jpeg[2:]
+
+
 def get(port, path, headers=None):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     c.request("GET", path, headers=headers or {})
@@ -210,12 +267,16 @@ def get(port, path, headers=None):
     return r.status, dict(r.getheaders()), body
 
 
-def spot_check(booth, token, path):
-    """The three URLs answer what they should before any load (one unknown token: one 404)."""
+def spot_check(booth, token, path, stripped=False):
+    """The three URLs answer what they should before any load (one unknown token: one 404). With
+    stripped, the picture must come without its private Exif fields (and its compressed data whole)."""
     data = open(os.path.join(booth.photos, path), "rb").read()
     s, h, b = get(booth.port, f"/p/{token}")
     assert s == 200 and f"/p/{token}.jpg".encode() in b, ("page", s, b[:200])
     s, h, b = get(booth.port, f"/p/{token}.jpg")
+    if stripped:
+        assert s == 200 and len(b) < len(data) and not any(v in b for v in PRIVATE) and b.endswith(data[-100000:]), ("stripped", s, h)
+        data = b
     assert s == 200 and b == data and h.get("Content-Type") == "image/jpeg", ("picture", s, h)
     s2, _, _ = get(booth.port, f"/p/{token}.jpg", {"If-None-Match": h["ETag"]})
     assert s2 == 304, ("304", s2)
@@ -226,14 +287,23 @@ def spot_check(booth, token, path):
     return len(b)
 
 
-def wrk(booth, tokens_file, suffix, seconds, connections):
+def wrk(booth, tokens_file, suffix, seconds, connections, until=None):
+    """One wrk run of seconds; with until (an Event), one run until it is set (ended with SIGINT,
+    on which wrk stops and prints its summary). Its CPU is then not counted."""
     env = dict(os.environ, GALLERY_TOKENS=tokens_file, GALLERY_SUFFIX=suffix)
-    cmd = ["taskset", "-c", "1", "wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s",
+    cmd = ["taskset", "-c", "1", "wrk", "-t2", f"-c{connections}", f"-d{3600 if until else seconds}s", "--timeout", "5s",
            "-s", booth.args.lua, f"http://127.0.0.1:{booth.port}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu0, t0 = cpu_seconds(booth.gallery.pid), time.monotonic()
-    out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True).stdout
-    cpu1, t1 = cpu_seconds(booth.gallery.pid), time.monotonic()
+    cores0, cpu0, t0 = core_times(), cpu_seconds(booth.gallery.pid), time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    booth.procs.append(p)
+    if until:
+        until.wait()
+        p.send_signal(signal.SIGINT)
+    out = p.communicate(timeout=seconds + 60)[0]
+    if p.returncode != 0:
+        raise SystemExit(f"wrk exited {p.returncode}:\n" + out)
+    cores1, cpu1, t1 = core_times(), cpu_seconds(booth.gallery.pid), time.monotonic()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     line = next((l for l in out.splitlines() if l.startswith("GALLERY_JSON ")), None)
     if line is None:
@@ -241,6 +311,9 @@ def wrk(booth, tokens_file, suffix, seconds, connections):
     r = json.loads(line[len("GALLERY_JSON "):])
     r["gallery_cpu"] = (cpu1 - cpu0) / (t1 - t0)
     r["wrk_cpu"] = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (t1 - t0)
+    r["cores"] = [(b1 - b0) / max(1, n1 - n0) for (b0, n0), (b1, n1) in zip(cores0, cores1)]
+    # What the rest of the machine used of the two cores (other processes, interrupts), in cores.
+    r["others"] = max(0.0, sum(r["cores"]) - r["gallery_cpu"] - r["wrk_cpu"])
     return r
 
 
@@ -384,14 +457,16 @@ def main():
     ap.add_argument("--connections", type=int, default=50)
     ap.add_argument("--seconds", type=int, default=10, help="each wrk case (after a 2 s warm-up)")
     ap.add_argument("--sessions", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=3, help="wrk runs of each case, the cases in turn; the median is reported")
     ap.add_argument("--large", default="photos/picosdeeuropa_by_Aitzol_Berasategi.jpg")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     ap.add_argument("--build", default="release build", help="what the binaries are, for the report")
     args = ap.parse_args()
     if os.cpu_count() < 2:
         raise SystemExit("bench/run gallery needs 2 cores (the gallery on core 0, wrk on core 1)")
-    small = sorted(os.path.join(args.images, "captures", f) for f in os.listdir(os.path.join(args.images, "captures"))
-                   if f.endswith("_1280x720.jpg"))
+    captures = os.path.join(args.images, "captures")
+    small = sorted(os.path.join(captures, f) for f in os.listdir(captures)
+                   if f.endswith("_1280x720.jpg")) if os.path.isdir(captures) else []
     large = os.path.join(args.images, args.large)
     if not small or not os.path.isfile(large):
         raise SystemExit(f"needs {args.images}/captures/*_1280x720.jpg and {large} (set PHOTOBOOTH_SHARED_IMAGES)")
@@ -421,15 +496,31 @@ def main():
         spot_check(booth, tokens[1], f"{folder}/booth-000002-1.jpg")
         rss.append(("after 5 single requests", proc_status(booth.gallery.pid)))
 
+        def run_cases(kinds, file_label, rss_label):
+            """Each kind ROUNDS times, the kinds in turn (so they see the same load); the round of the
+            median requests/s is reported, with the range."""
+            runs = {k: [] for k in kinds}
+            for k in kinds:
+                say(f"wrk: {k[0]}{rss_label} (warm-up)")
+                wrk(booth, tokens_file, k[1], 2, args.connections)
+            for n in range(args.rounds):
+                for k in kinds:
+                    say(f"wrk: {k[0]}{rss_label}, round {n + 1} of {args.rounds}")
+                    runs[k].append(wrk(booth, tokens_file, k[1], args.seconds, args.connections))
+                    time.sleep(0.5)  # the connections wrk left closed
+            for (label, suffix), rs in runs.items():
+                rate = lambda r: r["requests"] / (r["duration_us"] / 1e6)
+                ordered = sorted(rs, key=rate)
+                r = dict(ordered[(len(ordered) - 1) // 2])
+                r["label"], r["file"] = label, ("HTML" if suffix == "" else file_label)
+                r["range"] = (rate(ordered[0]), rate(ordered[-1]))
+                r["all_errors"] = sum(x["connect"] + x["read"] + x["write"] + x["status"] + x["timeout"] for x in rs)
+                cases.append(r)
+            rss.append((f"after {', '.join(k[0].split()[0] for k in kinds)}{rss_label}", proc_status(booth.gallery.pid)))
+
         mean_small = statistics.mean(sizes)
-        for label, suffix in (("page /p/TOKEN", ""), ("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")):
-            say(f"wrk: {label}")
-            wrk(booth, tokens_file, suffix, 2, args.connections)
-            r = wrk(booth, tokens_file, suffix, args.seconds, args.connections)
-            r["label"], r["file"] = label, "" if suffix == "" else f"{mean_small / 1000:.0f} KB mean"
-            cases.append(r)
-            time.sleep(0.5)  # the connections wrk left closed
-            rss.append((f"after {label}", proc_status(booth.gallery.pid)))
+        run_cases((("page /p/TOKEN", ""), ("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")),
+                  f"{mean_small / 1000:.0f} KB mean", "")
 
         say(f"saved to 200: {args.sessions} sessions, gallery idle")
         idle = saved_to_200(booth, args.sessions, "sessions-idle")
@@ -439,8 +530,7 @@ def main():
         loaded_runs, stop = [], threading.Event()
 
         def keep_loading():
-            while not stop.is_set():
-                loaded_runs.append(wrk(booth, tokens_file, ".jpg", 3, args.connections))
+            loaded_runs.append(wrk(booth, tokens_file, ".jpg", 0, args.connections, until=stop))
         bg = threading.Thread(target=keep_loading, daemon=True)
         bg.start()
         time.sleep(1)
@@ -452,20 +542,29 @@ def main():
 
         say(f"large files: {os.path.basename(large)} ({os.path.getsize(large)} bytes) under the same names; reconcile")
         sizes_large = booth.fill([large], args.pictures)
-        changed = booth.reconcile("reconcile-2")
+        booth.reconcile("reconcile-2")
         tokens_large, total = booth.rows(args.pictures)
         assert not set(tokens_large) & set(tokens), "the replaced files kept their tokens"
         with open(tokens_file, "w") as f:
             f.write("\n".join(tokens_large) + "\n")
         spot_check(booth, tokens_large[1], f"{folder}/booth-000002-1.jpg")
-        for label, suffix in (("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")):
-            say(f"wrk: {label}, large")
-            wrk(booth, tokens_file, suffix, 2, args.connections)
-            r = wrk(booth, tokens_file, suffix, args.seconds, args.connections)
-            r["label"], r["file"] = label, f"{sizes_large[0] / 1e6:.2f} MB"
-            cases.append(r)
-            time.sleep(0.5)
-            rss.append((f"after {label}, {sizes_large[0] / 1e6:.2f} MB", proc_status(booth.gallery.pid)))
+        run_cases((("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")),
+                  f"{sizes_large[0] / 1e6:.2f} MB", f", {sizes_large[0] / 1e6:.2f} MB")
+
+        say("large files with a camera's Exif (serial numbers, GPS, maker note): served without them; reconcile")
+        with open(large, "rb") as f:
+            camera = with_camera_exif(f.read())
+        camera_file = os.path.join(root, "camera.jpg")
+        with open(camera_file, "wb") as f:
+            f.write(camera)
+        sizes_camera = booth.fill([camera_file], args.pictures)
+        booth.reconcile("reconcile-3")
+        tokens_camera, total = booth.rows(args.pictures)
+        with open(tokens_file, "w") as f:
+            f.write("\n".join(tokens_camera) + "\n")
+        served = spot_check(booth, tokens_camera[1], f"{folder}/booth-000002-1.jpg", stripped=True)
+        run_cases((("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")),
+                  f"{sizes_camera[0] / 1e6:.2f} MB, Exif stripped ({served} B sent)", ", Exif stripped")
         time.sleep(1)
         rss.append(("idle again (1.5 s later)", proc_status(booth.gallery.pid)))
         gallery_log = booth.stop_gallery()
@@ -486,22 +585,35 @@ def main():
     load_end = loadavg()
     p = out.append
     p(f"bench/run gallery: {args.build}, {args.pictures} pictures indexed ({total} rows at the end), "
-      f"photobooth-gallery pinned to core 0, wrk -t2 -c{args.connections} on core 1, keep-alive, "
-      f"{args.seconds} s a case after 2 s of warm-up; load average {load_start} at the start, {load_end} at the end; "
+      f"photobooth-gallery pinned to core 0 (gallery.max_connections {min(1000, max(64, args.connections + 8))}, "
+      f"connections_per_client {min(100, max(8, args.connections + 8))}: wrk's clients share one address), "
+      f"wrk -t2 -c{args.connections} on core 1, keep-alive, "
+      f"{args.seconds} s a run, {args.rounds} rounds of the cases in turn after 2 s of warm-up each, the median round's figures; load average {load_start} at the start, {load_end} at the end; "
       f"{time.monotonic() - started:.0f} s in all")
     p("")
-    p(f"Pictures: {len(small)} 1280x720 captures in turn ({min(sizes) / 1000:.0f}–{max(sizes) / 1000:.0f} KB, "
-      f"mean {mean_small / 1000:.0f} KB), then {os.path.basename(large)} ({sizes_large[0]} bytes) under the same names.")
+    p("CPU is of one core (100% = a core) over the case: photobooth-gallery's own (/proc/PID/stat), wrk's, and the rest "
+      "of both cores' busy time (/proc/stat): other processes and interrupts.")
     p("")
-    p("| request | file | requests/s | MB/s | p50 ms | p90 ms | p99 ms | max ms | errors | gallery CPU | wrk CPU |")
+    p(f"Pictures: {len(small)} 1280x720 captures in turn ({min(sizes) / 1000:.0f}–{max(sizes) / 1000:.0f} KB, "
+      f"mean {mean_small / 1000:.0f} KB), then {os.path.basename(large)} ({sizes_large[0]} bytes, no Exif) under the same names, "
+      f"then the same with a camera's Exif segment ({sizes_camera[0]} bytes: serial number, owner, GPS, 4 KB maker note; "
+      f"served without them, through libmicrohttpd's callback instead of sendfile). Each replacement re-indexed by the daemon's "
+      f"reconcile at start while the gallery ran.")
+    p("")
+    ranged = args.rounds > 1
+    p(f"| request | file | requests/s{' (range)' if ranged else ''} | MB/s | p50 ms | p90 ms | p99 ms | max ms | errors | "
+      f"gallery CPU per request | CPU: gallery, wrk, rest of the machine |")
     p("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in cases:
         secs = r["duration_us"] / 1e6
-        errors = r["connect"] + r["read"] + r["write"] + r["status"] + r["timeout"]
+        rate = r["requests"] / secs
         detail = ", ".join(f"{k} {r[k]}" for k in ("connect", "read", "write", "status", "timeout") if r[k])
-        p(f"| {r['label']} | {r['file'] or 'HTML'} | {r['requests'] / secs:.0f} | {r['bytes'] / secs / 1e6:.0f} | "
+        span = f" ({r['range'][0]:.0f}–{r['range'][1]:.0f})" if ranged else ""
+        p(f"| {r['label']} | {r['file']} | {rate:.0f}{span} | "
+          f"{r['bytes'] / secs / 1e6:.0f} | "
           f"{r['p50'] / 1000:.2f} | {r['p90'] / 1000:.2f} | {r['p99'] / 1000:.2f} | {r['max'] / 1000:.1f} | "
-          f"{errors}{' (' + detail + ')' if detail else ''} | {r['gallery_cpu'] * 100:.0f}% | {r['wrk_cpu'] * 100:.0f}% |")
+          f"{r['all_errors']}{' (' + detail + ')' if detail else ''} | {r['gallery_cpu'] * secs / r['requests'] * 1e6:.0f} µs | "
+          f"{r['gallery_cpu'] * 100:.0f}%, {r['wrk_cpu'] * 100:.0f}%, {r['others'] * 100:.0f}% |")
     p("")
     p(f"Saved to 200: from the photo's rename into its date folder (inotify) to its row in the index, and to "
       f"GET /p/TOKEN.jpg answering 200 with the whole file (both polled every 1 ms); {args.sessions} sessions each, "
@@ -519,8 +631,11 @@ def main():
         for pr in problems:
             p(f"  {label}: {pr}")
     bg_req = sum(r["requests"] for r in loaded_runs)
-    bg_err = sum(r["connect"] + r["read"] + r["write"] + r["status"] + r["timeout"] for r in loaded_runs)
-    p(f"  (the background load: {bg_req} picture requests in {len(loaded_runs)} wrk runs, {bg_err} errors)")
+    bg_err = {k: sum(r[k] for r in loaded_runs) for k in ("connect", "read", "write", "status", "timeout")}
+    bg_detail = ", ".join(f"{k} {v}" for k, v in bg_err.items() if v)
+    p(f"  (the background load: {bg_req} picture requests in one wrk run of {loaded_runs[0]['duration_us'] / 1e6:.0f} s, "
+      f"{sum(bg_err.values())} errors{' (' + bg_detail + ')' if bg_detail else ''}, "
+      f"slowest answer {max(r['max'] for r in loaded_runs) / 1000:.0f} ms)")
     p("")
     p("photobooth-gallery's memory (/proc/PID/status) and descriptors:")
     p("")

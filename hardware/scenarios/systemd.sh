@@ -140,6 +140,15 @@ systemctl start photobooth-gallery
 wait_for 20 "photobooth-gallery listening again" sh -c "fetch() { python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \"\$1\"; }; fetch http://127.0.0.1:8080/health"
 fetch "http://127.0.0.1:8080/p/$TOKEN.jpg" | cmp - "/var/lib/photobooth/photos/$REL" || fail "the earlier URL after the gallery's restart"
 pass "the gallery restarted serves the earlier URL; sessions went on without it"
+# Killed (SIGKILL): systemd starts it again by itself (Restart=on-failure); a session meanwhile is not held up.
+GPID=$(systemctl show -p MainPID --value photobooth-gallery)
+systemctl kill -s KILL photobooth-gallery
+gpiosim_set booth 0 pull-down; sleep 0.3; gpiosim_set booth 0 pull-up
+wait_for 30 "a session while the gallery was killed" sh -c "[ \$(journalctl -u photoboothd --no-pager -o cat | grep -c 'indexed at /p/') -ge 3 ]"
+wait_for 30 "systemd starting the killed gallery again" sh -c "p=\$(systemctl show -p MainPID --value photobooth-gallery); [ \"\$p\" != 0 ] && [ \"\$p\" != $GPID ] && systemctl is-active -q photobooth-gallery"
+wait_for 20 "photobooth-gallery listening after the kill" sh -c "python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:8080/health\", timeout=5)'"
+fetch "http://127.0.0.1:8080/p/$TOKEN.jpg" | cmp - "/var/lib/photobooth/photos/$REL" || fail "the earlier URL after the gallery was killed"
+pass "the gallery killed: started again by systemd, the earlier URL answers, the session went on"
 PID1=$(systemctl show -p MainPID --value photoboothd)
 
 # ---------------------------------------------------------------- 3. watchdog
