@@ -31,7 +31,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
 }
 
 /* libmicrohttpd's own messages (connection limits, failed sends) to stderr as the journal reads
- * them (<4> warning); the failed bind is left out: pb_http_start's caller says it in its own words,
+ * them (<4> warning; a send a client cut short <7> debug); the failed bind is left out: pb_http_start's caller says it in its own words,
  * every 2 s while it waits for an address. */
 static void pb_http_log(void *cls, const char *format, va_list ap) {
     (void)cls;
@@ -40,7 +40,9 @@ static void pb_http_log(void *cls, const char *format, va_list ap) {
     if (strncmp(text, "Failed to bind to port", 22) == 0) return;
     size_t n = strlen(text);
     while (n > 0 && text[n - 1] == '\n') text[--n] = 0;
-    fprintf(stderr, "<4>photobooth-gallery: libmicrohttpd: %s\n", text);
+    /* A guest who closes the page mid-download is no warning: debug (<7>). */
+    int priority = strncmp(text, "Failed to send", 14) == 0 ? 7 : 4;
+    fprintf(stderr, "<%d>photobooth-gallery: libmicrohttpd: %s\n", priority, text);
 }
 
 pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler, void *context, char *why, size_t why_len) {
