@@ -18,7 +18,7 @@
 #     PYTHON                    a python3 with Debian's python3-selenium (default /usr/bin/python3:
 #                               a python3 earlier on PATH, e.g. pyenv's, does not see Debian's modules)
 #     PHOTOBOOTH_SCREENSHOTS=DIR  also save the phone page as DIR/gallery-page.png and the review with
-#                               its QR code (the file preview, 1280x800) as DIR/display-review-qr.png
+#                               its QR code (the file preview, 1280x800) as DIR/gallery-review-preview.png
 #     GALLERY_BROWSER_SET="K=V ..."  more settings for the booth, e.g. picture.compose_single_shot=true
 #                               (then the page shows the composed picture, booth-N-picture.jpg)
 #     GALLERY_BROWSER_TOKEN=T   ask for token T instead of the index's (the test must then fail)

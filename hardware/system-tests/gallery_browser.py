@@ -18,6 +18,7 @@ import os
 import random
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -131,24 +132,95 @@ def the_picture(index):
     return (composed or rows)[0]
 
 
-def browser(work):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port(port, seconds=20.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def LoopbackService(*args, **kwargs):
+    """selenium's chromedriver Service, asked at 127.0.0.1 instead of "localhost"."""
     from selenium.webdriver.chrome.service import Service
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-              "--disable-background-networking", "--disable-sync", "--hide-scrollbars",
-              f"--user-data-dir={work}/chromium-profile", f"--crash-dumps-dir={work}/chromium-crashes"):
-        opts.add_argument(a)
-    opts.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE, "userAgent": PHONE_UA})
-    opts.add_experimental_option("prefs", {"download.default_directory": f"{work}/downloads",
-                                           "download.prompt_for_download": False,
-                                           "safebrowsing.enabled": False})
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(CHROMEDRIVER, log_path=f"{work}/chromedriver.log")
-    return webdriver.Chrome(service=service, options=opts)
+
+    class Loopback(Service):
+        @property
+        def service_url(self):
+            return f"http://127.0.0.1:{self.port}"
+
+        def is_connectable(self):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.5).close()
+                return True
+            except OSError:
+                return False
+
+    return Loopback(*args, **kwargs)
+
+
+class Browser:
+    """Headless chromium and chromedriver, each asked at 127.0.0.1, by address only: a
+    minimal Debian root has no /etc/hosts, so "localhost" (what selenium's Service and chromedriver
+    use by default) may not resolve. chromium is started with its DevTools on 127.0.0.1; chromedriver
+    attaches to it (debuggerAddress); the phone is emulated through the DevTools protocol."""
+
+    def __init__(self, work):
+        from selenium import webdriver
+        self.procs = []
+        cdp = free_port()
+        self.procs.append(subprocess.Popen(
+            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+             "--disable-background-networking", "--disable-sync", "--hide-scrollbars",
+             f"--remote-debugging-port={cdp}", "--remote-debugging-address=127.0.0.1",
+             f"--user-data-dir={work}/chromium-profile", f"--crash-dumps-dir={work}/chromium-crashes", "about:blank"],
+            stdout=open(f"{work}/chromium.log", "wb"), stderr=subprocess.STDOUT))
+        if not wait_port(cdp):
+            self.close()
+            raise RuntimeError(f"chromium's DevTools did not listen on 127.0.0.1:{cdp} (see {work}/chromium.log)")
+        try:
+            opts = webdriver.ChromeOptions()
+            opts.debugger_address = f"127.0.0.1:{cdp}"
+            opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+            self.driver = webdriver.Chrome(service=LoopbackService(CHROMEDRIVER, log_path=f"{work}/chromedriver.log"), options=opts)
+            d = self.driver
+            d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                              {"width": PHONE["width"], "height": PHONE["height"], "deviceScaleFactor": PHONE["pixelRatio"],
+                               "mobile": PHONE["mobile"]})
+            d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": PHONE["touch"], "maxTouchPoints": 5})
+            d.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": PHONE_UA})
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        try:
+            if getattr(self, "driver", None):
+                self.driver.quit()
+        except Exception:
+            pass
+        for p in reversed(self.procs):
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def browser(work):
+    return Browser(work)
 
 
 def wait_for(what, cond, seconds=10.0):
@@ -190,7 +262,7 @@ def main():
     check(status == 200, f"GET the QR code's URL: status {status} (200)")
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
-        out = os.path.join(args.screenshots, "display-review-qr.png")
+        out = os.path.join(args.screenshots, "gallery-review-preview.png")
         ppm = subprocess.run(["djpeg", "-pnm", args.review], capture_output=True, check=True).stdout
         ppm_to_png(ppm, out)
         check(djpeg_size(args.review) == (1280, 800) and os.path.getsize(out) > 0,
@@ -234,7 +306,8 @@ def main():
     # --- In the browser, at a phone's size.
     os.makedirs(f"{args.work}/downloads", exist_ok=True)
     t0 = time.monotonic()
-    driver = browser(args.work)
+    session = browser(args.work)
+    driver = session.driver
     try:
         info(f"chromium {driver.capabilities.get('browserVersion')} started in {time.monotonic() - t0:.1f} s")
         driver.execute_cdp_cmd("Browser.setDownloadBehavior",
@@ -324,12 +397,12 @@ def main():
                and f"/p/{unknown}" not in e.get("message", "")]
         check(not bad, f"no errors in the browser's console but the expected 404s (favicon, the unknown token): {len(bad)}")
     finally:
-        driver.quit()
+        session.close()
     print(f"gallery-browser: {'FAILED: ' + str(len(failures)) + ' check(s)' if failures else 'all checks passed'}", flush=True)
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    # SIGTERM (the shell script's cleanup, timeout) ends the browser through driver.quit().
+    # SIGTERM (the shell script's cleanup, timeout) ends the browser through Browser.close().
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
