@@ -19,3 +19,11 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension String {
+    /// The text of a C buffer a call filled (`getcwd`, `snprintf`, a library's error text): the bytes
+    /// before its first NUL (all of them without one), decoded as UTF-8 with invalid bytes replaced.
+    public init(nulTerminated buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

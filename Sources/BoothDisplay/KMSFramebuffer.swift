@@ -146,7 +146,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
 
     /// A C string from its buffer.
     static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        String(nulTerminated: buffer)
     }
 
     /// The `/dev/dri/card*` nodes, by number.

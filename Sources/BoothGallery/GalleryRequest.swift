@@ -133,7 +133,7 @@ public enum GalleryText {
         guard let header, header.utf8.count <= 1024 else { return false }
         let mine = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
         for item in header.split(separator: ",") {
-            var tag = item.trimmingSpaces
+            var tag = item.trimmingSpaces()
             if tag == "*" { return true }
             if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
             if tag == mine { return true }
@@ -185,12 +185,3 @@ public enum GalleryText {
     }
 }
 
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
-        var s = self[...]
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return String(s)
-    }
-}

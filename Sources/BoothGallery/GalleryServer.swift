@@ -14,6 +14,7 @@ public struct GalleryError: Error, Sendable, CustomStringConvertible {
     /// The `errno` of the failed call (`EADDRNOTAVAIL`: an address the machine does not have yet,
     /// `EADDRINUSE`, `EINVAL` for an address that is not IPv4); 0 when none.
     public var errno: Int32
+    /// An error saying `description`, with the failed call's `errno`.
     public init(_ description: String, errno: Int32 = 0) {
         self.description = description
         self.errno = errno
@@ -30,12 +31,16 @@ public final class GalleryServer: Sendable {
     public struct Config: Sendable {
         /// Where the pictures are: `storage.dir`, joined with an index row's path.
         public var photosDir: String
+        /// `gallery.title`: the pages' heading and title.
         public var title: String
+        /// `gallery.download_text`: the download button's words.
         public var downloadText: String
+        /// `gallery.missing_text`: the 404 page's words.
         public var missingText: String
         /// `gallery.expiry` in seconds: a picture saved longer ago is answered as missing; nil: never.
         public var expirySeconds: Int64?
 
+        /// Each field as described above (tests; the program uses ``init(_:)``).
         public init(photosDir: String, title: String, downloadText: String, missingText: String, expirySeconds: Int64? = nil) {
             self.photosDir = photosDir
             self.title = title
@@ -112,7 +117,7 @@ public final class GalleryServer: Sendable {
         }
         guard let started else {
             let e = Glibc.errno
-            throw GalleryError("gallery: " + String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), errno: e)
+            throw GalleryError("gallery: " + String(nulTerminated: why), errno: e)
         }
         handle.withLock { $0.server = started }
         return pb_http_port(started)
@@ -127,6 +132,7 @@ public final class GalleryServer: Sendable {
 
     deinit { stop() }
 
+    /// The counters now (any thread).
     public var currentStats: Stats { stats.withLock { $0 } }
 
     /// One request; false closes the connection.
@@ -161,7 +167,7 @@ public final class GalleryServer: Sendable {
     private func found(_ token: String, _ c: OpaquePointer, _ answer: (IndexedPicture) -> Bool) -> Bool {
         var buffer = [CChar](repeating: 0, count: 64)
         pb_http_client_address(c, &buffer, buffer.count)
-        let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let address = String(nulTerminated: buffer)
         let t = now()
         guard guesses.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
             stats.withLock { $0.limited += 1 }

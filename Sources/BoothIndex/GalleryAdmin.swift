@@ -9,7 +9,9 @@ import Synchronization
 /// whole and atomically), so that an index made anew from the photos (damaged, or `rebuild`) does
 /// not serve them again.
 public struct RemovedPictures: Sendable {
+    /// The list's name, in the index's folder.
     public static let fileName = "removed-pictures.txt"
+    /// The list's file.
     public let path: String
 
     /// The list for the index at `indexPath`.
@@ -61,6 +63,7 @@ public struct RemovedPictures: Sendable {
 /// Why `removed-pictures.txt` could not be read or written: the file, the line, what is allowed.
 public struct RemovedListError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 
@@ -105,14 +108,12 @@ public final class GalleryAdmin: GalleryAdministration {
         self.now = now
     }
 
-    private var urlBase: String {
-        var base = settings.urlBase
-        while base.hasSuffix("/") { base.removeLast() }
-        return base
-    }
+    private var urlBase: String { settings.urlRoot }
 
     private func url(_ token: String) -> String? { urlBase.isEmpty ? nil : "\(urlBase)/p/\(token)" }
 
+    /// The settings and the index's counts and newest picture (two `COUNT(*)` and one look-up; the
+    /// problem said when the index cannot be read).
     public var status: GalleryStatus {
         var s = GalleryStatus(enabled: settings.enabled, urlBase: urlBase, listen: settings.listen, port: settings.port,
                               index: settings.index, problem: problem)
@@ -128,6 +129,8 @@ public final class GalleryAdmin: GalleryAdministration {
         return s
     }
 
+    /// ``GalleryAdministration/answer(action:picture:deleteFile:uid:)``, one at a time: `remove`
+    /// writes ``RemovedPictures`` before it marks the index; `rebuild` is ``PictureIndex/rebuild(photosDir:tokens:folderID:removals:)``.
     public func answer(action: String, picture: String?, deleteFile: Bool, uid: UInt32) -> Result<GalleryAnswer, GalleryFailure> {
         changing.withLock { _ in answerLocked(action: action, picture: picture, deleteFile: deleteFile, uid: uid) }
     }

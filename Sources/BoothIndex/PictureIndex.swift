@@ -42,7 +42,9 @@ public struct IndexedPicture: Sendable, Equatable {
 public final class PictureIndex: Sendable {
     /// The schema this program writes and reads.
     public static let schemaVersion: Int64 = 1
+    /// The database file.
     public let path: String
+    /// Opened read-only (the gallery), else for writing (the daemon).
     public let readOnly: Bool
     // `@unchecked`: the connection is used only inside `connection`'s lock.
     private struct Locked: @unchecked Sendable { let db: SQLiteConnection }

@@ -49,6 +49,7 @@ public struct GalleryStatus: Codable, Sendable, Equatable {
 
 /// One indexed picture, for `photoboothctl gallery url|remove`.
 public struct GalleryPicture: Codable, Sendable, Equatable {
+    /// 26 characters of base32 (the URL's `/p/TOKEN`).
     public var token: String
     /// Under `storage.dir`: `DATE/booth-N-picture.jpg` or `DATE/booth-N-K.jpg`.
     public var path: String
@@ -73,6 +74,7 @@ public struct GalleryPicture: Codable, Sendable, Equatable {
 public struct GalleryAnswer: Codable, Sendable, Equatable {
     /// One line for a person: "2026-12-01/booth-000042-picture.jpg taken down", "index rebuilt: …".
     public var message: String
+    /// The gallery after the command (its counts include what it did).
     public var status: GalleryStatus
     /// The pictures the command was about.
     public var pictures: [GalleryPicture]
@@ -88,9 +90,12 @@ public struct GalleryAnswer: Codable, Sendable, Equatable {
 /// Why a `gallery` command could not be done: `code` as the control socket's errors
 /// (`not-found`, `bad-request`, `unavailable`, `internal`), `message` for a person.
 public struct GalleryFailure: Error, Sendable, Equatable {
+    /// `not-found`, `bad-request`, `unavailable` or `internal`.
     public var code: String
+    /// What was wrong, naming the picture, file or setting, and what is allowed.
     public var message: String
 
+    /// A failure with `code` and `message` as above.
     public init(_ code: String, _ message: String) {
         self.code = code
         self.message = message

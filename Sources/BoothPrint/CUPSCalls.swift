@@ -240,7 +240,7 @@ public final class CUPSConnection {
 
     /// A NUL-terminated C buffer as a String.
     private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        String(nulTerminated: buffer)
     }
 
     private static func printerAttributes(http: OpaquePointer, uri: String, resource: String,

@@ -27,7 +27,7 @@ public func absolutePath(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
     var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     guard getcwd(&buf, buf.count) != nil else { return path }
-    let cwd = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let cwd = String(nulTerminated: buf)
     let rest = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
     return cwd == "/" ? "/\(rest)" : "\(cwd)/\(rest)"
 }

@@ -24,7 +24,7 @@ struct Status: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.status), args, as: StatusReport.self) { s in Status.text(s, gallery: s.gallery.flatMap(GalleryText.probe)) }
+        answer(ControlRequest(.status), args, as: StatusReport.self) { s in Status.text(s, gallery: s.gallery.flatMap(GalleryReplies.probe)) }
     }
 
     /// - Parameter gallery: what photobooth-gallery's `/health` answered (nil: not asked).
@@ -80,7 +80,7 @@ struct Status: Subcommand {
         out.append(row("sessions", "\(n.sessions) since start (\(n.completed) completed, \(n.cancelled) cancelled, \(n.failed) failed), "
                        + "\(counted(n.captures, "capture")), \(counted(n.faults, "fault"))"))
         if let p = s.printer { out.append(row("printer", PrintsCommand.statusLine(p))) }
-        if let g = s.gallery { out.append(row("gallery", GalleryText.statusLine(g, gallery))) }
+        if let g = s.gallery { out.append(row("gallery", GalleryReplies.statusLine(g, gallery))) }
         out.append(row("totals", "\(counted(s.stats.sessions, "session")), \(counted(s.stats.captures, "capture")) since \(StatsStore.dateText(s.stats.since)) (photoboothctl stats)"))
         if let settings = s.settings { out += Status.settingsLines(settings, configPath: s.configPath, row: row) }
         return out.joined(separator: "\n")

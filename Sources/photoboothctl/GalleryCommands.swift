@@ -6,9 +6,9 @@ import BoothRuntime
 import FoundationEssentials
 import Glibc
 
-/// The gallery's replies as text, and whether photobooth-gallery answers (asked by photoboothctl
-/// itself: the daemon has no network).
-enum GalleryText {
+/// The gallery's replies as text (named apart from BoothGallery's GalleryText), and whether
+/// photobooth-gallery answers (asked by photoboothctl itself: the daemon has no network).
+enum GalleryReplies {
     /// `/health` of the gallery `s` describes, nil when the gallery is off.
     static func probe(_ s: GalleryStatus) -> GalleryProbe.Answer? {
         s.enabled ? GalleryProbe.ask(GalleryProbe.healthURL(listen: s.listen, port: s.port)) : nil
@@ -36,7 +36,7 @@ enum GalleryText {
             out.append("\(p.url ?? "(no URL: gallery.url_base is empty)")  \(p.path)\(p.removed ? "  (taken down)" : "")")
         }
         if probe {
-            out.append("gallery: " + statusLine(a.status, GalleryText.probe(a.status)))
+            out.append("gallery: " + statusLine(a.status, GalleryReplies.probe(a.status)))
             if let newest = a.status.newest { out.append("newest:  \(newest)") }
         }
         return out.joined(separator: "\n")
@@ -58,7 +58,7 @@ struct GalleryStatusCommand: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "status"), args, as: GalleryAnswer.self) { GalleryText.answerText($0, probe: true) }
+        answer(ControlRequest(.gallery, action: "status"), args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: true) }
     }
 }
 
@@ -90,7 +90,7 @@ struct GalleryURL: Subcommand {
 
     func run() -> Int32 {
         answer(ControlRequest(.gallery, action: "url", picture: args.positional.first), args, as: GalleryAnswer.self) {
-            GalleryText.answerText($0, probe: false)
+            GalleryReplies.answerText($0, probe: false)
         }
     }
 }
@@ -113,7 +113,7 @@ struct GalleryRemove: Subcommand {
 
     func run() -> Int32 {
         answer(ControlRequest(.gallery, action: "remove", picture: args.positional.first, deleteFile: args.has(Self.deleteFile)),
-               args, as: GalleryAnswer.self) { GalleryText.answerText($0, probe: false) }
+               args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
     }
 }
 
@@ -131,6 +131,6 @@ struct GalleryRebuild: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "rebuild"), args, as: GalleryAnswer.self) { GalleryText.answerText($0, probe: false) }
+        answer(ControlRequest(.gallery, action: "rebuild"), args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
     }
 }

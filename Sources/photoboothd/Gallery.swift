@@ -53,8 +53,7 @@ func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
     log.info("gallery: index \(s.gallery.index): \(counts.0) pictures served, \(counts.1) removed")
     let sink = GalleryIndexSink(index: index, tokens: tokens, folders: folders, log: log)
     let made = DaemonGallery(sink: sink, link: nil, settings: s, index: index, tokens: tokens, folders: folders, problem: nil, log: log)
-    var base = s.gallery.urlBase
-    while base.hasSuffix("/") { base.removeLast() }
+    let base = s.gallery.urlRoot
     guard !base.isEmpty else {
         log.warning("gallery: gallery.url_base is empty: no QR code on the review screen (photoboothd has no network "
                     + "to learn the address guests' phones reach; set it, e.g. http://10.42.0.1:8080)")

@@ -83,21 +83,15 @@ def djpeg_size(path):
 
 
 def ppm_to_png(ppm, out):
-    """A binary PPM (P6, maxval 255) written as an RGB PNG (zlib; no imaging library needed)."""
-    import struct
-    import zlib
+    """A binary PPM (P6, maxval 255) written as an RGB PNG by the display scenario's writer
+    (hardware/scenarios/display_check.py: zlib, no imaging library)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios"))
+    from display_check import write_png
     m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+255\s", ppm)
     if not m:
         raise ValueError("not a P6 PPM with maxval 255")
     w, h = int(m.group(1)), int(m.group(2))
-    px = ppm[m.end():m.end() + w * h * 3]
-    rows = b"".join(b"\0" + px[y * w * 3:(y + 1) * w * 3] for y in range(h))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    with open(out, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+    write_png(out, w, h, ppm[m.end():m.end() + w * h * 3])
 
 
 def has_exif(data):

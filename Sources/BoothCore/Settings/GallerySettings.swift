@@ -11,6 +11,12 @@ extension Settings {
         /// `gallery.url_base`: what a picture's URL starts with (`http://10.42.0.1:8080`); empty: no QR
         /// code (the daemon has no network to learn the booth's address).
         public var urlBase = ""
+        /// `url_base` without trailing `/`: a picture's URL is this + `/p/TOKEN`; empty: none.
+        public var urlRoot: String {
+            var base = urlBase
+            while base.hasSuffix("/") { base.removeLast() }
+            return base
+        }
         /// `gallery.index`: the SQLite index of the pictures.
         public var index = ""
         /// `gallery.secret`: the key the pictures' tokens are made with (the daemon's only).
