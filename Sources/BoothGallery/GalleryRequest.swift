@@ -16,9 +16,23 @@ public enum GalleryRoute: Equatable, Sendable {
     case health
     /// `/favicon.ico`, which every browser asks for: 204, cached (no 404 in the guest's console).
     case favicon
+    /// `/` (`?page=N`): the list of every picture, with thumbnails (`gallery.list`).
+    case list
+    /// `/t/TOKEN.jpg`: a picture's thumbnail (``Thumbnails``; `gallery.list`).
+    case thumbnail(token: String)
+    /// `GET /pin`: the PIN's form.
+    case pinForm
+    /// `POST /pin`: a PIN tried (form fields `pin` and `next`).
+    case pinSubmit
+    /// `/live`: the slideshow's page (`gallery.slideshow`).
+    case live
+    /// `/live.js`: its script.
+    case liveScript
+    /// `/live.json` (`?after=CURSOR&wait=1`): the slideshow's pictures, held until one is saved with `wait`.
+    case liveJSON
     /// Anything else that is a GET or HEAD.
     case notFound
-    /// A method other than GET and HEAD.
+    /// A method other than GET and HEAD (and POST to `/pin`).
     case methodNotAllowed
 
     /// Longest path served; anything longer is `notFound` without being looked at.
@@ -27,10 +41,23 @@ public enum GalleryRoute: Equatable, Sendable {
     /// Routes `method` and `path`. A token must have a token's shape (``PictureTokens/isWellFormed(_:)``):
     /// `..`, slashes, percent-escapes and other bytes never reach the index or the file system.
     public static func route(method: String, path: String) -> GalleryRoute {
+        if method == "POST" && path == "/pin" { return .pinSubmit }
         guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
         guard path.utf8.count <= maxPathLength else { return .notFound }
-        if path == "/health" { return .health }
-        if path == "/favicon.ico" { return .favicon }
+        switch path {
+        case "/health": return .health
+        case "/favicon.ico": return .favicon
+        case "/": return .list
+        case "/pin": return .pinForm
+        case "/live": return .live
+        case "/live.js": return .liveScript
+        case "/live.json": return .liveJSON
+        default: break
+        }
+        if path.hasPrefix("/t/") && path.hasSuffix(".jpg") {
+            let token = path.dropFirst(3).dropLast(4)
+            return PictureTokens.isWellFormed(token) ? .thumbnail(token: String(token)) : .notFound
+        }
         guard path.hasPrefix("/p/") else { return .notFound }
         let rest = path.dropFirst(3)
         if rest.hasSuffix(".jpg") {
@@ -127,6 +154,27 @@ public struct GuessLimit: Sendable {
 
 /// Small pieces of the responses.
 public enum GalleryText {
+    /// The fields of a posted form as the shim hands them over (`key\0value\0` pairs, decoded by
+    /// libmicrohttpd's post processor); a key given twice keeps its first value.
+    public static func formFields(_ bytes: UnsafeBufferPointer<UInt8>) -> [String: String] {
+        var out: [String: String] = [:]
+        let parts = bytes.split(separator: 0, omittingEmptySubsequences: false)
+        var i = 0
+        while i + 1 < parts.count {
+            let key = String(decoding: parts[i], as: UTF8.self), value = String(decoding: parts[i + 1], as: UTF8.self)
+            if out[key] == nil { out[key] = value }
+            i += 2
+        }
+        return out
+    }
+
+    /// A list page number from `?page=`: nil (no such page) unless digits from 1 up; 1 when absent.
+    public static func pageNumber(_ text: String?) -> Int? {
+        guard let text else { return 1 }
+        guard !text.isEmpty, text.utf8.count <= 6, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text), n >= 1 else { return nil }
+        return n
+    }
+
     /// Whether an `If-None-Match` header matches `etag` (RFC 9110 §13.1.2, weak comparison): `*`,
     /// or a comma-separated list of entity tags, `W/` prefixes ignored. nil (no header) matches nothing.
     public static func matches(ifNoneMatch header: String?, _ etag: String) -> Bool {

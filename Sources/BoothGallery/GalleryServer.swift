@@ -39,6 +39,24 @@ public final class GalleryServer: Sendable {
         public var missingText: String
         /// `gallery.expiry` in seconds: a picture saved longer ago is answered as missing; nil: never.
         public var expirySeconds: Int64?
+        /// `gallery.list`: `/` lists the pictures, `/t/TOKEN.jpg` serves thumbnails.
+        public var list = false
+        /// `gallery.slideshow`: `/live`, `/live.js`, `/live.json`.
+        public var slideshow = false
+        /// `gallery.page_size`: pictures on one page of the list.
+        public var pageSize = 60
+        /// `gallery.slide_time` in milliseconds.
+        public var slideMilliseconds = 8000
+        /// `gallery.pin`; empty: none.
+        public var pin = ""
+        /// `gallery.pin_text`.
+        public var pinText = "Enter the event's PIN to see all photos"
+        /// `gallery.list_text`.
+        public var listText = "All photos"
+        /// `gallery.cache`: the thumbnails' folder.
+        public var cache = "/var/cache/photobooth-gallery"
+        /// How long `/live.json?wait=1` is held without a new picture, in milliseconds.
+        public var longPollMilliseconds: Int64 = 20_000
 
         /// Each field as described above (tests; the program uses ``init(_:)``).
         public init(photosDir: String, title: String, downloadText: String, missingText: String, expirySeconds: Int64? = nil) {
@@ -51,8 +69,17 @@ public final class GalleryServer: Sendable {
 
         /// From `[gallery]` and `storage.dir`.
         public init(_ s: Settings) {
-            self.init(photosDir: s.storage.dir, title: s.gallery.title, downloadText: s.gallery.downloadText, missingText: s.gallery.missingText,
-                      expirySeconds: s.gallery.expiryMilliseconds.map { Int64($0 / 1000) })
+            let g = s.gallery
+            self.init(photosDir: s.storage.dir, title: g.title, downloadText: g.downloadText, missingText: g.missingText,
+                      expirySeconds: g.expiryMilliseconds.map { Int64($0 / 1000) })
+            list = g.list
+            slideshow = g.slideshow
+            pageSize = g.pageSize
+            slideMilliseconds = g.slideMilliseconds
+            pin = g.pin
+            pinText = g.pinText
+            listText = g.listText
+            cache = g.cache
         }
     }
 
@@ -64,17 +91,27 @@ public final class GalleryServer: Sendable {
         public var pictures = 0
         /// 404s: unknown tokens, paths that route nowhere, files gone or changed.
         public var notFound = 0
-        /// Requests answered 429: an address past its unknown tokens.
+        /// Requests answered 429: an address past its unknown tokens, or its wrong PINs.
         public var limited = 0
+        /// Wrong PINs tried.
+        public var wrongPINs = 0
+        /// Slideshow requests held until a picture was saved or their time was up.
+        public var held = 0
     }
 
-    private let config: Config
-    private let index: IndexFile
-    private let log: Logger
-    private let stats = Mutex(Stats())
+    let config: Config
+    let index: IndexFile
+    let log: Logger
+    let stats = Mutex(Stats())
     private let guesses: Mutex<GuessLimit>
-    private let now: @Sendable () -> Int64
-    private let wallSeconds: @Sendable () -> Int64
+    /// Wrong PINs per address: 5 a minute.
+    let pinTries: Mutex<GuessLimit>
+    /// The cookie a right PIN sets: an HMAC of the PIN under a key of this run (``PictureTokens/ephemeral()``); nil without a PIN.
+    let pinCookie: String?
+    let thumbnails: Thumbnails
+    let live = LiveWaiters()
+    let now: @Sendable () -> Int64
+    let wallSeconds: @Sendable () -> Int64
     // `@unchecked`: the pointer is set once by `start` and freed once by `stop`, both under the lock.
     private struct Handle: @unchecked Sendable { var server: OpaquePointer? }
     private let handle = Mutex(Handle())
@@ -86,13 +123,18 @@ public final class GalleryServer: Sendable {
     ///   - guessLimit: unknown tokens allowed per client address and window (429 beyond).
     ///   - nowMilliseconds: the limit's clock (CLOCK_MONOTONIC; tests inject theirs).
     ///   - wallSeconds: the expiry's clock, seconds since 1970 (the index's `saved_at`; tests inject theirs).
+    ///   - pinLimit: wrong PINs allowed per client address and window (429 beyond).
     public init(config: Config, index: PictureIndex, log: Logger, guessLimit: GuessLimit = GuessLimit(),
+                pinLimit: GuessLimit = GuessLimit(allowed: 5),
                 nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) },
                 wallSeconds: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
         self.config = config
         self.index = IndexFile(index, log: log, nowMilliseconds: nowMilliseconds)
         self.log = log
         guesses = Mutex(guessLimit)
+        pinTries = Mutex(pinLimit)
+        pinCookie = config.pin.isEmpty ? nil : (PictureTokens.ephemeral()?.token(for: "gallery pin\0\(config.pin)") ?? "")
+        thumbnails = Thumbnails(directory: config.cache)
         now = nowMilliseconds
         self.wallSeconds = wallSeconds
     }
@@ -109,10 +151,14 @@ public final class GalleryServer: Sendable {
             var o = pb_http_options(address: addr, port: port, threads: UInt32(threads), max_connections: UInt32(maxConnections),
                                     per_ip_connections: UInt32(connectionsPerClient),
                                     timeout_seconds: UInt32(max(1, timeoutMilliseconds / 1000)), memory_per_connection: 32 * 1024)
-            return pb_http_start(&o, { context, connection, method, url in
+            return pb_http_start(&o, { context, connection, method, url, form in
                 guard let context, let connection, let method, let url else { return 0 }
                 let server = Unmanaged<GalleryServer>.fromOpaque(context).takeUnretainedValue()
-                return server.answer(connection, method: String(cString: method), path: String(cString: url)) ? 1 : 0
+                let fields = form.map { f in
+                    f.pointee.fields.map { GalleryText.formFields(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: f.pointee.length)) } ?? [:]
+                }
+                return server.answer(connection, method: String(cString: method), path: String(cString: url), form: fields,
+                                     formOverflow: (form?.pointee.overflow ?? 0) != 0) ? 1 : 0
             }, context, &why, why.count)
         }
         guard let started else {
@@ -120,27 +166,48 @@ public final class GalleryServer: Sendable {
             throw GalleryError("gallery: " + String(nulTerminated: why), errno: e)
         }
         handle.withLock { $0.server = started }
+        if config.slideshow { live.start(server: self) }
+        if config.list {
+            do { try thumbnails.prepare() } catch { log.warning("gallery: gallery.cache: \(error); the list shows no thumbnails until it can be made") }
+        }
         return pb_http_port(started)
     }
 
     /// Stops listening and joins the server's threads (requests under way are ended). Keeps `self`
     /// alive until then: the threads reach it through an unretained pointer.
     public func stop() {
+        // Held slideshow requests are answered first: libmicrohttpd does not stop with connections suspended.
+        live.stop()
         let server = handle.withLock { h -> OpaquePointer? in defer { h.server = nil }; return h.server }
         pb_http_stop(server)
     }
 
     deinit { stop() }
 
+    /// Thumbnails made since start (``Thumbnails``).
+    public var thumbnailsMade: Int { thumbnails.madeCount }
+
     /// The counters now (any thread).
     public var currentStats: Stats { stats.withLock { $0 } }
 
     /// One request; false closes the connection.
-    private func answer(_ c: OpaquePointer, method: String, path: String) -> Bool {
+    private func answer(_ c: OpaquePointer, method: String, path: String, form: [String: String]?, formOverflow: Bool) -> Bool {
+        if let resumed = live.resumed(c) { return answerLive(c, after: resumed) }
         stats.withLock { $0.requests += 1 }
         switch GalleryRoute.route(method: method, path: path) {
+        case .list: return config.list ? listPage(c) : missing(c)
+        case let .thumbnail(token): return config.list ? found(token, c) { serveThumbnail(c, $0) } : missing(c)
+        case .pinForm: return pinForm(c)
+        case .pinSubmit: return pinSubmit(c, form: form ?? [:], overflow: formOverflow)
+        case .live: return config.slideshow ? guarded(c, next: "/live") { respond(c, 200, html: ListPages.live(config: config), headers: [("Cache-Control", "no-cache")]) } : missing(c)
+        case .liveScript:
+            return config.slideshow
+                ? respond(c, 200, bytes: Array(ListPages.liveScript.utf8), type: "text/javascript; charset=utf-8",
+                          headers: [("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")])
+                : missing(c)
+        case .liveJSON: return config.slideshow ? liveJSON(c) : missing(c)
         case .methodNotAllowed:
-            return respond(c, 405, text: "Only GET and HEAD are served.\n", headers: [("Allow", "GET, HEAD")])
+            return respond(c, 405, text: "Only GET and HEAD are served (and POST to /pin).\n", headers: [("Allow", path == "/pin" ? "GET, HEAD, POST" : "GET, HEAD")])
         case .notFound:
             return missing(c)
         case .favicon:
@@ -164,7 +231,7 @@ public final class GalleryServer: Sendable {
 
     /// `answer` for the picture of `token`; 404 for an unknown token, 429 while the client's address
     /// is past its unknown tokens (``GuessLimit``: no look-up then).
-    private func found(_ token: String, _ c: OpaquePointer, _ answer: (IndexedPicture) -> Bool) -> Bool {
+    func found(_ token: String, _ c: OpaquePointer, _ answer: (IndexedPicture) -> Bool) -> Bool {
         var buffer = [CChar](repeating: 0, count: 64)
         pb_http_client_address(c, &buffer, buffer.count)
         let address = String(nulTerminated: buffer)
@@ -196,9 +263,9 @@ public final class GalleryServer: Sendable {
         return missing(c)
     }
 
-    private enum LookUp { case found(IndexedPicture), unknown, expired, unavailable }
+    enum LookUp { case found(IndexedPicture), unknown, expired, unavailable }
 
-    private func lookUp(_ token: String) -> LookUp {
+    func lookUp(_ token: String) -> LookUp {
         do {
             guard let p = try index.current().picture(token: token), GalleryText.isServablePath(p.path) else { return .unknown }
             if let expiry = config.expirySeconds, wallSeconds() - p.savedAt > expiry { return .expired }
@@ -209,7 +276,7 @@ public final class GalleryServer: Sendable {
         }
     }
 
-    private func missing(_ c: OpaquePointer) -> Bool {
+    func missing(_ c: OpaquePointer) -> Bool {
         stats.withLock { $0.notFound += 1 }
         return respond(c, 404, html: PicturePage.missing(config: config), headers: [("Cache-Control", "no-store")])
     }
@@ -320,11 +387,11 @@ public final class GalleryServer: Sendable {
         return .unservable("no start of scan within its first \(have) bytes")
     }
 
-    private func header(_ c: OpaquePointer, _ name: String) -> String? {
+    func header(_ c: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(c, .HEADER_KIND, name).map { String(cString: $0) }
     }
 
-    private func respond(_ c: OpaquePointer, _ status: UInt32, fd: Int32, offset: Int64, length: Int64,
+    func respond(_ c: OpaquePointer, _ status: UInt32, fd: Int32, offset: Int64, length: Int64,
                          headers: [(String, String)], picture: Bool) -> Bool {
         // libmicrohttpd owns the descriptor from here and closes it when the response is done.
         guard let r = MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset)) else {
@@ -337,7 +404,7 @@ public final class GalleryServer: Sendable {
 
     /// A response read by libmicrohttpd's callback (`MHD_create_response_from_callback`): for a
     /// picture served without some metadata, its new header and then its file from `fileOffset`.
-    private func respond(_ c: OpaquePointer, _ status: UInt32, body: ServedBody, length: Int64, headers: [(String, String)]) -> Bool {
+    func respond(_ c: OpaquePointer, _ status: UInt32, body: ServedBody, length: Int64, headers: [(String, String)]) -> Bool {
         let context = Unmanaged.passRetained(body).toOpaque()
         let r = MHD_create_response_from_callback(UInt64(length), 64 * 1024, { context, pos, buffer, max in
             guard let context, let buffer else { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR
@@ -353,16 +420,16 @@ public final class GalleryServer: Sendable {
         return queue(c, status, r, headers)
     }
 
-    private func respond(_ c: OpaquePointer, _ status: UInt32, text: String, headers: [(String, String)]) -> Bool {
+    func respond(_ c: OpaquePointer, _ status: UInt32, text: String, headers: [(String, String)]) -> Bool {
         respond(c, status, bytes: Array(text.utf8), type: "text/plain; charset=utf-8", headers: headers)
     }
 
-    private func respond(_ c: OpaquePointer, _ status: UInt32, html: String, headers: [(String, String)]) -> Bool {
+    func respond(_ c: OpaquePointer, _ status: UInt32, html: String, headers: [(String, String)]) -> Bool {
         respond(c, status, bytes: Array(html.utf8), type: "text/html; charset=utf-8",
                 headers: headers + [("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'"), ("X-Content-Type-Options", "nosniff")])
     }
 
-    private func respond(_ c: OpaquePointer, _ status: UInt32, bytes: [UInt8], type: String, headers: [(String, String)]) -> Bool {
+    func respond(_ c: OpaquePointer, _ status: UInt32, bytes: [UInt8], type: String, headers: [(String, String)]) -> Bool {
         let response = bytes.withUnsafeBytes { b in
             MHD_create_response_from_buffer(b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), .RESPMEM_MUST_COPY)
         }
@@ -370,7 +437,7 @@ public final class GalleryServer: Sendable {
         return queue(c, status, response, (bytes.isEmpty && (status == 304 || status == 204) ? [] : [("Content-Type", type)]) + headers)
     }
 
-    private func queue(_ c: OpaquePointer, _ status: UInt32, _ response: OpaquePointer, _ headers: [(String, String)]) -> Bool {
+    func queue(_ c: OpaquePointer, _ status: UInt32, _ response: OpaquePointer, _ headers: [(String, String)]) -> Bool {
         for (name, value) in headers { _ = MHD_add_response_header(response, name, value) }
         let queued = MHD_queue_response(c, status, response)
         MHD_destroy_response(response)

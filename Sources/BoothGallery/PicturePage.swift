@@ -20,7 +20,7 @@ public enum PicturePage {
         page(title: config.missingText, body: "<p>\(GalleryText.html(config.missingText))</p>")
     }
 
-    private static func page(title: String, body: String) -> String {
+    static func page(title: String, body: String, style: String = "") -> String {
         """
         <!doctype html>
         <html><head><meta charset="utf-8">
@@ -35,7 +35,7 @@ public enum PicturePage {
         .button { display: inline-block; padding: 0.9rem 2.2rem; border-radius: 2rem; background: #fff; color: #111;
                   font-size: 1.15rem; font-weight: 700; text-decoration: none; }
         p { font-size: 1.1rem; max-width: 30rem; margin: 3rem auto; }
-        </style></head>
+        \(style)</style></head>
         <body>
         \(body)
         </body></html>

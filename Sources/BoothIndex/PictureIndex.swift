@@ -93,6 +93,8 @@ public final class PictureIndex: Sendable {
                         """)
                 }
             }
+            // The list's rule (``listedRule``) asks for a session's other rows; an index of 1.0 made it too.
+            try db.execute("CREATE INDEX IF NOT EXISTS pictures_session ON pictures (session)")
         }
         connection = Mutex(Locked(db: db))
     }
@@ -192,6 +194,54 @@ public final class PictureIndex: Sendable {
             }
             return out
         }
+    }
+
+    /// Which rows the gallery's list and slideshow show, one per session: its composed picture
+    /// (shot 0), or, for a session with none, its capture when it is the only one (a one-shot
+    /// session's capture is its picture). A session's picture taken down hides its captures too.
+    static let listedRule = """
+        removed_at IS NULL AND (shot = 0 OR (shot = 1 AND NOT EXISTS (SELECT 1 FROM pictures q
+            WHERE q.session = pictures.session AND substr(q.path, 1, 11) = substr(pictures.path, 1, 11) AND (q.shot = 0 OR q.shot >= 2))))
+        """
+
+    /// The pictures the list shows (``listedRule``), newest first: `limit` of them from `offset`.
+    /// `savedSince` (seconds since 1970) leaves out those saved before it (`gallery.expiry`).
+    public func listed(limit: Int, offset: Int = 0, savedSince: Int64? = nil) throws(IndexError) -> [IndexedPicture] {
+        try with { db throws(IndexError) in
+            var out: [IndexedPicture] = []
+            try db.query("SELECT token, path, session, shot, saved_at, bytes FROM pictures WHERE saved_at >= ? AND \(PictureIndex.listedRule) "
+                         + "ORDER BY saved_at DESC, session DESC LIMIT ? OFFSET ?",
+                         [.int(savedSince ?? Int64.min), .int(Int64(limit)), .int(Int64(offset))]) { r in
+                out.append(PictureIndex.row(r))
+            }
+            return out
+        }
+    }
+
+    /// How many pictures the list shows (``listedRule``), saved since `savedSince` (seconds since 1970; nil: all).
+    public func listedCount(savedSince: Int64? = nil) throws(IndexError) -> Int {
+        try with { db throws(IndexError) in
+            Int(try db.integer("SELECT count(*) FROM pictures WHERE saved_at >= ? AND \(PictureIndex.listedRule)", [.int(savedSince ?? Int64.min)]))
+        }
+    }
+
+    /// The listed pictures recorded after the row `cursor` (SQLite's rowid: it grows with each new
+    /// row), oldest first, at most `limit`, each with its rowid: the slideshow's new pictures.
+    public func listed(after cursor: Int64, limit: Int) throws(IndexError) -> [(rowid: Int64, picture: IndexedPicture)] {
+        try with { db throws(IndexError) in
+            var out: [(Int64, IndexedPicture)] = []
+            try db.query("SELECT token, path, session, shot, saved_at, bytes, rowid FROM pictures WHERE rowid > ? AND \(PictureIndex.listedRule) "
+                         + "ORDER BY rowid LIMIT ?", [.int(cursor), .int(Int64(limit))]) { r in
+                out.append((r.int(6), PictureIndex.row(r)))
+            }
+            return out
+        }
+    }
+
+    /// The highest rowid in the index (0 when empty): the slideshow's cursor. It falls when the
+    /// index was made again (``rebuild(photosDir:tokens:folderID:removals:)``, a damaged file rebuilt).
+    public func lastRowID() throws(IndexError) -> Int64 {
+        try with { db throws(IndexError) in try db.integer("SELECT coalesce(max(rowid), 0) FROM pictures") }
     }
 
     private static func row(_ r: SQLiteConnection.Row) -> IndexedPicture {

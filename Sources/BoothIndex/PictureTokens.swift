@@ -20,6 +20,15 @@ public struct PictureTokens: Sendable {
         self.secret = secret
     }
 
+    /// With a new random secret (`randombytes_buf`) that lives as long as the value: keys of one
+    /// run of a program (the gallery's PIN cookie), never a picture's token.
+    public static func ephemeral() -> PictureTokens? {
+        guard sodium_init() >= 0 else { return nil }
+        var fresh = [UInt8](repeating: 0, count: secretBytes)
+        randombytes_buf(&fresh, secretBytes)
+        return PictureTokens(secret: fresh)
+    }
+
     /// The secret kept at `path` (in the daemon's state directory, mode 0600, owned by the daemon's
     /// user), made with `randombytes_buf` and written atomically (temp, fsync, rename, fsync of the
     /// folder) when the file is missing.

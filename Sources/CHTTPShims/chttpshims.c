@@ -13,21 +13,81 @@
 struct context { pb_http_handler handler; void *context; };
 struct pb_http_server { struct MHD_Daemon *daemon; struct context c; };
 
-/* The request's marker: the access callback runs once for the headers and again per body chunk. */
+/* The request's marker for a request that is not a POST: the access callback runs once for the
+ * headers and again per body chunk. */
 static int seen;
+
+/* A POST's state: its post processor and the fields decoded so far. */
+struct post {
+    struct MHD_PostProcessor *processor;
+    size_t read;            /* body bytes seen */
+    int open;               /* a value is being appended to */
+    pb_http_form form;
+    char fields[pb_http_form_max];
+};
+
+static void append(struct post *p, const char *bytes, size_t n) {
+    size_t room = sizeof p->fields - p->form.length;
+    if (n > room) { p->form.overflow = 1; n = room; }
+    memcpy(p->fields + p->form.length, bytes, n);
+    p->form.length += n;
+}
+
+static enum MHD_Result field(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename, const char *content_type,
+                             const char *transfer_encoding, const char *data, uint64_t off, size_t size) {
+    (void)kind; (void)filename; (void)content_type; (void)transfer_encoding;
+    struct post *p = cls;
+    if (off == 0) {
+        if (p->open) append(p, "", 1);
+        append(p, key, strlen(key) + 1);
+        p->open = 1;
+    }
+    append(p, data, size);
+    return p->form.overflow ? MHD_NO : MHD_YES;
+}
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                       const char *version, const char *upload_data, size_t *upload_data_size, void **request) {
-    (void)version; (void)upload_data;
+    (void)version;
     struct context *c = cls;
     if (*request == NULL) {
         /* First call: the headers only. Answering here would make libmicrohttpd close the connection
          * (it cannot know whether a body follows): the answer comes with the last call, so keep-alive works. */
-        *request = &seen;
+        if (strcmp(method, "POST") == 0) {
+            struct post *p = calloc(1, sizeof *p);
+            if (!p) return MHD_NO;
+            p->form.fields = p->fields;
+            /* NULL for a body that is not a form: its fields stay empty. */
+            p->processor = MHD_create_post_processor(connection, 1024, field, p);
+            *request = p;
+        } else {
+            *request = &seen;
+        }
         return MHD_YES;
     }
-    if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }   /* a body: read and dropped */
-    return c->handler(c->context, connection, method, url) ? MHD_YES : MHD_NO;
+    struct post *p = *request == &seen ? NULL : *request;
+    if (*upload_data_size != 0) {
+        if (p) {
+            p->read += *upload_data_size;
+            if (p->read > pb_http_form_max) p->form.overflow = 1;
+            else if (p->processor && !p->form.overflow) MHD_post_process(p->processor, upload_data, *upload_data_size);
+        }
+        *upload_data_size = 0;   /* read (and, past the limit or not a POST, dropped) */
+        return MHD_YES;
+    }
+    if (p && p->open) { append(p, "", 1); p->open = 0; }
+    return c->handler(c->context, connection, method, url, p ? &p->form : NULL) ? MHD_YES : MHD_NO;
+}
+
+/* The request is over (answered, or its connection closed): a POST's state freed. */
+static void completed(void *cls, struct MHD_Connection *connection, void **request, enum MHD_RequestTerminationCode code) {
+    (void)cls; (void)connection; (void)code;
+    if (*request && *request != &seen) {
+        struct post *p = *request;
+        if (p->processor) MHD_destroy_post_processor(p->processor);
+        free(p);
+    }
+    *request = NULL;
 }
 
 /* libmicrohttpd's own messages (connection limits, failed sends) to stderr as the journal reads
@@ -63,8 +123,9 @@ pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler,
     c->context = context;
     errno = 0;
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, o->port, NULL, NULL, access_handler, c,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, o->port, NULL, NULL, access_handler, c,
         MHD_OPTION_EXTERNAL_LOGGER, pb_http_log, NULL,   /* first: libmicrohttpd asks for it so */
+        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(o->threads ? o->threads : 1),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,

@@ -13,7 +13,8 @@ struct GalleryRequestTests {
         #expect(GalleryRoute.route(method: "GET", path: "/health") == .health)
         #expect(GalleryRoute.route(method: "GET", path: "/favicon.ico") == .favicon)
         #expect(GalleryRoute.route(method: "POST", path: "/p/\(token)") == .methodNotAllowed)
-        for bad in ["/", "/p/", "/p/\(token)x", "/p/../../etc/passwd", "/p/\(token.uppercased())", "/p/%2e%2e%2fabcdefghijklmnopq",
+        #expect(GalleryRoute.route(method: "GET", path: "/") == .list, "served only with gallery.list")
+        for bad in ["/index.html", "/t/", "/t/\(token).png", "/live/", "/pin/", "/p/", "/p/\(token)x", "/p/../../etc/passwd", "/p/\(token.uppercased())", "/p/%2e%2e%2fabcdefghijklmnopq",
                     "/p/\(token)/../\(token)", "/p//\(token)", "/P/\(token)", "/p/\(token).png", "/p/" + String(repeating: "a", count: 300),
                     "/p/abcdefghijklmnopqrstuvwxy1", "/p/abcdefghijklmnopqrstuvwxy\u{e9}"] {
             #expect(GalleryRoute.route(method: "GET", path: bad) == .notFound, "\(bad)")

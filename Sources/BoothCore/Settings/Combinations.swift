@@ -13,6 +13,7 @@ extension Settings {
         out += layoutDiagnostics(sources)
         out += captureSizeDiagnostics(sources)
         out += inputButtonDiagnostics(sources)
+        out += galleryDiagnostics(sources)
         return out
     }
 
@@ -124,5 +125,23 @@ extension Settings {
             + "photos would have fewer pixels than the live view, and every capture switches the camera to the "
             + "smaller size and back; set \(captureKey) to \(preview) or larger (or preview_size smaller)",
             severity: .warning)]
+    }
+
+    private func galleryDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        let pinKey = "gallery.pin"
+        guard !gallery.pin.isEmpty else { return [] }
+        let n = gallery.pin.count
+        if !(4...32).contains(n) || gallery.pin.contains(where: { $0.isWhitespace || $0.isNewline }) {
+            return [sources.diagnostic(keys: [pinKey], message:
+                "\(pinKey) has \(n) character\(n == 1 ? "" : "s")\(gallery.pin.contains(where: \.isWhitespace) ? " with spaces" : ""): "
+                + "a PIN is 4 to 32 characters without spaces (digits are easiest on a phone), or empty for none", severity: .error)]
+        }
+        if !gallery.list && !gallery.slideshow {
+            return [sources.diagnostic(keys: [pinKey, "gallery.list", "gallery.slideshow"], message:
+                "\(pinKey) guards nothing with \(sources.cite("gallery.list", in: self)) and "
+                + "\(sources.cite("gallery.slideshow", in: self)): a picture's own URL never asks for it. Set gallery.list = true or "
+                + "gallery.slideshow = true, or leave gallery.pin empty", severity: .warning)]
+        }
+        return []
     }
 }

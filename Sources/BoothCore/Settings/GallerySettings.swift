@@ -39,6 +39,23 @@ extension Settings {
         /// `gallery.idle_code`: how long the last picture's QR code stays on the idle screen after its
         /// review (until the next session at the latest), in milliseconds; nil (`off`): not shown there.
         public var idleCodeMilliseconds: Int? = 300_000
+        /// `gallery.list`: `/` lists every picture served, newest first, with thumbnails, paged.
+        public var list = false
+        /// `gallery.slideshow`: `/live` shows each new picture as it is saved, and recent ones in between.
+        public var slideshow = false
+        /// `gallery.page_size`: pictures on one page of the list.
+        public var pageSize = 60
+        /// `gallery.slide_time`: how long the slideshow shows each recent picture, in milliseconds.
+        public var slideMilliseconds = 8000
+        /// `gallery.pin`: the PIN the list and the slideshow ask for; empty: none. A picture's own
+        /// URL (its QR code) never asks for it.
+        public var pin = ""
+        /// `gallery.pin_text`: the words above the PIN's field.
+        public var pinText = ""
+        /// `gallery.list_text`: the list's heading.
+        public var listText = ""
+        /// `gallery.cache`: the folder the gallery keeps its thumbnails in (its own; not the photos').
+        public var cache = ""
         /// `gallery.wifi_ssid`: the booth's Wi-Fi, offered as a `WIFI:` QR code on the idle screen; empty: none.
         public var wifiSSID = ""
         /// `gallery.wifi_password`: its password (empty for an open network).

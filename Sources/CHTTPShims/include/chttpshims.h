@@ -9,10 +9,25 @@ struct MHD_Connection;
 /// A running server; opaque.
 typedef struct pb_http_server pb_http_server;
 
-/// Called once per request on one of the server's threads, after its headers arrived (a request
-/// body is read and dropped: the gallery takes none). Queue a response with MHD_queue_response and
-/// return 1, or return 0 to close the connection.
-typedef int (*pb_http_handler)(void *context, struct MHD_Connection *connection, const char *method, const char *url);
+/// A POST's form fields (application/x-www-form-urlencoded or multipart/form-data), decoded by
+/// libmicrohttpd's post processor: `fields` holds `key\0value\0` pairs, `length` bytes in all;
+/// `overflow` is 1 when the body passed `pb_http_form_max` bytes (the fields then stop there).
+typedef struct {
+    const char *fields;
+    size_t length;
+    int overflow;
+} pb_http_form;
+
+/// Bytes of a POST body read at most; the rest is read and dropped.
+enum { pb_http_form_max = 2048 };
+
+/// Called on one of the server's threads once the request has arrived (its headers, and a POST's
+/// form: any other body is read and dropped; `form` is NULL for a request that is not a POST), and
+/// again each time a connection suspended by the handler (MHD_suspend_connection) is resumed.
+/// Queue a response with MHD_queue_response and return 1, suspend the connection and return 1, or
+/// return 0 to close the connection.
+typedef int (*pb_http_handler)(void *context, struct MHD_Connection *connection, const char *method, const char *url,
+                               const pb_http_form *form);
 
 /// What the server is started with.
 typedef struct {
@@ -25,7 +40,8 @@ typedef struct {
     size_t memory_per_connection;   ///< MHD_OPTION_CONNECTION_MEMORY_LIMIT: the request line and headers must fit
 } pb_http_options;
 
-/// Starts the server (MHD_start_daemon with an internal thread pool on epoll; SIGPIPE is ignored from
+/// Starts the server (MHD_start_daemon with an internal thread pool on epoll and
+/// MHD_ALLOW_SUSPEND_RESUME, so a handler may hold a request for a while: the slideshow's long poll; SIGPIPE is ignored from
 /// then on, so files go out with sendfile and a client gone is an EPIPE). NULL on failure, with
 /// a sentence in `why` (the address unparsable, the port taken: bind's errno).
 pb_http_server *pb_http_start(const pb_http_options *options, pb_http_handler handler, void *context, char *why, size_t why_len);

@@ -1,0 +1,250 @@
+import BoothClock
+import BoothCore
+import BoothIndex
+import CHTTPShims
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// The list, the thumbnails, the PIN and the slideshow: what `gallery.list`, `gallery.slideshow`
+/// and `gallery.pin` add to the pictures' own pages.
+extension GalleryServer {
+    /// The client's address as text (`pb_http_client_address`).
+    func clientAddress(_ c: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        pb_http_client_address(c, &buffer, buffer.count)
+        return String(nulTerminated: buffer)
+    }
+
+    /// Whether the request carries the PIN's cookie (always true without `gallery.pin`).
+    func hasPIN(_ c: OpaquePointer) -> Bool {
+        guard let pinCookie else { return true }
+        guard !pinCookie.isEmpty, let sent = MHD_lookup_connection_value(c, .COOKIE_KIND, GalleryServer.pinCookieName) else { return false }
+        return String(cString: sent) == pinCookie
+    }
+
+    /// The PIN cookie's name.
+    static let pinCookieName = "photobooth_pin"
+
+    /// `answer` when the request has the PIN (or none is set), else the PIN's form (403) that leads back to `next`.
+    func guarded(_ c: OpaquePointer, next: String, _ answer: () -> Bool) -> Bool {
+        if hasPIN(c) { return answer() }
+        return respond(c, 403, html: ListPages.pin(next: next, wrong: false, config: config), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// The oldest `saved_at` still served under `gallery.expiry` (nil: no expiry).
+    private var servedSince: Int64? { config.expirySeconds.map { wallSeconds() - $0 } }
+
+    /// `/` and `/?page=N`: one page of thumbnails, newest first; 404 for a page past the last.
+    func listPage(_ c: OpaquePointer) -> Bool {
+        guarded(c, next: "/") {
+            guard let page = GalleryText.pageNumber(header(c, kind: .GET_ARGUMENT_KIND, "page")) else { return missing(c) }
+            let total: Int, pictures: [IndexedPicture]
+            do {
+                let i = index.current()
+                total = try i.listedCount(savedSince: servedSince)
+                let pages = max(1, (total + config.pageSize - 1) / config.pageSize)
+                guard page <= pages else { return missing(c) }
+                pictures = try i.listed(limit: config.pageSize, offset: (page - 1) * config.pageSize, savedSince: servedSince)
+            } catch {
+                log.error("gallery: the list: \(error)")
+                return respond(c, 503, text: "The gallery cannot read its index just now; try again in a moment.\n",
+                               headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
+            }
+            let pages = max(1, (total + config.pageSize - 1) / config.pageSize)
+            return respond(c, 200, html: ListPages.list(pictures, page: page, pages: pages, total: total, config: config),
+                           headers: [("Cache-Control", "no-cache")])
+        }
+    }
+
+    /// `/t/TOKEN.jpg`: the picture's thumbnail from the cache, made first when missing (``Thumbnails``).
+    func serveThumbnail(_ c: OpaquePointer, _ picture: IndexedPicture) -> Bool {
+        let etag = "\"t\(picture.token.prefix(8))-\(String(picture.bytes, radix: 16))\""
+        let headers = [("Content-Type", "image/jpeg"), ("ETag", etag), ("Cache-Control", "private, max-age=86400"),
+                       ("X-Content-Type-Options", "nosniff")]
+        if GalleryText.matches(ifNoneMatch: header(c, "If-None-Match"), etag) {
+            return respond(c, 304, text: "", headers: headers.filter { $0.0 != "Content-Type" })
+        }
+        let path: String
+        do {
+            path = try thumbnails.file(for: picture, source: "\(config.photosDir)/\(picture.path)")
+        } catch {
+            log.warning("gallery: no thumbnail of \(picture.path): \(error)")
+            return missing(c)
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        var st = stat()
+        guard fd >= 0 else { return missing(c) }
+        guard fstat(fd, &st) == 0 else { close(fd); return missing(c) }
+        return respond(c, 200, fd: fd, offset: 0, length: Int64(st.st_size), headers: headers, picture: false)
+    }
+
+    /// `GET /pin`: the form (`?next=/live` to go back to the slideshow); without a PIN, straight on.
+    func pinForm(_ c: OpaquePointer) -> Bool {
+        let next = GalleryServer.safeNext(header(c, kind: .GET_ARGUMENT_KIND, "next"))
+        guard pinCookie != nil, !hasPIN(c) else { return respond(c, 303, text: "", headers: [("Location", next), ("Cache-Control", "no-store")]) }
+        return respond(c, 200, html: ListPages.pin(next: next, wrong: false, config: config), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// `POST /pin`: the right PIN sets the cookie and goes on to `next` (303); a wrong one shows the
+    /// form again (403) and counts against the address (``GuessLimit``: 429 past it, no PIN looked at).
+    func pinSubmit(_ c: OpaquePointer, form: [String: String], overflow: Bool) -> Bool {
+        let next = GalleryServer.safeNext(form["next"])
+        guard let pinCookie else { return respond(c, 303, text: "", headers: [("Location", next), ("Cache-Control", "no-store")]) }
+        let address = clientAddress(c), t = now()
+        guard pinTries.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
+            stats.withLock { $0.limited += 1 }
+            return respond(c, 429, text: "Too many wrong PINs from this address; try again in a minute.\n",
+                           headers: [("Retry-After", "60"), ("Cache-Control", "no-store")])
+        }
+        let tried = form["pin"] ?? ""
+        if !overflow && !pinCookie.isEmpty && tried == config.pin {
+            return respond(c, 303, text: "", headers: [
+                ("Location", next), ("Cache-Control", "no-store"),
+                ("Set-Cookie", "\(GalleryServer.pinCookieName)=\(pinCookie); Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax"),
+            ])
+        }
+        stats.withLock { $0.wrongPINs += 1 }
+        let nowLimited = pinTries.withLock { g -> Bool in
+            g.missed(address, nowMilliseconds: t)
+            return !g.mayAsk(address, nowMilliseconds: t)
+        }
+        if nowLimited {
+            log.warning("gallery: \(address) tried \(pinTries.withLock { $0.allowed }) wrong PINs within "
+                        + "\(pinTries.withLock { $0.windowMilliseconds } / 1000) s; answering it 429 until then")
+        }
+        return respond(c, 403, html: ListPages.pin(next: next, wrong: true, config: config), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// Where a PIN's form may lead: `/live` or `/` (nothing else: no redirect elsewhere).
+    static func safeNext(_ text: String?) -> String { text == "/live" ? "/live" : "/" }
+
+    /// `/live.json`: without `after` (or with a cursor past the index's last row: the index was made
+    /// again), the recent pictures and `reset`; with `after`, those recorded since; with `wait=1` and
+    /// none, the request is held (``LiveWaiters``) until one is or ``Config/longPollMilliseconds`` pass.
+    func liveJSON(_ c: OpaquePointer) -> Bool {
+        guard hasPIN(c) else {
+            return respond(c, 403, bytes: Array("{\"error\":\"pin\"}\n".utf8), type: "application/json", headers: [("Cache-Control", "no-store")])
+        }
+        let afterText = header(c, kind: .GET_ARGUMENT_KIND, "after")
+        guard let afterText else { return answerLive(c, after: nil) }
+        guard let after = Int64(afterText), after >= 0 else {
+            return respond(c, 400, text: "after: a cursor from /live.json (a whole number from 0), got '\(afterText.prefix(40))'\n",
+                           headers: [("Cache-Control", "no-store")])
+        }
+        if header(c, kind: .GET_ARGUMENT_KIND, "wait") == "1" {
+            let last = (try? index.current().lastRowID()) ?? 0
+            if last == after {
+                stats.withLock { $0.held += 1 }
+                live.hold(c, after: after, until: now() + config.longPollMilliseconds)
+                return true
+            }
+        }
+        return answerLive(c, after: after)
+    }
+
+    /// The slideshow's answer: `{"cursor":N,"reset":B,"keep":K,"pictures":[{"token":…,"image":…,"page":…},…]}`,
+    /// pictures oldest first (tokens are base32: nothing to escape).
+    func answerLive(_ c: OpaquePointer, after: Int64?) -> Bool {
+        let keep = 30
+        var reset = after == nil
+        var rows: [IndexedPicture] = []
+        var cursor: Int64 = 0
+        do {
+            let i = index.current()
+            cursor = try i.lastRowID()
+            if let after, after <= cursor {
+                let got = try i.listed(after: after, limit: keep).filter { r in r.rowid <= cursor }
+                if got.count == keep, let last = got.last { cursor = last.rowid }
+                rows = got.map(\.picture)
+            } else {
+                reset = true
+                rows = try i.listed(limit: keep, offset: 0, savedSince: servedSince).reversed()
+            }
+        } catch {
+            log.error("gallery: the slideshow: \(error)")
+            return respond(c, 503, text: "index unavailable\n", headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
+        }
+        let pictures = rows.map { "{\"token\":\"\($0.token)\",\"image\":\"/p/\($0.token).jpg\",\"page\":\"/p/\($0.token)\"}" }
+        let body = "{\"cursor\":\(cursor),\"reset\":\(reset),\"keep\":\(keep),\"pictures\":[\(pictures.joined(separator: ","))]}\n"
+        return respond(c, 200, bytes: Array(body.utf8), type: "application/json", headers: [("Cache-Control", "no-store")])
+    }
+
+    /// A request's value of `kind` (a query argument, a cookie) named `name`.
+    func header(_ c: OpaquePointer, kind: MHD_ValueKind, _ name: String) -> String? {
+        MHD_lookup_connection_value(c, kind, name).map { String(cString: $0) }
+    }
+}
+
+/// The slideshow's held requests (`/live.json?wait=1`): each connection suspended
+/// (`MHD_suspend_connection`) with its cursor and deadline; a thread of its own (`pb-live`) looks at
+/// the index's last row every 250 ms and resumes (`MHD_resume_connection`) those with a picture
+/// newer than their cursor, or past their deadline. libmicrohttpd then calls the handler again,
+/// which answers them (``resumed(_:)``).
+final class LiveWaiters: Sendable {
+    private struct Held: @unchecked Sendable {
+        // `@unchecked`: connection pointers, used only under the lock and by libmicrohttpd.
+        var waiting: [UInt: (connection: OpaquePointer, after: Int64, deadline: Int64)] = [:]
+        var resumed: [UInt: Int64] = [:]
+        var stopping = false
+    }
+    private let held = Mutex(Held())
+    private let worker = WorkerThread(name: "pb-live")
+
+    /// Starts the thread that resumes held requests.
+    func start(server: GalleryServer) {
+        worker.start { [weak server] w in
+            while true {
+                let wake = w.waitForWork(until: Monotonic.now().adding(milliseconds: 250))
+                guard let server, wake != .stop else { return }
+                let last = (try? server.index.current().lastRowID()) ?? -1
+                let t = server.now()
+                self.resume { $0.after != last || t >= $0.deadline }
+            }
+        }
+    }
+
+    /// Holds `c` until a row after `after` is recorded or `until` (ms, the server's clock); on a server stopping, answers at once.
+    func hold(_ c: OpaquePointer, after: Int64, until: Int64) {
+        held.withLock { h in
+            if h.stopping {
+                h.resumed[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(c)))] = after
+            } else {
+                h.waiting[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(c)))] = (c, after, until)
+            }
+            // Under the lock: resume cannot come before the suspension.
+            MHD_suspend_connection(c)
+            if h.stopping { MHD_resume_connection(c) }
+        }
+    }
+
+    /// The cursor of `c` when it is a held request libmicrohttpd gives back (it is then answered), else nil.
+    func resumed(_ c: OpaquePointer) -> Int64?? {
+        held.withLock { h in
+            let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(c)))
+            guard let after = h.resumed.removeValue(forKey: key) else { return nil }
+            return .some(after)
+        }
+    }
+
+    /// Requests held now (tests).
+    var count: Int { held.withLock { $0.waiting.count } }
+
+    private func resume(where due: ((connection: OpaquePointer, after: Int64, deadline: Int64)) -> Bool) {
+        held.withLock { h in
+            for (key, w) in h.waiting where due(w) {
+                h.waiting[key] = nil
+                h.resumed[key] = w.after
+                MHD_resume_connection(w.connection)
+            }
+        }
+    }
+
+    /// Answers every held request and stops the thread; waits (up to 1 s) for libmicrohttpd to take them back.
+    func stop() {
+        held.withLock { $0.stopping = true }
+        resume { _ in true }
+        worker.finish(timeoutMilliseconds: 1000)
+        for _ in 0..<100 where held.withLock({ !$0.resumed.isEmpty }) { usleep(10_000) }
+    }
+}

@@ -1,0 +1,93 @@
+import BoothCore
+import BoothIndex
+import BoothJPEG
+import BoothPorts
+import BoothStorage
+import Glibc
+import Synchronization
+
+/// Why a thumbnail could not be had.
+public struct ThumbnailError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The list's thumbnails, made once per picture and kept in the gallery's own folder
+/// (`gallery.cache`, `/var/cache/photobooth-gallery`): the picture decoded at 1/2, 1/4 or 1/8
+/// by TurboJPEG's scaled IDCT (``JPEGDecoder/decodeRGB(_:scale:)``: the smallest scale whose long side is
+/// still ``minimumLongSide`` pixels or more, so a 12 MP picture decodes straight to 500x375),
+/// turned upright by its EXIF Orientation, and encoded again at quality ``quality`` with no
+/// metadata at all. A cached file is named after the picture's token and size
+/// (`TOKEN-SIZEHEX.jpg`): another photo under the same name gets another thumbnail; the folder may
+/// be emptied at any time.
+///
+/// Blocking (a file read, a decode of a few to 100 ms, a write): called on the gallery's request
+/// threads, never the cooperative pool.
+public final class Thumbnails: Sendable {
+    /// The long side a thumbnail has at least, in pixels (when the picture has it).
+    public static let minimumLongSide = 320
+    /// The thumbnails' JPEG quality.
+    public static let quality = 80
+    /// The cache folder.
+    public let directory: String
+    private let made = Mutex(0)
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Makes the cache folder (mode 0700) when it is missing.
+    /// - Throws: ``FileError`` from `mkdir`.
+    public func prepare() throws(FileError) {
+        try makeDirectories(directory)
+    }
+
+    /// Thumbnails made since start (tests, the log).
+    public var madeCount: Int { made.withLock { $0 } }
+
+    /// The cached file of `picture`'s thumbnail, made first from `source` (its file) when missing.
+    /// - Throws: ``ThumbnailError`` naming the file: unreadable, not a JPEG TurboJPEG decodes, or the cache not writable.
+    public func file(for picture: IndexedPicture, source: String) throws(ThumbnailError) -> String {
+        let path = "\(directory)/\(picture.token)-\(String(picture.bytes, radix: 16)).jpg"
+        if access(path, R_OK) == 0 { return path }
+        let jpeg: [UInt8]
+        do { jpeg = try AtomicFile.read(source) } catch { throw ThumbnailError("\(error)") }
+        guard Int64(jpeg.count) == picture.bytes else {
+            throw ThumbnailError("\(source) has \(jpeg.count) bytes, indexed with \(picture.bytes)")
+        }
+        let small: [UInt8]
+        do { small = try Thumbnails.make(jpeg) } catch { throw ThumbnailError("\(source): \(error)") }
+        do {
+            // Not durable: a thumbnail lost at a power cut is made again.
+            try AtomicFile.write(small, to: path, durable: false, replace: true, mode: 0o600)
+        } catch {
+            throw ThumbnailError("thumbnail \(path): \(error) (gallery.cache = \(directory) must be the gallery's to write)")
+        }
+        made.withLock { $0 += 1 }
+        return path
+    }
+
+    /// The TurboJPEG scale for a picture of `size`: the smallest whose long side stays at
+    /// `minimumLongSide` or above (`.full` for a picture already smaller).
+    public static func scale(for size: FrameSize, minimumLongSide: Int = Thumbnails.minimumLongSide) -> JPEGScale {
+        var chosen = JPEGScale.full
+        for s in [JPEGScale.half, .quarter, .eighth] {
+            let scaled = s.scaled(size)
+            if max(scaled.width, scaled.height) >= minimumLongSide { chosen = s }
+        }
+        return chosen
+    }
+
+    /// A thumbnail of `jpeg`: decoded at ``scale(for:minimumLongSide:)``, upright, encoded at
+    /// ``quality`` (JFIF, 4:2:0, no Exif).
+    /// - Throws: `TurboJPEGError` for a JPEG TurboJPEG cannot decode, `JPEGFrameError` from the encoder.
+    public static func make(_ jpeg: [UInt8]) throws -> [UInt8] {
+        let decoder = try JPEGDecoder()
+        let header = try decoder.header(jpeg)
+        let rgb = try decoder.decodeRGB(jpeg, scale: scale(for: header.size))
+        let upright = EXIFOrientation.read(jpeg).upright(rgb)
+        let frame = Frame(format: .rgb24, size: upright.size, bytesPerLine: upright.bytesPerLine, bytes: upright.bytes,
+                          timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
+        return try JPEGEncoder().encode(frame, quality: quality)
+    }
+}
