@@ -16,7 +16,7 @@ public let simulatedConfigPath = "./photobooth.conf"
 public let simulatedOverrides: [(key: String, value: String)] = [
     ("storage.dir", "./photos"), ("preview.file", "./preview.jpg"),
     ("print.journal", "./print-journal.json"), ("print.spool", "./prints"),
-    ("gallery.index", "./gallery/index.sqlite"), ("gallery.secret", "./gallery.secret"),
+    ("gallery.index", "./gallery/index.sqlite"), ("gallery.secret", "./gallery.secret"), ("gallery.cache", "./gallery/cache"),
 ]
 
 // Reading and validating the config file (`loadSettings`, `ConfigLoadError`) is BoothControl's

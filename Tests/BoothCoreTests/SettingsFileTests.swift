@@ -207,6 +207,26 @@ struct SettingsOverrideTests {
 struct SettingsCombinationTests {
     private func check(_ text: String) -> ConfigCheck { Settings.check(text: text, file: "booth.conf") }
 
+    @Test("gallery.pin: 4 to 32 characters without spaces, else an error at its line; a PIN with nothing to guard is a warning")
+    func galleryPIN() {
+        let short = check("[gallery]\nlist = true\npin = 123\n")
+        #expect(short.settings == nil)
+        #expect(short.diagnostics.map(\.description) == [
+            "booth.conf:3: gallery.pin has 3 characters: a PIN is 4 to 32 characters without spaces (digits are easiest on a phone), or empty for none",
+        ])
+        #expect(check("[gallery]\nlist = true\npin = 12 34\n").settings == nil)
+        #expect(check("[gallery]\nlist = true\npin = \(String(repeating: "9", count: 33))\n").settings == nil)
+        let fine = check("[gallery]\nslideshow = true\npin = 2468\n")
+        #expect(fine.settings?.gallery.pin == "2468")
+        #expect(fine.diagnostics.isEmpty)
+        let idle = check("[gallery]\npin = 2468\n")
+        #expect(idle.settings != nil)
+        #expect(idle.diagnostics.map(\.description) == [
+            "booth.conf:2: warning: gallery.pin guards nothing with gallery.list = false (the default) and gallery.slideshow = false (the default): "
+                + "a picture's own URL never asks for it. Set gallery.list = true or gallery.slideshow = true, or leave gallery.pin empty",
+        ])
+    }
+
     @Test("picture.layout = single with 4 shots is an error at the layout's line, citing the shots' line, with the fix")
     func singleLayoutWithFourShots() {
         let result = check("[session]\nshots = 4\n\n[picture]\nlayout = single\n")

@@ -11,7 +11,9 @@
 # click on it saves the file under the server's attachment name (photobooth-DATE-N[-K].jpg) with
 # the bytes /p/TOKEN.jpg serves (and says whether those equal the stored original); an unknown
 # token is a 404 showing gallery.missing_text. The texts expected are the settings' defaults from
-# photoboothctl config describe. About 6 s.
+# photoboothctl config describe. Then (gallery_list_browser.py) the list, the PIN and the slideshow
+# with 1,000 pictures more, added by the daemon's reconcile at its next start, and a session taken
+# while the slideshow is open. About 40 s.
 #
 #   hardware/system-tests/gallery-browser.sh
 #     BUILD_BIN                 photoboothd, photoboothctl, photobooth-gallery (default .build/debug)
@@ -23,6 +25,7 @@
 #                               (then the page shows the composed picture, booth-N-picture.jpg)
 #     GALLERY_BROWSER_TOKEN=T   ask for token T instead of the index's (the test must then fail)
 #     GALLERY_BROWSER_KEEP=1    keep the work directory (logs, photos, index, downloads)
+#     GALLERY_BROWSER_PICTURES=N  pictures added for the list (default 1000)
 set -euo pipefail
 invoked=$PWD
 cd "$(dirname "$0")/../.."
@@ -35,7 +38,7 @@ for b in photoboothd photoboothctl photobooth-gallery; do
 done
 BUILD_BIN=$(realpath "$BUILD_BIN")
 missing=()
-for t in chromium chromedriver djpeg zbarimg timeout setsid; do command -v "$t" >/dev/null || missing+=("$t"); done
+for t in chromium chromedriver djpeg cjpeg zbarimg timeout setsid; do command -v "$t" >/dev/null || missing+=("$t"); done
 [ -x "$PYTHON" ] || missing+=("$PYTHON")
 [ ${#missing[@]} -eq 0 ] || fail "missing prerequisite: ${missing[*]} (apt-get install chromium chromium-driver python3-selenium libjpeg-turbo-progs zbar-tools)"
 "$PYTHON" -c 'import selenium, sqlite3' 2>/dev/null \
@@ -143,4 +146,53 @@ driver=""
 [ "$rc" -ne 124 ] || fail "the browser checks did not finish within 45 s"
 kill -0 "$gallery" 2>/dev/null || { cat "$work/gallery.log"; fail "photobooth-gallery died during the checks (log above)"; }
 [ "$rc" -eq 0 ] || { echo "--- photobooth-gallery's log:"; cat "$work/gallery.log"; fail "browser checks failed (above) after $(since) s"; }
+echo "PASS: the picture's page in the phone's browser ($(since) s)"
+
+# --- The list, the PIN and the slideshow with 1,000 pictures more: a day's photos made from the
+# session's picture (scaled down by djpeg, a second folder so that their names are their own),
+# added to the index by the daemon's next start (its reconcile), which then takes the session the
+# open slideshow must show.
+kill -TERM "$gallery" 2>/dev/null; wait "$gallery" 2>/dev/null || true; gallery=""
+many=${GALLERY_BROWSER_PICTURES:-1000}
+picture=$(find "$work/photos" -name 'booth-*.jpg' | head -1)
+djpeg -scale 1/2 "$picture" | cjpeg -quality 80 >"$work/small.jpg"
+mkdir -p "$work/photos/2026-11-30"
+for n in $(seq "$many"); do cp "$work/small.jpg" "$work/photos/2026-11-30/$(printf 'booth-%06d-picture.jpg' "$n")"; done
+touch -d '2026-11-30 18:00' "$work/photos/2026-11-30"/*.jpg
+pin=2468 page_size=60
+: >"$work/gallery.log"
+"$BUILD_BIN/photobooth-gallery" --config "$work/photobooth.conf" --set "gallery.index=$work/gallery/index.sqlite" \
+  --set "storage.dir=$work/photos" --set gallery.list=true --set gallery.slideshow=true --set "gallery.pin=$pin" \
+  --set "gallery.page_size=$page_size" --set gallery.slide_time=3s --set "gallery.cache=$work/cache" </dev/null 2>"$work/gallery.log" &
+gallery=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/gallery.log" && break; sleep 0.1; done
+grep -q "listening on" "$work/gallery.log" || { cat "$work/gallery.log"; fail "photobooth-gallery (list, slideshow, PIN) is not listening"; }
+# One more session of the simulated booth, its log in $work/$1.
+session() {
+  timeout 60 "$BUILD_BIN/photoboothd" --simulate --auto-press --sessions 1 --config "$work/photobooth.conf" \
+    --socket "$work/control" --set session.preview=0s --set session.countdown=0s --set session.review=1s \
+    --set preview.size=640x400 --set storage.min_free=0B --set gallery.idle_code=off "${extra[@]}" </dev/null 2>"$work/$1" \
+    || { tail -20 "$work/$1"; fail "photoboothd --sessions 1 ($1) did not complete (log above)"; }
+}
+session photoboothd-2.log
+grep -q "$many photos on disk added" "$work/photoboothd-2.log" || { grep gallery "$work/photoboothd-2.log"; fail "the daemon's start did not add the $many pictures to the index"; }
+echo "PASS: $many pictures added to the index at the daemon's start, and one more session ($(since) s)"
+rm -f "$work/live-open" "$work/new-token"
+TMPDIR=$work/home/tmp HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_CACHE_HOME=$work/home/.cache XDG_DATA_HOME=$work/home/.local/share \
+setsid timeout -k 5 150 "$PYTHON" "$root/hardware/system-tests/gallery_list_browser.py" --base "$base" --work "$work" --pin "$pin" \
+  --page-size "$page_size" --pictures "$((many + 2))" "${shots[@]}" &
+driver=$!
+for _ in $(seq 1200); do [ -e "$work/live-open" ] && break; kill -0 "$driver" 2>/dev/null || break; sleep 0.1; done
+if [ -e "$work/live-open" ]; then
+  session photoboothd-3.log
+  new=$(grep -o 'indexed at /p/[a-z2-7]*' "$work/photoboothd-3.log" | tail -1 | sed 's|.*/p/||')
+  [ -n "$new" ] || fail "the session taken with the slideshow open indexed no picture"
+  echo "$new" >"$work/new-token.tmp" && mv "$work/new-token.tmp" "$work/new-token"
+  echo "PASS: a session taken with the slideshow open: $new ($(since) s)"
+fi
+rc=0
+wait "$driver" || rc=$?
+driver=""
+[ "$rc" -ne 124 ] || fail "the list's browser checks did not finish within 150 s"
+[ "$rc" -eq 0 ] || { echo "--- photobooth-gallery's log:"; tail -30 "$work/gallery.log"; fail "the list's browser checks failed (above) after $(since) s"; }
 echo "gallery-browser: passed in $(since) s"
