@@ -129,7 +129,9 @@ while listening == nil {
 let port = listening ?? 0
 let counts = (try? index.counts()) ?? (served: 0, removed: 0)
 log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)"
-           + (g.expiryMilliseconds.map { ", each served for \($0 / 3_600_000) h after it was saved (gallery.expiry)" } ?? ""))
+           + (g.expiryMilliseconds.map { ", each served for \($0 / 3_600_000) h after it was saved (gallery.expiry)" } ?? "")
+           + (g.list ? "; the list at / (thumbnails in \(g.cache))" : "") + (g.slideshow ? "; the slideshow at /live" : "")
+           + (g.pin.isEmpty || !(g.list || g.slideshow) ? "" : ", behind gallery.pin"))
 
 var received: Int32 = 0
 sigwait(&signals, &received)
