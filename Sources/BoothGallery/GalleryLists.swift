@@ -105,13 +105,8 @@ extension GalleryServer {
             ])
         }
         stats.withLock { $0.wrongPINs += 1 }
-        let nowLimited = pinTries.withLock { g -> Bool in
-            g.missed(address, nowMilliseconds: t)
-            return !g.mayAsk(address, nowMilliseconds: t)
-        }
-        if nowLimited {
-            log.warning("gallery: \(address) tried \(pinTries.withLock { $0.allowed }) wrong PINs within "
-                        + "\(pinTries.withLock { $0.windowMilliseconds } / 1000) s; answering it 429 until then")
+        if pinTries.withLock({ $0.missedAndNowLimited(address, nowMilliseconds: t) }) {
+            log.warning("gallery: \(address) tried \(pinTries.withLock { $0.limitText("wrong PINs") }); answering it 429 until then")
         }
         return respond(c, 403, html: ListPages.pin(next: next, wrong: true, config: config), headers: [("Cache-Control", "no-store")])
     }

@@ -148,6 +148,15 @@ public struct GuessLimit: Sendable {
         windows[address] = (nowMilliseconds, 1)
     }
 
+    /// ``missed(_:nowMilliseconds:)``, then whether that miss was the one that put `address` past its allowance.
+    public mutating func missedAndNowLimited(_ address: String, nowMilliseconds: Int64) -> Bool {
+        missed(address, nowMilliseconds: nowMilliseconds)
+        return !mayAsk(address, nowMilliseconds: nowMilliseconds)
+    }
+
+    /// `N … within S s`, for the log line that says an address is now limited.
+    public func limitText(_ what: String) -> String { "\(allowed) \(what) within \(windowMilliseconds / 1000) s" }
+
     /// Addresses tracked now (tests).
     public var tracked: Int { windows.count }
 }

@@ -252,13 +252,8 @@ public final class GalleryServer: Sendable {
                            headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
         case .unknown: break
         }
-        let nowLimited = guesses.withLock { g -> Bool in
-            g.missed(address, nowMilliseconds: t)
-            return !g.mayAsk(address, nowMilliseconds: t)
-        }
-        if nowLimited {
-            log.warning("gallery: \(address) asked for \(guesses.withLock { $0.allowed }) unknown pictures within "
-                        + "\(guesses.withLock { $0.windowMilliseconds } / 1000) s; answering it 429 until then")
+        if guesses.withLock({ $0.missedAndNowLimited(address, nowMilliseconds: t) }) {
+            log.warning("gallery: \(address) asked for \(guesses.withLock { $0.limitText("unknown pictures") }); answering it 429 until then")
         }
         return missing(c)
     }

@@ -12,21 +12,8 @@ import Testing
 /// without one), and how long the answer took in ms.
 private func raw(_ port: UInt16, _ request: [UInt8], from source: String = "127.0.0.1", close: Bool = true,
                  waitMilliseconds: Int32 = 5000) throws -> (status: String, milliseconds: Int) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
+    let fd = try loopbackConnection(from: source, to: port)
     defer { Glibc.close(fd) }
-    func address(_ ip: String, _ port: UInt16) -> sockaddr_in {
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = port.bigEndian
-        inet_pton(AF_INET, ip, &a.sin_addr)
-        return a
-    }
-    var local = address(source, 0), remote = address("127.0.0.1", port)
-    let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    try #require(bound == 0, "bind \(source): \(String(cString: strerror(errno)))")
-    let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    try #require(connected == 0, "connect: \(String(cString: strerror(errno)))")
     let start = Date()
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var reply: [UInt8] = []

@@ -15,21 +15,8 @@ import Testing
 /// names; a repeated one keeps its last value) and body.
 private func http(_ port: UInt16, _ method: String, _ path: String, headers: [String] = [], body: String = "",
                   from source: String = "127.0.0.1", waitMilliseconds: Int32 = 10_000) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
+    let fd = try loopbackConnection(from: source, to: port)
     defer { close(fd) }
-    func address(_ ip: String, _ port: UInt16) -> sockaddr_in {
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = port.bigEndian
-        inet_pton(AF_INET, ip, &a.sin_addr)
-        return a
-    }
-    var local = address(source, 0), remote = address("127.0.0.1", port)
-    let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    try #require(bound == 0, "bind \(source)")
-    let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    try #require(connected == 0, "connect")
     var text = "\(method) \(path) HTTP/1.1\r\nHost: booth\r\nConnection: close\r\n"
     for h in headers { text += h + "\r\n" }
     if !body.isEmpty { text += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n" }

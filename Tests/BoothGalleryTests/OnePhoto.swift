@@ -3,6 +3,7 @@ import BoothPorts
 import BoothStorage
 import BoothTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// A temp folder with a photos folder holding one photo (`DATE/booth-N-K.jpg`), indexed by the
@@ -42,4 +43,37 @@ struct OnePhoto {
     func reader() throws -> PictureIndex { try PictureIndex(path: "\(dir)/index.sqlite", readOnly: true) }
 
     func remove() { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+/// A TCP socket bound to `source` (another loopback address is another guest to the server) and
+/// connected to 127.0.0.1:`port`; the caller closes it.
+func loopbackConnection(from source: String, to port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(fd >= 0)
+    func address(_ ip: String, _ port: UInt16) -> sockaddr_in {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = port.bigEndian
+        inet_pton(AF_INET, ip, &a.sin_addr)
+        return a
+    }
+    var local = address(source, 0), remote = address("127.0.0.1", port)
+    let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard bound == 0 else {
+        let why = String(cString: strerror(errno))
+        close(fd)
+        throw LoopbackError(what: "bind \(source): \(why)")
+    }
+    let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard connected == 0 else {
+        let why = String(cString: strerror(errno))
+        close(fd)
+        throw LoopbackError(what: "connect: \(why)")
+    }
+    return fd
+}
+
+struct LoopbackError: Error, CustomStringConvertible {
+    var what: String
+    var description: String { what }
 }
