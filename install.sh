@@ -22,9 +22,10 @@ BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev l
 # faketime (libfaketime: the clock test's frozen and set-back wall clock), dmsetup, dosfstools, exfatprogs and
 # iproute2 (the power-cut scenario: dm-log-writes, mkfs and fsck of vfat and exFAT, loopback for cupsd in the guest),
 # zbar-tools (zbarimg reads the review's QR code back from the file preview's pixels), chromium, chromium-driver
-# and python3-selenium (the gallery browser test: Debian's /usr/bin/python3 drives headless chromium).
+# and python3-selenium (the gallery browser test: Debian's /usr/bin/python3 drives headless chromium),
+# rclone (the gallery's sync to a local folder and to a WebDAV server on loopback, rclone serve webdav).
 # A pristine Debian 12 minbase has none of them; a test that finds one missing fails and names it.
-TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium)
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium rclone)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
 # the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
 PRINT_BUILD_DEPS=(libcups2-dev)
@@ -138,8 +139,9 @@ build() {
 }
 
 # ---- --install / --uninstall ---------------------------------------------------------------
-# What the installed booth needs at run time (the binary links these; the Swift runtime is static).
-RUNTIME_DEPS=(libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libexif12 libcurl4 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod)
+# What the installed booth needs at run time (the binary links these; the Swift runtime is static;
+# rclone is what photobooth-gallery copies pictures with, gallery.sync_remote; ca-certificates for https remotes and webhooks).
+RUNTIME_DEPS=(libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libexif12 libcurl4 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod rclone ca-certificates)
 # The one release build, kept outside the clone so CI and re-runs reuse it.
 RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
 

@@ -11,6 +11,11 @@
    new photo file is seen through inotify (its rename into the date folder), its row is looked
    for in the index every 1 ms, then GET /p/TOKEN.jpg is asked every 1 ms until it answers 200
    with the whole file. Once with the gallery idle, once while wrk downloads pictures.
+3b. The list (gallery.list = true, thumbnails in a fresh gallery.cache): its pages, every one of
+   them in turn, with wrk; thumbnails made cold, one client asking THUMBNAILS pictures' /t/TOKEN.jpg
+   in turn (each request makes its thumbnail: TurboJPEG scaled decode, encode, write), first of
+   1280x720 captures, then of 12-13 MP photos copied over the first THUMBNAILS files (re-indexed
+   by the daemon's reconcile); the made thumbnails then served from the cache with wrk.
 4. The same files replaced by copies of a large photo (the daemon's reconcile gives them their
    new tokens while the gallery runs) and the picture and download cases again; then by that
    photo with a camera's Exif segment (serial number, owner, GPS, maker note), which the gallery
@@ -94,6 +99,7 @@ class Booth:
         self.index = os.path.join(root, "gallery", "index.sqlite")
         self.conf = os.path.join(root, "photobooth.conf")
         self.socket = os.path.join(root, "control")
+        self.cache = os.path.join(root, "thumbnails")  # gallery.cache: made by the gallery at its start
         self.gallery = None
         self.port = None
         self.procs = []
@@ -194,7 +200,8 @@ max_connections = {min(1000, max(64, args.connections + 8))}
     def start_gallery(self):
         self.gallery_log = open(os.path.join(self.root, "gallery.log"), "w+")
         self.gallery = subprocess.Popen(["taskset", "-c", "0", self.bin("photobooth-gallery"), "--config", self.conf,
-                                         "--set", "gallery.listen=127.0.0.1", "--port", "0"],
+                                         "--set", "gallery.listen=127.0.0.1", "--port", "0",
+                                         "--set", "gallery.list=true", "--set", f"gallery.cache={self.cache}"],
                                         stdin=subprocess.DEVNULL, stdout=self.gallery_log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -287,13 +294,33 @@ def spot_check(booth, token, path, stripped=False):
     return len(b)
 
 
-def wrk(booth, tokens_file, suffix, seconds, connections, until=None):
+LIMIT = "Server reached connection limit"
+
+
+def limit_closes(booth):
+    """How many inbound connections libmicrohttpd closed at gallery.max_connections so far (its log)."""
+    with open(booth.gallery_log.name) as f:
+        return f.read().count(LIMIT)
+
+
+def settle(booth, timeout=10):
+    """Waits until the gallery has closed the connections of the last wrk run (its open descriptors
+    back to about those it had idle): the next run's clients then do not find the server at its limit."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc_status(booth.gallery.pid)["fds"] > booth.idle_fds + 4:
+        time.sleep(0.05)
+    time.sleep(0.1)
+
+
+def wrk(booth, tokens_file, suffix, seconds, connections, until=None, env=None):
     """One wrk run of seconds; with until (an Event), one run until it is set (ended with SIGINT,
-    on which wrk stops and prints its summary). Its CPU is then not counted."""
-    env = dict(os.environ, GALLERY_TOKENS=tokens_file, GALLERY_SUFFIX=suffix)
+    on which wrk stops and prints its summary). Its CPU is then not counted. env: more of
+    bench/gallery.lua's variables (GALLERY_PREFIX, GALLERY_PAGES)."""
+    env = dict(os.environ, GALLERY_TOKENS=tokens_file, GALLERY_SUFFIX=suffix, **(env or {}))
     cmd = ["taskset", "-c", "1", "wrk", "-t2", f"-c{connections}", f"-d{3600 if until else seconds}s", "--timeout", "5s",
            "-s", booth.args.lua, f"http://127.0.0.1:{booth.port}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    closed0 = limit_closes(booth)
     cores0, cpu0, t0 = core_times(), cpu_seconds(booth.gallery.pid), time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     booth.procs.append(p)
@@ -309,6 +336,8 @@ def wrk(booth, tokens_file, suffix, seconds, connections, until=None):
     if line is None:
         raise SystemExit("wrk printed no summary:\n" + out)
     r = json.loads(line[len("GALLERY_JSON "):])
+    # Connections the gallery closed at its limit while this run went on (none expected: wrk keeps its CONNECTIONS).
+    r["limit_closed"] = limit_closes(booth) - closed0
     r["gallery_cpu"] = (cpu1 - cpu0) / (t1 - t0)
     r["wrk_cpu"] = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (t1 - t0)
     r["cores"] = [(b1 - b0) / max(1, n1 - n0) for (b0, n0), (b1, n1) in zip(cores0, cores1)]
@@ -448,6 +477,70 @@ def ms(s):
     return f"{s * 1000:.1f}"
 
 
+def jpeg_size(data):
+    """(width, height) from a JPEG's first SOF segment, or None."""
+    i = 2
+    while i + 9 < len(data) and data[i] == 0xFF:
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            h, w = struct.unpack(">HH", data[i + 5:i + 9])
+            return w, h
+        i += 2 + length
+    return None
+
+
+def thumbnail_pass(booth, tokens, label):
+    """Each token's /t/TOKEN.jpg asked once, in turn, by one client on one keep-alive connection
+    (this thread on core 1): cold, each request makes its thumbnail. Then the same again (cached)
+    for the request's own cost. Checks every answer is a 200 JPEG and that the cache gained a file each."""
+    before_files = len(os.listdir(booth.cache))
+    affinity = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {1})
+    problems, passes = [], []
+    try:
+        for n in range(2):
+            conn = http.client.HTTPConnection("127.0.0.1", booth.port, timeout=30)
+            times, sizes, dims = [], [], set()
+            cpu0, t0 = cpu_seconds(booth.gallery.pid), time.monotonic()
+            for t in tokens:
+                s = time.perf_counter()
+                conn.request("GET", f"/t/{t}.jpg")
+                r = conn.getresponse()
+                body = r.read()
+                times.append(time.perf_counter() - s)
+                if r.status != 200 or r.getheader("Content-Type") != "image/jpeg" or body[:2] != b"\xff\xd8":
+                    problems.append(f"{label}: /t/{t}.jpg answered {r.status} {r.getheader('Content-Type')} ({len(body)} B)")
+                    continue
+                sizes.append(len(body))
+                dims.add(jpeg_size(body))
+            wall = time.monotonic() - t0
+            cpu = cpu_seconds(booth.gallery.pid) - cpu0
+            conn.close()
+            passes.append({"times": times, "sizes": sizes, "dims": dims, "cpu": cpu / len(tokens), "wall": wall})
+    finally:
+        os.sched_setaffinity(0, affinity)
+    made = len(os.listdir(booth.cache)) - before_files
+    if made != len(tokens):
+        problems.append(f"{label}: the cache gained {made} files for {len(tokens)} thumbnails")
+    return {"label": label, "cold": passes[0], "cached": passes[1], "problems": problems, "made": made}
+
+
+def list_pages(booth, page_size):
+    """The list's page count from / (its "1 / K"), after checking / and its last page answer 200
+    and the page after it 404."""
+    s, h, b = get(booth.port, "/")
+    assert s == 200 and b"/t/" in b, ("list", s, b[:200])
+    total = int(re.search(rb'data-total="(\d+)"', b).group(1))
+    m = re.search(rb"<span>1 / (\d+)</span>", b)
+    pages = int(m.group(1)) if m else 1
+    assert pages == max(1, (total + page_size - 1) // page_size), ("pages", pages, total)
+    s, _, b = get(booth.port, f"/?page={pages}")
+    assert s == 200 and b.count(b"/t/") == total - (pages - 1) * page_size, ("last page", s, b.count(b"/t/"))
+    s, _, _ = get(booth.port, f"/?page={pages + 1}")
+    assert s == 404, ("page past the end", s)
+    return total, pages
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="folder of photoboothd and photobooth-gallery (release)")
@@ -459,6 +552,10 @@ def main():
     ap.add_argument("--sessions", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3, help="wrk runs of each case, the cases in turn; the median is reported")
     ap.add_argument("--large", default="photos/picosdeeuropa_by_Aitzol_Berasategi.jpg")
+    ap.add_argument("--thumbnails", type=int, default=200, help="pictures whose thumbnails are made cold (each source)")
+    ap.add_argument("--thumbnail-photos", default="photos/Dragonfly_by_Bolly.jpg,photos/sunset_by_Aitzol_Berasategi.jpg",
+                    help="12-13 MP photos (comma-separated, under --images) copied over the first THUMBNAILS files")
+    ap.add_argument("--page-size", type=int, default=60, help="gallery.page_size (the gallery's default)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     ap.add_argument("--build", default="release build", help="what the binaries are, for the report")
     args = ap.parse_args()
@@ -470,6 +567,10 @@ def main():
     large = os.path.join(args.images, args.large)
     if not small or not os.path.isfile(large):
         raise SystemExit(f"needs {args.images}/captures/*_1280x720.jpg and {large} (set PHOTOBOOTH_SHARED_IMAGES)")
+    big = [os.path.join(args.images, f) for f in args.thumbnail_photos.split(",") if f]
+    if not big or not all(os.path.isfile(f) for f in big):
+        raise SystemExit(f"needs {', '.join(big)} (--thumbnail-photos; set PHOTOBOOTH_SHARED_IMAGES)")
+    args.thumbnails = max(1, min(args.thumbnails, args.pictures))
 
     root = tempfile.mkdtemp(prefix="photobooth-gallery-bench.")
     booth = Booth(args, root)
@@ -477,6 +578,7 @@ def main():
     load_start = loadavg()
     rss = []
     cases = []
+    thumbs = []
     out = []
     try:
         say(f"booth in {root}")
@@ -492,6 +594,7 @@ def main():
         booth.start_gallery()
         time.sleep(1)
         rss.append(("idle, after start", proc_status(booth.gallery.pid)))
+        booth.idle_fds = rss[-1][1]["fds"]
         folder = os.path.basename(booth.date_folder())
         spot_check(booth, tokens[1], f"{folder}/booth-000002-1.jpg")
         rss.append(("after 5 single requests", proc_status(booth.gallery.pid)))
@@ -499,28 +602,70 @@ def main():
         def run_cases(kinds, file_label, rss_label):
             """Each kind ROUNDS times, the kinds in turn (so they see the same load); the round of the
             median requests/s is reported, with the range."""
-            runs = {k: [] for k in kinds}
+            # A kind: (label, suffix) or (label, suffix, file label, tokens file, bench/gallery.lua's env).
+            kinds = [k + (None, tokens_file, {})[len(k) - 2:] for k in kinds]
+            runs = [[] for _ in kinds]
             for k in kinds:
                 say(f"wrk: {k[0]}{rss_label} (warm-up)")
-                wrk(booth, tokens_file, k[1], 2, args.connections)
+                w = wrk(booth, k[3], k[1], 2, args.connections, env=k[4])
+                if w["limit_closed"]:
+                    say(f"  warm-up: the gallery closed {w['limit_closed']} inbound connections at its limit")
+                settle(booth)
             for n in range(args.rounds):
-                for k in kinds:
+                for k, rs in zip(kinds, runs):
                     say(f"wrk: {k[0]}{rss_label}, round {n + 1} of {args.rounds}")
-                    runs[k].append(wrk(booth, tokens_file, k[1], args.seconds, args.connections))
-                    time.sleep(0.5)  # the connections wrk left closed
-            for (label, suffix), rs in runs.items():
+                    rs.append(wrk(booth, k[3], k[1], args.seconds, args.connections, env=k[4]))
+                    settle(booth)  # the connections wrk left closed
+            for (label, suffix, own_label, _, _), rs in zip(kinds, runs):
                 rate = lambda r: r["requests"] / (r["duration_us"] / 1e6)
                 ordered = sorted(rs, key=rate)
                 r = dict(ordered[(len(ordered) - 1) // 2])
-                r["label"], r["file"] = label, ("HTML" if suffix == "" else file_label)
+                r["label"], r["file"] = label, own_label or ("HTML" if suffix == "" else file_label)
                 r["range"] = (rate(ordered[0]), rate(ordered[-1]))
                 r["all_errors"] = sum(x["connect"] + x["read"] + x["write"] + x["status"] + x["timeout"] for x in rs)
+                r["limit_closed"] = sum(x["limit_closed"] for x in rs)
                 cases.append(r)
             rss.append((f"after {', '.join(k[0].split()[0] for k in kinds)}{rss_label}", proc_status(booth.gallery.pid)))
 
         mean_small = statistics.mean(sizes)
         run_cases((("page /p/TOKEN", ""), ("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")),
                   f"{mean_small / 1000:.0f} KB mean", "")
+
+        # The list and its thumbnails.
+        listed, pages = list_pages(booth, args.page_size)
+        say(f"the list: {listed} pictures on {pages} pages; {args.thumbnails} thumbnails made cold of the 1280x720 captures")
+        thumb_tokens = tokens[:args.thumbnails]
+        thumbs.append(thumbnail_pass(booth, thumb_tokens, "1280x720 captures"))
+        rss.append((f"after {args.thumbnails} thumbnails made (1280x720)", proc_status(booth.gallery.pid)))
+        thumbs_file = os.path.join(root, "thumbnail-tokens.txt")
+        with open(thumbs_file, "w") as f:
+            f.write("\n".join(thumb_tokens) + "\n")
+        th = thumbs[-1]["cached"]
+        run_cases((("list page /?page=N", "", f"HTML, {args.page_size} a page, pages 1-{pages} in turn", tokens_file,
+                    {"GALLERY_PAGES": str(pages)}),
+                   ("thumbnail /t/TOKEN.jpg, cached", ".jpg",
+                    f"{'/'.join(f'{w}x{h}' for w, h in sorted(th['dims']))} {statistics.mean(th['sizes']) / 1000:.0f} KB mean, "
+                    f"{args.thumbnails} of 1280x720", thumbs_file, {"GALLERY_PREFIX": "/t/"})),
+                  None, ", 1280x720 thumbnails")
+
+        say(f"{args.thumbnails} files replaced by 12-13 MP photos ({', '.join(os.path.basename(f) for f in big)}); reconcile")
+        big_sizes = booth.fill(big, args.thumbnails)
+        booth.reconcile("reconcile-thumbnails")
+        tokens, total = booth.rows(args.pictures)
+        thumb_tokens = tokens[:args.thumbnails]
+        with open(tokens_file, "w") as f:
+            f.write("\n".join(tokens) + "\n")
+        with open(thumbs_file, "w") as f:
+            f.write("\n".join(thumb_tokens) + "\n")
+        big_dims = sorted({jpeg_size(open(f, "rb").read(1 << 20)) for f in big})
+        thumbs.append(thumbnail_pass(booth, thumb_tokens, f"12-13 MP photos ({'/'.join(f'{w}x{h}' for w, h in big_dims)}, "
+                                     f"{statistics.mean(big_sizes) / 1e6:.1f} MB mean)"))
+        rss.append((f"after {args.thumbnails} thumbnails made (12-13 MP)", proc_status(booth.gallery.pid)))
+        th = thumbs[-1]["cached"]
+        run_cases((("thumbnail /t/TOKEN.jpg, cached", ".jpg",
+                    f"{'/'.join(f'{w}x{h}' for w, h in sorted(th['dims']))} {statistics.mean(th['sizes']) / 1000:.0f} KB mean, "
+                    f"{args.thumbnails} of 12-13 MP", thumbs_file, {"GALLERY_PREFIX": "/t/"}),),
+                  None, ", 12-13 MP thumbnails")
 
         say(f"saved to 200: {args.sessions} sessions, gallery idle")
         idle = saved_to_200(booth, args.sessions, "sessions-idle")
@@ -537,7 +682,7 @@ def main():
         loaded = saved_to_200(booth, args.sessions, "sessions-loaded")
         stop.set()
         bg.join()
-        time.sleep(0.5)
+        settle(booth)
         rss.append(("after the sessions under load", proc_status(booth.gallery.pid)))
 
         say(f"large files: {os.path.basename(large)} ({os.path.getsize(large)} bytes) under the same names; reconcile")
@@ -607,13 +752,31 @@ def main():
     for r in cases:
         secs = r["duration_us"] / 1e6
         rate = r["requests"] / secs
-        detail = ", ".join(f"{k} {r[k]}" for k in ("connect", "read", "write", "status", "timeout") if r[k])
+        detail = ", ".join([f"{k} {r[k]}" for k in ("connect", "read", "write", "status", "timeout") if r[k]]
+                           + ([f"{r['limit_closed']} closed by the gallery at its connection limit"] if r["limit_closed"] else []))
         span = f" ({r['range'][0]:.0f}–{r['range'][1]:.0f})" if ranged else ""
         p(f"| {r['label']} | {r['file']} | {rate:.0f}{span} | "
           f"{r['bytes'] / secs / 1e6:.0f} | "
           f"{r['p50'] / 1000:.2f} | {r['p90'] / 1000:.2f} | {r['p99'] / 1000:.2f} | {r['max'] / 1000:.1f} | "
           f"{r['all_errors']}{' (' + detail + ')' if detail else ''} | {r['gallery_cpu'] * secs / r['requests'] * 1e6:.0f} µs | "
           f"{r['gallery_cpu'] * 100:.0f}%, {r['wrk_cpu'] * 100:.0f}%, {r['others'] * 100:.0f}% |")
+    p("")
+    p(f"Thumbnails made: one client (core 1) asking /t/TOKEN.jpg of {args.thumbnails} pictures in turn on one keep-alive "
+      f"connection, the cache empty for them (each request decodes the picture scaled by TurboJPEG, encodes the "
+      f"thumbnail, writes it to gallery.cache), then the same again from the cache; the request's time as the client "
+      f"sees it, and photobooth-gallery's CPU over the pass:")
+    p("")
+    p("| pictures | thumbnail | made: mean / p50 / p99 / max ms | gallery CPU per thumbnail made | cached, one client: mean / p99 ms | "
+      "thumbnails/s made | answers not 200 |")
+    p("|---|---|---|---|---|---|---|")
+    for t in thumbs:
+        c, w = t["cold"], t["cached"]
+        p(f"| {t['label']} | {'/'.join(f'{a}x{b}' for a, b in sorted(c['dims']))}, {statistics.mean(c['sizes']) / 1000:.0f} KB mean | "
+          f"{ms(statistics.mean(c['times']))} / {ms(pct(c['times'], 50))} / {ms(pct(c['times'], 99))} / {ms(max(c['times']))} | "
+          f"{ms(c['cpu'])} ms | {ms(statistics.mean(w['times']))} / {ms(pct(w['times'], 99))} | "
+          f"{len(c['times']) / c['wall']:.0f} | {len(t['problems']) or 'none'} |")
+        for pr in t["problems"][:10]:
+            p(f"  {pr}")
     p("")
     p(f"Saved to 200: from the photo's rename into its date folder (inotify) to its row in the index, and to "
       f"GET /p/TOKEN.jpg answering 200 with the whole file (both polled every 1 ms); {args.sessions} sessions each, "

@@ -6,5 +6,5 @@
 // fonts, picture scaling) on a thread of its own (FramebufferDisplay), and OrientationTracker (the
 // OrientationSource port: fixed turns or the IIO accelerometer).
 //
-// May import: BoothCore, BoothPorts, BoothClock, BoothJPEG, CTurboJPEG, CFreeType, CYUV, CFramebufferShims,
+// May import: BoothCore, BoothPorts, BoothClock, BoothJPEG, BoothQRCode, CTurboJPEG, CFreeType, CYUV, CFramebufferShims,
 // CDRMShims and the system.

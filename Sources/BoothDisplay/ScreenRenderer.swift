@@ -1,4 +1,5 @@
 import BoothCore
+import BoothQRCode
 
 /// What the screens say (the `[text]` settings), in the event's language.
 public struct ScreenTexts: Sendable, Equatable {

@@ -41,11 +41,15 @@ extension GalleryServer {
             guard let page = GalleryText.pageNumber(header(c, kind: .GET_ARGUMENT_KIND, "page")) else { return missing(c) }
             let total: Int, pictures: [IndexedPicture]
             do {
-                let i = index.current()
-                total = try i.listedCount(savedSince: servedSince)
+                let rows = try listed.rows(index.current())
+                // Newest first: the pictures still served under gallery.expiry are the first ones.
+                let since = servedSince
+                let visible = since.map { s in rows.prefix { $0.savedAt >= s } } ?? rows[...]
+                total = visible.count
                 let pages = max(1, (total + config.pageSize - 1) / config.pageSize)
                 guard page <= pages else { return missing(c) }
-                pictures = try i.listed(limit: config.pageSize, offset: (page - 1) * config.pageSize, savedSince: servedSince)
+                let from = visible.startIndex + (page - 1) * config.pageSize
+                pictures = Array(visible[from..<min(from + config.pageSize, visible.endIndex)])
             } catch {
                 log.error("gallery: the list: \(error)")
                 return respond(c, 503, text: "The gallery cannot read its index just now; try again in a moment.\n",
@@ -241,5 +245,27 @@ final class LiveWaiters: Sendable {
         resume { _ in true }
         worker.finish(timeoutMilliseconds: 1000)
         for _ in 0..<100 where held.withLock({ !$0.resumed.isEmpty }) { usleep(10_000) }
+    }
+}
+
+/// The list's rows (``PictureIndex/listed(limit:offset:savedSince:)``, all of them), newest first,
+/// read again only when the index changed (its `PRAGMA data_version`, or another connection after
+/// the daemon made the file again): a page is then a slice of them, not a count and a scan with
+/// OFFSET per request (at 10,000 pictures, about 9 ms of CPU a page before).
+final class ListedCache: Sendable {
+    private struct Entry: @unchecked Sendable {
+        var index: ObjectIdentifier
+        var version: Int64
+        var rows: [IndexedPicture]
+    }
+    private let entry = Mutex<Entry?>(nil)
+
+    func rows(_ index: PictureIndex) throws(IndexError) -> [IndexedPicture] {
+        let version = try index.dataVersion()
+        let id = ObjectIdentifier(index)
+        if let e = entry.withLock({ $0 }), e.index == id, e.version == version { return e.rows }
+        let rows = try index.listed(limit: Int.max)
+        entry.withLock { $0 = Entry(index: id, version: version, rows: rows) }
+        return rows
     }
 }

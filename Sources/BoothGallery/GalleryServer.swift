@@ -110,6 +110,7 @@ public final class GalleryServer: Sendable {
     let pinCookie: String?
     let thumbnails: Thumbnails
     let live = LiveWaiters()
+    let listed = ListedCache()
     let now: @Sendable () -> Int64
     let wallSeconds: @Sendable () -> Int64
     // `@unchecked`: the pointer is set once by `start` and freed once by `stop`, both under the lock.

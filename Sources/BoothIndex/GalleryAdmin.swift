@@ -67,7 +67,7 @@ public struct RemovedListError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// The daemon's ``GalleryAdministration``: `photoboothctl gallery status|url|remove|rebuild` and the
+/// The daemon's ``GalleryAdministration``: `photoboothctl gallery status|url|remove|rebuild|test-alert` and the
 /// gallery row of `status`, against the same ``PictureIndex`` the picture sink writes.
 public final class GalleryAdmin: GalleryAdministration {
     private let settings: Settings.Gallery
@@ -187,8 +187,18 @@ public final class GalleryAdmin: GalleryAdministration {
                     + "\(n.removed) taken down (from \(removedList.path)); every earlier URL is the same"
                 log.notice("gallery: uid \(uid): \(message)")
                 return .success(GalleryAnswer(message: message, status: status))
+            case "test-alert":
+                guard !settings.alertURL.isEmpty else {
+                    throw GalleryFailure("unavailable", "gallery.alert_url is empty: there is no webhook to send alerts to (set it, then "
+                                         + "systemctl restart photobooth-gallery)")
+                }
+                let id = try index.recordAlert("test", active: true, message: "a test alert (photoboothctl gallery test-alert, uid \(uid))", at: now())
+                let message = "test alert \(id) recorded: photobooth-gallery POSTs it to \(settings.alertURL) within a few seconds, "
+                    + "not held back by gallery.alert_interval (journalctl -u photobooth-gallery says when it was sent, or why not)"
+                log.notice("gallery: uid \(uid): \(message)")
+                return .success(GalleryAnswer(message: message, status: status))
             default:
-                return .failure(GalleryFailure("bad-request", "unknown gallery action '\(action)'; known: status, url, remove, rebuild"))
+                return .failure(GalleryFailure("bad-request", "unknown gallery action '\(action)'; known: status, url, remove, rebuild, test-alert"))
             }
         } catch let failure as GalleryFailure {
             return .failure(failure)

@@ -5,6 +5,25 @@ import Glibc
 import Synchronization
 
 /// One picture in the index.
+/// One change the operator is alerted to (``PictureIndex/recordAlert(_:active:message:at:)``).
+public struct AlertRow: Sendable, Equatable, Codable {
+    public var id: Int64
+    /// Seconds since 1970.
+    public var at: Int64
+    /// `fault:camera`, `fault:button`, `fault:storage`, `paper-low`, `paper-out`, `printer-unavailable`, `storage-low`, `test`.
+    public var condition: String
+    /// True: it began; false: it ended.
+    public var active: Bool
+    public var message: String
+    public init(id: Int64, at: Int64, condition: String, active: Bool, message: String) {
+        self.id = id
+        self.at = at
+        self.condition = condition
+        self.active = active
+        self.message = message
+    }
+}
+
 public struct IndexedPicture: Sendable, Equatable {
     /// Its URL token (``PictureTokens``).
     public var token: String
@@ -95,6 +114,16 @@ public final class PictureIndex: Sendable {
             }
             // The list's rule (``listedRule``) asks for a session's other rows; an index of 1.0 made it too.
             try db.execute("CREATE INDEX IF NOT EXISTS pictures_session ON pictures (session)")
+            // The operator's alerts (``recordAlert(_:active:message:at:)``): the daemon writes each change, the gallery sends them.
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS alerts (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    condition TEXT NOT NULL,
+                    active INTEGER NOT NULL,
+                    message TEXT NOT NULL
+                )
+                """)
         }
         connection = Mutex(Locked(db: db))
     }
@@ -235,6 +264,64 @@ public final class PictureIndex: Sendable {
                 out.append((r.int(6), PictureIndex.row(r)))
             }
             return out
+        }
+    }
+
+    /// Every picture served (not taken down), oldest first (by rowid): what the sync copies.
+    public func served() throws(IndexError) -> [IndexedPicture] {
+        try with { db throws(IndexError) in
+            var out: [IndexedPicture] = []
+            try db.query("SELECT token, path, session, shot, saved_at, bytes FROM pictures WHERE removed_at IS NULL ORDER BY rowid") { r in
+                out.append(PictureIndex.row(r))
+            }
+            return out
+        }
+    }
+
+    /// Records that `condition` (`fault:camera`, `paper-low`, `test`…) began (`active`) or ended, at
+    /// `at` (seconds since 1970), with the operator's words: one row, durably (the index's
+    /// `synchronous = FULL`), read by the gallery's ``alerts(after:limit:)``. - Returns: the row's id.
+    @discardableResult
+    public func recordAlert(_ condition: String, active: Bool, message: String, at: Int64) throws(IndexError) -> Int64 {
+        try with { db throws(IndexError) in
+            try db.transaction { () throws(IndexError) -> Int64 in
+                try db.query("INSERT INTO alerts (at, condition, active, message) VALUES (?, ?, ?, ?)",
+                             [.int(at), .text(condition), .int(active ? 1 : 0), .text(message)])
+                return try db.integer("SELECT last_insert_rowid()")
+            }
+        }
+    }
+
+    /// The conditions active now, by the latest row of each, with their messages (the daemon's
+    /// starting point after a restart: nothing said twice). `test` rows are never active.
+    public func activeAlerts() throws(IndexError) -> [String: String] {
+        try with { db throws(IndexError) in
+            var out: [String: String] = [:]
+            try db.query("SELECT condition, active, message FROM alerts WHERE id IN (SELECT max(id) FROM alerts GROUP BY condition)") { r in
+                if r.int(1) != 0 && r.text(0) != "test" { out[r.text(0)] = r.text(2) }
+            }
+            return out
+        }
+    }
+
+    /// The alert rows after id `cursor`, oldest first, at most `limit`; none from an index made
+    /// before the alerts table (an older daemon's).
+    public func alerts(after cursor: Int64, limit: Int) throws(IndexError) -> [AlertRow] {
+        try with { db throws(IndexError) in
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alerts'") > 0 else { return [] }
+            var out: [AlertRow] = []
+            try db.query("SELECT id, at, condition, active, message FROM alerts WHERE id > ? ORDER BY id LIMIT ?", [.int(cursor), .int(Int64(limit))]) { r in
+                out.append(AlertRow(id: r.int(0), at: r.int(1), condition: r.text(2), active: r.int(3) != 0, message: r.text(4)))
+            }
+            return out
+        }
+    }
+
+    /// The highest alert id (0 with none, or no alerts table).
+    public func lastAlertID() throws(IndexError) -> Int64 {
+        try with { db throws(IndexError) in
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alerts'") > 0 else { return 0 }
+            return try db.integer("SELECT coalesce(max(id), 0) FROM alerts")
         }
     }
 

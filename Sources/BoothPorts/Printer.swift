@@ -15,8 +15,9 @@ public protocol Printer: PictureSink {
     func observe(_ handler: @escaping @Sendable () -> Void)
     /// Asks for a print of `jpeg` (JPEG bytes). `captureID`: the picture's machine id (nil: a test
     /// print). Journaled at once; not submitted before `graceMilliseconds` (monotonic) have passed,
-    /// so a ``skip(captureID:)`` within them keeps it from CUPS.
-    func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int)
+    /// so a ``skip(captureID:)`` within them keeps it from CUPS. `code`: the QR code the page carries
+    /// in a corner (`picture.qr`), journaled with the request so a page rendered again after a restart has it too.
+    func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int, code: PageCode?)
     /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if asked).
     func skip(captureID: UInt64)
     /// Capture or picture `captureID` is on disk at `path`.
@@ -56,9 +57,23 @@ extension Printer {
     public var sinkName: String { "printer" }
     public func pictureSaved(_ picture: SavedPicture) { noteSaved(captureID: picture.captureID, path: picture.path) }
     public func request(jpeg: [UInt8], captureID: UInt64?, source: String) {
-        request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: 0)
+        request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: 0, code: nil)
+    }
+    public func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int) {
+        request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds, code: nil)
     }
     public func stop() { stop(timeoutSeconds: 5) }
+}
+
+/// A QR code on a printed page: `text` (the picture's URL) encoded, drawn in `corner` of the page
+/// (``PictureQRSetting``, never `.off` here).
+public struct PageCode: Sendable, Equatable {
+    public var text: String
+    public var corner: PictureQRSetting
+    public init(text: String, corner: PictureQRSetting) {
+        self.text = text
+        self.corner = corner
+    }
 }
 
 /// Why the printer refused an operator's command: `code` for scripts (`not-found`, `limit`), `message` for people.

@@ -57,6 +57,9 @@ public struct PrintRequest: Codable, Sendable, Equatable {
     /// The saved picture the page is rendered from (`storage.dir`), when known: a page not yet written
     /// is rendered from it after a restart.
     public var photo: String?
+    /// The QR code's text (the picture's URL) and corner (`picture.qr`) its page carries, when it has one.
+    public var codeText: String?
+    public var codeCorner: String?
 
     public init(id: Int, captureID: UInt64?, source: String, file: String, copies: Int, media: String,
                 requestedAt: Double, title: String, reprintOf: Int? = nil) {

@@ -1,5 +1,7 @@
 import BoothCore
 import BoothJPEG
+import BoothPorts
+import BoothQRCode
 
 /// Renders a picture for the printer: the JPEG decoded (TurboJPEG) and turned upright as its Exif
 /// Orientation says (`EXIFOrientation`: a file from a camera or phone held sideways), turned a quarter when its
@@ -46,16 +48,63 @@ public final class PrintRenderer {
     /// as its Exif Orientation (1…8) says; the page has no Exif, so nothing turns it again.
     /// - Throws: ``PrintPageTooLarge`` when `size` has more than ``maxPagePixels`` (or a side < 1);
     ///   ``TurboJPEGError`` when the JPEG does not decode or the page does not encode.
-    public func render(_ jpeg: [UInt8], to size: FrameSize) throws -> [UInt8] {
+    /// With `code`, the page carries its QR code (``stamp(_:on:size:dpi:)``, `dpi` the page's dots
+    /// per inch); a code that does not fit is left out (``renderPage(_:to:code:dpi:)`` says so).
+    public func render(_ jpeg: [UInt8], to size: FrameSize, code: PageCode? = nil, dpi: Int = 300) throws -> [UInt8] {
+        try renderPage(jpeg, to: size, code: code, dpi: dpi).page
+    }
+
+    /// ``render(_:to:code:dpi:)``, also saying whether the code was drawn (false: none asked, or it
+    /// did not fit the page, or the text does not fit a QR code).
+    public func renderPage(_ jpeg: [UInt8], to size: FrameSize, code: PageCode?, dpi: Int) throws -> (page: [UInt8], codeDrawn: Bool) {
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
         guard size.width >= 1, size.height >= 1, !overflow, pixels <= PrintRenderer.maxPagePixels else {
             throw PrintPageTooLarge(media: "\(size)", dpi: 0, maxDPI: 0, maxPixels: PrintRenderer.maxPagePixels)
         }
         let image = EXIFOrientation.read(jpeg).upright(try decoder.decodeRGB(jpeg))
-        let page = PrintRenderer.fill(image, to: size)
+        var page = PrintRenderer.fill(image, to: size)
+        let drawn = code.map { PrintRenderer.stamp($0, on: &page, size: size, dpi: dpi) } ?? false
         let frame = Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: page,
                           timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
-        return try encoder.encode(frame, quality: quality)
+        return (try encoder.encode(frame, quality: quality), drawn)
+    }
+
+    /// The side of a code's module in pixels at `dpi`: the code about 20 mm square with its quiet zone
+    /// of 4 modules, a module never under 0.4 mm (what a phone resolves at arm's length) nor 2 px.
+    public static func modulePixels(modules: Int, dpi: Int) -> Int {
+        let perMillimetre = Double(dpi) / 25.4
+        let wanted = (20 * perMillimetre / Double(modules + 8)).rounded()
+        return max(2, Int((0.4 * perMillimetre).rounded(.up)), Int(wanted))
+    }
+
+    /// Draws `code` on `page` (RGB24, rows packed, `size`): black modules on a white square (the
+    /// quiet zone included), 3 mm in from the corner's two edges. - Returns: false, page untouched,
+    /// when the text does not fit a QR code (libqrencode) or the square would cover more than half
+    /// the page's shorter side.
+    public static func stamp(_ code: PageCode, on page: inout [UInt8], size: FrameSize, dpi: Int) -> Bool {
+        guard code.corner != .off, let qr = QRCode(code.text), page.count >= size.width * size.height * 3 else { return false }
+        let module = modulePixels(modules: qr.size, dpi: dpi)
+        let side = module * (qr.size + 8)
+        let inset = Int((3 * Double(dpi) / 25.4).rounded())
+        guard side + inset <= min(size.width, size.height) / 2 else { return false }
+        let left = code.corner == .topLeft || code.corner == .bottomLeft
+        let top = code.corner == .topLeft || code.corner == .topRight
+        let x0 = left ? inset : size.width - inset - side
+        let y0 = top ? inset : size.height - inset - side
+        let stride = size.width * 3
+        page.withUnsafeMutableBufferPointer { p in
+            for y in 0..<side {
+                let my = y / module - 4
+                for x in 0..<side {
+                    let mx = x / module - 4
+                    let dark = mx >= 0 && my >= 0 && mx < qr.size && my < qr.size && qr.isDark(x: mx, y: my)
+                    let o = (y0 + y) * stride + (x0 + x) * 3
+                    let v: UInt8 = dark ? 0 : 255
+                    p[o] = v; p[o + 1] = v; p[o + 2] = v
+                }
+            }
+        }
+        return true
     }
 
     /// `image` filled into `size`: rotated a quarter turn (clockwise) when one is landscape and the

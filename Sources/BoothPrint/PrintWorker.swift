@@ -27,7 +27,7 @@ import Synchronization
 /// (`request`, `skip`, `noteSaved`, `reviewText`, `status`) never wait for a disk.
 public final class PrintWorker: Printer {
     enum Op: Sendable {
-        case request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int)
+        case request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int, code: PageCode?)
         case skip(captureID: UInt64)
         case cancelJob(requestID: Int, jobID: Int)
     }
@@ -370,8 +370,8 @@ public final class PrintWorker: Printer {
     /// picture's, or the capture's for one shot without a composer), or a test print with `captureID` nil.
     /// - Parameter graceMilliseconds: the request is journaled at once but not submitted before this
     ///   long has passed (monotonic clock), so a `skip` within it keeps it from CUPS altogether.
-    public func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int = 0) {
-        post(.request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds))
+    public func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int, code: PageCode?) {
+        post(.request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds, code: code))
     }
 
     /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if already asked).
@@ -521,7 +521,7 @@ public final class PrintWorker: Printer {
         shared.withLock { s in
             var request = s.journal.requests.last { $0.captureID == captureID }
             if request == nil, s.rendering.contains(captureID)
-                || s.inbox.contains(where: { if case .request(_, captureID, _, _) = $0 { true } else { false } }) {
+                || s.inbox.contains(where: { if case .request(_, captureID, _, _, _) = $0 { true } else { false } }) {
                 // Asked for, not yet taken by the print thread (it waits in libcups) or being rendered: held,
                 // as far as the guest goes.
                 request = PrintRequest(id: 0, captureID: captureID, source: "", file: "", copies: 1, media: "", requestedAt: 0, title: "")
@@ -567,7 +567,7 @@ public final class PrintWorker: Printer {
         while true {
             let (ops, stopping, settings, reconnect) = shared.withLock { s in
                 defer { s.inbox = []; s.reconnect = false }
-                for case let .request(_, captureID?, _, _) in s.inbox { s.rendering.insert(captureID) }
+                for case let .request(_, captureID?, _, _, _) in s.inbox { s.rendering.insert(captureID) }
                 return (s.inbox, s.stopping, s.settings, s.reconnect)
             }
             if reconnect { connection = nil }
@@ -575,7 +575,7 @@ public final class PrintWorker: Printer {
             // asked for at the last moment is printed after the restart, never forgotten.
             for op in ops {
                 handle(op, settings: settings, renderer: &renderer, connection: connection)
-                if case let .request(_, captureID?, _, _) = op { _ = shared.withLock { $0.rendering.remove(captureID) } }
+                if case let .request(_, captureID?, _, _, _) = op { _ = shared.withLock { $0.rendering.remove(captureID) } }
             }
             if ops.contains(where: { if case .request = $0 { true } else { false } }) {
                 persistNow()
@@ -609,7 +609,7 @@ public final class PrintWorker: Printer {
 
     private func handle(_ op: Op, settings: Settings.Print, renderer: inout PrintRenderer?, connection: CUPSConnection?) {
         switch op {
-        case let .request(jpeg, captureID, source, grace):
+        case let .request(jpeg, captureID, source, grace, code):
             // Parsed once, when the settings were made (``Settings/Print/mediaSize``).
             guard let media = settings.mediaSize else {
                 let problem = "'\(settings.media)' is not a PWG media name with a size"
@@ -621,7 +621,10 @@ public final class PrintWorker: Printer {
                 let size = try PrintRenderer.pageSize(for: media, dpi: settings.dpi)
                 if renderer == nil { renderer = try PrintRenderer() }
                 guard let renderer else { return }
-                let page = try renderer.render(jpeg, to: size)
+                let (page, codeDrawn) = try renderer.renderPage(jpeg, to: size, code: code, dpi: settings.dpi)
+                if let code, !codeDrawn {
+                    log.warning("print of \(source): its QR code (\(code.text)) does not fit the page (\(size) px on \(settings.media)); printed without it")
+                }
                 // Journaled in memory here; the thread writes the journal once after the whole batch
                 // of requests, before it polls and submits (a burst costs one write, not one each).
                 // Marked renderPending until its page is written: a journal another thread writes
@@ -634,6 +637,8 @@ public final class PrintWorker: Printer {
                     if let i = s.journal.requests.indices.last {
                         s.journal.requests[i].renderPending = true
                         s.journal.requests[i].photo = captureID.flatMap { s.savedPaths[$0] }
+                        s.journal.requests[i].codeText = code?.text
+                        s.journal.requests[i].codeCorner = code?.corner.rawValue
                     }
                     if grace > 0 { s.notBefore[r.id] = clock.now().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
@@ -722,7 +727,12 @@ public final class PrintWorker: Printer {
                     }
                     if renderer == nil { renderer = try PrintRenderer() }
                     guard let renderer else { return true }
-                    page = try renderer.render(Array(data), to: PrintRenderer.pageSize(for: media, dpi: settings.dpi))
+                    var code: PageCode?
+                    if let text = r.codeText, let corner = r.codeCorner.flatMap(PictureQRSetting.init(rawValue:)) {
+                        code = PageCode(text: text, corner: corner)
+                    }
+                    page = try renderer.render(Array(data), to: PrintRenderer.pageSize(for: media, dpi: settings.dpi),
+                                               code: code, dpi: settings.dpi)
                 } catch {
                     mutate { _ = $0.journal.finish(r.id, .failed, note: "page not rendered from \(photo): \(error)", now: now()) }
                     log.error("print \(r.id) (\(r.source)): page not rendered from \(photo): \(error); not printed")

@@ -209,6 +209,10 @@ public final class BoothRuntime: Sendable {
         var savedThisSession: Set<UInt64> = []
         /// Where the latest saved captures and pictures are, by id (the review's QR code); 16 kept.
         var savedPaths: [(id: UInt64, path: String)] = []
+        /// Prints that wait for their picture's save to carry its URL's QR code (`picture.qr`).
+        var printsAwaitingCode: Set<UInt64> = []
+        /// Of those, the ones printed without the code as their save failed: their later `printSaved` is not a second print.
+        var printedWithoutCode: Set<UInt64> = []
     }
     let state: Mutex<LoopState>
 
@@ -428,7 +432,18 @@ public final class BoothRuntime: Sendable {
         case let .composed(id):
             // Taken off the shelf even when late, so the shelf never keeps a picture's bytes.
             if let jpeg = captures.takeShelved(pictureID: id) { state.withLock { $0.sessionJPEGs[id] = jpeg } }
-        case .storageChecked, .longPress, .reviewAction, .timer, .captureSucceeded, .captureFailed, .saveFailed, .deviceFault,
+        case let .saveFailed(id, _, _):
+            // A print waiting for its code is not kept from the guest by a full disk: printed now, without it.
+            let (waited, held, session, grace) = state.withLock { s in
+                let waited = s.printsAwaitingCode.remove(id) != nil
+                if waited { s.printedWithoutCode.insert(id) }
+                return (waited, s.sessionJPEGs[id] ?? captures.get(id)?.jpeg, s.session, printGrace(s.settings))
+            }
+            if waited, let held {
+                log.warning("print of the picture of session \(session): its save failed, so it has no URL; printed without its QR code")
+                printer.request(jpeg: held, captureID: id, source: "session \(session)", graceMilliseconds: grace, code: nil)
+            }
+        case .storageChecked, .longPress, .reviewAction, .timer, .captureSucceeded, .captureFailed, .deviceFault,
              .deviceRecovered, .storageStatus, .reload, .composeFailed, .liveViewWanted, .printWaitsForSave, .shutdown:
             break
         }
@@ -571,8 +586,14 @@ public final class BoothRuntime: Sendable {
             loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(ms))), afterMilliseconds: ms)
         case let .print(id):
             let (session, grace, held) = state.withLock { ($0.session, printGrace($0.settings), $0.sessionJPEGs[id]) }
-            if let jpeg = held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
-                printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace)
+            if wantsCode(), savedPath(id) == nil {
+                // The code carries the saved file's token: printed once the save is noted (`printSaved`).
+                state.withLock { _ = $0.printsAwaitingCode.insert(id) }
+                log.debug("print of the picture of session \(session): waiting for its save, for its QR code (picture.qr)")
+                dispatch(.printWaitsForSave(pictureID: id))
+            } else if let jpeg = held ?? captures.get(id)?.jpeg ?? printer.savedPhoto(captureID: id) {
+                printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace,
+                                code: pageCode(id, jpeg))
             } else {
                 // Saved just now: the storage thread let the bytes go and its `.saved` is on its way
                 // (a failed save keeps them in memory). The machine prints it when that event arrives.
@@ -580,9 +601,15 @@ public final class BoothRuntime: Sendable {
                 dispatch(.printWaitsForSave(pictureID: id))
             }
         case let .printSaved(id, path):
-            let (session, grace) = state.withLock { ($0.session, printGrace($0.settings)) }
-            if let jpeg = printer.savedPhoto(captureID: id) {
-                printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace)
+            let (session, grace, printedAlready) = state.withLock { s in
+                s.printsAwaitingCode.remove(id)
+                return (s.session, printGrace(s.settings), s.printedWithoutCode.remove(id) != nil)
+            }
+            if printedAlready {
+                log.debug("print of the picture of session \(session): printed without its code when its save failed; saved now at \(path)")
+            } else if let jpeg = printer.savedPhoto(captureID: id) {
+                printer.request(jpeg: jpeg, captureID: id, source: "session \(session)", graceMilliseconds: grace,
+                                code: pageCode(id, jpeg))
             } else {
                 log.error("print of the picture of session \(session): \(path) cannot be read back; not printed")
             }
@@ -714,6 +741,23 @@ public final class BoothRuntime: Sendable {
         guard let pictureLink = options.pictureLink, let jpeg,
               let path = state.withLock({ s in s.savedPaths.last { $0.id == id }?.path }) else { return nil }
         return pictureLink(path, jpeg.count)
+    }
+
+    /// Whether prints carry their picture's QR code: `picture.qr` set and the gallery giving URLs.
+    private func wantsCode() -> Bool {
+        options.pictureLink != nil && state.withLock { $0.settings.picture.qr } != .off
+    }
+
+    /// Where `id` was saved, once its save is noted; nil before.
+    private func savedPath(_ id: UInt64) -> String? {
+        state.withLock { s in s.savedPaths.last { $0.id == id }?.path }
+    }
+
+    /// The QR code the print of saved picture `id` (bytes `jpeg`) carries (`picture.qr`); nil without one.
+    private func pageCode(_ id: UInt64, _ jpeg: [UInt8]) -> PageCode? {
+        let corner = state.withLock { $0.settings.picture.qr }
+        guard corner != .off, let url = link(id, jpeg) else { return nil }
+        return PageCode(text: url, corner: corner)
     }
 
     /// `id` was saved: when it is the review on screen and has no code yet, shown again with its

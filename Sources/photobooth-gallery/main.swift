@@ -8,6 +8,7 @@ import BoothGallery
 import BoothIndex
 import BoothPorts
 import BoothRuntime
+import BoothStorage
 import Glibc
 
 let usage = """
@@ -131,11 +132,42 @@ let counts = (try? index.counts()) ?? (served: 0, removed: 0)
 log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)"
            + (g.expiryMilliseconds.map { ", each served for \($0 / 3_600_000) h after it was saved (gallery.expiry)" } ?? "")
            + (g.list ? "; the list at / (thumbnails in \(g.cache))" : "") + (g.slideshow ? "; the slideshow at /live" : "")
-           + (g.pin.isEmpty || !(g.list || g.slideshow) ? "" : ", behind gallery.pin"))
+           + (g.pin.isEmpty || !(g.list || g.slideshow) ? "" : ", behind gallery.pin")
+           + (g.syncRemote.isEmpty ? "" : "; each picture copied to \(g.syncRemote)")
+           + (g.alertURL.isEmpty ? "" : "; alerts to \(g.alertURL)"))
+
+// Sync (gallery.sync_remote): rclone on a thread of its own; the server never waits for it.
+var sync: GallerySync?
+if !g.syncRemote.isEmpty {
+    do {
+        try makeDirectories(g.cache)
+        let made = GallerySync(config: GallerySync.Config(settings), indexPath: g.index, log: log)
+        if made.start() { sync = made }
+    } catch {
+        log.error("photobooth-gallery: sync: \(g.cache): \(error); pictures are not copied to \(g.syncRemote)")
+    }
+}
+
+// Alerts (gallery.alert_url): the daemon's changes POSTed from a thread of their own.
+var alerts: AlertSender?
+if !g.alertURL.isEmpty {
+    do {
+        try makeDirectories(g.cache)
+        let made = AlertSender(config: AlertSender.Config(settings), indexPath: g.index, log: log)
+        if made.start() { alerts = made }
+    } catch {
+        log.error("photobooth-gallery: alerts: \(g.cache): \(error); no alerts are sent to \(g.alertURL)")
+    }
+}
 
 var received: Int32 = 0
 sigwait(&signals, &received)
 log.notice("photobooth-gallery: signal \(received): stopping")
+sync?.stop()
+alerts?.stop()
+if let s = sync?.stats {
+    log.notice("photobooth-gallery: sync: \(s.copied) copied, \(s.deleted) deleted, \(s.pending) not copied yet, \(s.failures) failed rclone runs")
+}
 server.stop()
 let s = server.currentStats
 log.notice("photobooth-gallery: stopped after \(s.requests) requests (\(s.pictures) pictures served, \(s.notFound) not found)")

@@ -64,7 +64,7 @@ struct GalleryStatusCommand: Subcommand {
 
 struct Gallery: Subcommand {
     static let words = ["gallery"]
-    static let synopsis = "gallery [status|url [PICTURE]|remove PICTURE [--delete-file]|rebuild] [--json] [--socket PATH]"
+    static let synopsis = "gallery [status|url [PICTURE]|remove PICTURE [--delete-file]|rebuild|test-alert] [--json] [--socket PATH]"
     static let summary = "Guests' pictures: the gallery's state, a picture's URL, taking one down, rebuilding the index."
     static let details = "Without a word: gallery status. Exit codes: 0; 64 unknown word; 69 daemon not running; 77 not allowed."
     static let options: [Option] = [.json, .socket]
@@ -132,5 +132,23 @@ struct GalleryRebuild: Subcommand {
 
     func run() -> Int32 {
         answer(ControlRequest(.gallery, action: "rebuild"), args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
+    }
+}
+
+/// `gallery test-alert`.
+struct GalleryTestAlert: Subcommand {
+    static let words = ["gallery", "test-alert"]
+    static let synopsis = "gallery test-alert [--json] [--socket PATH]"
+    static let summary = "Send the operator's webhook (gallery.alert_url) a test alert, through photobooth-gallery as real alerts go."
+    static let details = """
+        The daemon records it in the index; photobooth-gallery POSTs it within seconds (journalctl -u photobooth-gallery).
+        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up, or gallery.alert_url empty; 77 not allowed.
+        """
+    static let options: [Option] = [.json, .socket]
+    static let positionals = 0...0
+    let args: ParsedArguments
+
+    func run() -> Int32 {
+        answer(ControlRequest(.gallery, action: "test-alert"), args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
     }
 }

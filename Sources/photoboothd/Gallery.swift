@@ -6,8 +6,8 @@ import BoothStorage
 /// What the daemon has of the gallery: with `gallery.enabled`, the secret (made at the first
 /// start), the index (made, or moved aside and rebuilt when damaged, then reconciled with the
 /// pictures on disk and the pictures taken down marked again), the sink that records each new
-/// picture, and the review's link (`gallery.url_base` + `/p/TOKEN`; nil while `gallery.url_base`
-/// is empty: the daemon has no network to learn the booth's address, said once). ``DaemonGallery/admin(photosDir:removed:)``
+/// picture, and the review's and the print's link (``Settings/Gallery/pictureURL(token:)``: `gallery.public_url`,
+/// else `gallery.url_base` + `/p/TOKEN`; nil while both are empty: the daemon has no network to learn the booth's address, said once). ``DaemonGallery/admin(photosDir:removed:)``
 /// answers `photoboothctl gallery` in every case; without a sink (the gallery off, or the secret or the
 /// index not to be had: logged) the booth runs every session as before.
 struct DaemonGallery {
@@ -53,14 +53,15 @@ func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
     log.info("gallery: index \(s.gallery.index): \(counts.0) pictures served, \(counts.1) removed")
     let sink = GalleryIndexSink(index: index, tokens: tokens, folders: folders, log: log)
     let made = DaemonGallery(sink: sink, link: nil, settings: s, index: index, tokens: tokens, folders: folders, problem: nil, log: log)
-    let base = s.gallery.urlRoot
-    guard !base.isEmpty else {
+    guard let pattern = s.gallery.pictureURL(token: "TOKEN") else {
         log.warning("gallery: gallery.url_base is empty: no QR code on the review screen (photoboothd has no network "
                     + "to learn the address guests' phones reach; set it, e.g. http://10.42.0.1:8080)")
         return made
     }
-    log.info("gallery: the review shows each photo's URL as a QR code: \(base)/p/TOKEN")
+    let printed = s.picture.qr == .off ? "" : " and on the print's \(s.picture.qr.rawValue) corner"
+    log.info("gallery: the review\(printed) shows each photo's URL as a QR code: \(pattern)")
     var linked = made
-    linked.link = { [base] path, bytes in "\(base)/p/\(sink.token(path: path, bytes: Int64(bytes)))" }
+    let urls = s.gallery
+    linked.link = { path, bytes in urls.pictureURL(token: sink.token(path: path, bytes: Int64(bytes))) }
     return linked
 }

@@ -275,6 +275,11 @@ if socketLock != nil {
 let signalSources = installSignalHandlers(runtime: runtime, log: log)
 signal(SIGPIPE, SIG_IGN)
 
+// The operator's alerts: each change of a fault, the paper or the storage, into the index for photobooth-gallery.
+let alerts = daemonGallery.index.map { AlertRecorder(index: $0, runtime: runtime, log: log) }
+alerts?.start()
+
 let code = runtime.run()
+alerts?.stop()
 controlServer.stop()
 exit(code)

@@ -227,6 +227,39 @@ struct SettingsCombinationTests {
         ])
     }
 
+    @Test("picture.qr without a URL to carry warns, with what is missing; gallery.public_url, gallery.alert_url and gallery.sync_remote must be written as their kinds are")
+    func printedCodeAndAddresses() {
+        let noGallery = check("[picture]\nqr = bottom-right\n")
+        #expect(noGallery.settings?.picture.qr == .bottomRight)
+        #expect(noGallery.diagnostics.map(\.description) == [
+            "booth.conf:2: warning: picture.qr = bottom-right (booth.conf:2) prints no code with gallery.enabled = false (the default): "
+                + "the pictures have no URL; set it, or picture.qr = off",
+        ])
+        let noURL = check("[picture]\nqr = top-left\n[gallery]\nenabled = true\n")
+        #expect(noURL.diagnostics.map(\.description) == [
+            "booth.conf:2: warning: picture.qr = top-left (booth.conf:2) prints no code with gallery.url_base and gallery.public_url empty: "
+                + "the booth does not know the URL guests' phones reach; set it, or picture.qr = off",
+        ])
+        let fine = check("[picture]\nqr = top-left\n[gallery]\nenabled = true\nurl_base = http://10.42.0.1:8080\n[print]\nmode = auto\n")
+        #expect(fine.diagnostics.isEmpty)
+        #expect(fine.settings?.gallery.pictureURL(token: "abc") == "http://10.42.0.1:8080/p/abc")
+        let noToken = check("[gallery]\nsync_remote = s3:photos\npublic_url = https://photos.example.org/wedding/\n")
+        #expect(noToken.settings == nil)
+        #expect(noToken.diagnostics.map(\.description) == [
+            "booth.conf:3: gallery.public_url 'https://photos.example.org/wedding/' is not an http:// or https:// URL with {token} in it "
+                + "(what stands for the picture's name at the remote: https://photos.example.org/wedding/{token}.jpg), or empty",
+        ])
+        let synced = check("[gallery]\nsync_remote = s3:photos\npublic_url = https://photos.example.org/w/{token}.jpg\n")
+        #expect(synced.diagnostics.isEmpty)
+        #expect(synced.settings?.gallery.pictureURL(token: "abc") == "https://photos.example.org/w/abc.jpg")
+        let unsynced = check("[gallery]\npublic_url = https://photos.example.org/w/{token}.jpg\n")
+        #expect(unsynced.diagnostics.map(\.severity) == [.warning])
+        #expect(check("[gallery]\nalert_url = ftp://ops.example.org/hook\n").settings == nil)
+        #expect(check("[gallery]\nalert_url = https://ops.example.org/hook\n").diagnostics.isEmpty)
+        #expect(check("[gallery]\nsync_remote = photos\n").settings == nil)
+        #expect(check("[gallery]\nsync_remote = /media/usb/photos\n").diagnostics.isEmpty)
+    }
+
     @Test("picture.layout = single with 4 shots is an error at the layout's line, citing the shots' line, with the fix")
     func singleLayoutWithFourShots() {
         let result = check("[session]\nshots = 4\n\n[picture]\nlayout = single\n")

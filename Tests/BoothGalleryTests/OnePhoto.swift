@@ -77,3 +77,20 @@ struct LoopbackError: Error, CustomStringConvertible {
     var what: String
     var description: String { what }
 }
+
+/// A free TCP port on 127.0.0.1 (bound, then let go).
+func freePort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    try withUnsafeMutablePointer(to: &a) { p in
+        try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { s in
+            try #require(bind(fd, s, len) == 0)
+            try #require(getsockname(fd, s, &len) == 0)
+        }
+    }
+    return UInt16(bigEndian: a.sin_port)
+}

@@ -19,13 +19,14 @@ struct GalleryAdminTests {
         let admin: GalleryAdmin
         let log = LogRecorder()
 
-        init(sessions: Int, urlBase: String = "http://10.42.0.1:8080/") throws {
+        init(sessions: Int, urlBase: String = "http://10.42.0.1:8080/", alertURL: String = "") throws {
             var template = Array("/tmp/photobooth-admin-XXXXXX".utf8CString)
             dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
             var s = Settings.defaults
             s.storage.dir = "\(dir)/photos"
             s.gallery.enabled = true
             s.gallery.urlBase = urlBase
+            s.gallery.alertURL = alertURL
             s.gallery.index = "\(dir)/gallery/index.sqlite"
             settings = s
             try FileManager.default.createDirectory(atPath: "\(dir)/photos/2026-12-01", withIntermediateDirectories: true)
@@ -50,6 +51,25 @@ struct GalleryAdminTests {
         }
     }
 
+    @Test("test-alert records a test row the gallery sends (never an active condition); without gallery.alert_url it is refused, saying so")
+    func testAlert() throws {
+        let b = try Booth(sessions: 1, alertURL: "https://ops.example.org/hook")
+        defer { try? FileManager.default.removeItem(atPath: b.dir) }
+        let answer = try b.ask("test-alert").get()
+        #expect(answer.message.hasPrefix("test alert 1 recorded: photobooth-gallery POSTs it to https://ops.example.org/hook within a few seconds"))
+        let rows = try b.index.alerts(after: 0, limit: 10)
+        #expect(rows.map(\.condition) == ["test"])
+        #expect(rows.first?.message == "a test alert (photoboothctl gallery test-alert, uid 0)")
+        #expect(rows.first?.at == 1_800_000_000)
+        #expect(try b.index.activeAlerts().isEmpty, "a test is no condition the daemon carries over a restart")
+        let none = try Booth(sessions: 1)
+        defer { try? FileManager.default.removeItem(atPath: none.dir) }
+        guard case let .failure(f) = none.ask("test-alert") else { Issue.record("test-alert without gallery.alert_url answered"); return }
+        #expect(f.code == "unavailable")
+        #expect(f.message.hasPrefix("gallery.alert_url is empty"))
+        #expect(try none.index.lastAlertID() == 0)
+    }
+
     @Test("status counts, the newest picture's URL; url by latest, token, URL, DATE/NAME and absolute path; clear errors")
     func statusAndURL() throws {
         let b = try Booth(sessions: 3)
@@ -70,7 +90,7 @@ struct GalleryAdminTests {
         #expect(throws: GalleryFailure("bad-request", "/etc/passwd is not under storage.dir (\(b.dir)/photos); give a token, a URL, DATE/NAME or latest")) {
             try b.ask("url", "/etc/passwd").get()
         }
-        #expect(throws: GalleryFailure("bad-request", "unknown gallery action 'list'; known: status, url, remove, rebuild")) { try b.ask("list").get() }
+        #expect(throws: GalleryFailure("bad-request", "unknown gallery action 'list'; known: status, url, remove, rebuild, test-alert")) { try b.ask("list").get() }
     }
 
     @Test("remove takes a picture down (the file stays), kept across a rebuild and a damaged index made anew; --delete-file deletes it")

@@ -44,20 +44,36 @@ final class PrintingBooth: Sendable {
     let runtime: BoothRuntime
     let button = TestButton()
     let logs = LogLines()
+    let settings: Settings
     private let exit = Mutex<Int32?>(nil)
 
-    init(stack: CUPSStack, mode: PrintMode) {
+    /// - Parameter qr: `picture.qr`; other than off, the gallery is on too (the daemon's index and
+    ///   sink, `gallery.url_base` http://10.42.0.1:8080), so each print carries its picture's URL.
+    init(stack: CUPSStack, mode: PrintMode, qr: PictureQRSetting = .off, dpi: Int = 100) {
         // Review lasts until the test moves on (it stops the booth).
         var s = fastSettings(dir: stack.dir, reviewMilliseconds: 600_000)
         s.print = printSettings(dir: stack.dir, queue: stack.queue)
         s.print.mode = mode
-        let settings = s
+        s.print.dpi = dpi
         let log = logs.logger()
+        var options = RuntimeOptions()
+        if qr != .off {
+            s.picture.qr = qr
+            s.gallery.enabled = true
+            s.gallery.index = "\(stack.dir)/gallery/index.sqlite"
+            s.gallery.secret = "\(stack.dir)/gallery.secret"
+            s.gallery.urlBase = "http://10.42.0.1:8080"
+            let made = gallery(s, log: log)
+            options.pictureSinks = made.sink.map { [$0] } ?? []
+            options.pictureLink = made.link
+        }
+        let settings = s
+        self.settings = s
         let button = self.button
         var factory = simulatedDevices(realCamera: false, log: log)
         factory.button = { _ in button }
         factory.displays = { _, _, _ in [] }
-        runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, log: log,
+        runtime = BoothRuntime(settings: settings, options: options, factory: factory, log: log,
                                reloader: { .success(settings) })
         let thread = Thread { [self] in
             let code = runtime.run()

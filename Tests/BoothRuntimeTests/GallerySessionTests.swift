@@ -24,26 +24,6 @@ private func get(_ url: String) throws -> (Int, [UInt8]) {
     return out
 }
 
-/// The text of the QR code(s) zbarimg (zbar-tools) reads in the image file at `path`; nil when it
-/// finds none (or is not installed: the message says so).
-func zbarRead(_ path: String) throws -> [String] {
-    guard access("/usr/bin/zbarimg", X_OK) == 0 else { throw ZbarMissing() }
-    let out = Pipe()
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-    p.arguments = ["--quiet", "--raw", path]
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    try p.run()
-    p.waitUntilExit()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    return text.split(separator: "\n").map(String.init)
-}
-
-struct ZbarMissing: Error, CustomStringConvertible {
-    var description: String { "zbarimg is missing: apt-get install zbar-tools (install.sh --test installs it)" }
-}
-
 @Suite(.serialized) struct GallerySessionTests {
     @Test("with gallery.enabled a session's picture is indexed by the daemon's sink and served by the gallery at its token's URL; a restart keeps the URL")
     func aSessionsPictureIsServed() async throws {

@@ -54,3 +54,24 @@ public func exitStatus(of pid: pid_t, within seconds: Double) -> Int32? {
         usleep(20_000)
     }
 }
+
+/// The text of the QR code(s) zbarimg (zbar-tools) reads in the image file at `path`, one a code;
+/// empty when it finds none. - Throws: ``ZbarMissing`` when zbarimg is not installed.
+public func zbarRead(_ path: String) throws -> [String] {
+    guard access("/usr/bin/zbarimg", X_OK) == 0 else { throw ZbarMissing() }
+    let out = Pipe()
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+    p.arguments = ["--quiet", "--raw", path]
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return text.split(separator: "\n").map(String.init)
+}
+
+public struct ZbarMissing: Error, CustomStringConvertible {
+    public init() {}
+    public var description: String { "zbarimg is missing: apt-get install zbar-tools (install.sh --test installs it)" }
+}

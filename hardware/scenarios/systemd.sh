@@ -11,7 +11,9 @@
 #  2b. the gallery: gallery.enabled, photoboothd restarted (the earlier photos indexed), photobooth-gallery
 #     started as its own user; a new picture is served at its token's URL byte for byte; under the
 #     gallery unit's sandbox its user reads the photos but cannot write them nor read the secret;
-#     with the gallery stopped a session goes on; restarted, the earlier URL still answers.
+#     with the gallery stopped a session goes on; restarted, the earlier URL still answers; sync
+#     (gallery.sync_remote) under the unit copies every picture to a WebDAV server on loopback; a test
+#     alert reaches a webhook listener on loopback (gallery.alert_url).
 #  3. kill -STOP: no WATCHDOG=1 any more; systemd kills it (SIGABRT) and restarts it after WatchdogSec.
 #  4. a bad config: the daemon exits 78 and stays stopped (RestartPreventExitStatus=78), no restart loop.
 #  5. systemd-analyze security: the exposure score, for the record.
@@ -103,6 +105,7 @@ pass "the same sandbox refuses /dev/mem"
 # ---------------------------------------------------------------- 2b. the gallery
 fetch() { python3 -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=10).read())' "$1"; }
 photoboothctl config set gallery.enabled true --file $C > /dev/null || fail "config set gallery.enabled"
+photoboothctl config set gallery.alert_url http://127.0.0.1:8091/hook --file $C > /dev/null || fail "config set gallery.alert_url"
 assert_cmd "systemctl restart photoboothd (gallery.enabled)" timeout 60 systemctl restart photoboothd
 wait_for 20 "the daemon's gallery index" sh -c "journalctl -u photoboothd --no-pager -o cat | grep -q 'gallery: index /var/lib/photobooth/gallery/index.sqlite: '"
 log "$(journalctl -u photoboothd --no-pager -o cat | grep -m1 'gallery: index ')"
@@ -151,6 +154,35 @@ wait_for 30 "systemd starting the killed gallery again" sh -c "p=\$(systemctl sh
 wait_for 20 "photobooth-gallery listening after the kill" sh -c "python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:8080/health\", timeout=5)'"
 fetch "http://127.0.0.1:8080/p/$TOKEN.jpg" | cmp - "/var/lib/photobooth/photos/$REL" || fail "the earlier URL after the gallery was killed"
 pass "the gallery killed: started again by systemd, the earlier URL answers, the session went on"
+# Sync under the unit's sandbox (gallery.sync_remote): rclone run by photobooth-gallery as its user, HOME
+# and its cache in /var/cache/photobooth-gallery, its config read from /etc/photobooth, to a WebDAV server
+# on the guest's loopback (rclone serve webdav); every picture served arrives there once, as TOKEN.jpg.
+mkdir -p /run/dav/event
+rclone serve webdav /run/dav --addr 127.0.0.1:8090 --config /dev/null -q &
+DAV=$!
+printf '[dav]\ntype = webdav\nurl = http://127.0.0.1:8090/\nvendor = other\n' > /etc/photobooth/rclone.conf
+chgrp photobooth-gallery /etc/photobooth/rclone.conf && chmod 640 /etc/photobooth/rclone.conf
+photoboothctl config set gallery.sync_remote dav:event --file $C > /dev/null || fail "config set gallery.sync_remote"
+assert_cmd "systemctl restart photobooth-gallery (gallery.sync_remote)" timeout 30 systemctl restart photobooth-gallery
+SERVED=$(python3 -c 'import sqlite3; print(sqlite3.connect("file:/var/lib/photobooth/gallery/index.sqlite?mode=ro", uri=True).execute("SELECT count(*) FROM pictures WHERE removed_at IS NULL").fetchone()[0])')
+synced() { find /run/dav/event -name '*.jpg' | wc -l; }
+wait_for 60 "the $SERVED pictures served copied to dav:event" sh -c "[ \$(find /run/dav/event -name '*.jpg' | wc -l) -ge $SERVED ]"
+cmp "/run/dav/event/$TOKEN.jpg" "/var/lib/photobooth/photos/$REL" || fail "the synced copy of $REL differs"
+assert_eq "$(synced)" "$SERVED" "pictures at the WebDAV remote"
+ls -a /var/cache/photobooth-gallery | grep -q '^sync.sqlite$' || fail "no sync ledger in the gallery's cache"
+log "$(journalctl -u photobooth-gallery --no-pager -o cat | grep -m1 'sync: each picture is copied')"
+kill "$DAV" 2>/dev/null; wait "$DAV" 2>/dev/null || true
+# Alerts under the unit: photoboothctl gallery test-alert, recorded by the daemon, POSTed by the gallery's
+# libcurl as its user to a webhook listener on loopback.
+python3 "$REPO/Tests/BoothGalleryTests/webhook-listener.py" 8091 /run/hook.jsonl /run/hook-fail &
+HOOK=$!
+assert_cmd "photoboothctl gallery test-alert" photoboothctl gallery test-alert
+wait_for 30 "the test alert at the webhook" sh -c "grep -q '\"condition\":\"test\"' /run/hook.jsonl 2>/dev/null"
+log "webhook got: $(head -c 300 /run/hook.jsonl)"
+kill "$HOOK" 2>/dev/null; wait "$HOOK" 2>/dev/null || true
+pass "an alert from the daemon through the gallery's sandbox to the webhook"
+photoboothctl config set gallery.sync_remote "" --file $C > /dev/null || fail "config set gallery.sync_remote ''"
+pass "sync under the gallery's sandbox: $SERVED pictures at the WebDAV remote on loopback, byte for byte"
 PID1=$(systemctl show -p MainPID --value photoboothd)
 
 # ---------------------------------------------------------------- 3. watchdog

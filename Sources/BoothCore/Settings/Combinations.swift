@@ -14,6 +14,7 @@ extension Settings {
         out += captureSizeDiagnostics(sources)
         out += inputButtonDiagnostics(sources)
         out += galleryDiagnostics(sources)
+        out += printedCodeDiagnostics(sources)
         return out
     }
 
@@ -127,7 +128,55 @@ extension Settings {
             severity: .warning)]
     }
 
+    /// `picture.qr` needs a URL to carry and a print to carry it.
+    private func printedCodeDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        let key = "picture.qr"
+        guard picture.qr != .off else { return [] }
+        let missing: String? = !gallery.enabled ? "\(sources.cite("gallery.enabled", in: self)): the pictures have no URL"
+            : gallery.urlRoot.isEmpty && gallery.publicURL.isEmpty ? "gallery.url_base and gallery.public_url empty: the booth does not know the URL guests' phones reach"
+            : print.mode == .off ? "\(sources.cite("print.mode", in: self)): nothing is printed"
+            : nil
+        guard let missing else { return [] }
+        return [sources.diagnostic(keys: [key, "gallery.enabled", "gallery.url_base", "print.mode"], message:
+            "\(sources.cite(key, in: self)) prints no code with \(missing); set it, or picture.qr = off", severity: .warning)]
+    }
+
+    /// `gallery.public_url`, `gallery.alert_url` and `gallery.sync_remote` as their words say they are written.
+    private func galleryAddressDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        func isWeb(_ url: String) -> Bool {
+            (url.hasPrefix("http://") || url.hasPrefix("https://")) && !url.contains(where: { $0 == " " || $0.isNewline })
+        }
+        let publicURL = gallery.publicURL
+        if !publicURL.isEmpty && (!isWeb(publicURL) || !publicURL.contains("{token}")) {
+            out.append(sources.diagnostic(keys: ["gallery.public_url"], message:
+                "gallery.public_url '\(publicURL)' is not an http:// or https:// URL with {token} in it (what stands for the "
+                + "picture's name at the remote: https://photos.example.org/wedding/{token}.jpg), or empty", severity: .error))
+        } else if !publicURL.isEmpty && gallery.syncRemote.isEmpty {
+            out.append(sources.diagnostic(keys: ["gallery.public_url", "gallery.sync_remote"], message:
+                "gallery.public_url is set but \(sources.cite("gallery.sync_remote", in: self)): no picture is copied there, so its "
+                + "QR codes lead nowhere; set gallery.sync_remote, or leave gallery.public_url empty", severity: .warning))
+        }
+        let alertURL = gallery.alertURL
+        if !alertURL.isEmpty && !isWeb(alertURL) {
+            out.append(sources.diagnostic(keys: ["gallery.alert_url"], message:
+                "gallery.alert_url '\(alertURL)' is not an http:// or https:// URL (the operator's webhook), or empty", severity: .error))
+        }
+        let remote = gallery.syncRemote
+        if !remote.isEmpty && !remote.hasPrefix("/") && !(remote.split(separator: ":", maxSplits: 1).first.map { !$0.isEmpty && remote.contains(":") } ?? false) {
+            out.append(sources.diagnostic(keys: ["gallery.sync_remote"], message:
+                "gallery.sync_remote '\(remote)' is neither REMOTE:path (a remote of gallery.sync_config) nor an absolute folder, or empty", severity: .error))
+        }
+        return out
+    }
+
     private func galleryDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        var out = galleryAddressDiagnostics(sources)
+        out += pinDiagnostics(sources)
+        return out
+    }
+
+    private func pinDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
         let pinKey = "gallery.pin"
         guard !gallery.pin.isEmpty else { return [] }
         let n = gallery.pin.count

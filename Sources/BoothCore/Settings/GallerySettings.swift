@@ -56,6 +56,22 @@ extension Settings {
         public var listText = ""
         /// `gallery.cache`: the folder the gallery keeps its thumbnails in (its own; not the photos').
         public var cache = ""
+        /// `gallery.public_url`: a synced copy's public URL, `{token}` for its name; empty: `url_base`'s.
+        public var publicURL = ""
+        /// `gallery.sync_remote`: rclone's destination (`REMOTE:path` or an absolute folder); empty: no sync.
+        public var syncRemote = ""
+        /// `gallery.sync_config`: rclone's config file.
+        public var syncConfig = ""
+        /// `gallery.alert_url`: the operator's webhook (http or https); empty: no alerts.
+        public var alertURL = ""
+        /// `gallery.alert_interval`: at most one alert POST per this many milliseconds.
+        public var alertIntervalMilliseconds = 60_000
+        /// The URL of the picture with `token` that QR codes carry: `public_url` with `{token}`
+        /// replaced, else `url_base` + `/p/TOKEN`; nil when both are empty.
+        public func pictureURL(token: String) -> String? {
+            if !publicURL.isEmpty { return publicURL.replacing("{token}", with: token) }
+            return urlRoot.isEmpty ? nil : "\(urlRoot)/p/\(token)"
+        }
         /// `gallery.wifi_ssid`: the booth's Wi-Fi, offered as a `WIFI:` QR code on the idle screen; empty: none.
         public var wifiSSID = ""
         /// `gallery.wifi_password`: its password (empty for an open network).

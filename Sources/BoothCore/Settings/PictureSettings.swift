@@ -96,6 +96,15 @@ public enum PictureDPISetting: String, SettingChoice {
     public func dotsPerInch(printDPI: Int) -> Int { Int(rawValue) ?? printDPI }
 }
 
+/// `picture.qr`: where the printed page carries the QR code of the picture's URL, or off.
+public enum PictureQRSetting: String, SettingChoice {
+    case off
+    case topLeft = "top-left"
+    case topRight = "top-right"
+    case bottomLeft = "bottom-left"
+    case bottomRight = "bottom-right"
+}
+
 extension Settings {
     /// `[picture]`: the composed picture of a session (layout, sheet, background, overlay, footer).
     public struct Picture: Sendable, Hashable {
@@ -128,5 +137,7 @@ extension Settings {
         public var font = ""
         /// `picture.text_color`: colour of the footer text.
         public var textColor = RGBColor(red: 0, green: 0, blue: 0)
+        /// `picture.qr`: the corner of the printed page that carries the picture's URL as a QR code, or off.
+        public var qr = PictureQRSetting.off
     }
 }

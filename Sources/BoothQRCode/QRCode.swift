@@ -1,3 +1,8 @@
+// BoothQRCode: a QR code's modules from libqrencode, drawn by the review screen (BoothDisplay) and on
+// the printed page (BoothPrint).
+//
+// May import: CQREncode and the system.
+
 import CQREncode
 
 /// A QR code's modules, from libqrencode (`QRcode_encodeString`, error correction level M, 8-bit

@@ -1,0 +1,232 @@
+import BoothClock
+import BoothCore
+import BoothIndex
+import BoothPorts
+import BoothStorage
+import CCurl
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// One POST of `body` (JSON) to `url` through libcurl (`curl_easy_perform`: no proxy, no redirects,
+/// `Content-Type: application/json`), the answer's body read and dropped. Blocks the calling thread
+/// up to `timeoutMilliseconds`: the alert thread's, never a server's or the cooperative pool.
+/// - Returns: the HTTP status, or libcurl's reason when there was no answer.
+public func postJSON(_ url: String, body: [UInt8], timeoutMilliseconds: Int = 10_000) -> Result<Int, WebhookError> {
+    guard let curl = curl_easy_init() else { return .failure(WebhookError(message: "libcurl could not be set up")) }
+    defer { curl_easy_cleanup(curl) }
+    var headers: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Content-Type: application/json")
+    headers = curl_slist_append(headers, "User-Agent: photobooth-gallery")
+    defer { curl_slist_free_all(headers) }
+    _ = pb_curl_set_string(curl, CURLOPT_URL, url)
+    _ = pb_curl_set_long(curl, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+    _ = pb_curl_set_long(curl, CURLOPT_NOSIGNAL, 1)
+    _ = pb_curl_set_string(curl, CURLOPT_NOPROXY, "*")
+    _ = pb_curl_set_long(curl, CURLOPT_FOLLOWLOCATION, 0)
+    _ = pb_curl_set_long(curl, CURLOPT_POST, 1)
+    _ = pb_curl_set_pointer(curl, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
+    _ = pb_curl_set_write(curl) { _, size, count, _ in size * count }
+    let rc = body.withUnsafeBytes { raw -> CURLcode in
+        _ = pb_curl_set_long(curl, CURLOPT_POSTFIELDSIZE, raw.count)
+        _ = pb_curl_set_pointer(curl, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+        return curl_easy_perform(curl)
+    }
+    guard rc == CURLE_OK else { return .failure(WebhookError(message: String(cString: curl_easy_strerror(rc)))) }
+    var code = 0
+    _ = pb_curl_response_code(curl, &code)
+    return .success(code)
+}
+
+/// Why a webhook got no answer (libcurl's words: `Couldn't connect to server`, `Timeout was reached`).
+public struct WebhookError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// The JSON an alert POST carries: the booth (its host name), a `text` line for chat webhooks
+/// (Slack, Mattermost), and each change: its id in the index (increasing: a receiver can drop one
+/// it saw), `at` (seconds since 1970), `condition`, `active` (began or ended), `message`.
+public struct AlertPayload: Codable, Sendable, Equatable {
+    public var booth: String
+    public var text: String
+    public var alerts: [AlertRow]
+
+    public init(booth: String, alerts: [AlertRow]) {
+        self.booth = booth
+        self.alerts = alerts
+        text = alerts.map { a in
+            "\(booth): " + (a.condition == "test" ? "test alert" : "\(a.condition) \(a.active ? "began" : "ended")") + ": \(a.message)"
+        }.joined(separator: "\n")
+    }
+}
+
+/// Sends the operator's alerts (`gallery.alert_url`): the rows the daemon writes into the index
+/// (``PictureIndex/recordAlert(_:active:message:at:)``: a fault entered or left, paper low or out,
+/// storage low, `photoboothctl gallery test-alert`) POSTed as ``AlertPayload`` JSON from a thread of
+/// its own (`pb-alerts`), looking every second. At most one POST per `gallery.alert_interval`: the
+/// changes in between go together in the next (a test alert goes at once). A POST answered 2xx moves
+/// the cursor, kept durably in `gallery.cache`/alerts-cursor, so nothing is lost or sent again across
+/// a restart (a crash between the answer and the write sends that POST once more, same ids); any
+/// other answer, or none, is tried again with ``SyncBackoff`` (2 s to 5 min). The first start sends
+/// from the rows recorded after it.
+public final class AlertSender: Sendable {
+    public struct Config: Sendable {
+        public var url: String
+        public var intervalMilliseconds: Int64
+        public var cacheDir: String
+        /// The booth's name in the payload (the host name).
+        public var booth: String
+        public var backoff: SyncBackoff
+        public var pollMilliseconds: Int64
+
+        public init(url: String, intervalMilliseconds: Int64, cacheDir: String, booth: String,
+                    backoff: SyncBackoff = SyncBackoff(), pollMilliseconds: Int64 = 1000) {
+            self.url = url
+            self.intervalMilliseconds = intervalMilliseconds
+            self.cacheDir = cacheDir
+            self.booth = booth
+            self.backoff = backoff
+            self.pollMilliseconds = pollMilliseconds
+        }
+
+        /// From `[gallery]`; the booth named by `gethostname`.
+        public init(_ s: Settings) {
+            var name = [CChar](repeating: 0, count: 256)
+            let host = gethostname(&name, name.count) == 0 ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "photobooth"
+            self.init(url: s.gallery.alertURL, intervalMilliseconds: Int64(s.gallery.alertIntervalMilliseconds), cacheDir: s.gallery.cache, booth: host)
+        }
+    }
+
+    /// The sender's figures.
+    public struct Stats: Sendable, Equatable {
+        /// POSTs answered 2xx, and the alerts they carried.
+        public var posts = 0
+        public var alerts = 0
+        /// POSTs that failed (no answer, or not 2xx).
+        public var failures = 0
+        public var lastError: String?
+        /// The id of the last alert sent (the cursor).
+        public var cursor: Int64 = 0
+    }
+
+    public let config: Config
+    private let indexPath: String
+    private let log: Logger
+    private let thread = WorkerThread(name: "pb-alerts")
+    private let state = Mutex(Stats())
+
+    /// - Parameter indexPath: `gallery.index`, opened read-only by the thread (a connection of its own).
+    public init(config: Config, indexPath: String, log: Logger) {
+        self.config = config
+        self.indexPath = indexPath
+        self.log = log
+    }
+
+    public var stats: Stats { state.withLock { $0 } }
+    private var cursorPath: String { "\(config.cacheDir)/alerts-cursor" }
+
+    @discardableResult
+    public func start() -> Bool {
+        let started = thread.start { [self] w in run(w) }
+        if !started { log.error("alerts: no thread for them (pthread_create failed): nothing is sent to \(config.url)") }
+        return started
+    }
+
+    public func stop(timeoutMilliseconds: Int64 = 12_000) { _ = thread.finish(timeoutMilliseconds: timeoutMilliseconds) }
+
+    private func loadCursor() -> Int64? {
+        guard let data = FileManager.default.contents(atPath: cursorPath) else { return nil }
+        return Int64(String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace })
+    }
+
+    private func saveCursor(_ id: Int64) -> Bool {
+        do {
+            try AtomicFile.write(Array("\(id)\n".utf8), to: cursorPath, durable: true, replace: true)
+            return true
+        } catch {
+            log.error("alerts: \(cursorPath) not written (\(error)): alerts up to \(id) may be sent again after a restart")
+            return false
+        }
+    }
+
+    private func run(_ w: WorkerThread) {
+        var index: PictureIndex?
+        var cursor: Int64?
+        var lastPost: MonotonicInstant?
+        var retryAt: MonotonicInstant?
+        var failures = 0
+        var told: String?
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        while !w.isStopping {
+            var wake = Monotonic.now().adding(milliseconds: config.pollMilliseconds)
+            do {
+                if index == nil { index = try PictureIndex(path: indexPath, readOnly: true) }
+                guard let index else { continue }
+                if cursor == nil {
+                    if let saved = loadCursor() {
+                        cursor = saved
+                        log.notice("alerts: to \(config.url), from alert \(saved + 1) on (\(cursorPath)); at most one POST every \(config.intervalMilliseconds / 1000) s")
+                    } else {
+                        let last = try index.lastAlertID()
+                        _ = saveCursor(last)
+                        cursor = last
+                        log.notice("alerts: to \(config.url), the changes from now on; at most one POST every \(config.intervalMilliseconds / 1000) s")
+                    }
+                    state.withLock { $0.cursor = cursor ?? 0 }
+                }
+                let from = cursor ?? 0
+                let rows = try index.alerts(after: from, limit: 100)
+                // A cursor past the index's last alert: the index was made anew; start again from its rows.
+                if rows.isEmpty, try index.lastAlertID() < from {
+                    cursor = 0
+                    log.notice("alerts: the index has fewer alerts than \(cursorPath) says (made anew?): sending from its first")
+                    continue
+                }
+                let now = Monotonic.now()
+                let intervalEnds = lastPost?.adding(milliseconds: config.intervalMilliseconds)
+                let due = rows.contains { $0.condition == "test" } || intervalEnds.map { now >= $0 } ?? true
+                let retryDue = retryAt.map { now >= $0 } ?? true
+                if !rows.isEmpty && due && retryDue {
+                    let body = Array(try encoder.encode(AlertPayload(booth: config.booth, alerts: rows)))
+                    switch postJSON(config.url, body: body) {
+                    case let .success(status) where (200..<300).contains(status):
+                        let last = rows[rows.count - 1].id
+                        _ = saveCursor(last)
+                        cursor = last
+                        lastPost = Monotonic.now()
+                        retryAt = nil
+                        if failures > 0 { log.notice("alerts: \(config.url) answers again after \(failures) failed POST\(failures == 1 ? "" : "s")") }
+                        failures = 0
+                        state.withLock { s in
+                            s.posts += 1
+                            s.alerts += rows.count
+                            s.cursor = last
+                            s.lastError = nil
+                        }
+                        log.info("alerts: \(rows.count) sent to \(config.url) (\(status)): " + rows.map { "\($0.condition) \($0.active ? "on" : "off")" }.joined(separator: ", "))
+                    case let result:
+                        let why: String
+                        switch result {
+                        case let .success(status): why = "answered \(status)"
+                        case let .failure(e): why = e.message
+                        }
+                        failures += 1
+                        let delay = config.backoff.delay(afterFailures: failures)
+                        retryAt = Monotonic.now().adding(milliseconds: delay)
+                        state.withLock { s in s.failures += 1; s.lastError = why }
+                        if failures == 1 {
+                            log.warning("alerts: POST to \(config.url): \(why); \(rows.count) alert\(rows.count == 1 ? "" : "s") kept, tried again with backoff")
+                        }
+                    }
+                }
+                if let retryAt { wake = max(wake, retryAt) }
+                told = nil
+            } catch {
+                if told != "\(error)" { log.error("alerts: \(error); trying again every \(config.pollMilliseconds) ms"); told = "\(error)" }
+                index = nil
+            }
+            if w.waitForWork(until: wake) == .stop { return }
+        }
+    }
+}

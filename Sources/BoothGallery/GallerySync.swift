@@ -1,0 +1,348 @@
+import BoothClock
+import BoothCore
+import BoothIndex
+import BoothPorts
+import Glibc
+import Synchronization
+
+/// How long the sync waits after its `failures`-th failure in a row before it tries the remote
+/// again: 2 s, doubled each time, at most 5 min (milliseconds).
+public struct SyncBackoff: Sendable, Equatable {
+    public var firstMilliseconds: Int64
+    public var maxMilliseconds: Int64
+    public init(firstMilliseconds: Int64 = 2000, maxMilliseconds: Int64 = 300_000) {
+        self.firstMilliseconds = firstMilliseconds
+        self.maxMilliseconds = maxMilliseconds
+    }
+
+    /// The wait after `failures` (≥ 1) failures in a row, in milliseconds.
+    public func delay(afterFailures failures: Int) -> Int64 {
+        var d = firstMilliseconds
+        for _ in 1..<max(1, failures) where d < maxMilliseconds { d *= 2 }
+        return min(d, maxMilliseconds)
+    }
+}
+
+/// Where rclone puts the picture `token` at `remote` (`gallery.sync_remote`): `REMOTE:path/TOKEN.jpg`,
+/// `REMOTE:TOKEN.jpg` for a remote's root, `/folder/TOKEN.jpg` for a local folder. The token is the
+/// file's name so that booths sharing a remote never write over each other (each has its own secret).
+public func syncDestination(remote: String, token: String) -> String {
+    var base = remote
+    while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+    return base.hasSuffix(":") || base.hasSuffix("/") ? "\(base)\(token).jpg" : "\(base)/\(token).jpg"
+}
+
+/// The sync's figures, for `/health` and the logs.
+public struct SyncStats: Sendable, Equatable {
+    /// Pictures copied to the remote since the start (each one rclone copyto that succeeded).
+    public var copied = 0
+    /// Pictures deleted at the remote since the start (taken down with `photoboothctl gallery remove`).
+    public var deleted = 0
+    /// rclone runs that failed since the start.
+    public var failures = 0
+    /// Pictures served that the remote has not got yet, after the last pass.
+    public var pending = 0
+    /// Why the last rclone run failed (its last line on stderr), nil once one succeeded since.
+    public var lastError: String?
+    /// Passes made over the index (each time it changed, or a retry came).
+    public var passes = 0
+}
+
+/// Copies every picture the index serves to `gallery.sync_remote` with rclone (Debian's `rclone`,
+/// any of its remotes, `rclone copyto`), as `TOKEN.jpg`, oldest first, and deletes there
+/// (`rclone deletefile`) the ones taken down: photobooth-gallery's own thread (`pb-sync`), so a slow
+/// or absent remote never holds a request, and never a session (the daemon has no network).
+///
+/// What was copied is kept in a ``SyncLedger`` (`gallery.cache`/sync.sqlite) once rclone says so:
+/// a picture is copied once, across restarts; one copied just before a crash, not yet recorded, is
+/// copied again to the same name, which rclone skips as unchanged (same size and time). The index
+/// is looked at every second (`PRAGMA data_version`); a failure waits ``SyncBackoff`` before the
+/// next try (2 s to 5 min), logged once when the remote goes away and once when it is back.
+/// rclone runs with `--config gallery.sync_config`, HOME and its cache in `gallery.cache` (the
+/// unit's ProtectHome), its signals unblocked, and is killed after `runTimeoutMilliseconds`.
+public final class GallerySync: Sendable {
+    public struct Config: Sendable {
+        public var remote: String
+        public var rcloneConfig: String
+        /// The gallery's own folder (`gallery.cache`): the ledger, rclone's HOME and cache, its last stderr.
+        public var cacheDir: String
+        /// `storage.dir`: the index's paths are relative to it.
+        public var photosDir: String
+        /// The rclone program.
+        public var rclone: String
+        public var backoff: SyncBackoff
+        /// How often the index is looked at, in milliseconds.
+        public var pollMilliseconds: Int64
+        /// A run of rclone longer than this is killed (SIGTERM) and counts as a failure, in milliseconds.
+        public var runTimeoutMilliseconds: Int64
+
+        public init(remote: String, rcloneConfig: String, cacheDir: String, photosDir: String, rclone: String = "/usr/bin/rclone",
+                    backoff: SyncBackoff = SyncBackoff(), pollMilliseconds: Int64 = 1000, runTimeoutMilliseconds: Int64 = 600_000) {
+            self.remote = remote
+            self.rcloneConfig = rcloneConfig
+            self.cacheDir = cacheDir
+            self.photosDir = photosDir
+            self.rclone = rclone
+            self.backoff = backoff
+            self.pollMilliseconds = pollMilliseconds
+            self.runTimeoutMilliseconds = runTimeoutMilliseconds
+        }
+
+        /// From `[gallery]` and `storage.dir`.
+        public init(_ s: Settings) {
+            self.init(remote: s.gallery.syncRemote, rcloneConfig: s.gallery.syncConfig, cacheDir: s.gallery.cache, photosDir: s.storage.dir)
+        }
+    }
+
+    public let config: Config
+    private let indexPath: String
+    private let log: Logger
+    private let thread = WorkerThread(name: "pb-sync")
+    private struct State {
+        var stats = SyncStats()
+        var child: pid_t?
+        var retryNow = false
+    }
+    private let state = Mutex(State())
+
+    /// - Parameter indexPath: `gallery.index`, opened read-only by the sync thread (a connection of its own).
+    public init(config: Config, indexPath: String, log: Logger) {
+        self.config = config
+        self.indexPath = indexPath
+        self.log = log
+    }
+
+    public var stats: SyncStats { state.withLock { $0.stats } }
+
+    /// Starts the thread. - Returns: false when it could not be made (logged).
+    @discardableResult
+    public func start() -> Bool {
+        let started = thread.start { [self] w in run(w) }
+        if !started { log.error("sync: no thread for it (pthread_create failed): pictures are not copied to \(config.remote)") }
+        return started
+    }
+
+    /// Tries the remote now, without waiting out the backoff (tests; an operator's restart does the same).
+    public func retryNow() {
+        state.withLock { $0.retryNow = true }
+        thread.wake()
+    }
+
+    /// Stops the thread: a running rclone is sent SIGTERM; waits at most `timeoutMilliseconds`.
+    public func stop(timeoutMilliseconds: Int64 = 5000) {
+        let child = state.withLock { $0.child }
+        if let child { kill(child, SIGTERM) }
+        _ = thread.finish(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    private func run(_ w: WorkerThread) {
+        let ledgerPath = "\(config.cacheDir)/sync.sqlite"
+        var ledger: SyncLedger?
+        var index: PictureIndex?
+        var seenVersion: Int64 = -1
+        var failures = 0
+        var retryAt: MonotonicInstant?
+        var told: String?
+        log.notice("sync: each picture is copied to \(config.remote) with rclone (config \(config.rcloneConfig)); what was copied is kept in \(ledgerPath)")
+        while !w.isStopping {
+            let now = Monotonic.now()
+            let forced = state.withLock { s in defer { s.retryNow = false }; return s.retryNow }
+            let due = retryAt.map { now >= $0 } ?? true
+            var changed = false
+            do {
+                if ledger == nil { ledger = try SyncLedger(path: ledgerPath) }
+                if index == nil { index = try PictureIndex(path: indexPath, readOnly: true) }
+                if let index { let v = try index.dataVersion(); changed = v != seenVersion; seenVersion = v }
+            } catch {
+                if told != "\(error)" { log.error("sync: \(error); trying again every \(config.pollMilliseconds) ms"); told = "\(error)" }
+                index = nil
+            }
+            if let ledger, let index, (forced || (due && (changed || retryAt != nil))) {
+                let result = pass(index: index, ledger: ledger, stopping: { w.isStopping })
+                // A copy cut short by the stop (SIGTERM to rclone) is no failure to report: tried at the next start.
+                if w.isStopping { return }
+                switch result {
+                case .done:
+                    if failures > 0 { log.notice("sync: \(config.remote) answers again after \(failures) failed tr\(failures == 1 ? "y" : "ies"); caught up") }
+                    failures = 0
+                    retryAt = nil
+                case let .failed(why):
+                    failures += 1
+                    let delay = config.backoff.delay(afterFailures: failures)
+                    retryAt = Monotonic.now().adding(milliseconds: delay)
+                    let pending = stats.pending
+                    if failures == 1 {
+                        log.warning("sync: \(why); \(pending) picture\(pending == 1 ? "" : "s") not copied yet, kept here and tried again "
+                                    + "with backoff (from \(config.backoff.firstMilliseconds / 1000) s to \(config.backoff.maxMilliseconds / 60000) min); the booth goes on")
+                    } else {
+                        log.debug("sync: still failing (\(why)); next try in \(delay) ms")
+                    }
+                case .stopped:
+                    return
+                }
+            }
+            let next = Monotonic.now().adding(milliseconds: config.pollMilliseconds)
+            let deadline = retryAt.map { min($0, next) } ?? next
+            if w.waitForWork(until: deadline, { state.withLock { $0.retryNow } }) == .stop { return }
+        }
+    }
+
+    private enum PassResult { case done, failed(String), stopped }
+
+    /// One look at the index: every served picture the ledger lacks copied (oldest first), every
+    /// one the ledger has that is no longer served deleted; stops at the first failure.
+    private func pass(index: PictureIndex, ledger: SyncLedger, stopping: () -> Bool) -> PassResult {
+        let remote = config.remote
+        let served: [IndexedPicture], copied: Set<String>
+        do {
+            served = try index.served()
+            copied = try ledger.copied(to: remote)
+        } catch {
+            return .failed("\(error)")
+        }
+        let servedTokens = Set(served.map(\.token))
+        let toCopy = served.filter { !copied.contains($0.token) }
+        let toDelete = copied.subtracting(servedTokens).sorted()
+        state.withLock { $0.stats.passes += 1; $0.stats.pending = toCopy.count }
+        for (n, picture) in toCopy.enumerated() {
+            if stopping() { return .stopped }
+            let source = "\(config.photosDir)/\(picture.path)"
+            if let why = rclone(["copyto", source, syncDestination(remote: remote, token: picture.token)]) {
+                return .failed("copying \(picture.path) to \(remote): \(why)")
+            }
+            do {
+                try ledger.recordCopied(picture.token, to: remote, at: Int64(time(nil)))
+            } catch {
+                return .failed("\(picture.path) copied, but \(ledger.path): \(error)")
+            }
+            state.withLock { s in
+                s.stats.copied += 1
+                s.stats.pending = toCopy.count - n - 1
+                s.stats.lastError = nil
+            }
+            log.info("sync: \(picture.path) copied to \(syncDestination(remote: remote, token: picture.token))")
+        }
+        for token in toDelete {
+            if stopping() { return .stopped }
+            // Gone there already (deleted by hand, another run) counts as deleted.
+            if let why = rclone(["deletefile", syncDestination(remote: remote, token: token)]), !why.contains("not found") {
+                return .failed("deleting \(token).jpg at \(remote): \(why)")
+            }
+            do {
+                try ledger.forget(token, at: remote)
+            } catch {
+                return .failed("\(token).jpg deleted, but \(ledger.path): \(error)")
+            }
+            state.withLock { $0.stats.deleted += 1 }
+            log.info("sync: \(token).jpg deleted at \(remote) (taken down)")
+        }
+        return .done
+    }
+
+    /// Runs rclone with `arguments` after the common flags. - Returns: nil when it exited 0, else
+    /// why not (its last line on stderr, or how it ended).
+    private func rclone(_ arguments: [String]) -> String? {
+        let errors = "\(config.cacheDir)/rclone-last.log"
+        let argv = [config.rclone] + arguments + ["--config", config.rcloneConfig, "--retries", "1", "--low-level-retries", "2",
+                                                   "--contimeout", "10s", "--timeout", "60s", "--stats", "0", "-q"]
+        let environment = ["HOME=\(config.cacheDir)", "RCLONE_CACHE_DIR=\(config.cacheDir)/rclone", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
+        let outcome = ChildProcess.run(argv, environment: environment, output: errors, timeoutMilliseconds: config.runTimeoutMilliseconds,
+                                       started: { pid in state.withLock { $0.child = pid } })
+        state.withLock { $0.child = nil }
+        guard case let .exited(code) = outcome, code == 0 else {
+            state.withLock { $0.stats.failures += 1 }
+            let said = lastLine(of: errors)
+            let why: String
+            switch outcome {
+            case .exited(let code): why = "rclone exited \(code)" + (said.map { ": \($0)" } ?? "")
+            case .signalled(let signal): why = "rclone ended by signal \(signal)"
+            case .timedOut: why = "rclone did not finish within \(config.runTimeoutMilliseconds / 1000) s (killed)"
+            case .notStarted(let e): why = "\(config.rclone) could not be started (\(String(cString: strerror(e)))): apt-get install rclone"
+            }
+            state.withLock { $0.stats.lastError = why }
+            return why
+        }
+        return nil
+    }
+
+    private func lastLine(of path: String) -> String? {
+        guard let f = fopen(path, "r") else { return nil }
+        defer { fclose(f) }
+        var last: String?
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while buffer.withUnsafeMutableBufferPointer({ b in
+            b.baseAddress.map { fgets(UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self), Int32(b.count), f) != nil } ?? false
+        }) {
+            let line = String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self).trimmingSpaces()
+            if !line.isEmpty { last = line }
+        }
+        return last
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// A program run to its end from the calling thread (`posix_spawn`, then `waitpid`): stdin from
+/// /dev/null, stdout and stderr to `output` (truncated), the signal mask cleared and SIGTERM, SIGINT
+/// and SIGPIPE at their defaults (the gallery's threads block SIGTERM and SIGINT for `sigwait`).
+enum ChildProcess {
+    enum Outcome: Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+        case timedOut
+        /// `posix_spawn` failed with this errno (ENOENT: not installed).
+        case notStarted(Int32)
+    }
+
+    static func run(_ argv: [String], environment: [String], output: String, timeoutMilliseconds: Int64,
+                    started: (pid_t) -> Void) -> Outcome {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGTERM, SIGINT, SIGPIPE] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = environment.map { strdup($0) } + [nil]
+        defer { for p in cArgs + cEnv { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
+        guard rc == 0 else { return .notStarted(rc) }
+        started(pid)
+        let deadline = Monotonic.now().adding(milliseconds: timeoutMilliseconds)
+        var status: Int32 = 0
+        var killed = false
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 && errno != EINTR { return .exited(-1) }
+            if !killed && Monotonic.now() >= deadline {
+                kill(pid, SIGTERM)
+                killed = true
+            }
+            usleep(20_000)
+        }
+        if killed { return .timedOut }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, written out (macros Swift does not import).
+        if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
+        return .signalled(status & 0x7f)
+    }
+}

@@ -1,0 +1,100 @@
+import BoothClock
+import BoothCore
+import BoothIndex
+import BoothPorts
+import BoothRuntime
+import Glibc
+
+/// The conditions an operator is alerted to, as `status` shows them: condition → the operator's
+/// words. `fault:KIND` while the booth is in a fault of that kind (camera, button, storage);
+/// `paper-out` (media-empty or media-needed, or the paper count at 0), else `paper-low` (the paper
+/// count at or below `print.paper_warning`, or media-low), else `printer-unavailable` (offline, paused,
+/// a jam…) while printing is on; `storage-low` while sessions are refused for free space or fewer
+/// than twice `storage.min_free` bytes are free. (No camera reports a battery yet: V4L2 has none.)
+func alertConditions(state: BoothState, storageRefusal: String?, freeBytes: UInt64?, minFreeBytes: Int,
+                     printMode: PrintMode, printer: PrinterStatus) -> [String: String] {
+    var out: [String: String] = [:]
+    if case let .fault(reasons) = state {
+        for (kind, message) in reasons { out["fault:\(kind.rawValue)"] = message }
+    }
+    if printMode != .off {
+        let reasons = Set(printer.reasons)
+        let sheets = printer.sheetsRemaining.map { " (\($0) sheet\($0 == 1 ? "" : "s") counted)" } ?? ""
+        if reasons.contains("media-empty") || reasons.contains("media-needed") || printer.sheetsRemaining == 0 {
+            out["paper-out"] = "the printer is out of paper\(sheets): load paper, then photoboothctl refill SHEETS"
+        } else if reasons.contains("paper-low") || reasons.contains("media-low") {
+            out["paper-low"] = "the printer's paper is low\(sheets)"
+        } else if printer.health == "unavailable" {
+            out["printer-unavailable"] = "the printer cannot print: " + (printer.message ?? printer.reasons.joined(separator: ", "))
+        }
+    }
+    if let storageRefusal {
+        out["storage-low"] = storageRefusal
+    } else if let freeBytes, minFreeBytes > 0, freeBytes < 2 * UInt64(minFreeBytes) {
+        out["storage-low"] = "\(freeBytes / 1_000_000) MB free for the photos; the booth stops taking them below "
+            + "\(minFreeBytes / 1_000_000) MB (storage.min_free)"
+    }
+    return out
+}
+
+/// The conditions that began and ended between two looks: each change once, in a fixed order
+/// (ended first, then begun, each by name). A message that changes while its condition stays
+/// (fewer MB free) is not a change.
+struct AlertTracker {
+    var active: [String: String]
+
+    mutating func update(_ now: [String: String]) -> [(condition: String, active: Bool, message: String)] {
+        var changes: [(String, Bool, String)] = []
+        for (condition, message) in active.sorted(by: { $0.key < $1.key }) where now[condition] == nil {
+            changes.append((condition, false, "cleared (it was: \(message))"))
+        }
+        for (condition, message) in now.sorted(by: { $0.key < $1.key }) where active[condition] == nil {
+            changes.append((condition, true, message))
+        }
+        active = now
+        return changes
+    }
+}
+
+/// Writes each change of ``alertConditions(state:storageRefusal:freeBytes:minFreeBytes:printMode:printer:)``
+/// into the gallery's index (``PictureIndex/recordAlert(_:active:message:at:)``), looking every
+/// `intervalMilliseconds` on a thread of its own (`pb-alerts`); photobooth-gallery sends them
+/// (`gallery.alert_url`). Starts from the conditions the index last had active, so a restart of
+/// the daemon repeats nothing; the daemon itself has no network.
+final class AlertRecorder: Sendable {
+    private let index: PictureIndex
+    private let runtime: BoothRuntime
+    private let log: Logger
+    private let intervalMilliseconds: Int64
+    private let thread = WorkerThread(name: "pb-alerts")
+
+    init(index: PictureIndex, runtime: BoothRuntime, log: Logger, intervalMilliseconds: Int64 = 2000) {
+        self.index = index
+        self.runtime = runtime
+        self.log = log
+        self.intervalMilliseconds = intervalMilliseconds
+    }
+
+    func start() {
+        let started = thread.start { [self] w in
+            var tracker = AlertTracker(active: (try? index.activeAlerts()) ?? [:])
+            while true {
+                let s = runtime.statusSnapshot()
+                let now = alertConditions(state: s.state, storageRefusal: s.storageRefusal, freeBytes: s.freeBytes,
+                                          minFreeBytes: s.settings.storage.minFreeBytes, printMode: s.settings.print.mode, printer: s.printer)
+                for change in tracker.update(now) {
+                    do {
+                        try index.recordAlert(change.condition, active: change.active, message: change.message, at: Int64(time(nil)))
+                        log.info("alert: \(change.condition) \(change.active ? "began" : "ended"): \(change.message)")
+                    } catch {
+                        log.error("alert: \(change.condition) not recorded in the index: \(error)")
+                    }
+                }
+                if w.waitForWork(until: Monotonic.now().adding(milliseconds: intervalMilliseconds)) == .stop { return }
+            }
+        }
+        if !started { log.error("alert: no thread for them (pthread_create failed): the operator gets no alerts") }
+    }
+
+    func stop() { _ = thread.finish(timeoutMilliseconds: 2000) }
+}

@@ -1,0 +1,137 @@
+import BoothCore
+import BoothGallery
+import BoothIndex
+import BoothPorts
+import BoothTestSupport
+import Foundation
+import Glibc
+import Testing
+
+// gallery.alert_url: the rows the daemon records in the index, POSTed by photobooth-gallery's
+// AlertSender to a real HTTP listener on loopback (python3's http.server: webhook-listener.py).
+
+/// The listener: every POST it answered 200, parsed, oldest first; `failing` makes it answer 500.
+private final class Listener {
+    let process = Process()
+    let out: String, failFlag: String
+    let port: UInt16
+    init(dir: String, port: UInt16) throws {
+        self.port = port
+        out = "\(dir)/posts.jsonl"
+        failFlag = "\(dir)/fail"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("webhook-listener.py").path
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script, "\(port)", out, failFlag]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let up = waitFor(10) {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = port.bigEndian
+            inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
+            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+        }
+        try #require(up, "the webhook listener on \(port)")
+    }
+    var posts: [AlertPayload] {
+        guard let data = FileManager.default.contents(atPath: out) else { return [] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+            try? JSONDecoder().decode(AlertPayload.self, from: Data($0.utf8))
+        }
+    }
+    var failing: Bool {
+        get { access(failFlag, F_OK) == 0 }
+        set { if newValue { _ = FileManager.default.createFile(atPath: failFlag, contents: nil) } else { unlink(failFlag) } }
+    }
+    /// SIGKILL: a child of a test's thread (libdispatch's, signals blocked) would keep SIGTERM pending.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+private func waitFor(_ seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+    let end = Date(timeIntervalSinceNow: seconds)
+    while Date() < end {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
+
+private func sender(_ one: OnePhoto, port: UInt16, intervalMilliseconds: Int64, log: LogRecorder) -> AlertSender {
+    AlertSender(config: AlertSender.Config(url: "http://127.0.0.1:\(port)/hook", intervalMilliseconds: intervalMilliseconds,
+                                           cacheDir: "\(one.dir)/cache", booth: "booth-a",
+                                           backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 50),
+                indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+}
+
+@Suite("gallery.alert_url: each change once to a real HTTP listener on loopback, rate limited, none lost across a restart", .serialized)
+struct GalleryAlertTests {
+    @Test("a change is POSTed once; changes within gallery.alert_interval go together in the next POST; a test alert goes at once; a 500 or no listener is retried; a restart loses and repeats nothing")
+    func alerts() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        try FileManager.default.createDirectory(atPath: "\(one.dir)/cache", withIntermediateDirectories: true)
+        // Recorded before the first start: not sent (the first start sends what comes after it).
+        try one.index.recordAlert("paper-low", active: true, message: "old news", at: 100)
+        let port = try freePort()
+        var listener = try Listener(dir: one.dir, port: port)
+        let log = LogRecorder()
+        var s = sender(one, port: port, intervalMilliseconds: 1500, log: log)
+        #expect(s.start())
+        #expect(waitFor { log.all.contains { $0.contains("alerts: to http://127.0.0.1:\(port)/hook, the changes from now on") } }, "\(log.all)")
+
+        try one.index.recordAlert("fault:camera", active: true, message: "the camera is gone (/dev/video0 unplugged)", at: 200)
+        #expect(waitFor { listener.posts.count == 1 }, "\(log.all)")
+        let first = try #require(listener.posts.first)
+        #expect(first.booth == "booth-a")
+        #expect(first.alerts.map(\.condition) == ["fault:camera"])
+        #expect(first.alerts.first?.active == true)
+        #expect(first.text == "booth-a: fault:camera began: the camera is gone (/dev/video0 unplugged)")
+        let firstAt = Date()
+
+        // Two changes right after: held back by the interval, then one POST with both.
+        try one.index.recordAlert("fault:camera", active: false, message: "cleared (it was: the camera is gone)", at: 201)
+        try one.index.recordAlert("storage-low", active: true, message: "900 MB free", at: 202)
+        #expect(waitFor { listener.posts.count == 2 }, "\(log.all)")
+        #expect(Date().timeIntervalSince(firstAt) >= 1.3, "not before gallery.alert_interval")
+        #expect(listener.posts[1].alerts.map(\.condition) == ["fault:camera", "storage-low"])
+        #expect(listener.posts[1].alerts.map(\.active) == [false, true])
+
+        // A test alert is not held back.
+        let tested = Date()
+        try one.index.recordAlert("test", active: true, message: "a test alert", at: 203)
+        #expect(waitFor { listener.posts.count == 3 }, "\(log.all)")
+        #expect(Date().timeIntervalSince(tested) < 1.0, "a test alert goes at once")
+        #expect(listener.posts[2].text == "booth-a: test alert: a test alert")
+
+        // The listener answers 500: kept and retried; answering again, sent once.
+        listener.failing = true
+        try one.index.recordAlert("paper-out", active: true, message: "the printer is out of paper", at: 300)
+        #expect(waitFor { s.stats.failures >= 2 }, "\(log.all)")
+        #expect(s.stats.lastError == "answered 500")
+        #expect(log.all.filter { $0.contains("kept, tried again with backoff") }.count == 1)
+        listener.failing = false
+        #expect(waitFor { listener.posts.count == 4 }, "\(log.all)")
+        #expect(listener.posts[3].alerts.map(\.condition) == ["paper-out"])
+
+        // The gallery stops and the listener is gone; a change meanwhile; both back: sent once, nothing repeated.
+        s.stop()
+        listener.stop()
+        try one.index.recordAlert("paper-out", active: false, message: "cleared (it was: the printer is out of paper)", at: 400)
+        s = sender(one, port: port, intervalMilliseconds: 1500, log: log)
+        #expect(s.start())
+        #expect(waitFor { s.stats.failures >= 1 }, "no listener: \(log.all)")
+        listener = try Listener(dir: one.dir, port: port)
+        defer { listener.stop(); s.stop() }
+        #expect(waitFor { listener.posts.count == 5 }, "\(log.all)")
+        #expect(listener.posts[4].alerts.map(\.condition) == ["paper-out"])
+        #expect(listener.posts[4].alerts.map(\.active) == [false])
+        usleep(600_000)
+        let ids = listener.posts.flatMap { $0.alerts.map(\.id) }
+        #expect(ids == Array(2...7), "each alert once, in order, the one before the first start not sent: \(ids)")
+    }
+}

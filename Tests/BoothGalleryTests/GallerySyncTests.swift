@@ -1,0 +1,190 @@
+import BoothCore
+import BoothGallery
+import BoothIndex
+import BoothPorts
+import BoothStorage
+import BoothTestSupport
+import Foundation
+import Glibc
+import Testing
+
+// gallery.sync_remote with the real rclone (Debian's): a local folder, and a WebDAV server on
+// loopback (`rclone serve webdav`) that goes away and comes back; two booths on one remote.
+
+private let rclone = "/usr/bin/rclone"
+
+private struct RcloneMissing: Error, CustomStringConvertible {
+    var description: String { "rclone is missing: apt-get install rclone (install.sh --test installs it)" }
+}
+
+/// A picture more in `one`'s photos and index: session `session`, shot `shot`, the same JPEG with
+/// `session` bytes appended (another file, another size, another token). - Returns: its token and path.
+@discardableResult
+private func addPicture(_ one: OnePhoto, session: Int, shot: Int = 0, secret: UInt8 = 3) throws -> (token: String, path: String) {
+    let tokens = try #require(PictureTokens(secret: [UInt8](repeating: secret, count: 32)))
+    let relative = "2026-12-01/\(PhotoFileName.name(session: session, shot: shot))"
+    let bytes = one.jpeg + [UInt8](repeating: 0, count: session)
+    try AtomicFile.write(bytes, to: "\(one.photos)/\(relative)")
+    let token = tokens.token(for: PictureTokens.identity(folder: "f00d", path: relative, bytes: Int64(bytes.count)))
+    try one.index.record(IndexedPicture(token: token, path: relative, session: session, shot: shot, savedAt: Int64(100 * session), bytes: Int64(bytes.count)))
+    return (token, "\(one.photos)/\(relative)")
+}
+
+/// The `*.jpg` names in `folder`, sorted.
+private func names(_ folder: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
+}
+
+private func contents(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
+
+private func waitUntil(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
+    let end = Date(timeIntervalSinceNow: seconds)
+    while Date() < end {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
+
+/// A sync of `one`'s index to `remote`, fast for tests: the index looked at every 100 ms, a backoff of 100 to 400 ms.
+private func makeSync(_ one: OnePhoto, remote: String, config: String = "/dev/null", log: LogRecorder) throws -> GallerySync {
+    let cache = "\(one.dir)/cache"
+    try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+    return GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: config, cacheDir: cache, photosDir: one.photos,
+                                                  backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
+                       indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+}
+
+/// `rclone serve webdav FOLDER` on 127.0.0.1:`port`, until `stop()`.
+private final class WebDAVServer {
+    let process = Process()
+    init(folder: String, port: UInt16) throws {
+        process.executableURL = URL(fileURLWithPath: rclone)
+        process.arguments = ["serve", "webdav", folder, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null", "-q"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Listening once a connection is taken.
+        let up = waitUntil(10) {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = port.bigEndian
+            inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
+            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+        }
+        try #require(up, "rclone serve webdav listening on \(port)")
+    }
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+@Suite("gallery.sync_remote: each picture copied once with the real rclone, deletions followed, an away remote caught up", .serialized)
+struct GallerySyncTests {
+    @Test("the backoff: 2 s, doubled after each failure, at most 5 min; a remote's destination names")
+    func backoffAndNames() {
+        let b = SyncBackoff()
+        #expect((1...10).map { b.delay(afterFailures: $0) } == [2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 300_000, 300_000])
+        #expect(syncDestination(remote: "s3:photos/wedding", token: "abc") == "s3:photos/wedding/abc.jpg")
+        #expect(syncDestination(remote: "s3:photos/wedding/", token: "abc") == "s3:photos/wedding/abc.jpg")
+        #expect(syncDestination(remote: "drive:", token: "abc") == "drive:abc.jpg")
+        #expect(syncDestination(remote: "/media/usb/", token: "abc") == "/media/usb/abc.jpg")
+    }
+
+    @Test("a local folder: every picture served arrives once as TOKEN.jpg with its bytes, a new one as it is indexed, one taken down is deleted there; a restart copies nothing again")
+    func localFolder() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let second = try addPicture(one, session: 2)
+        let remote = "\(one.dir)/remote"
+        let log = LogRecorder()
+        let sync = try makeSync(one, remote: remote, log: log)
+        #expect(sync.start())
+        #expect(waitUntil { names(remote).count == 2 && sync.stats.pending == 0 }, "\(log.all)")
+        #expect(names(remote) == [one.token + ".jpg", second.token + ".jpg"].sorted())
+        #expect(contents("\(remote)/\(one.token).jpg") == one.jpeg)
+        #expect(contents("\(remote)/\(second.token).jpg") == contents(second.path))
+        let third = try addPicture(one, session: 3)
+        #expect(waitUntil { names(remote).contains(third.token + ".jpg") }, "\(log.all)")
+        #expect(try one.index.remove(token: second.token, at: 900))
+        #expect(waitUntil { !names(remote).contains(second.token + ".jpg") }, "\(log.all)")
+        #expect(waitUntil { sync.stats.deleted == 1 })
+        #expect(sync.stats.copied == 3, "each picture copied once")
+        #expect(sync.stats.failures == 0)
+        #expect(log.all.filter { $0.contains(" copied to \(remote)/") }.count == 3)
+        #expect(log.all.contains { $0.contains("\(second.token).jpg deleted at \(remote) (taken down)") })
+        sync.stop()
+
+        // The next start: the ledger in the cache says what the remote has; nothing is copied again.
+        let again = try makeSync(one, remote: remote, log: log)
+        #expect(again.start())
+        #expect(waitUntil { again.stats.passes >= 1 })
+        #expect(again.stats.copied == 0 && again.stats.deleted == 0 && again.stats.pending == 0)
+        again.stop()
+        #expect(names(remote) == [one.token + ".jpg", third.token + ".jpg"].sorted())
+    }
+
+    @Test("a WebDAV server on loopback (rclone serve webdav): away at the start, the pictures wait and are tried with backoff; back, they arrive once; away and back again, caught up")
+    func awayRemoteCatchesUp() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        try addPicture(one, session: 2)
+        let port = try freePort()
+        let conf = "\(one.dir)/rclone.conf"
+        try "[dav]\ntype = webdav\nurl = http://127.0.0.1:\(port)/\nvendor = other\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let served = "\(one.dir)/webdav"
+        try FileManager.default.createDirectory(atPath: "\(served)/event", withIntermediateDirectories: true)
+        let log = LogRecorder()
+        let sync = try makeSync(one, remote: "dav:event", config: conf, log: log)
+        #expect(sync.start())
+        defer { sync.stop() }
+        // Nobody listens: failures, with backoff, the pictures still pending.
+        #expect(waitUntil { sync.stats.failures >= 3 }, "\(log.all)")
+        #expect(sync.stats.copied == 0 && sync.stats.pending == 2)
+        #expect(sync.stats.lastError?.contains("rclone exited") == true, "\(String(describing: sync.stats.lastError))")
+        #expect(log.all.filter { $0.contains("not copied yet, kept here and tried again with backoff") }.count == 1, "said once: \(log.all)")
+
+        var server = try WebDAVServer(folder: served, port: port)
+        #expect(waitUntil { names("\(served)/event").count == 2 && sync.stats.pending == 0 }, "\(log.all)")
+        #expect(log.all.contains { $0.contains("dav:event answers again after") })
+        let third = try addPicture(one, session: 3)
+        #expect(waitUntil { names("\(served)/event").contains(third.token + ".jpg") }, "\(log.all)")
+        server.stop()
+        let fourth = try addPicture(one, session: 4)
+        let failed = sync.stats.failures
+        #expect(waitUntil { sync.stats.failures > failed }, "\(log.all)")
+        server = try WebDAVServer(folder: served, port: port)
+        defer { server.stop() }
+        #expect(waitUntil { names("\(served)/event").contains(fourth.token + ".jpg") }, "\(log.all)")
+        #expect(waitUntil(5) { sync.stats.copied == 4 }, "each of the 4 pictures copied once: \(sync.stats)")
+        #expect(names("\(served)/event").count == 4)
+        #expect(contents("\(served)/event/\(fourth.token).jpg") == contents("\(one.photos)/2026-12-01/\(PhotoFileName.name(session: 4, shot: 0))"))
+    }
+
+    @Test("two booths on one remote: the same file names at each booth, two secrets, so four distinct TOKEN.jpg there, each its booth's bytes")
+    func twoBoothsOneRemote() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let a = try OnePhoto(try OnePhoto.capture(), session: 1, secret: 3)
+        defer { a.remove() }
+        let b = try OnePhoto(try OnePhoto.capture() + [1, 2, 3], session: 1, secret: 4)
+        defer { b.remove() }
+        let a2 = try addPicture(a, session: 2, secret: 3)
+        let b2 = try addPicture(b, session: 2, secret: 4)
+        let shared = "\(a.dir)/event-remote"
+        let log = LogRecorder()
+        let syncA = try makeSync(a, remote: shared, log: log), syncB = try makeSync(b, remote: shared, log: log)
+        #expect(syncA.start() && syncB.start())
+        defer { syncA.stop(); syncB.stop() }
+        #expect(waitUntil { names(shared).count == 4 }, "\(log.all)")
+        #expect(Set(names(shared)) == Set([a.token, a2.token, b.token, b2.token].map { $0 + ".jpg" }))
+        #expect(contents("\(shared)/\(a.token).jpg") == a.jpeg)
+        #expect(contents("\(shared)/\(b.token).jpg") == b.jpeg)
+        #expect(contents("\(shared)/\(b2.token).jpg") == contents(b2.path))
+        #expect(waitUntil(5) { syncA.stats.copied == 2 && syncB.stats.copied == 2 }, "\(syncA.stats) \(syncB.stats)")
+    }
+}
