@@ -151,7 +151,10 @@ public final class AlertSender: Sendable {
 
     private func run(_ w: WorkerThread) {
         var index: PictureIndex?
+        var opened: [UInt64]?
         var cursor: Int64?
+        /// The newest test alert tried out of turn while the backoff lasts (once each).
+        var testTried: Int64 = 0
         var lastPost: MonotonicInstant?
         var retryAt: MonotonicInstant?
         var failures = 0
@@ -161,7 +164,17 @@ public final class AlertSender: Sendable {
         while !w.isStopping {
             var wake = Monotonic.now().adding(milliseconds: config.pollMilliseconds)
             do {
-                if index == nil { index = try PictureIndex(path: indexPath, readOnly: true) }
+                // The daemon made the index again (a damaged one moved aside): its alerts start again at 1.
+                let identity = IndexFile.identityKey(indexPath)
+                if index != nil && identity != opened {
+                    log.notice("alerts: \(indexPath) was made again by photoboothd; sending its alerts from its first")
+                    index = nil
+                    if cursor != nil { cursor = 0; _ = saveCursor(0) }
+                }
+                if index == nil {
+                    index = try PictureIndex(path: indexPath, readOnly: true)
+                    opened = identity
+                }
                 guard let index else { continue }
                 if cursor == nil {
                     if let saved = loadCursor() {
@@ -186,7 +199,10 @@ public final class AlertSender: Sendable {
                 let now = Monotonic.now()
                 let intervalEnds = lastPost?.adding(milliseconds: config.intervalMilliseconds)
                 let due = rows.contains { $0.condition == "test" } || intervalEnds.map { now >= $0 } ?? true
-                let retryDue = retryAt.map { now >= $0 } ?? true
+                // A test alert is tried at once even while the backoff lasts (once: the operator is waiting for it).
+                let newestTest = rows.last { $0.condition == "test" }?.id ?? 0
+                let retryDue = retryAt.map { now >= $0 } ?? true || newestTest > testTried
+                if newestTest > testTried { testTried = newestTest }
                 if !rows.isEmpty && due && retryDue {
                     let body = Array(try encoder.encode(AlertPayload(booth: config.booth, alerts: rows)))
                     switch postJSON(config.url, body: body) {

@@ -254,7 +254,9 @@ final class LiveWaiters: Sendable {
 /// OFFSET per request (at 10,000 pictures, about 9 ms of CPU a page before).
 final class ListedCache: Sendable {
     private struct Entry: @unchecked Sendable {
-        var index: ObjectIdentifier
+        /// The connection itself, kept: a new connection starts its `data_version` again (at 1), so
+        /// only the same object's version says the same rows.
+        var index: PictureIndex
         var version: Int64
         var rows: [IndexedPicture]
     }
@@ -262,10 +264,9 @@ final class ListedCache: Sendable {
 
     func rows(_ index: PictureIndex) throws(IndexError) -> [IndexedPicture] {
         let version = try index.dataVersion()
-        let id = ObjectIdentifier(index)
-        if let e = entry.withLock({ $0 }), e.index == id, e.version == version { return e.rows }
+        if let e = entry.withLock({ $0 }), e.index === index, e.version == version { return e.rows }
         let rows = try index.listed(limit: Int.max)
-        entry.withLock { $0 = Entry(index: id, version: version, rows: rows) }
+        entry.withLock { $0 = Entry(index: index, version: version, rows: rows) }
         return rows
     }
 }

@@ -501,11 +501,15 @@ final class IndexFile: Sendable {
         state = Mutex(State(index: index, identity: IndexFile.identity(index.path), checkedAt: nowMilliseconds()))
     }
 
-    private static func identity(_ path: String) -> (dev: UInt64, ino: UInt64)? {
+    /// `path`'s device and inode (nil when it cannot be had): another file once the daemon made the index again.
+    static func identity(_ path: String) -> (dev: UInt64, ino: UInt64)? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         return (UInt64(st.st_dev), UInt64(st.st_ino))
     }
+
+    /// ``identity(_:)`` as one comparable value.
+    static func identityKey(_ path: String) -> [UInt64]? { identity(path).map { [$0.dev, $0.ino] } }
 
     /// The index to read now.
     func current() -> PictureIndex {

@@ -32,6 +32,13 @@ public func syncDestination(remote: String, token: String) -> String {
     return base.hasSuffix(":") || base.hasSuffix("/") ? "\(base)\(token).jpg" : "\(base)/\(token).jpg"
 }
 
+/// The remote's folder itself (`remote` without a trailing `/`; `REMOTE:` for a remote's root).
+public func syncFolder(remote: String) -> String {
+    var base = remote
+    while base.count > 1 && base.hasSuffix("/") && !base.hasSuffix(":/") { base.removeLast() }
+    return base
+}
+
 /// The sync's figures, for `/health` and the logs.
 public struct SyncStats: Sendable, Equatable {
     /// Pictures copied to the remote since the start (each one rclone copyto that succeeded).
@@ -75,6 +82,8 @@ public final class GallerySync: Sendable {
         public var pollMilliseconds: Int64
         /// A run of rclone longer than this is killed (SIGTERM) and counts as a failure, in milliseconds.
         public var runTimeoutMilliseconds: Int64
+        /// `gallery.expiry` in seconds: a picture saved longer ago is no longer served, so not copied, and deleted at the remote.
+        public var expirySeconds: Int64?
 
         public init(remote: String, rcloneConfig: String, cacheDir: String, photosDir: String, rclone: String = "/usr/bin/rclone",
                     backoff: SyncBackoff = SyncBackoff(), pollMilliseconds: Int64 = 1000, runTimeoutMilliseconds: Int64 = 600_000) {
@@ -91,6 +100,7 @@ public final class GallerySync: Sendable {
         /// From `[gallery]` and `storage.dir`.
         public init(_ s: Settings) {
             self.init(remote: s.gallery.syncRemote, rcloneConfig: s.gallery.syncConfig, cacheDir: s.gallery.cache, photosDir: s.storage.dir)
+            expirySeconds = s.gallery.expiryMilliseconds.map { Int64($0 / 1000) }
         }
     }
 
@@ -102,6 +112,9 @@ public final class GallerySync: Sendable {
         var stats = SyncStats()
         var child: pid_t?
         var retryNow = false
+        var stopping = false
+        /// Sources found missing (a cancelled series' captures deleted, a file removed by hand), said once each.
+        var missingSaid: Set<String> = []
     }
     private let state = Mutex(State())
 
@@ -130,8 +143,11 @@ public final class GallerySync: Sendable {
 
     /// Stops the thread: a running rclone is sent SIGTERM; waits at most `timeoutMilliseconds`.
     public func stop(timeoutMilliseconds: Int64 = 5000) {
-        let child = state.withLock { $0.child }
-        if let child { kill(child, SIGTERM) }
+        // Under the lock the child is recorded in: one spawned after this look sees `stopping` and is killed at once.
+        state.withLock { s in
+            s.stopping = true
+            if let child = s.child { kill(child, SIGTERM) }
+        }
         _ = thread.finish(timeoutMilliseconds: timeoutMilliseconds)
     }
 
@@ -139,6 +155,7 @@ public final class GallerySync: Sendable {
         let ledgerPath = "\(config.cacheDir)/sync.sqlite"
         var ledger: SyncLedger?
         var index: PictureIndex?
+        var opened: [UInt64]?
         var seenVersion: Int64 = -1
         var failures = 0
         var retryAt: MonotonicInstant?
@@ -151,14 +168,24 @@ public final class GallerySync: Sendable {
             var changed = false
             do {
                 if ledger == nil { ledger = try SyncLedger(path: ledgerPath) }
-                if index == nil { index = try PictureIndex(path: indexPath, readOnly: true) }
+                // The daemon made the index again (a damaged one moved aside): read the new file.
+                let identity = IndexFile.identityKey(indexPath)
+                if index != nil && identity != opened {
+                    log.notice("sync: \(indexPath) was made again by photoboothd; reading the new one")
+                    index = nil
+                }
+                if index == nil {
+                    index = try PictureIndex(path: indexPath, readOnly: true)
+                    opened = identity
+                    seenVersion = -1
+                }
                 if let index { let v = try index.dataVersion(); changed = v != seenVersion; seenVersion = v }
             } catch {
                 if told != "\(error)" { log.error("sync: \(error); trying again every \(config.pollMilliseconds) ms"); told = "\(error)" }
                 index = nil
             }
-            if let ledger, let index, (forced || (due && (changed || retryAt != nil))) {
-                let result = pass(index: index, ledger: ledger, stopping: { w.isStopping })
+            if let ledger, let reading = index, (forced || (due && (changed || retryAt != nil))) {
+                let result = pass(index: reading, ledger: ledger, stopping: { w.isStopping })
                 // A copy cut short by the stop (SIGTERM to rclone) is no failure to report: tried at the next start.
                 if w.isStopping { return }
                 switch result {
@@ -168,6 +195,8 @@ public final class GallerySync: Sendable {
                     retryAt = nil
                 case let .failed(why):
                     failures += 1
+                    // An index error may be a connection gone bad: opened again at the next look.
+                    if why.hasPrefix("index ") { index = nil }
                     let delay = config.backoff.delay(afterFailures: failures)
                     retryAt = Monotonic.now().adding(milliseconds: delay)
                     let pending = stats.pending
@@ -200,14 +229,25 @@ public final class GallerySync: Sendable {
         } catch {
             return .failed("\(error)")
         }
-        let servedTokens = Set(served.map(\.token))
-        let toCopy = served.filter { !copied.contains($0.token) }
+        // What the gallery serves: a file still there (a cancelled series' captures are deleted, rows
+        // stay), not past gallery.expiry. The rest is not copied, and deleted where it was.
+        let expiredBefore = config.expirySeconds.map { Int64(time(nil)) - $0 }
+        var present: [IndexedPicture] = []
+        for p in served where expiredBefore.map({ p.savedAt >= $0 }) ?? true {
+            if access("\(config.photosDir)/\(p.path)", F_OK) == 0 {
+                present.append(p)
+            } else if state.withLock({ $0.missingSaid.insert(p.token).inserted }) {
+                log.info("sync: \(p.path) is indexed but its file is gone; not copied (and deleted at \(remote) if it was)")
+            }
+        }
+        let servedTokens = Set(present.map(\.token))
+        let toCopy = present.filter { !copied.contains($0.token) }
         let toDelete = copied.subtracting(servedTokens).sorted()
         state.withLock { $0.stats.passes += 1; $0.stats.pending = toCopy.count }
         for (n, picture) in toCopy.enumerated() {
             if stopping() { return .stopped }
             let source = "\(config.photosDir)/\(picture.path)"
-            if let why = rclone(["copyto", source, syncDestination(remote: remote, token: picture.token)]) {
+            if let why = rclone("copyto", [source, syncDestination(remote: remote, token: picture.token)]) {
                 return .failed("copying \(picture.path) to \(remote): \(why)")
             }
             do {
@@ -224,8 +264,9 @@ public final class GallerySync: Sendable {
         }
         for token in toDelete {
             if stopping() { return .stopped }
-            // Gone there already (deleted by hand, another run) counts as deleted.
-            if let why = rclone(["deletefile", syncDestination(remote: remote, token: token)]), !why.contains("not found") {
+            // `delete --include /TOKEN.jpg` in the remote's folder: a file gone there already (deleted by hand,
+            // a crash before the ledger heard) is no error, and a folder gone (exit 3) has it gone too.
+            if let why = rclone("delete", [syncFolder(remote: remote)], flags: ["--include", "/\(token).jpg", "--max-depth", "1"], alsoFine: [3]) {
                 return .failed("deleting \(token).jpg at \(remote): \(why)")
             }
             do {
@@ -239,17 +280,21 @@ public final class GallerySync: Sendable {
         return .done
     }
 
-    /// Runs rclone with `arguments` after the common flags. - Returns: nil when it exited 0, else
-    /// why not (its last line on stderr, or how it ended).
-    private func rclone(_ arguments: [String]) -> String? {
+    /// Runs `rclone COMMAND FLAGS… COMMON-FLAGS -- PATHS…`. - Returns: nil when it exited 0 or with
+    /// one of `alsoFine`, else why not (its last line on stderr, or how it ended).
+    private func rclone(_ command: String, _ paths: [String], flags: [String] = [], alsoFine: Set<Int32> = []) -> String? {
         let errors = "\(config.cacheDir)/rclone-last.log"
-        let argv = [config.rclone] + arguments + ["--config", config.rcloneConfig, "--retries", "1", "--low-level-retries", "2",
-                                                   "--contimeout", "10s", "--timeout", "60s", "--stats", "0", "-q"]
+        // The subcommand and its flags, then `--`: a path is never read as a flag.
+        let argv = [config.rclone, command] + flags + ["--config", config.rcloneConfig, "--retries", "1", "--low-level-retries", "2",
+                                                       "--contimeout", "10s", "--timeout", "60s", "--stats", "0", "-q", "--"] + paths
         let environment = ["HOME=\(config.cacheDir)", "RCLONE_CACHE_DIR=\(config.cacheDir)/rclone", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
         let outcome = ChildProcess.run(argv, environment: environment, output: errors, timeoutMilliseconds: config.runTimeoutMilliseconds,
-                                       started: { pid in state.withLock { $0.child = pid } })
-        state.withLock { $0.child = nil }
-        guard case let .exited(code) = outcome, code == 0 else {
+                                       started: { pid in state.withLock { s in
+                                           s.child = pid
+                                           if s.stopping { kill(pid, SIGTERM) }
+                                       } },
+                                       reaped: { state.withLock { $0.child = nil } })
+        guard case let .exited(code) = outcome, code == 0 || alsoFine.contains(code) else {
             state.withLock { $0.stats.failures += 1 }
             let said = lastLine(of: errors)
             let why: String
@@ -301,8 +346,10 @@ enum ChildProcess {
         case notStarted(Int32)
     }
 
+    /// - Parameters:
+    ///   - started: told the child's pid once it runs; `reaped`: told once `waitpid` collected it (the pid may be reused after).
     static func run(_ argv: [String], environment: [String], output: String, timeoutMilliseconds: Int64,
-                    started: (pid_t) -> Void) -> Outcome {
+                    started: (pid_t) -> Void, reaped: () -> Void) -> Outcome {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -332,8 +379,8 @@ enum ChildProcess {
         var killed = false
         while true {
             let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0 && errno != EINTR { return .exited(-1) }
+            if r == pid { reaped(); break }
+            if r < 0 && errno != EINTR { reaped(); return .exited(-1) }
             if !killed && Monotonic.now() >= deadline {
                 kill(pid, SIGTERM)
                 killed = true

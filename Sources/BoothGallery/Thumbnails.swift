@@ -31,6 +31,11 @@ public final class Thumbnails: Sendable {
     /// The cache folder.
     public let directory: String
     private let made = Mutex(0)
+    /// Pictures TurboJPEG could not decode, by cached name, with why: not read and decoded again at
+    /// every request of the list (at most ``maxRemembered`` kept; the file's size is in the name, so
+    /// another file under the same path is tried afresh).
+    private let undecodable = Mutex<[String: String]>([:])
+    static let maxRemembered = 1024
 
     public init(directory: String) {
         self.directory = directory
@@ -50,13 +55,23 @@ public final class Thumbnails: Sendable {
     public func file(for picture: IndexedPicture, source: String) throws(ThumbnailError) -> String {
         let path = "\(directory)/\(picture.token)-\(String(picture.bytes, radix: 16)).jpg"
         if access(path, R_OK) == 0 { return path }
+        if let why = undecodable.withLock({ $0[path] }) { throw ThumbnailError(why) }
         let jpeg: [UInt8]
         do { jpeg = try AtomicFile.read(source) } catch { throw ThumbnailError("\(error)") }
         guard Int64(jpeg.count) == picture.bytes else {
             throw ThumbnailError("\(source) has \(jpeg.count) bytes, indexed with \(picture.bytes)")
         }
         let small: [UInt8]
-        do { small = try Thumbnails.make(jpeg) } catch { throw ThumbnailError("\(source): \(error)") }
+        do {
+            small = try Thumbnails.make(jpeg)
+        } catch {
+            let why = "\(source): \(error)"
+            undecodable.withLock { u in
+                if u.count >= Thumbnails.maxRemembered { u.removeAll() }
+                u[path] = why
+            }
+            throw ThumbnailError(why)
+        }
         do {
             // Not durable: a thumbnail lost at a power cut is made again.
             try AtomicFile.write(small, to: path, durable: false, replace: true, mode: 0o600)

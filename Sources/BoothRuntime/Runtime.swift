@@ -213,6 +213,8 @@ public final class BoothRuntime: Sendable {
         var printsAwaitingCode: Set<UInt64> = []
         /// Of those, the ones printed without the code as their save failed: their later `printSaved` is not a second print.
         var printedWithoutCode: Set<UInt64> = []
+        /// Captures and pictures whose save failed (the latest 32): a print asked for later does not wait for a code.
+        var failedSaves: [UInt64] = []
     }
     let state: Mutex<LoopState>
 
@@ -435,13 +437,18 @@ public final class BoothRuntime: Sendable {
         case let .saveFailed(id, _, _):
             // A print waiting for its code is not kept from the guest by a full disk: printed now, without it.
             let (waited, held, session, grace) = state.withLock { s in
+                s.failedSaves.append(id)
+                if s.failedSaves.count > 32 { s.failedSaves.removeFirst(s.failedSaves.count - 32) }
                 let waited = s.printsAwaitingCode.remove(id) != nil
-                if waited { s.printedWithoutCode.insert(id) }
-                return (waited, s.sessionJPEGs[id] ?? captures.get(id)?.jpeg, s.session, printGrace(s.settings))
+                let held = s.sessionJPEGs[id] ?? captures.get(id)?.jpeg
+                if waited && held != nil { s.printedWithoutCode.insert(id) }
+                return (waited, held, s.session, printGrace(s.settings))
             }
             if waited, let held {
                 log.warning("print of the picture of session \(session): its save failed, so it has no URL; printed without its QR code")
                 printer.request(jpeg: held, captureID: id, source: "session \(session)", graceMilliseconds: grace, code: nil)
+            } else if waited {
+                log.error("print of the picture of session \(session): its save failed and its bytes are gone; printed if a later save succeeds")
             }
         case .storageChecked, .longPress, .reviewAction, .timer, .captureSucceeded, .captureFailed, .deviceFault,
              .deviceRecovered, .storageStatus, .reload, .composeFailed, .liveViewWanted, .printWaitsForSave, .shutdown:
@@ -586,7 +593,7 @@ public final class BoothRuntime: Sendable {
             loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(ms))), afterMilliseconds: ms)
         case let .print(id):
             let (session, grace, held) = state.withLock { ($0.session, printGrace($0.settings), $0.sessionJPEGs[id]) }
-            if wantsCode(), savedPath(id) == nil {
+            if wantsCode(), savedPath(id) == nil, !state.withLock({ $0.failedSaves.contains(id) }) {
                 // The code carries the saved file's token: printed once the save is noted (`printSaved`).
                 state.withLock { _ = $0.printsAwaitingCode.insert(id) }
                 log.debug("print of the picture of session \(session): waiting for its save, for its QR code (picture.qr)")
@@ -614,6 +621,7 @@ public final class BoothRuntime: Sendable {
                 log.error("print of the picture of session \(session): \(path) cannot be read back; not printed")
             }
         case let .skipPrint(id):
+            state.withLock { _ = $0.printsAwaitingCode.remove(id) }
             printer.skip(captureID: id)
         case let .compose(pictureID, ids):
             compose(pictureID: pictureID, captureIDs: ids)

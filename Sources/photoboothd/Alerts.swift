@@ -60,28 +60,42 @@ struct AlertTracker {
 /// into the gallery's index (``PictureIndex/recordAlert(_:active:message:at:)``), looking every
 /// `intervalMilliseconds` on a thread of its own (`pb-alerts`); photobooth-gallery sends them
 /// (`gallery.alert_url`). Starts from the conditions the index last had active, so a restart of
-/// the daemon repeats nothing; the daemon itself has no network.
+/// the daemon repeats nothing: for `graceMilliseconds` after the start a condition carried over
+/// is not ended (the camera and the printer have not reported yet), and the printer's conditions
+/// stay as they were while its health is `unknown` (not polled yet). The daemon itself has no network.
 final class AlertRecorder: Sendable {
     private let index: PictureIndex
     private let runtime: BoothRuntime
     private let log: Logger
     private let intervalMilliseconds: Int64
+    private let graceMilliseconds: Int64
     private let thread = WorkerThread(name: "pb-alerts")
 
-    init(index: PictureIndex, runtime: BoothRuntime, log: Logger, intervalMilliseconds: Int64 = 2000) {
+    init(index: PictureIndex, runtime: BoothRuntime, log: Logger, intervalMilliseconds: Int64 = 2000, graceMilliseconds: Int64 = 30_000) {
         self.index = index
         self.runtime = runtime
         self.log = log
         self.intervalMilliseconds = intervalMilliseconds
+        self.graceMilliseconds = graceMilliseconds
     }
+
+    static let printerConditions: Set<String> = ["paper-out", "paper-low", "printer-unavailable"]
 
     func start() {
         let started = thread.start { [self] w in
-            var tracker = AlertTracker(active: (try? index.activeAlerts()) ?? [:])
+            let carried = (try? index.activeAlerts()) ?? [:]
+            var tracker = AlertTracker(active: carried)
+            let graceEnds = Monotonic.now().adding(milliseconds: graceMilliseconds)
             while true {
                 let s = runtime.statusSnapshot()
-                let now = alertConditions(state: s.state, storageRefusal: s.storageRefusal, freeBytes: s.freeBytes,
+                var now = alertConditions(state: s.state, storageRefusal: s.storageRefusal, freeBytes: s.freeBytes,
                                           minFreeBytes: s.settings.storage.minFreeBytes, printMode: s.settings.print.mode, printer: s.printer)
+                if s.printer.health == "unknown" {
+                    for (k, v) in tracker.active where AlertRecorder.printerConditions.contains(k) { now[k] = v }
+                }
+                if Monotonic.now() < graceEnds {
+                    for (k, v) in tracker.active where carried[k] != nil && now[k] == nil { now[k] = v }
+                }
                 for change in tracker.update(now) {
                     do {
                         try index.recordAlert(change.condition, active: change.active, message: change.message, at: Int64(time(nil)))

@@ -257,6 +257,9 @@ struct SettingsCombinationTests {
         #expect(check("[gallery]\nalert_url = ftp://ops.example.org/hook\n").settings == nil)
         #expect(check("[gallery]\nalert_url = https://ops.example.org/hook\n").diagnostics.isEmpty)
         #expect(check("[gallery]\nsync_remote = photos\n").settings == nil)
+        #expect(check("[gallery]\nsync_remote = -x:foo\n").settings == nil, "a flag to rclone")
+        #expect(check("[gallery]\nsync_remote = a/b:c\n").settings == nil, "a relative local path to rclone")
+        #expect(check("[gallery]\nsync_remote = my-s3.eu:bucket/event\n").diagnostics.isEmpty)
         #expect(check("[gallery]\nsync_remote = /media/usb/photos\n").diagnostics.isEmpty)
     }
 

@@ -128,6 +128,27 @@ struct GalleryListTests {
         #expect(try http(port, "GET", "/t/../index.jpg").status == 404)
     }
 
+    @Test("a picture TurboJPEG cannot decode: no thumbnail, the reason named; not read again at the next request")
+    func undecodableThumbnail() throws {
+        var template = Array("/tmp/photobooth-thumbs-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let garbage: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 7, count: 60)
+        try AtomicFile.write(garbage, to: "\(dir)/bad.jpg")
+        let thumbs = Thumbnails(directory: "\(dir)/cache")
+        try thumbs.prepare()
+        let picture = IndexedPicture(token: String(repeating: "c", count: 26), path: "bad.jpg", session: 1, savedAt: 1, bytes: Int64(garbage.count))
+        var first = ""
+        #expect { _ = try thumbs.file(for: picture, source: "\(dir)/bad.jpg") } throws: { error in
+            first = "\(error)"
+            return first.hasPrefix("\(dir)/bad.jpg: ")
+        }
+        // Gone now: a second request is answered from what was learnt, not by reading the file again.
+        unlink("\(dir)/bad.jpg")
+        #expect { _ = try thumbs.file(for: picture, source: "\(dir)/bad.jpg") } throws: { "\($0)" == first }
+        #expect(thumbs.madeCount == 0)
+    }
+
     @Test("the thumbnail's scale: the smallest TurboJPEG scale whose long side stays at 320 or more")
     func scales() {
         #expect(Thumbnails.scale(for: FrameSize(width: 4000, height: 3000)) == .eighth)

@@ -128,6 +128,31 @@ struct GallerySyncTests {
         #expect(names(remote) == [one.token + ".jpg", third.token + ".jpg"].sorted())
     }
 
+    @Test("a picture whose file is gone (a cancelled series' capture) holds no other: not copied, and deleted at the remote; a copy removed there by hand, then taken down, is no failure")
+    func goneFilesHoldNothing() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let second = try addPicture(one, session: 2)
+        let remote = "\(one.dir)/remote"
+        let log = LogRecorder()
+        let sync = try makeSync(one, remote: remote, log: log)
+        #expect(sync.start())
+        defer { sync.stop() }
+        #expect(waitUntil { names(remote).count == 2 }, "\(log.all)")
+        // The second picture's file deleted on the booth, then a third picture: it arrives; the second's copy goes.
+        unlink(second.path)
+        let third = try addPicture(one, session: 3)
+        #expect(waitUntil { names(remote) == [one.token + ".jpg", third.token + ".jpg"].sorted() }, "\(log.all)")
+        #expect(log.all.contains { $0.contains("is indexed but its file is gone; not copied") })
+        // The first picture's copy removed at the remote by hand, then the picture taken down: deleted, no failure.
+        unlink("\(remote)/\(one.token).jpg")
+        #expect(try one.index.remove(token: one.token, at: 900))
+        #expect(waitUntil { sync.stats.deleted == 2 }, "\(sync.stats) \(log.all)")
+        #expect(sync.stats.failures == 0, "\(String(describing: sync.stats.lastError))")
+        #expect(names(remote) == [third.token + ".jpg"])
+    }
+
     @Test("a WebDAV server on loopback (rclone serve webdav): away at the start, the pictures wait and are tried with backoff; back, they arrive once; away and back again, caught up")
     func awayRemoteCatchesUp() throws {
         guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }

@@ -3,8 +3,11 @@ import BoothIndex
 import BoothJPEG
 import BoothPorts
 import BoothPrint
+import BoothStorage
 import BoothTestSupport
 import Foundation
+import Glibc
+import Synchronization
 import Testing
 
 // picture.qr end to end: the booth's runtime with the daemon's gallery (index, tokens, sink) prints
@@ -23,7 +26,60 @@ private func crop(_ jpeg: [UInt8], x: Int, y: Int, width: Int, height: Int) thro
     return try JPEGEncoder().encode(frame, quality: 95)
 }
 
+/// The real photo store, whose saves fail (ENOSPC) while `failing` is set: a full disk during review.
+final class FailingSaves: PhotoStorage {
+    let store: PhotoStore
+    let failing = Mutex(false)
+    init(_ directory: String) { store = PhotoStore(directory: directory) }
+    var directory: String { store.directory }
+    var nextSession: Int { store.nextSession }
+    var sessionFileProblem: String? { store.sessionFileProblem }
+    var powerCutNotes: [String] { store.powerCutNotes }
+    func prepare() throws(FileError) { try store.prepare() }
+    func allocateSession() -> Int { store.allocateSession() }
+    func syncSessionNumber() { store.syncSessionNumber() }
+    func saveCapture(_ jpeg: [UInt8], session: Int, shot: Int, directoryNotSynced: (FileError) -> Void) throws(FileError) -> String {
+        if failing.withLock({ $0 }) { throw FileError(call: "write", errno: ENOSPC, path: "\(directory)/booth-\(session)-\(shot).jpg") }
+        return try store.saveCapture(jpeg, session: session, shot: shot, directoryNotSynced: directoryNotSynced)
+    }
+    func delete(path: String) throws(FileError) { try store.delete(path: path) }
+    func freeBytes() throws(FileError) -> UInt64 { try store.freeBytes() }
+    func mountProblem(mount: String) -> String? { store.mountProblem(mount: mount) }
+    func switchDirectory(to path: String, mount: String) throws(StorageRefusal) -> Int { try store.switchDirectory(to: path, mount: mount) }
+}
+
 extension PrintWorkerCUPSTests {
+    @Test("picture.qr with a save that fails: auto mode's print, waiting for the save, goes out without the code; press mode's, asked after the failure, does not wait")
+    func printedCodeWhenTheSaveFails() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let stack = try CUPSStack()
+        defer { stack.stop() }
+        let failing = Mutex<FailingSaves?>(nil)
+        let store: @Sendable (String) -> any PhotoStorage = { dir in
+            let s = FailingSaves(dir)
+            s.failing.withLock { $0 = true }
+            failing.withLock { $0 = s }
+            return s
+        }
+        let booth = PrintingBooth(stack: stack, mode: .auto, qr: .topRight, store: store)
+        #expect(await eventually { booth.printer.polls > 0 && booth.printer.health.allowsSubmission }, "\(booth.printer.status())")
+        booth.button.press()
+        #expect(await eventually(timeoutSeconds: 60) { stack.printed().count == 1 }, "\(booth.logs.text)")
+        #expect(booth.logs.contains("its save failed, so it has no URL; printed without its QR code"), "\(booth.logs.text)")
+        #expect(booth.printer.journal.requests.first?.codeText == nil)
+        booth.stop()
+
+        let press = PrintingBooth(stack: stack, mode: .press, qr: .topRight, store: store)
+        defer { press.stop() }
+        #expect(await eventually { press.printer.polls > 0 && press.printer.health.allowsSubmission })
+        press.button.press()
+        #expect(await eventually { press.reviewing != nil }, "\(press.logs.text)")
+        #expect(await eventually { press.logs.contains("saving capture") || press.logs.contains("storage full") }, "\(press.logs.text)")
+        press.button.press()
+        #expect(await eventually(timeoutSeconds: 60) { stack.printed().count == 2 }, "a print asked for after the failed save: \(press.logs.text)")
+        #expect(!press.logs.contains("waiting for its save, for its QR code"), "it did not wait")
+    }
+
     @Test("picture.qr = bottom-right: the page ippeveprinter receives carries the saved picture's URL (its token) as a QR code in that corner, which zbarimg reads")
     func printedCode() async throws {
         if let why = missingCUPSTools() { print(why); return }

@@ -67,7 +67,7 @@ struct AlertRecorderTests {
         booth.start()
         defer { booth.shutdownAndWait() }
         try #require(await eventually { booth.camera.isStreaming })
-        let recorder = AlertRecorder(index: index, runtime: booth.runtime, log: log.logger(), intervalMilliseconds: 50)
+        let recorder = AlertRecorder(index: index, runtime: booth.runtime, log: log.logger(), intervalMilliseconds: 50, graceMilliseconds: 0)
         recorder.start()
         booth.camera.unplug()
         try #require(await eventually { (try? index.alerts(after: 0, limit: 10).count) == 1 }, "\(booth.logText)")
@@ -77,14 +77,17 @@ struct AlertRecorderTests {
         #expect(log.all.contains { $0.contains("alert: fault:camera began") })
         recorder.stop()
         // The daemon again (a restart) while the fault lasts: nothing new.
-        let again = AlertRecorder(index: index, runtime: booth.runtime, log: log.logger(), intervalMilliseconds: 50)
+        let again = AlertRecorder(index: index, runtime: booth.runtime, log: log.logger(), intervalMilliseconds: 50, graceMilliseconds: 1500)
+        let againStarted = Date()
         again.start()
         defer { again.stop() }
         try await Task.sleep(nanoseconds: 300_000_000)
         #expect(try index.alerts(after: 0, limit: 10).count == 1, "the active fault is not recorded twice")
+        // Back at once, within the restarted recorder's grace: not ended before the grace is over.
         booth.camera.replug()
         try #require(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "\(booth.logText)")
         try #require(await eventually { (try? index.alerts(after: 0, limit: 10).count) == 2 }, "\(booth.logText)")
+        #expect(Date().timeIntervalSince(againStarted) >= 1.45, "not ended within the restarted recorder's grace (1.5 s here)")
         let ended = try #require(try index.alerts(after: began.id, limit: 10).first)
         #expect(ended.condition == "fault:camera" && !ended.active)
         #expect(try index.activeAlerts().isEmpty)

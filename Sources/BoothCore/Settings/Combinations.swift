@@ -163,9 +163,18 @@ extension Settings {
                 "gallery.alert_url '\(alertURL)' is not an http:// or https:// URL (the operator's webhook), or empty", severity: .error))
         }
         let remote = gallery.syncRemote
-        if !remote.isEmpty && !remote.hasPrefix("/") && !(remote.split(separator: ":", maxSplits: 1).first.map { !$0.isEmpty && remote.contains(":") } ?? false) {
-            out.append(sources.diagnostic(keys: ["gallery.sync_remote"], message:
-                "gallery.sync_remote '\(remote)' is neither REMOTE:path (a remote of gallery.sync_config) nor an absolute folder, or empty", severity: .error))
+        if !remote.isEmpty && !remote.hasPrefix("/") {
+            // rclone's remote names: letters, digits, _ - . and spaces, not starting with - or a space.
+            let name = remote.firstIndex(of: ":").map { remote[..<$0] }
+            let allowed = name.map { n in
+                !n.isEmpty && n.first != "-" && n.first != " "
+                    && n.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-. ".contains($0)) }
+            } ?? false
+            if !allowed {
+                out.append(sources.diagnostic(keys: ["gallery.sync_remote"], message:
+                    "gallery.sync_remote '\(remote)' is neither REMOTE:path (a remote of gallery.sync_config, its name letters, digits, "
+                    + "_ - . and spaces, not starting with - or a space) nor an absolute folder, or empty", severity: .error))
+            }
         }
         return out
     }
