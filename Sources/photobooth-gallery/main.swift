@@ -136,29 +136,25 @@ log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.serve
            + (g.syncRemote.isEmpty ? "" : "; each picture copied to \(g.syncRemote)")
            + (g.alertURL.isEmpty ? "" : "; alerts to \(g.alertURL)"))
 
+/// `make()`'s worker started when `wanted`, its folder `gallery.cache` made first; nil (logged, with
+/// `without`) when the folder cannot be made or no thread started.
+func startInCache<T>(_ wanted: Bool, _ what: String, without: String, _ make: () -> T, start: (T) -> Bool) -> T? {
+    guard wanted else { return nil }
+    do {
+        try makeDirectories(g.cache)
+    } catch {
+        log.error("photobooth-gallery: \(what): \(g.cache): \(error); \(without)")
+        return nil
+    }
+    let made = make()
+    return start(made) ? made : nil
+}
 // Sync (gallery.sync_remote): rclone on a thread of its own; the server never waits for it.
-var sync: GallerySync?
-if !g.syncRemote.isEmpty {
-    do {
-        try makeDirectories(g.cache)
-        let made = GallerySync(config: GallerySync.Config(settings), indexPath: g.index, log: log)
-        if made.start() { sync = made }
-    } catch {
-        log.error("photobooth-gallery: sync: \(g.cache): \(error); pictures are not copied to \(g.syncRemote)")
-    }
-}
-
+let sync = startInCache(!g.syncRemote.isEmpty, "sync", without: "pictures are not copied to \(g.syncRemote)",
+                        { GallerySync(config: GallerySync.Config(settings), indexPath: g.index, log: log) }, start: { $0.start() })
 // Alerts (gallery.alert_url): the daemon's changes POSTed from a thread of their own.
-var alerts: AlertSender?
-if !g.alertURL.isEmpty {
-    do {
-        try makeDirectories(g.cache)
-        let made = AlertSender(config: AlertSender.Config(settings), indexPath: g.index, log: log)
-        if made.start() { alerts = made }
-    } catch {
-        log.error("photobooth-gallery: alerts: \(g.cache): \(error); no alerts are sent to \(g.alertURL)")
-    }
-}
+let alerts = startInCache(!g.alertURL.isEmpty, "alerts", without: "no alerts are sent to \(g.alertURL)",
+                          { AlertSender(config: AlertSender.Config(settings), indexPath: g.index, log: log) }, start: { $0.start() })
 
 var received: Int32 = 0
 sigwait(&signals, &received)

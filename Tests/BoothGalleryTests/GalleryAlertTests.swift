@@ -24,16 +24,7 @@ private final class Listener {
         process.arguments = [script, "\(port)", out, failFlag]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let up = waitFor(10) {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = port.bigEndian
-            inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
-            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
-        }
-        try #require(up, "the webhook listener on \(port)")
+        try #require(waitUntil(10) { canConnect(port: port) }, "the webhook listener on \(port)")
     }
     var posts: [AlertPayload] {
         guard let data = FileManager.default.contents(atPath: out) else { return [] }
@@ -50,15 +41,6 @@ private final class Listener {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
-}
-
-private func waitFor(_ seconds: Double = 20, _ condition: () -> Bool) -> Bool {
-    let end = Date(timeIntervalSinceNow: seconds)
-    while Date() < end {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
 }
 
 private func sender(_ one: OnePhoto, port: UInt16, intervalMilliseconds: Int64, log: LogRecorder) -> AlertSender {
@@ -82,10 +64,10 @@ struct GalleryAlertTests {
         let log = LogRecorder()
         var s = sender(one, port: port, intervalMilliseconds: 1500, log: log)
         #expect(s.start())
-        #expect(waitFor { log.all.contains { $0.contains("alerts: to http://127.0.0.1:\(port)/hook, the changes from now on") } }, "\(log.all)")
+        #expect(waitUntil { log.all.contains { $0.contains("alerts: to http://127.0.0.1:\(port)/hook, the changes from now on") } }, "\(log.all)")
 
         try one.index.recordAlert("fault:camera", active: true, message: "the camera is gone (/dev/video0 unplugged)", at: 200)
-        #expect(waitFor { listener.posts.count == 1 }, "\(log.all)")
+        #expect(waitUntil { listener.posts.count == 1 }, "\(log.all)")
         let first = try #require(listener.posts.first)
         #expect(first.booth == "booth-a")
         #expect(first.alerts.map(\.condition) == ["fault:camera"])
@@ -96,7 +78,7 @@ struct GalleryAlertTests {
         // Two changes right after: held back by the interval, then one POST with both.
         try one.index.recordAlert("fault:camera", active: false, message: "cleared (it was: the camera is gone)", at: 201)
         try one.index.recordAlert("storage-low", active: true, message: "900 MB free", at: 202)
-        #expect(waitFor { listener.posts.count == 2 }, "\(log.all)")
+        #expect(waitUntil { listener.posts.count == 2 }, "\(log.all)")
         #expect(Date().timeIntervalSince(firstAt) >= 1.3, "not before gallery.alert_interval")
         #expect(listener.posts[1].alerts.map(\.condition) == ["fault:camera", "storage-low"])
         #expect(listener.posts[1].alerts.map(\.active) == [false, true])
@@ -104,18 +86,18 @@ struct GalleryAlertTests {
         // A test alert is not held back.
         let tested = Date()
         try one.index.recordAlert("test", active: true, message: "a test alert", at: 203)
-        #expect(waitFor { listener.posts.count == 3 }, "\(log.all)")
+        #expect(waitUntil { listener.posts.count == 3 }, "\(log.all)")
         #expect(Date().timeIntervalSince(tested) < 1.0, "a test alert goes at once")
         #expect(listener.posts[2].text == "booth-a: test alert: a test alert")
 
         // The listener answers 500: kept and retried; answering again, sent once.
         listener.failing = true
         try one.index.recordAlert("paper-out", active: true, message: "the printer is out of paper", at: 300)
-        #expect(waitFor { s.stats.failures >= 2 }, "\(log.all)")
+        #expect(waitUntil { s.stats.failures >= 2 }, "\(log.all)")
         #expect(s.stats.lastError == "answered 500")
         #expect(log.all.filter { $0.contains("kept, tried again with backoff") }.count == 1)
         listener.failing = false
-        #expect(waitFor { listener.posts.count == 4 }, "\(log.all)")
+        #expect(waitUntil { listener.posts.count == 4 }, "\(log.all)")
         #expect(listener.posts[3].alerts.map(\.condition) == ["paper-out"])
 
         // The gallery stops and the listener is gone; a change meanwhile; both back: sent once, nothing repeated.
@@ -124,10 +106,10 @@ struct GalleryAlertTests {
         try one.index.recordAlert("paper-out", active: false, message: "cleared (it was: the printer is out of paper)", at: 400)
         s = sender(one, port: port, intervalMilliseconds: 1500, log: log)
         #expect(s.start())
-        #expect(waitFor { s.stats.failures >= 1 }, "no listener: \(log.all)")
+        #expect(waitUntil { s.stats.failures >= 1 }, "no listener: \(log.all)")
         listener = try Listener(dir: one.dir, port: port)
         defer { listener.stop(); s.stop() }
-        #expect(waitFor { listener.posts.count == 5 }, "\(log.all)")
+        #expect(waitUntil { listener.posts.count == 5 }, "\(log.all)")
         #expect(listener.posts[4].alerts.map(\.condition) == ["paper-out"])
         #expect(listener.posts[4].alerts.map(\.active) == [false])
         usleep(600_000)

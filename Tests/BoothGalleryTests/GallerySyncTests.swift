@@ -37,15 +37,6 @@ private func names(_ folder: String) -> [String] {
 
 private func contents(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
 
-private func waitUntil(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
-    let end = Date(timeIntervalSinceNow: seconds)
-    while Date() < end {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
-
 /// A sync of `one`'s index to `remote`, fast for tests: the index looked at every 100 ms, a backoff of 100 to 400 ms.
 private func makeSync(_ one: OnePhoto, remote: String, config: String = "/dev/null", log: LogRecorder) throws -> GallerySync {
     let cache = "\(one.dir)/cache"
@@ -53,6 +44,18 @@ private func makeSync(_ one: OnePhoto, remote: String, config: String = "/dev/nu
     return GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: config, cacheDir: cache, photosDir: one.photos,
                                                   backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
                        indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+}
+
+/// A booth with two pictures (sessions 1 and 2), its sync to a local folder started.
+private func twoPicturesToAFolder() throws -> (one: OnePhoto, second: (token: String, path: String), remote: String, log: LogRecorder, sync: GallerySync) {
+    guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+    let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+    let second = try addPicture(one, session: 2)
+    let remote = "\(one.dir)/remote"
+    let log = LogRecorder()
+    let sync = try makeSync(one, remote: remote, log: log)
+    #expect(sync.start())
+    return (one, second, remote, log, sync)
 }
 
 /// `rclone serve webdav FOLDER` on 127.0.0.1:`port`, until `stop()`.
@@ -64,17 +67,7 @@ private final class WebDAVServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Listening once a connection is taken.
-        let up = waitUntil(10) {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = port.bigEndian
-            inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
-            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
-        }
-        try #require(up, "rclone serve webdav listening on \(port)")
+        try #require(waitUntil(10) { canConnect(port: port) }, "rclone serve webdav listening on \(port)")
     }
     func stop() {
         process.terminate()
@@ -96,14 +89,8 @@ struct GallerySyncTests {
 
     @Test("a local folder: every picture served arrives once as TOKEN.jpg with its bytes, a new one as it is indexed, one taken down is deleted there; a restart copies nothing again")
     func localFolder() throws {
-        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
-        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        let (one, second, remote, log, sync) = try twoPicturesToAFolder()
         defer { one.remove() }
-        let second = try addPicture(one, session: 2)
-        let remote = "\(one.dir)/remote"
-        let log = LogRecorder()
-        let sync = try makeSync(one, remote: remote, log: log)
-        #expect(sync.start())
         #expect(waitUntil { names(remote).count == 2 && sync.stats.pending == 0 }, "\(log.all)")
         #expect(names(remote) == [one.token + ".jpg", second.token + ".jpg"].sorted())
         #expect(contents("\(remote)/\(one.token).jpg") == one.jpeg)
@@ -130,14 +117,8 @@ struct GallerySyncTests {
 
     @Test("a picture whose file is gone (a cancelled series' capture) holds no other: not copied, and deleted at the remote; a copy removed there by hand, then taken down, is no failure")
     func goneFilesHoldNothing() throws {
-        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
-        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        let (one, second, remote, log, sync) = try twoPicturesToAFolder()
         defer { one.remove() }
-        let second = try addPicture(one, session: 2)
-        let remote = "\(one.dir)/remote"
-        let log = LogRecorder()
-        let sync = try makeSync(one, remote: remote, log: log)
-        #expect(sync.start())
         defer { sync.stop() }
         #expect(waitUntil { names(remote).count == 2 }, "\(log.all)")
         // The second picture's file deleted on the booth, then a third picture: it arrives; the second's copy goes.

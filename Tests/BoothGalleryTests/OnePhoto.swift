@@ -94,3 +94,24 @@ func freePort() throws -> UInt16 {
     }
     return UInt16(bigEndian: a.sin_port)
 }
+
+/// Whether something listens on 127.0.0.1:`port` (a connect succeeds).
+func canConnect(port: UInt16) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = port.bigEndian
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
+    return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+}
+
+/// Polls `condition` every 20 ms for up to `seconds` (real time: the rclone and HTTP children run on it).
+func waitUntil(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
+    let end = Date(timeIntervalSinceNow: seconds)
+    while Date() < end {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
