@@ -10,7 +10,8 @@ public struct AlertRow: Sendable, Equatable, Codable {
     public var id: Int64
     /// Seconds since 1970.
     public var at: Int64
-    /// `fault:camera`, `fault:button`, `fault:storage`, `paper-low`, `paper-out`, `printer-unavailable`, `storage-low`, `test`.
+    /// `fault:camera`, `fault:button`, `fault:storage`, `paper-low`, `paper-out`, `printer-unavailable`, `storage-low`,
+    /// `camera-battery-low`, `test`.
     public var condition: String
     /// True: it began; false: it ended.
     public var active: Bool

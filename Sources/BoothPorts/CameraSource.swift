@@ -176,6 +176,12 @@ public struct CameraSourceStatus: Sendable, Equatable {
     public var lastError: String?
     /// Negotiation warnings (size, format or rate not offered, a control that failed), as logged at the start.
     public var warnings: [String] = []
+    /// The camera's battery level in percent (0…100), for a body that reports one; nil for one that
+    /// does not (a V4L2 webcam, the simulated camera: no backend sets it yet). The operator's
+    /// `camera-battery-low` alert is raised at ``batteryLowPercent`` or below.
+    public var batteryPercent: Int?
+    /// The battery level the `camera-battery-low` alert is raised at, in percent.
+    public static let batteryLowPercent = 20
 
     public init() {}
 }

@@ -10,10 +10,15 @@ import Glibc
 /// `paper-out` (media-empty or media-needed, or the paper count at 0), else `paper-low` (the paper
 /// count at or below `print.paper_warning`, or media-low), else `printer-unavailable` (offline, paused,
 /// a jam…) while printing is on; `storage-low` while sessions are refused for free space or fewer
-/// than twice `storage.min_free` bytes are free. (No camera reports a battery yet: V4L2 has none.)
+/// than twice `storage.min_free` bytes are free; `camera-battery-low` while the camera reports a
+/// battery at ``CameraSourceStatus/batteryLowPercent`` or below (`batteryPercent`: none of today's
+/// backends reports one; a V4L2 webcam has none).
 func alertConditions(state: BoothState, storageRefusal: String?, freeBytes: UInt64?, minFreeBytes: Int,
-                     printMode: PrintMode, printer: PrinterStatus) -> [String: String] {
+                     printMode: PrintMode, printer: PrinterStatus, batteryPercent: Int? = nil) -> [String: String] {
     var out: [String: String] = [:]
+    if let battery = batteryPercent, battery <= CameraSourceStatus.batteryLowPercent {
+        out["camera-battery-low"] = "the camera's battery is at \(battery)%: charge it or put the mains adapter on"
+    }
     if case let .fault(reasons) = state {
         for (kind, message) in reasons { out["fault:\(kind.rawValue)"] = message }
     }
@@ -56,7 +61,7 @@ struct AlertTracker {
     }
 }
 
-/// Writes each change of ``alertConditions(state:storageRefusal:freeBytes:minFreeBytes:printMode:printer:)``
+/// Writes each change of ``alertConditions(state:storageRefusal:freeBytes:minFreeBytes:printMode:printer:batteryPercent:)``
 /// into the gallery's index (``PictureIndex/recordAlert(_:active:message:at:)``), looking every
 /// `intervalMilliseconds` on a thread of its own (`pb-alerts`); photobooth-gallery sends them
 /// (`gallery.alert_url`). Starts from the conditions the index last had active, so a restart of
@@ -89,7 +94,8 @@ final class AlertRecorder: Sendable {
             while true {
                 let s = runtime.statusSnapshot()
                 var now = alertConditions(state: s.state, storageRefusal: s.storageRefusal, freeBytes: s.freeBytes,
-                                          minFreeBytes: s.settings.storage.minFreeBytes, printMode: s.settings.print.mode, printer: s.printer)
+                                          minFreeBytes: s.settings.storage.minFreeBytes, printMode: s.settings.print.mode, printer: s.printer,
+                                          batteryPercent: s.camera.batteryPercent)
                 if s.printer.health == "unknown" {
                     for (k, v) in tracker.active where AlertRecorder.printerConditions.contains(k) { now[k] = v }
                 }

@@ -36,6 +36,9 @@ struct AlertRecorderTests {
         #expect(storage == ["storage-low": "300 MB free for the photos; the booth stops taking them below 200 MB (storage.min_free)"])
         let refused = alertConditions(state: .idle, storageRefusal: "Storage full", freeBytes: 100, minFreeBytes: 200_000_000, printMode: .off, printer: printer())
         #expect(refused == ["storage-low": "Storage full"])
+        let battery = alertConditions(state: .idle, storageRefusal: nil, freeBytes: nil, minFreeBytes: 0, printMode: .off, printer: printer(), batteryPercent: 18)
+        #expect(battery == ["camera-battery-low": "the camera's battery is at 18%: charge it or put the mains adapter on"])
+        #expect(alertConditions(state: .idle, storageRefusal: nil, freeBytes: nil, minFreeBytes: 0, printMode: .off, printer: printer(), batteryPercent: 21).isEmpty)
     }
 
     @Test("the tracker: each condition once when it begins and once when it ends; a new message for the same condition is no change")
