@@ -120,7 +120,8 @@ struct GallerySyncTests {
         let (one, second, remote, log, sync) = try twoPicturesToAFolder()
         defer { one.remove() }
         defer { sync.stop() }
-        #expect(waitUntil { names(remote).count == 2 }, "\(log.all)")
+        // Recorded, not only there: rclone writes the file before it checks it.
+        #expect(waitUntil { sync.stats.copied == 2 && names(remote).count == 2 }, "\(log.all)")
         // The second picture's file deleted on the booth, then a third picture: it arrives; the second's copy goes.
         unlink(second.path)
         let third = try addPicture(one, session: 3)
@@ -159,15 +160,14 @@ struct GallerySyncTests {
         #expect(waitUntil { names("\(served)/event").count == 2 && sync.stats.pending == 0 }, "\(log.all)")
         #expect(log.all.contains { $0.contains("dav:event answers again after") })
         let third = try addPicture(one, session: 3)
-        #expect(waitUntil { names("\(served)/event").contains(third.token + ".jpg") }, "\(log.all)")
+        #expect(waitUntil { sync.stats.copied == 3 && names("\(served)/event").contains(third.token + ".jpg") }, "\(log.all)")
         server.stop()
         let fourth = try addPicture(one, session: 4)
         let failed = sync.stats.failures
         #expect(waitUntil { sync.stats.failures > failed }, "\(log.all)")
         server = try WebDAVServer(folder: served, port: port)
         defer { server.stop() }
-        #expect(waitUntil { names("\(served)/event").contains(fourth.token + ".jpg") }, "\(log.all)")
-        #expect(waitUntil(5) { sync.stats.copied == 4 }, "each of the 4 pictures copied once: \(sync.stats)")
+        #expect(waitUntil { sync.stats.copied == 4 && names("\(served)/event").contains(fourth.token + ".jpg") }, "each of the 4 pictures copied once: \(sync.stats) \(log.all)")
         #expect(names("\(served)/event").count == 4)
         #expect(contents("\(served)/event/\(fourth.token).jpg") == contents("\(one.photos)/2026-12-01/\(PhotoFileName.name(session: 4, shot: 0))"))
     }
@@ -186,11 +186,10 @@ struct GallerySyncTests {
         let syncA = try makeSync(a, remote: shared, log: log), syncB = try makeSync(b, remote: shared, log: log)
         #expect(syncA.start() && syncB.start())
         defer { syncA.stop(); syncB.stop() }
-        #expect(waitUntil { names(shared).count == 4 }, "\(log.all)")
+        #expect(waitUntil { syncA.stats.copied == 2 && syncB.stats.copied == 2 && names(shared).count == 4 }, "\(syncA.stats) \(syncB.stats) \(log.all)")
         #expect(Set(names(shared)) == Set([a.token, a2.token, b.token, b2.token].map { $0 + ".jpg" }))
         #expect(contents("\(shared)/\(a.token).jpg") == a.jpeg)
         #expect(contents("\(shared)/\(b.token).jpg") == b.jpeg)
         #expect(contents("\(shared)/\(b2.token).jpg") == contents(b2.path))
-        #expect(waitUntil(5) { syncA.stats.copied == 2 && syncB.stats.copied == 2 }, "\(syncA.stats) \(syncB.stats)")
     }
 }

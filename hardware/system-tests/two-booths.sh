@@ -91,12 +91,15 @@ served "$work/a" > "$work/a.served"
 served "$work/b" > "$work/b.served"
 want=$(cat "$work/a.served" "$work/b.served" | wc -l)
 [ "$want" -eq 4 ] || fail "the booths serve $want pictures, expected 4 (two one-shot sessions each)"
+# Each copy logged by its booth's gallery once rclone finished it (a file can be there before rclone checked it).
+copied() { cat "$work"/*/gallery.log | grep -c "sync: .* copied to $event/" || true; }
 for _ in $(seq 300); do
-  [ "$(find "$event" -name '*.jpg' | wc -l)" -ge "$want" ] && break
+  [ "$(copied)" -ge "$want" ] && break
   sleep 0.1
 done
 have=$(find "$event" -type f | wc -l)
-[ "$have" -eq "$want" ] || { ls -la "$event"; cat "$work"/*/gallery.log; fail "$have files in the shared folder, $want pictures served by the two booths"; }
+[ "$have" -eq "$want" ] && [ "$(copied)" -eq "$want" ] \
+  || { ls -la "$event"; cat "$work"/*/gallery.log; fail "$have files in the shared folder, $(copied) copies logged, $want pictures served by the two booths"; }
 while read -r token file; do
   cmp -s "$event/$token.jpg" "$file" || fail "$event/$token.jpg is not $file"
 done < <(cat "$work/a.served" "$work/b.served")
