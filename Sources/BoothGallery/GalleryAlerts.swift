@@ -71,8 +71,11 @@ public struct AlertPayload: Codable, Sendable, Equatable {
 /// from the rows recorded after it.
 public final class AlertSender: Sendable {
     public struct Config: Sendable {
+        /// `gallery.alert_url`: the webhook (http or https).
         public var url: String
+        /// `gallery.alert_interval`: at most one POST per this many milliseconds (a test alert excepted).
         public var intervalMilliseconds: Int64
+        /// `gallery.cache`: where the cursor (`alerts-cursor`) is kept.
         public var cacheDir: String
         /// The booth's name in the payload (the host name).
         public var booth: String
@@ -122,9 +125,11 @@ public final class AlertSender: Sendable {
         self.log = log
     }
 
+    /// The figures so far (thread-safe).
     public var stats: Stats { state.withLock { $0 } }
     private var cursorPath: String { "\(config.cacheDir)/alerts-cursor" }
 
+    /// Starts the thread (`pb-alerts`). - Returns: false when it could not be made (`pthread_create`; logged).
     @discardableResult
     public func start() -> Bool {
         let started = thread.start { [self] w in run(w) }
@@ -132,10 +137,11 @@ public final class AlertSender: Sendable {
         return started
     }
 
+    /// Stops the thread, waiting at most `timeoutMilliseconds` (a POST under way has up to 10 s).
     public func stop(timeoutMilliseconds: Int64 = 12_000) { _ = thread.finish(timeoutMilliseconds: timeoutMilliseconds) }
 
     private func loadCursor() -> Int64? {
-        guard let data = FileManager.default.contents(atPath: cursorPath) else { return nil }
+        guard let data = try? AtomicFile.read(cursorPath) else { return nil }
         return Int64(String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace })
     }
 
@@ -150,8 +156,8 @@ public final class AlertSender: Sendable {
     }
 
     private func run(_ w: WorkerThread) {
-        var index: PictureIndex?
-        var opened: [UInt64]?
+        var file: IndexFile?
+        var generation = 0
         var cursor: Int64?
         /// The newest test alert tried out of turn while the backoff lasts (once each).
         var testTried: Int64 = 0
@@ -164,18 +170,14 @@ public final class AlertSender: Sendable {
         while !w.isStopping {
             var wake = Monotonic.now().adding(milliseconds: config.pollMilliseconds)
             do {
+                if file == nil { file = IndexFile(try PictureIndex(path: indexPath, readOnly: true), log: log, who: "alerts") }
+                guard let file else { continue }
                 // The daemon made the index again (a damaged one moved aside): its alerts start again at 1.
-                let identity = IndexFile.identityKey(indexPath)
-                if index != nil && identity != opened {
-                    log.notice("alerts: \(indexPath) was made again by photoboothd; sending its alerts from its first")
-                    index = nil
+                let (index, g) = file.currentAndGeneration()
+                if g != generation {
+                    generation = g
                     if cursor != nil { cursor = 0; _ = saveCursor(0) }
                 }
-                if index == nil {
-                    index = try PictureIndex(path: indexPath, readOnly: true)
-                    opened = identity
-                }
-                guard let index else { continue }
                 if cursor == nil {
                     if let saved = loadCursor() {
                         cursor = saved
@@ -240,7 +242,8 @@ public final class AlertSender: Sendable {
                 told = nil
             } catch {
                 if told != "\(error)" { log.error("alerts: \(error); trying again every \(config.pollMilliseconds) ms"); told = "\(error)" }
-                index = nil
+                file = nil
+                generation = 0
             }
             if w.waitForWork(until: wake) == .stop { return }
         }

@@ -490,43 +490,50 @@ final class IndexFile: Sendable {
         var index: PictureIndex
         var identity: (dev: UInt64, ino: UInt64)?
         var checkedAt: Int64
+        var generation = 0
     }
     private let state: Mutex<State>
     private let log: Logger
+    private let who: String
     private let now: @Sendable () -> Int64
 
-    init(_ index: PictureIndex, log: Logger, nowMilliseconds: @escaping @Sendable () -> Int64) {
+    /// - Parameter who: the log's prefix (`gallery`, `sync`, `alerts`): each reader keeps a connection of its own.
+    init(_ index: PictureIndex, log: Logger, who: String = "gallery",
+         nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) }) {
         self.log = log
+        self.who = who
         now = nowMilliseconds
         state = Mutex(State(index: index, identity: IndexFile.identity(index.path), checkedAt: nowMilliseconds()))
     }
 
-    /// `path`'s device and inode (nil when it cannot be had): another file once the daemon made the index again.
-    static func identity(_ path: String) -> (dev: UInt64, ino: UInt64)? {
+    private static func identity(_ path: String) -> (dev: UInt64, ino: UInt64)? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         return (UInt64(st.st_dev), UInt64(st.st_ino))
     }
 
-    /// ``identity(_:)`` as one comparable value.
-    static func identityKey(_ path: String) -> [UInt64]? { identity(path).map { [$0.dev, $0.ino] } }
-
     /// The index to read now.
-    func current() -> PictureIndex {
+    func current() -> PictureIndex { currentAndGeneration().index }
+
+    /// The index to read now, and how many times it was opened again since the first (a reader
+    /// that keeps a cursor into it starts again when this grows). Looks at the file's device and
+    /// inode at most every 2 s.
+    func currentAndGeneration() -> (index: PictureIndex, generation: Int) {
         let t = now()
         return state.withLock { s in
-            guard t - s.checkedAt >= 2000 else { return s.index }
+            guard t - s.checkedAt >= 2000 else { return (s.index, s.generation) }
             s.checkedAt = t
             let id = IndexFile.identity(s.index.path)
-            guard let id, let old = s.identity, id != old else { return s.index }
+            guard let id, let old = s.identity, id != old else { return (s.index, s.generation) }
             do {
                 s.index = try PictureIndex(path: s.index.path, readOnly: true)
                 s.identity = id
-                log.notice("gallery: \(s.index.path) was made again by photoboothd; reading the new one")
+                s.generation += 1
+                log.notice("\(who): \(s.index.path) was made again by photoboothd; reading the new one")
             } catch {
-                log.warning("gallery: \(s.index.path) changed but cannot be opened: \(error); reading the old one")
+                log.warning("\(who): \(s.index.path) changed but cannot be opened: \(error); reading the old one")
             }
-            return s.index
+            return (s.index, s.generation)
         }
     }
 }

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothIndex
 import BoothPorts
+import BoothStorage
 import Glibc
 import Synchronization
 
@@ -27,8 +28,7 @@ public struct SyncBackoff: Sendable, Equatable {
 /// `REMOTE:TOKEN.jpg` for a remote's root, `/folder/TOKEN.jpg` for a local folder. The token is the
 /// file's name so that booths sharing a remote never write over each other (each has its own secret).
 public func syncDestination(remote: String, token: String) -> String {
-    var base = remote
-    while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+    let base = syncFolder(remote: remote)
     return base.hasSuffix(":") || base.hasSuffix("/") ? "\(base)\(token).jpg" : "\(base)/\(token).jpg"
 }
 
@@ -69,7 +69,9 @@ public struct SyncStats: Sendable, Equatable {
 /// unit's ProtectHome), its signals unblocked, and is killed after `runTimeoutMilliseconds`.
 public final class GallerySync: Sendable {
     public struct Config: Sendable {
+        /// `gallery.sync_remote`: `REMOTE:path` or an absolute folder.
         public var remote: String
+        /// `gallery.sync_config`: the rclone config file (`--config`).
         public var rcloneConfig: String
         /// The gallery's own folder (`gallery.cache`): the ledger, rclone's HOME and cache, its last stderr.
         public var cacheDir: String
@@ -125,9 +127,10 @@ public final class GallerySync: Sendable {
         self.log = log
     }
 
+    /// The figures so far (thread-safe).
     public var stats: SyncStats { state.withLock { $0.stats } }
 
-    /// Starts the thread. - Returns: false when it could not be made (logged).
+    /// Starts the thread (`pb-sync`). - Returns: false when it could not be made (`pthread_create`; logged).
     @discardableResult
     public func start() -> Bool {
         let started = thread.start { [self] w in run(w) }
@@ -155,7 +158,8 @@ public final class GallerySync: Sendable {
         let ledgerPath = "\(config.cacheDir)/sync.sqlite"
         var ledger: SyncLedger?
         var index: PictureIndex?
-        var opened: [UInt64]?
+        var file: IndexFile?
+        var generation = 0
         var seenVersion: Int64 = -1
         var failures = 0
         var retryAt: MonotonicInstant?
@@ -168,20 +172,19 @@ public final class GallerySync: Sendable {
             var changed = false
             do {
                 if ledger == nil { ledger = try SyncLedger(path: ledgerPath) }
-                // The daemon made the index again (a damaged one moved aside): read the new file.
-                let identity = IndexFile.identityKey(indexPath)
-                if index != nil && identity != opened {
-                    log.notice("sync: \(indexPath) was made again by photoboothd; reading the new one")
-                    index = nil
+                if file == nil { file = IndexFile(try PictureIndex(path: indexPath, readOnly: true), log: log, who: "sync") }
+                if let file {
+                    // A file the daemon made again (a damaged one moved aside) is another connection: its version starts anew.
+                    let (current, g) = file.currentAndGeneration()
+                    if g != generation { generation = g; seenVersion = -1 }
+                    index = current
+                    let v = try current.dataVersion()
+                    changed = v != seenVersion
+                    seenVersion = v
                 }
-                if index == nil {
-                    index = try PictureIndex(path: indexPath, readOnly: true)
-                    opened = identity
-                    seenVersion = -1
-                }
-                if let index { let v = try index.dataVersion(); changed = v != seenVersion; seenVersion = v }
             } catch {
                 if told != "\(error)" { log.error("sync: \(error); trying again every \(config.pollMilliseconds) ms"); told = "\(error)" }
+                file = nil
                 index = nil
             }
             if let ledger, let reading = index, (forced || (due && (changed || retryAt != nil))) {
@@ -196,7 +199,7 @@ public final class GallerySync: Sendable {
                 case let .failed(why):
                     failures += 1
                     // An index error may be a connection gone bad: opened again at the next look.
-                    if why.hasPrefix("index ") { index = nil }
+                    if why.hasPrefix("index ") { file = nil; index = nil; generation = 0 }
                     let delay = config.backoff.delay(afterFailures: failures)
                     retryAt = Monotonic.now().adding(milliseconds: delay)
                     let pending = stats.pending
@@ -310,27 +313,11 @@ public final class GallerySync: Sendable {
         return nil
     }
 
+    /// The last line with something on it of rclone's stderr file (``AtomicFile/read(_:)``), nil without one.
     private func lastLine(of path: String) -> String? {
-        guard let f = fopen(path, "r") else { return nil }
-        defer { fclose(f) }
-        var last: String?
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while buffer.withUnsafeMutableBufferPointer({ b in
-            b.baseAddress.map { fgets(UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self), Int32(b.count), f) != nil } ?? false
-        }) {
-            let line = String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self).trimmingSpaces()
-            if !line.isEmpty { last = line }
-        }
-        return last
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s.removeFirst() }
-        while let c = s.last, c.isWhitespace { s.removeLast() }
-        return String(s)
+        guard let bytes = try? AtomicFile.read(path) else { return nil }
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+        return lines.last { $0.contains { !$0.isWhitespace } }.map { String($0.drop { $0.isWhitespace }) }
     }
 }
 

@@ -746,8 +746,7 @@ public final class BoothRuntime: Sendable {
     /// The URL of the saved photo `id` whose bytes are `jpeg` (``RuntimeOptions/pictureLink``); nil
     /// before it is saved or without a gallery.
     private func link(_ id: UInt64, _ jpeg: [UInt8]?) -> String? {
-        guard let pictureLink = options.pictureLink, let jpeg,
-              let path = state.withLock({ s in s.savedPaths.last { $0.id == id }?.path }) else { return nil }
+        guard let pictureLink = options.pictureLink, let jpeg, let path = savedPath(id) else { return nil }
         return pictureLink(path, jpeg.count)
     }
 
