@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl"),
+        .systemLibrary(name: "CGPhoto2", path: "Sources/CGPhoto2", pkgConfig: "libgphoto2"),
         // Shims: ioctl request macros, variadic v4l2 calls, libgpiod v1/v2.
         .target(name: "CV4L2Shims", dependencies: ["CV4L2"]),
         .target(name: "CGPIODShims", dependencies: ["CGPIOD"]),
@@ -50,7 +51,7 @@ let package = Package(
         .target(name: "BoothPorts", dependencies: ["BoothCore"]),
         // Device modules.
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV", "CExif"]),
-        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims"]),
+        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims", "CGPhoto2"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
         // Buttons that are input devices (a USB key, a touch screen's tap) through libevdev; BoothGPIO's debouncer.
         .target(name: "BoothInput", dependencies: ["BoothCore", "BoothClock", "BoothGPIO", "CEvdev"]),
@@ -95,7 +96,7 @@ let package = Package(
         .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
-        .testTarget(name: "BoothCameraTests", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
+        .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),
         .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery"],
                     exclude: ["webhook-listener.py"]),

@@ -13,8 +13,8 @@ cd "$(dirname "$0")"
 # What the Swift toolchain itself needs on a pristine Debian 12 (measured in a fresh minbase root).
 TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev
   libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libncurses6 libz3-dev pkg-config tzdata zlib1g-dev)
-# The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), libevdev (input buttons), libdrm (KMS screens), TurboJPEG, libpng (the picture's PNG overlay).
-BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev libqrencode-dev libexif-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
+# The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), libevdev (input buttons), libdrm (KMS screens), TurboJPEG, libpng (the picture's PNG overlay), libgphoto2 (DSLR and mirrorless cameras).
+BUILD_DEPS=(gcc libgphoto2-dev libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev libqrencode-dev libexif-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test),
 # udev (the systemd scenario applies etc/udev in the guest), python3 (the print stack's helper, the kill
 # and soak checks, the socket peer test's client, the display scenario), jq (the corrupt-frames scenario
@@ -23,9 +23,10 @@ BUILD_DEPS=(gcc libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev l
 # iproute2 (the power-cut scenario: dm-log-writes, mkfs and fsck of vfat and exFAT, loopback for cupsd in the guest),
 # zbar-tools (zbarimg reads the review's QR code back from the file preview's pixels), chromium, chromium-driver
 # and python3-selenium (the gallery browser test: Debian's /usr/bin/python3 drives headless chromium),
-# rclone (the gallery's sync to a local folder and to a WebDAV server on loopback, rclone serve webdav).
+# rclone (the gallery's sync to a local folder and to a WebDAV server on loopback, rclone serve webdav),
+# make, patch, libltdl-dev and libusb-1.0-0-dev (hardware/gphoto2/setup builds libgphoto2's virtual camera).
 # A pristine Debian 12 minbase has none of them; a test that finds one missing fails and names it.
-TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium rclone)
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium rclone make patch libltdl-dev libusb-1.0-0-dev)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
 # the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
 PRINT_BUILD_DEPS=(libcups2-dev)
@@ -141,7 +142,7 @@ build() {
 # ---- --install / --uninstall ---------------------------------------------------------------
 # What the installed booth needs at run time (the binary links these; the Swift runtime is static;
 # rclone is what photobooth-gallery copies pictures with, gallery.sync_remote; ca-certificates for https remotes and webhooks).
-RUNTIME_DEPS=(libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libexif12 libcurl4 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod rclone ca-certificates)
+RUNTIME_DEPS=(libgphoto2-6 libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libexif12 libcurl4 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod rclone ca-certificates)
 # The one release build, kept outside the clone so CI and re-runs reuse it.
 RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
 
@@ -336,6 +337,8 @@ case "$mode" in
     apt_install "${TOOLCHAIN_DEPS[@]}" "${BUILD_DEPS[@]}" "${PRINT_BUILD_DEPS[@]}" "${TEST_DEPS[@]}" "${PRINT_TEST_DEPS[@]}"
     step "checking the Swift toolchain"; check_swift_version
     build
+    step "libgphoto2's virtual camera for the gphoto2 tests (trixie's libgphoto2 source, --enable-vusb, patched)"
+    hardware/gphoto2/setup || die "step 'hardware/gphoto2/setup' failed"
     step "unit tests (swift test)"
     rc=0
     swift test >$LOGS/test.log 2>&1 || rc=$?

@@ -45,23 +45,7 @@ nm -u "$work/shim-v1.o" | grep -w gpiod_line_request >/dev/null ||
     fail "v1 object does not reference gpiod_line_request: the v1 branch was not compiled"
 
 # --- 2. v2: fetch trixie's libgpiod-dev (cached) ---------------------------
-# PHOTOBOOTH_APT_ETC: where the apt sources are read (default /etc/apt; the tests point it elsewhere).
-apt_etc=${PHOTOBOOTH_APT_ETC:-/etc/apt}
-mirror_from_system() {
-    # deb822 (*.sources: "URIs: …") and one-line (*.list: "deb URL suite …") forms.
-    local files=() f
-    for f in "$apt_etc"/sources.list "$apt_etc"/sources.list.d/*.sources "$apt_etc"/sources.list.d/*.list; do
-        [ -f "$f" ] && files+=("$f")
-    done
-    [ ${#files[@]} -gt 0 ] || return 0
-    {
-        awk 'tolower($1)=="uris:" { for (i = 2; i <= NF; i++) print $i }' "${files[@]}"
-        awk '$1=="deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' "${files[@]}"
-    } | grep -E '/debian/?$' | grep -v -- '-security' | head -n1
-}
-
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -f "$keyring" ] || fail "$keyring missing: apt-get install debian-archive-keyring"
+. "$root/hardware/debian-mirror.sh"
 
 mkdir -p "$cache" || fail "cannot create cache directory $cache (set PHOTOBOOTH_CI_CACHE)"
 debs="$cache/debs"
@@ -69,26 +53,9 @@ have_debs() { compgen -G "$debs/libgpiod-dev_2.*.deb" >/dev/null && compgen -G "
 if have_debs; then
     step "using cached $(basename "$(ls "$debs"/libgpiod-dev_2.*.deb | head -n1)")"
 else
-    mirror=${DEBIAN_MIRROR:-$(mirror_from_system)}
-    [ -n "$mirror" ] || fail "no Debian mirror found in the system's apt sources ($apt_etc/sources.list, $apt_etc/sources.list.d/*.sources or *.list: a 'URIs:' or 'deb' line ending in /debian); set DEBIAN_MIRROR=URL to name one"
-    mirror=${mirror%/}
-    step "fetching libgpiod-dev from $mirror $suite (private apt state in $cache/apt)"
-    apt_dir="$cache/apt"
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$debs"
-    echo "deb [signed-by=$keyring] $mirror $suite main" >"$apt_dir/sources.list"
-    apt_opts=(
-        -o "Dir::Etc::sourcelist=$apt_dir/sources.list"
-        -o "Dir::Etc::sourceparts=-"
-        -o "Dir::State::Lists=$apt_dir/lists"
-        -o "Dir::Cache=$apt_dir/cache"
-        -o "APT::Get::List-Cleanup=0"
-    )
-    # As root, apt downloads as the _apt user: let it write where the files go.
-    if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
-        chown -R _apt "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$debs" 2>/dev/null || true
-    fi
-    apt-get -q "${apt_opts[@]}" update >"$work/apt-update.log" 2>&1 ||
-        { cat "$work/apt-update.log" >&2; fail "apt-get update for suite '$suite' at $mirror"; }
+    mkdir -p "$debs"
+    private_apt "$cache/apt" "$suite" deb
+    if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$debs" 2>/dev/null || true; fi
     (cd "$debs" && apt-get -q "${apt_opts[@]}" download libgpiod-dev libgpiod3) >"$work/apt-download.log" 2>&1 ||
         { cat "$work/apt-download.log" >&2; fail "apt-get download libgpiod-dev libgpiod3 from $suite"; }
     have_debs || fail "apt-get download did not leave libgpiod-dev_2.* and libgpiod3_2.* in $debs"

@@ -6,41 +6,71 @@ import BoothPorts
 public enum CameraBackend: String, Sendable, Hashable, CaseIterable {
     /// Video4Linux2: ``V4L2Camera`` in a ``StreamingCameraSource``.
     case v4l2
+    /// libgphoto2: ``GPhoto2CameraSource`` (a DSLR or mirrorless camera on USB).
+    case gphoto2
 }
 
 /// The camera selection, in one place: which backend drives the camera for `camera.backend` = `setting`,
-/// given the capture devices attached (`devices`, as ``CameraDiscovery`` lists them; `camera.device`
-/// then names the camera among several within that backend, for every backend).
+/// given the capture devices attached (`devices`, as ``CameraDiscovery`` lists them) and the cameras
+/// libgphoto2 lists (`gphoto2Cameras`, ``GPhoto2Camera/detect()``, those that can take a still). `camera.device`
+/// then names the camera among several within that backend, for every backend.
 ///
 /// `auto`'s order, first match wins:
-/// 1. a UVC webcam (driver `uvcvideo`) → ``CameraBackend/v4l2``, always: libcamera's UVC pipeline
+/// 1. a camera libgphoto2 lists → ``CameraBackend/gphoto2`` (a DSLR beside a webcam is the camera the
+///    operator brought for the photos; the webcam can give its live view, `camera.live_view_device`);
+/// 2. a UVC webcam (driver `uvcvideo`) → ``CameraBackend/v4l2``, always: libcamera's UVC pipeline
 ///    could drive one too, but V4L2 gives its MJPEG frames as they come and its controls as they are;
-/// 2. (where the gphoto2 backend goes) a camera libgphoto2 lists → gphoto2;
 /// 3. (where the libcamera backend goes) a sensor behind a libcamera pipeline (a Raspberry Pi camera
 ///    module, no `uvcvideo`) → libcamera;
 /// 4. anything else (a capture card, v4l2loopback, vivid, or nothing attached yet) → ``CameraBackend/v4l2``.
-///
-/// Today only V4L2 exists, so every answer is `.v4l2`; the order is what the next backends slot into.
-public func resolveCameraBackend(_ setting: CameraBackendSetting, devices: [CameraInfo]) -> CameraBackend {
+public func resolveCameraBackend(_ setting: CameraBackendSetting, devices: [CameraInfo],
+                                 gphoto2Cameras: [GPhoto2CameraInfo] = []) -> CameraBackend {
     switch setting {
     case .v4l2:
         return .v4l2
+    case .gphoto2:
+        return .gphoto2
     case .auto:
-        if devices.contains(where: { $0.isUsableCapture && $0.driver == "uvcvideo" }) { return .v4l2 }
+        if !gphoto2Cameras.isEmpty { return .gphoto2 }
         return .v4l2
     }
 }
 
-/// The camera source for `settings`: ``resolveCameraBackend(_:devices:)`` on the attached devices
-/// (`discover`, called only for `auto`), then that backend's source. `--simulate` does not come here
-/// (it keeps the ``SimulatedCamera``).
+/// The cameras libgphoto2 lists that can take a still, or none when libgphoto2 cannot list them.
+public func detectGPhoto2Cameras() -> [GPhoto2CameraInfo] {
+    (try? GPhoto2Camera()?.detect()) ?? []
+}
+
+/// The camera source for `settings`: ``resolveCameraBackend(_:devices:gphoto2Cameras:)`` on the attached
+/// devices (`discover` and `discoverGPhoto2`, called only for `auto`), then that backend's source; for
+/// gphoto2 with `camera.live_view_device` naming a V4L2 camera, a ``PairedCameraSource`` with that webcam's
+/// live view. The choice is logged. `--simulate` does not come here (it keeps the ``SimulatedCamera``).
 public func makeCameraSource(_ settings: Settings, clock: any MonotonicClock, log: Logger,
-                             discover: () -> [CameraInfo] = { CameraDiscovery().cameras(detail: .capabilities) })
+                             discover: () -> [CameraInfo] = { CameraDiscovery().cameras(detail: .capabilities) },
+                             discoverGPhoto2: () -> [GPhoto2CameraInfo] = detectGPhoto2Cameras)
     -> any CameraSource {
-    let backend = resolveCameraBackend(settings.camera.backend,
-                                       devices: settings.camera.backend == .auto ? discover() : [])
+    let auto = settings.camera.backend == .auto
+    let gphoto2 = auto ? discoverGPhoto2() : []
+    let backend = resolveCameraBackend(settings.camera.backend, devices: auto ? discover() : [], gphoto2Cameras: gphoto2)
     switch backend {
     case .v4l2:
+        if auto { log.info("camera: backend v4l2 (camera.backend = auto: no camera libgphoto2 can drive is attached)") }
         return StreamingCameraSource(device: { V4L2Camera() }, settings: settings.camera, clock: clock, log: log)
+    case .gphoto2:
+        if auto { log.info("camera: backend gphoto2 (camera.backend = auto: libgphoto2 lists \(gphoto2.map(\.description).joined(separator: ", ")))") }
+        let liveView = settings.camera.liveViewDevice.trimmingSpaces()
+        switch liveView {
+        case "":
+            return GPhoto2CameraSource(settings: settings.camera, clock: clock, log: log)
+        case "none":
+            return PairedCameraSource(stills: GPhoto2CameraSource(settings: settings.camera, liveView: false, clock: clock, log: log),
+                                      liveView: nil)
+        default:
+            var webcam = settings.camera
+            webcam.device = liveView
+            log.info("camera: live view from \(liveView) (camera.live_view_device), stills from the gphoto2 camera")
+            return PairedCameraSource(stills: GPhoto2CameraSource(settings: settings.camera, liveView: false, clock: clock, log: log),
+                                      liveView: StreamingCameraSource(device: { V4L2Camera() }, settings: webcam, clock: clock, log: log))
+        }
     }
 }

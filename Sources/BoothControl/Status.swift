@@ -312,6 +312,35 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var inputUnreadable: [String] = []
     /// The DRM cards (`/dev/dri/card*`, libdrm): screens for `display.device`.
     public var drmCards: [DRMCard] = []
+    /// The cameras libgphoto2 lists that take stills (DSLR and mirrorless bodies): `camera.backend = gphoto2`.
+    public var gphoto2Cameras: [GPhoto2Camera] = []
+
+    /// A camera libgphoto2 drives, as opened once for the listing.
+    public struct GPhoto2Camera: Codable, Sendable, Equatable {
+        /// libgphoto2's model name (`Nikon DSC D750`) and port (`usb:001,004`): either names it in `camera.device`.
+        public var model: String
+        public var port: String
+        /// Battery in percent, free bytes on the card, the capture target and those offered, the image format; nil when unknown.
+        public var batteryPercent: Int?
+        public var freeBytes: Int64?
+        public var captureTarget: String?
+        public var captureTargets: [String] = []
+        public var imageFormat: String?
+        /// Why it could not be opened (another process holds it; the daemon uses it).
+        public var problem: String?
+
+        public init(model: String, port: String, batteryPercent: Int? = nil, freeBytes: Int64? = nil, captureTarget: String? = nil,
+                    captureTargets: [String] = [], imageFormat: String? = nil, problem: String? = nil) {
+            self.model = model
+            self.port = port
+            self.batteryPercent = batteryPercent
+            self.freeBytes = freeBytes
+            self.captureTarget = captureTarget
+            self.captureTargets = captureTargets
+            self.imageFormat = imageFormat
+            self.problem = problem
+        }
+    }
 
     /// A DRM card.
     public struct DRMCard: Codable, Sendable, Equatable {

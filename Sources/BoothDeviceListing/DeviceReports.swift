@@ -38,6 +38,7 @@ extension DeviceReport {
                 return DRMCard(path: path, driver: "", connectors: 0, connected: 0, problem: "\(error)")
             }
         }
+        report.gphoto2Cameras = listGPhoto2Cameras(inUse: inUse)
         do {
             report.printers = try CUPSConnection.destinations().map {
                 Printer(name: $0.name, isDefault: $0.isDefault, deviceURI: $0.deviceURI)
@@ -113,3 +114,29 @@ extension DeviceReport.GPIOChip {
     }
 }
 
+extension DeviceReport {
+    /// Every camera libgphoto2 lists that takes stills, each opened once (`gp_camera_init`) for its battery,
+    /// card, capture target and image format; the one the daemon streams from (its port in `inUse`) is not
+    /// opened again.
+    static func listGPhoto2Cameras(inUse: InUse?) -> [GPhoto2Camera] {
+        guard let camera = BoothCamera.GPhoto2Camera() else { return [] }
+        let found = (try? camera.detect()) ?? []
+        return found.map { info in
+            if let used = inUse?.camera, used.contains(info.port) {
+                return GPhoto2Camera(model: info.model, port: info.port, problem: "in use by the booth")
+            }
+            do {
+                try camera.open(info.port)
+                defer { camera.close() }
+                let d = camera.details()
+                return GPhoto2Camera(model: info.model, port: info.port, batteryPercent: d.batteryPercent, freeBytes: d.freeBytes,
+                                     captureTarget: d.captureTarget, captureTargets: d.captureTargets, imageFormat: d.imageFormat)
+            } catch let error as GPhoto2Error {
+                let holder = error.kind == .claimedByAnother ? info.usbDeviceNode.flatMap(USBDeviceHolder.find) : nil
+                return GPhoto2Camera(model: info.model, port: info.port, problem: "\(GPhoto2Advice.text(for: error.kind, holder: holder)) (\(error))")
+            } catch {
+                return GPhoto2Camera(model: info.model, port: info.port, problem: "\(error)")
+            }
+        }
+    }
+}

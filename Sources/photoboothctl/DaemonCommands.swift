@@ -118,7 +118,7 @@ struct Status: Subcommand {
 struct Devices: Subcommand {
     static let words = ["devices"]
     static let synopsis = "devices [--json] [--local] [--socket PATH]"
-    static let summary = "List cameras (formats, sizes, frame rates, controls) and GPIO chips (lines, names, consumers)."
+    static let summary = "List cameras (V4L2: formats, sizes, frame rates, controls; gphoto2: model, port, battery, card, capture target) and GPIO chips (lines, names, consumers)."
     static let details = """
         Asks the running daemon (which has access to the devices and says which ones it uses); when no daemon
         answers, or with --local, photoboothctl lists them itself.
@@ -175,6 +175,19 @@ struct Devices: Subcommand {
                 }
                 out.append(line)
             }
+        }
+        out.append("")
+        out.append(d.gphoto2Cameras.isEmpty ? "gphoto2 cameras: none (no DSLR or mirrorless camera libgphoto2 finds on USB)" : "gphoto2 cameras (camera.backend = gphoto2):")
+        for g in d.gphoto2Cameras {
+            var line = "  \(g.model) at \(g.port)"
+            if let p = g.problem { out.append(line + ": \(p)"); continue }
+            line += g.batteryPercent.map { ", battery \($0)%" } ?? ""
+            line += g.freeBytes.map { ", \($0 / 1_000_000) MB free on the card" } ?? ""
+            out.append(line)
+            if let t = g.captureTarget {
+                out.append("    capture target \(t)" + (g.captureTargets.isEmpty ? "" : " (offers \(g.captureTargets.joined(separator: ", ")))"))
+            }
+            if let f = g.imageFormat { out.append("    image format \(f)") }
         }
         out.append("")
         if let e = d.printerError { out.append("printers: none listed, CUPS did not answer: \(e)") }

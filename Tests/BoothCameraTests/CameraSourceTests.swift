@@ -142,16 +142,22 @@ private func frame(_ sequence: UInt32) -> Frame {
         var s = Settings.defaults
         let looked = Mutex(0)
         s.camera.backend = .v4l2
-        _ = makeCameraSource(s, clock: FixedClock(), log: Logger(threshold: .error) { _ in }) { looked.withLock { $0 += 1 }; return [] }
-        #expect(looked.withLock { $0 } == 0)
+        let asked = Mutex(0)
+        _ = makeCameraSource(s, clock: FixedClock(), log: Logger(threshold: .error) { _ in },
+                             discover: { looked.withLock { $0 += 1 }; return [] },
+                             discoverGPhoto2: { asked.withLock { $0 += 1 }; return [] })
+        #expect(looked.withLock { $0 } == 0 && asked.withLock { $0 } == 0)
         s.camera.backend = .auto
-        let source = makeCameraSource(s, clock: FixedClock(), log: Logger(threshold: .error) { _ in }) {
+        let source = makeCameraSource(s, clock: FixedClock(), log: Logger(threshold: .error) { _ in }, discover: {
             looked.withLock { $0 += 1 }
             return [CameraInfo(path: "/dev/video0", driver: "uvcvideo", card: "C920", isUsableCapture: true)]
-        }
-        #expect(looked.withLock { $0 } == 1)
+        }, discoverGPhoto2: { asked.withLock { $0 += 1 }; return [] })
+        #expect(looked.withLock { $0 } == 1 && asked.withLock { $0 } == 1)
         #expect(source is StreamingCameraSource)
         #expect(source.capabilities.hasLiveView)
+        let dslr = makeCameraSource(s, clock: FixedClock(), log: Logger(threshold: .error) { _ in }, discover: { [] },
+                                    discoverGPhoto2: { [GPhoto2CameraInfo(model: "Nikon DSC D750", port: "usb:001,004")] })
+        #expect(dslr is GPhoto2CameraSource, "auto prefers a camera libgphoto2 drives over a webcam")
     }
 }
 

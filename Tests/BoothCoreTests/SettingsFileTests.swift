@@ -91,7 +91,7 @@ struct SettingsFileTests {
         #expect(message("[button]\nactive-low = true") == "unknown key 'button.active-low'; did you mean 'button.active_low'?")
         #expect(message("[camera]\ndebounce = 30ms") == "unknown key 'camera.debounce'; did you mean 'button.debounce' (under [button])?")
         #expect(message("[button]\nbutton.debounce = 30ms") == "unknown key 'button.button.debounce'; 'button.debounce' belongs under [button] as 'debounce = …'")
-        #expect(message("[camera]\nzoom = 2") == "unknown key 'camera.zoom'; [camera] has backend, device, format, preview_size, capture_size, frame_rate, settle_frames, power_line_frequency, exposure, white_balance, focus, capture_timeout, idle_stop or rotation")
+        #expect(message("[camera]\nzoom = 2") == "unknown key 'camera.zoom'; [camera] has backend, device, live_view_device, live_view_rate, capture_target, format, preview_size, capture_size, frame_rate, settle_frames, power_line_frequency, exposure, white_balance, focus, capture_timeout, idle_stop or rotation")
         #expect(message("[Camera]") == "unknown section '[Camera]'; did you mean '[camera]'?")
         #expect(message("[printer]\nmodel = x") == "unknown section '[printer]'; did you mean '[print]'?")
         #expect(message("[projector]\nmodel = x") == "unknown section '[projector]'; sections are [camera], [button], [led], [session], [storage], [preview], [print], [display], [text], [picture] or [gallery]")

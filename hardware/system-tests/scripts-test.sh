@@ -42,7 +42,7 @@ out=$(env -u DEBIAN_MIRROR PHOTOBOOTH_APT_ETC="$empty/etc" PHOTOBOOTH_CI_CACHE="
 grep -q "no Debian mirror found in the system's apt sources" <<<"$out" || fail "gpiod-v2-check without apt sources: $out"
 grep -q "fetching" <<<"$out" && fail "gpiod-v2-check tried to fetch without a mirror: $out"
 echo "scripts-test: ok: gpiod-v2-check without apt sources fails: $(tail -n1 <<<"$out" | cut -c1-120)"
-if grep -nE 'https?://[a-z0-9.-]+' hardware/gpiod-v2-check.sh install.sh hardware/vm/setup | grep -v '^\S*:[0-9]*:\s*#'; then
+if grep -nE 'https?://[a-z0-9.-]+' hardware/gpiod-v2-check.sh hardware/debian-mirror.sh hardware/gphoto2/setup install.sh hardware/vm/setup | grep -v '^\S*:[0-9]*:\s*#'; then
   fail "a script names a mirror host (take it from the apt sources)"
 fi
 echo "scripts-test: passed"

@@ -12,6 +12,7 @@ extension Settings {
         var out: [Diagnostic] = []
         out += layoutDiagnostics(sources)
         out += captureSizeDiagnostics(sources)
+        out += gphoto2Diagnostics(sources)
         out += inputButtonDiagnostics(sources)
         out += galleryDiagnostics(sources)
         out += printedCodeDiagnostics(sources)
@@ -126,6 +127,24 @@ extension Settings {
             + "photos would have fewer pixels than the live view, and every capture switches the camera to the "
             + "smaller size and back; set \(captureKey) to \(preview) or larger (or preview_size smaller)",
             severity: .warning)]
+    }
+
+    /// A gphoto2 camera's still takes autofocus, the shutter and a download of up to 25 MB: a webcam's
+    /// 3 s deadline fails good captures. And a live view from a second device is only for gphoto2.
+    private func gphoto2Diagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        let backendKey = "camera.backend", timeoutKey = "camera.capture_timeout", liveKey = "camera.live_view_device"
+        if camera.backend == .gphoto2, camera.captureTimeoutMilliseconds < 10_000 {
+            out.append(sources.diagnostic(keys: [timeoutKey, backendKey], message:
+                "\(sources.cite(timeoutKey, in: self)) is short for \(sources.cite(backendKey, in: self)): autofocus, the "
+                + "shutter and the download of a 20-45 MP JPEG take seconds; set \(timeoutKey) = 15s or more", severity: .warning))
+        }
+        if camera.backend == .v4l2, !camera.liveViewDevice.isEmpty {
+            out.append(sources.diagnostic(keys: [liveKey, backendKey], message:
+                "\(sources.cite(liveKey, in: self)) is not used with \(sources.cite(backendKey, in: self)): a V4L2 camera "
+                + "shows its own live view; it is for a gphoto2 camera (camera.backend = gphoto2 or auto)", severity: .warning))
+        }
+        return out
     }
 
     /// `picture.qr` needs a URL to carry and a print to carry it.

@@ -153,9 +153,17 @@ public enum Schema {
         // Restart only: the camera source is made once at start (DeviceFactory.camera) and the runtime holds that
         // instance; a reload reconfigures it but cannot swap in another backend's, whose device the old one holds open.
         .choice("camera.backend", \.camera.backend, "auto", reload: .restart,
-                "Which library drives the camera. auto: chosen by what is attached (today every camera is driven through V4L2, and a USB webcam always is); v4l2: Video4Linux2."),
+                "Which library drives the camera. auto: a DSLR or mirrorless camera libgphoto2 finds on USB, else V4L2 (a USB webcam always goes through V4L2); v4l2: Video4Linux2 (webcams, capture cards); gphoto2: libgphoto2 (Canon EOS, Nikon, Sony, Fujifilm bodies over PTP). The log says which it chose."),
         .string("camera.device", \.camera.device, allowsEmpty: true, "", reload: .cameraStream,
-                "Which camera to use: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. Names the camera among several for every backend. Empty: the first usable camera."),
+                "Which camera to use. V4L2: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. gphoto2: a part of the model name (D750) or the USB port (usb:001,004), as 'photoboothctl devices' lists them. Empty: the first usable camera."),
+        // Restart only, as camera.backend: the live view's device is part of the camera source made once at start
+        // (a PairedCameraSource of the gphoto2 camera and that webcam, or the camera alone).
+        .string("camera.live_view_device", \.camera.liveViewDevice, allowsEmpty: true, "", reload: .restart,
+                "A gphoto2 camera's live view: empty for the camera's own (gp_camera_capture_preview), none for no live view (the screens show the countdown without it), or a V4L2 camera beside it, named as camera.device names one (/dev/video0): that webcam shows the guests live while the DSLR takes the stills."),
+        .int("camera.live_view_rate", \.camera.liveViewRate, 1...60, unit: "frames per second", "25", reload: .cameraStream,
+             "Live-view frames per second asked of a gphoto2 camera. Some bodies answer 'Camera Not Ready' when asked faster than they make frames."),
+        .choice("camera.capture_target", \.camera.captureTarget, "ram", reload: .cameraStream,
+                "Where a gphoto2 camera stores a still: ram (its internal memory; the booth downloads it and it is gone from the camera) or card (the memory card; downloaded, and kept there too). Checked against the targets the camera offers."),
         .choice("camera.format", \.camera.format, "auto", reload: .cameraStream,
                 "Pixel format to stream. auto prefers MJPEG, then YUYV, else RGB24 converted by libv4l2."),
         .size("camera.preview_size", \.camera.previewSize, "1280x720", reload: .cameraStream,
@@ -174,8 +182,8 @@ public enum Schema {
                 "auto: the camera adjusts white balance continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
         .choice("camera.focus", \.camera.focus, "auto", reload: .cameraStream,
                 "auto: the camera focuses continuously; locked: held where it settled when the stream started. Ignored if the camera has no such control."),
-        .duration("camera.capture_timeout", \.camera.captureTimeoutMilliseconds, 100...30_000, "3s", reload: .nextSession,
-                  "Deadline for a capture after the trigger; a capture not done by then fails (and is retried once). A camera that stops delivering during a capture fails it by this deadline, not as a camera fault."),
+        .duration("camera.capture_timeout", \.camera.captureTimeoutMilliseconds, 100...60_000, "3s", reload: .nextSession,
+                  "Deadline for a capture after the trigger; a capture not done by then fails (and is retried once). A camera that stops delivering during a capture fails it by this deadline, not as a camera fault. A gphoto2 camera needs its autofocus, shutter and download to fit: 15s or more (config check warns below 10s)."),
         .duration("camera.idle_stop", \.camera.idleStopMilliseconds, 1000...86_400_000, "5min", reload: .nextSession,
                   "Stop the camera stream after this long in idle; it starts again on the next press, or for photoboothctl snapshot (the idle time then counts again)."),
         // The captures' turn at once; the screens, which draw the live view turned, are made again too.

@@ -61,6 +61,13 @@ public struct Settings: Sendable, Hashable {
         public var rotation = RotationSetting.r0
         /// `camera.backend`: which library drives the camera (``CameraBackendSetting``).
         public var backend = CameraBackendSetting.auto
+        /// `camera.live_view_device`: where live view comes from for a gphoto2 camera: empty for the camera's
+        /// own, `none` for no live view, else a V4L2 camera (as `camera.device` names one) beside it.
+        public var liveViewDevice = ""
+        /// `camera.live_view_rate`: live-view frames per second asked of a gphoto2 camera (`gp_camera_capture_preview` calls).
+        public var liveViewRate = 0
+        /// `camera.capture_target`: where a gphoto2 camera stores a still before the booth downloads it.
+        public var captureTarget = CaptureTargetSetting.ram
     }
 
     /// `[button]` settings.
@@ -187,11 +194,21 @@ public enum PowerLineFrequencySetting: String, SettingChoice {
 }
 
 /// `camera.backend`: which library drives the camera. `auto` picks by what is attached (the order is
-/// documented at `resolveCameraBackend` in BoothCamera); today every camera is a V4L2 one.
+/// documented at `resolveCameraBackend` in BoothCamera).
 public enum CameraBackendSetting: String, SettingChoice {
     case auto
     /// Video4Linux2 (a UVC webcam, a capture card, v4l2loopback, vivid).
     case v4l2
+    /// libgphoto2 (a DSLR or mirrorless camera on USB, through PTP).
+    case gphoto2
+}
+
+/// `camera.capture_target`: where a gphoto2 camera puts a still (libgphoto2's `capturetarget`).
+public enum CaptureTargetSetting: String, SettingChoice {
+    /// The camera's internal RAM (SDRAM): downloaded, then gone from the camera.
+    case ram
+    /// The memory card: downloaded, and kept on the card as well.
+    case card
 }
 
 /// `camera.exposure`, `camera.white_balance`, `camera.focus`.

@@ -1,0 +1,562 @@
+import BoothClock
+import BoothCore
+import BoothJPEG
+import BoothPorts
+import Glibc
+import Synchronization
+
+/// A ``CameraSource`` for a DSLR or mirrorless camera through libgphoto2 (``GPhoto2Camera``), on a thread
+/// of its own ("camera"): every libgphoto2 call blocks on USB.
+///
+/// - Live view: `gp_camera_capture_preview` at `camera.live_view_rate` (frames/s), each frame checked as an
+///   MJPEG frame (``FrameCheck``) before the screens get it; bad ones are counted by kind. A body that
+///   drops live view for a still gets it back on the next preview call (its driver restarts it).
+/// - Stills: `gp_camera_trigger_capture`, then `gp_camera_wait_for_event` drained (``StillFiles``) until
+///   the JPEG is on the camera and the capture complete, `gp_camera_file_get`, and with
+///   `camera.capture_target = ram` `gp_camera_file_delete`. The JPEG is checked, made upright by its EXIF
+///   Orientation (``JPEGRotator/upright(_:quality:)``) and turned by `camera.rotation`. A request that
+///   arrives while a still is on its way is answered by that still: a retry never fires the shutter again.
+/// - Faults: a camera that is gone or held by another process is a fault (``CameraSourceEvent/fault(_:)``)
+///   with the operator's advice (``GPhoto2Advice``); ``probe()`` opens it again by enumeration.
+///   A failed focus is retried once, then the still fails.
+/// - A libgphoto2 call that never returns cannot be interrupted: the thread's ``heartbeat`` then stays
+///   busy, the watchdog's liveness check names the stuck camera thread, and systemd restarts the daemon.
+public final class GPhoto2CameraSource: CameraSource {
+    enum Request: Sendable {
+        case start, stop, probe
+        case still(StillRequest)
+        case snapshot(rotation: Rotation, jpegQuality: Int, @Sendable ([UInt8]?) -> Void)
+        case reconfigure(Settings.Camera)
+        case shutdown
+    }
+
+    /// The timings of one still, ms (the log's and `bench/`'s figures).
+    public struct StillTimings: Sendable, Equatable {
+        /// Countdown zero (the request's trigger) → `gp_camera_trigger_capture` returned (the shutter released).
+        public var triggerToShutter: Double
+        /// Shutter → the file added on the camera (`GP_EVENT_FILE_ADDED`).
+        public var shutterToFile: Double
+        /// `gp_camera_file_get`.
+        public var download: Double
+        /// Checking, making upright and turning the JPEG.
+        public var prepare: Double
+        /// The file's size, bytes.
+        public var bytes: Int
+    }
+
+    private let requests = Mutex<[Request]>([])
+    private let worker = WorkerThread(name: "camera")
+    private let statusBox = Mutex(CameraSourceStatus())
+    private let settings: Mutex<Settings.Camera>
+    private let handlers = Mutex<CameraSourceHandlers?>(nil)
+    private let lastTimings = Mutex<StillTimings?>(nil)
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let ownLiveView: Bool
+
+    /// - Parameters:
+    ///   - settings: `camera.*` (device, live_view_rate, capture_target, rotation is in each request).
+    ///   - liveView: false when the screens get their live view elsewhere (``PairedCameraSource``) or not at all.
+    public init(settings: Settings.Camera, liveView: Bool = true, clock: any MonotonicClock, log: Logger) {
+        self.settings = Mutex(settings)
+        self.ownLiveView = liveView
+        self.clock = clock
+        self.log = log
+    }
+
+    /// Live view when it is the camera's own; the still size is the body's (unknown until a still).
+    public var capabilities: CameraCapabilities {
+        CameraCapabilities(hasLiveView: ownLiveView, liveViewModes: [], stillSizes: [], controls: [])
+    }
+
+    public func launch(_ handlers: CameraSourceHandlers) {
+        self.handlers.withLock { $0 = handlers }
+        guard worker.start({ [self] w in self.run(w) }) else {
+            log.error("camera: no thread for the gphoto2 camera (pthread_create failed: the thread limit)")
+            post(.fault("camera not available: no thread for it (pthread_create failed)"))
+            return
+        }
+    }
+
+    /// Opens the camera (enumeration, `gp_camera_init`) and, with its own live view, starts polling frames.
+    public func startLiveView() { send(.start) }
+    /// Stops live view and releases the camera (`gp_camera_exit`).
+    public func stopLiveView() { send(.stop) }
+    /// Opens the camera when closed and checks it answers (a preview frame, or its battery level).
+    public func probe() { send(.probe) }
+    public func takeStill(_ request: StillRequest) { send(.still(request)) }
+    public func snapshot(rotation: Rotation, jpegQuality: Int, _ reply: @escaping @Sendable ([UInt8]?) -> Void) {
+        send(.snapshot(rotation: rotation, jpegQuality: jpegQuality, reply))
+    }
+    public func reconfigure(_ s: Settings.Camera) { send(.reconfigure(s)) }
+
+    public func shutdown(timeoutSeconds: Double) {
+        send(.shutdown)
+        _ = worker.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
+    }
+
+    /// `--check`: opens the camera on the caller's thread, takes a live-view frame where it has live view,
+    /// reads its battery, releases it.
+    public func check() -> CameraCheckResult {
+        guard let camera = GPhoto2Camera() else { return .fails("gp_context_new failed (out of memory)") }
+        let s = settings.withLock { $0 }
+        do {
+            let info = try camera.open(s.device)
+            defer { camera.close() }
+            var warnings: [String] = []
+            let details = camera.details()
+            if let w = captureTargetWarning(s.captureTarget, details) { warnings.append(w) }
+            var what = "\(info)"
+            if ownLiveView {
+                let frame = try camera.preview()
+                if let defect = FrameCheck.defect(of: frame, format: .mjpeg) {
+                    return .fails("\(info): its live-view frame is not a whole JPEG (\(defect))")
+                }
+                what += ", live view \(frame.count) bytes a frame"
+            }
+            if let b = details.batteryPercent { what += ", battery \(b)%" }
+            return .works(description: what, warnings: warnings)
+        } catch {
+            return .fails(describe(error, camera: camera))
+        }
+    }
+
+    public var status: CameraSourceStatus { statusBox.withLock { $0 } }
+    /// The last still's timings, for the bench and tests.
+    public var lastStillTimings: StillTimings? { lastTimings.withLock { $0 } }
+    public let heartbeat = Heartbeat()
+
+    private func send(_ r: Request) {
+        requests.withLock { $0.append(r) }
+        worker.wake()
+    }
+
+    private func post(_ event: CameraSourceEvent) { handlers.withLock { $0 }?.event(event) }
+
+    // MARK: The thread
+
+    private final class Local {
+        var camera: GPhoto2Camera?
+        var open = false
+        var liveView = false
+        var nextFrameAt: MonotonicInstant?
+        var sequence: UInt32 = 0
+        var latest: Frame?
+        var decoder: JPEGDecoder?
+        var rotator: JPEGRotator?
+        /// Live-view frames dropped on arrival since the daemon started, by kind, and when that was last logged.
+        var dropped: [String: Int] = [:]
+        var droppedUnlogged = 0
+        var droppedLoggedAt: MonotonicInstant?
+        var nextBatteryAt: MonotonicInstant?
+        /// The last still and when it was ready: a request asked before then is answered by it.
+        var lastStill: (still: CameraStill, readyAt: MonotonicInstant)?
+        var frameTimes: [MonotonicInstant] = []
+        /// Live-view calls failed in a row (not counting busy answers).
+        var failedPreviews = 0
+    }
+
+    /// Live-view calls that may fail in a row (a frame without a JPEG) before the camera counts as lost.
+    static let previewFailureLimit = 50
+
+    private func run(_ w: WorkerThread) {
+        let local = Local()
+        defer { close(local) }
+        while true {
+            heartbeat.turn(at: clock.now())
+            let batch: [Request] = requests.withLock { r in defer { r.removeAll() }; return r }
+            for request in batch where !handle(request, local) { return }
+            let now = clock.now()
+            if local.open, let at = local.nextBatteryAt, now >= at { pollBattery(local) }
+            if local.open && local.liveView, let at = local.nextFrameAt {
+                if now >= at {
+                    liveFrame(local)
+                    continue
+                }
+                if w.waitForWork(until: at, { requests.withLock { !$0.isEmpty } }) == .stop { return }
+            } else {
+                if requests.withLock({ $0.isEmpty }) { heartbeat.waiting() }
+                let until = local.open ? local.nextBatteryAt : nil
+                if w.waitForWork(until: until, { requests.withLock { !$0.isEmpty } }) == .stop { return }
+            }
+        }
+    }
+
+    private func handle(_ request: Request, _ local: Local) -> Bool {
+        switch request {
+        case .start:
+            if !local.open { open(local, reportFault: true) }
+            if local.open, ownLiveView { local.liveView = true; local.nextFrameAt = clock.now() }
+        case .stop:
+            close(local)
+        case .probe:
+            probe(local)
+        case let .still(still):
+            takeStill(still, local)
+        case let .snapshot(rotation, quality, reply):
+            reply(local.latest.flatMap { try? turned($0.bytes, rotation, quality: quality, local).bytes })
+        case let .reconfigure(s):
+            settings.withLock { $0 = s }
+        case .shutdown:
+            return false
+        }
+        return true
+    }
+
+    private func open(_ local: Local, reportFault: Bool) {
+        let s = settings.withLock { $0 }
+        guard let camera = local.camera ?? GPhoto2Camera() else {
+            if reportFault { post(.fault("camera not available: gp_context_new failed (out of memory)")) }
+            return
+        }
+        local.camera = camera
+        do {
+            let info = try camera.open(s.device)
+            local.open = true
+            let details = camera.details()
+            var warnings: [String] = []
+            if let w = captureTargetWarning(s.captureTarget, details) { warnings.append(w) }
+            else if let choice = GPhoto2CaptureTarget.choice(for: s.captureTarget, among: details.captureTargets),
+                    choice != details.captureTarget {
+                do { try camera.setConfig("capturetarget", choice) }
+                catch { warnings.append("camera.capture_target = \(s.captureTarget.rawValue): setting '\(choice)' failed: \(error)") }
+            }
+            statusBox.withLock {
+                $0.streaming = true
+                $0.devicePath = info.port
+                $0.card = info.model
+                $0.format = "MJPG"
+                $0.framesPerSecond = Double(s.liveViewRate)
+                $0.batteryPercent = details.batteryPercent
+                $0.lastError = nil
+                $0.warnings = warnings
+            }
+            local.nextBatteryAt = clock.now().adding(milliseconds: 30_000)
+            log.info("camera: gphoto2 \(info) open" + (details.batteryPercent.map { ", battery \($0)%" } ?? "")
+                     + (details.captureTarget.map { ", capture target \($0)" } ?? ""))
+            for w in warnings { log.warning("camera: \(w)") }
+        } catch {
+            let text = describe(error, camera: camera)
+            local.open = false
+            statusBox.withLock { $0.streaming = false; $0.lastError = text }
+            if reportFault {
+                log.error("camera: \(text)")
+                post(.fault("camera not available: \(text)"))
+            }
+        }
+    }
+
+    private func close(_ local: Local) {
+        local.camera?.close()
+        if local.open { log.info("camera: gphoto2 camera released") }
+        local.open = false
+        local.liveView = false
+        local.nextFrameAt = nil
+        local.latest = nil
+        statusBox.withLock { $0.streaming = false }
+    }
+
+    /// The camera failed while in use: released, reported with the advice, found again by ``probe()``.
+    private func lost(_ error: any Error, _ local: Local) {
+        let text = describe(error, camera: local.camera)
+        close(local)
+        local.camera = nil
+        statusBox.withLock { $0.lastError = text }
+        log.error("camera: \(text)")
+        post(.fault("camera lost: \(text)"))
+    }
+
+    private func probe(_ local: Local) {
+        if !local.open { open(local, reportFault: false) }
+        guard local.open, let camera = local.camera else {
+            post(.fault("camera not available: \(statusBox.withLock { $0.lastError } ?? "no camera")"))
+            return
+        }
+        do {
+            if ownLiveView { _ = try camera.preview() } else { _ = try camera.detect() }
+            if ownLiveView { local.liveView = true; local.nextFrameAt = clock.now() }
+            post(.recovered)
+        } catch {
+            lost(error, local)
+        }
+    }
+
+    private func pollBattery(_ local: Local) {
+        local.nextBatteryAt = clock.now().adding(milliseconds: 30_000)
+        guard let level = local.camera?.batteryPercent() else { return }
+        let before = statusBox.withLock { s in defer { s.batteryPercent = level }; return s.batteryPercent }
+        if level <= CameraSourceStatus.batteryLowPercent, before.map({ $0 > CameraSourceStatus.batteryLowPercent }) ?? true {
+            log.warning("camera: battery \(level)%: charge or swap it soon (a mains adapter keeps the body going all night)")
+        }
+    }
+
+    // MARK: Live view
+
+    private func liveFrame(_ local: Local) {
+        let rate = max(1, settings.withLock { $0.liveViewRate })
+        let started = clock.now()
+        local.nextFrameAt = started.adding(milliseconds: Int64(1000 / rate))
+        guard let camera = local.camera else { return }
+        let bytes: [UInt8]
+        do {
+            bytes = try camera.preview()
+        } catch where error.kind == .busy || error.kind == .timeout {
+            noteDropped("busy", local)
+            return
+        } catch where error.kind == .unsupported {
+            log.warning("camera: \(error): no live view from this body (set camera.live_view_device to a webcam beside it, or none)")
+            local.liveView = false
+            return
+        } catch where !error.kind.needsReopen && local.failedPreviews < Self.previewFailureLimit {
+            // A frame the driver could not make sense of (no JPEG in the answer): counted like a bad frame.
+            local.failedPreviews += 1
+            noteDropped("preview-error", local)
+            if local.failedPreviews == 1 { log.warning("camera: live-view frame failed: \(error)") }
+            return
+        } catch {
+            lost(error, local)
+            return
+        }
+        local.failedPreviews = 0
+        if let defect = FrameCheck.defect(of: bytes, format: .mjpeg) {
+            noteDropped(defect.rawValue, local)
+            return
+        }
+        let size: FrameSize
+        do {
+            let decoder = try local.decoder ?? JPEGDecoder()
+            local.decoder = decoder
+            size = try decoder.header(bytes).size
+        } catch {
+            noteDropped("undecodable", local)
+            return
+        }
+        local.sequence &+= 1
+        let now = clock.now()
+        let frame = Frame(format: .mjpeg, size: size, bytesPerLine: 0, bytes: bytes, timestamp: now,
+                          timestampIsMonotonic: false, sequence: local.sequence)
+        local.latest = frame
+        local.frameTimes.append(now)
+        if local.frameTimes.count > 30 { local.frameTimes.removeFirst(local.frameTimes.count - 30) }
+        let measured: Double? = local.frameTimes.count >= 2
+            ? Double(local.frameTimes.count - 1) * 1000 / max(1, now.milliseconds(since: local.frameTimes[0])) : nil
+        statusBox.withLock {
+            $0.size = size
+            $0.framesDelivered += 1
+            $0.measuredFramesPerSecond = measured
+        }
+        handlers.withLock { $0 }?.liveFrame(frame)
+    }
+
+    /// Counts a live-view frame dropped for `kind` (a ``FrameDefect`` name, `"busy"`, `"undecodable"`); one log
+    /// line at most every ``DroppedFrameTally/logIntervalMilliseconds``.
+    private func noteDropped(_ kind: String, _ local: Local) {
+        local.dropped[kind, default: 0] += 1
+        local.droppedUnlogged += 1
+        statusBox.withLock { $0.droppedByKind[kind, default: 0] += 1 }
+        let now = clock.now()
+        if let at = local.droppedLoggedAt, now.milliseconds(since: at) < Double(DroppedFrameTally.logIntervalMilliseconds) { return }
+        let summary = local.dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        log.warning("camera: dropped \(local.droppedUnlogged) live-view \(local.droppedUnlogged == 1 ? "frame" : "frames") (since start: \(summary))")
+        local.droppedUnlogged = 0
+        local.droppedLoggedAt = now
+    }
+
+    // MARK: Stills
+
+    private func takeStill(_ request: StillRequest, _ local: Local) {
+        // A retry of a still the camera already took (asked while that one was on its way) gets it.
+        if let last = local.lastStill, request.trigger <= last.readyAt, last.still.captureID != request.captureID {
+            var still = last.still
+            still.captureID = request.captureID
+            local.lastStill = nil
+            log.info("camera: capture \(request.captureID) answered with capture \(last.still.captureID)'s still, taken while it was asked for (no second shutter)")
+            post(.still(still))
+            return
+        }
+        if !local.open { open(local, reportFault: true) }
+        guard local.open, let camera = local.camera else {
+            post(.stillFailed(captureID: request.captureID, message: "camera not available", at: clock.now()))
+            return
+        }
+        let deadline = request.deadline ?? clock.now().adding(milliseconds: 60_000)
+        var focusTries = 0
+        while true {
+            do {
+                let (files, shutterAt, fileAt) = try release(camera, until: deadline)
+                guard let path = files.jpeg else {
+                    let what = files.rawOnly
+                        ? "the camera saved only RAW files (\(files.files.map(\.name).joined(separator: ", "))): set its image quality to JPEG or RAW+JPEG"
+                        : "the camera reported no file within the capture timeout"
+                    log.error("camera: capture \(request.captureID): \(what)")
+                    post(.stillFailed(captureID: request.captureID, message: what, at: clock.now()))
+                    if files.rawOnly { statusBox.withLock { $0.lastError = what }; post(.fault("camera not usable: \(what)")) }
+                    return
+                }
+                let bytes = try camera.download(path)
+                let downloadedAt = clock.now()
+                if settings.withLock({ $0.captureTarget }) == .ram {
+                    do { try camera.delete(path) } catch { log.warning("camera: deleting \(path) on the camera: \(error)") }
+                }
+                finishStill(request, bytes, path: path, shutterAt: shutterAt, fileAt: fileAt, downloadedAt: downloadedAt, local)
+                return
+            } catch let error as GPhoto2Error where error.kind == .focusFailed && focusTries == 0 {
+                focusTries += 1
+                log.warning("camera: capture \(request.captureID): \(error); focusing once more")
+            } catch let error as GPhoto2Error where !error.kind.needsReopen {
+                let advice = GPhoto2Advice.text(for: error.kind)
+                log.error("camera: capture \(request.captureID): \(error): \(advice)")
+                post(.stillFailed(captureID: request.captureID, message: "\(advice) (\(error))", at: clock.now()))
+                if error.kind == .cardFull || error.kind == .noCard {
+                    statusBox.withLock { $0.lastError = "\(advice) (\(error))" }
+                    post(.fault("camera not usable: \(advice)"))
+                }
+                return
+            } catch {
+                post(.stillFailed(captureID: request.captureID, message: "camera lost", at: clock.now()))
+                lost(error, local)
+                return
+            }
+        }
+    }
+
+    /// `gp_camera_trigger_capture`, then the events drained until the capture's files are known or `deadline`.
+    private func release(_ camera: GPhoto2Camera, until deadline: MonotonicInstant) throws
+        -> (files: StillFiles, shutterAt: MonotonicInstant, fileAt: MonotonicInstant) {
+        // Events left from before (a file of a capture given up at its deadline) are not this still's.
+        for _ in 0..<20 {
+            let event = try camera.waitForEvent(timeoutMilliseconds: 0)
+            if event == .timeout { break }
+            if case let .fileAdded(late) = event {
+                log.warning("camera: \(late) arrived after its capture was given up; not used")
+                if settings.withLock({ $0.captureTarget }) == .ram { try? camera.delete(late) }
+            }
+        }
+        try camera.trigger()
+        let shutterAt = clock.now()
+        var files = StillFiles()
+        var fileAt = shutterAt
+        var quietRounds = 0
+        while clock.now() < deadline {
+            heartbeat.turn(at: clock.now())
+            let asked = clock.now()
+            let event = try camera.waitForEvent(timeoutMilliseconds: 200)
+            if case .fileAdded = event, files.jpeg == nil { fileAt = clock.now() }
+            let more = files.take(event)
+            if event == .timeout {
+                // A driver that answers "timeout" at once must not make this a busy loop.
+                let waited = clock.now().milliseconds(since: asked)
+                if waited < 200 { Self.sleep(milliseconds: 200 - waited) }
+                if files.jpeg != nil || files.rawOnly { quietRounds += 1 }
+                if quietRounds >= 2 { break }
+                continue
+            }
+            if !more { break }
+        }
+        return (files, shutterAt, fileAt)
+    }
+
+    private func finishStill(_ request: StillRequest, _ bytes: [UInt8], path: GPhoto2FilePath, shutterAt: MonotonicInstant,
+                             fileAt: MonotonicInstant, downloadedAt: MonotonicInstant, _ local: Local) {
+        if let defect = FrameCheck.defect(of: bytes, format: .mjpeg) {
+            statusBox.withLock { $0.droppedByKind["still-" + defect.rawValue, default: 0] += 1 }
+            log.error("camera: capture \(request.captureID): \(path) is not a whole JPEG (\(defect)); not kept")
+            post(.stillFailed(captureID: request.captureID, message: "the camera sent a broken file (\(defect))", at: clock.now()))
+            return
+        }
+        do {
+            let upright = try (local.rotator ?? JPEGRotator()).upright(bytes, quality: request.jpegQuality)
+            let (jpeg, turn) = try turned(upright.bytes, request.rotation, quality: request.jpegQuality, local)
+            let decoder = try local.decoder ?? JPEGDecoder()
+            local.decoder = decoder
+            let size = try decoder.header(jpeg).size
+            let ready = clock.now()
+            let still = CameraStill(captureID: request.captureID, jpeg: jpeg, trigger: request.trigger, frameTimestamp: shutterAt,
+                                    readyAt: ready, size: size, format: .mjpeg,
+                                    passedThrough: upright.method == .unchanged && turn == .unchanged,
+                                    turn: upright.method == .unchanged ? turn : (upright.method == .lossless ? .lossless : .reencoded))
+            let timings = StillTimings(triggerToShutter: max(0, shutterAt.milliseconds(since: request.trigger)),
+                                       shutterToFile: fileAt.milliseconds(since: shutterAt),
+                                       download: downloadedAt.milliseconds(since: fileAt),
+                                       prepare: ready.milliseconds(since: downloadedAt), bytes: bytes.count)
+            lastTimings.withLock { $0 = timings }
+            local.lastStill = (still, ready)
+            log.info("camera: capture \(request.captureID): \(path) \(size), \(bytes.count) bytes; trigger→shutter "
+                     + "\(Int(timings.triggerToShutter)) ms, shutter→file \(Int(timings.shutterToFile)) ms, download "
+                     + "\(Int(timings.download)) ms, upright/turn \(Int(timings.prepare)) ms"
+                     + (upright.orientation != .topLeft ? " (EXIF orientation \(upright.orientation.rawValue) made upright, \(upright.method.rawValue))" : ""))
+            post(.still(still))
+        } catch {
+            statusBox.withLock { $0.droppedByKind["still-garbage", default: 0] += 1 }
+            log.error("camera: capture \(request.captureID): \(path) does not decode (\(error)); not kept")
+            post(.stillFailed(captureID: request.captureID, message: "the camera sent a file that does not decode", at: clock.now()))
+        }
+    }
+
+    private func turned(_ jpeg: [UInt8], _ rotation: Rotation, quality: Int, _ local: Local) throws -> (bytes: [UInt8], turn: StillTurn) {
+        guard rotation != .r0 else { return (jpeg, .unchanged) }
+        let rotator = try local.rotator ?? JPEGRotator()
+        local.rotator = rotator
+        let (bytes, method) = try rotator.rotate(jpeg, by: rotation, quality: quality)
+        return (bytes, method == .lossless ? .lossless : (method == .unchanged ? .unchanged : .reencoded))
+    }
+
+    // MARK: Words
+
+    private func describe(_ error: any Error, camera: GPhoto2Camera?) -> String {
+        guard let e = error as? GPhoto2Error else { return "\(error)" }
+        let holder = e.kind == .claimedByAnother ? (camera?.info ?? nil).flatMap(\.usbDeviceNode).flatMap(USBDeviceHolder.find) : nil
+        return "\(GPhoto2Advice.text(for: e.kind, holder: holder)) (\(e))"
+    }
+
+    private func captureTargetWarning(_ target: CaptureTargetSetting, _ d: GPhoto2CameraDetails) -> String? {
+        guard !d.captureTargets.isEmpty else {
+            return target == .ram ? nil : "camera.capture_target = card: this camera has no capture target setting; it stores where it is set to"
+        }
+        guard GPhoto2CaptureTarget.choice(for: target, among: d.captureTargets) == nil else { return nil }
+        return "camera.capture_target = \(target.rawValue): the camera offers \(d.captureTargets.map { "'\($0)'" }.joined(separator: ", "))"
+    }
+
+    static func sleep(milliseconds ms: Double) {
+        guard ms > 0 else { return }
+        var ts = timespec(tv_sec: Int(ms / 1000), tv_nsec: Int((ms.truncatingRemainder(dividingBy: 1000)) * 1_000_000))
+        var rest = timespec()
+        while nanosleep(&ts, &rest) == -1 && errno == EINTR { ts = rest }
+    }
+}
+
+/// Who holds a USB device node open: the process whose `/proc/PID/fd` links to it.
+public enum USBDeviceHolder {
+    /// `"gvfs-gphoto2-vo (pid 1234)"` for the first process with `node` (`/dev/bus/usb/001/004`) open, nil when
+    /// none is found (or /proc cannot be read, as under `ProtectProc=invisible`).
+    public static func find(_ node: String) -> String? {
+        guard let proc = opendir("/proc") else { return nil }
+        defer { closedir(proc) }
+        let own = getpid()
+        while let entry = readdir(proc) {
+            let pidName = GPhoto2Camera.string(entry.pointee.d_name)
+            guard let pid = Int32(pidName), pid != own else { continue }
+            guard let fds = opendir("/proc/\(pid)/fd") else { continue }
+            defer { closedir(fds) }
+            while let fd = readdir(fds) {
+                let fdName = GPhoto2Camera.string(fd.pointee.d_name)
+                guard Int(fdName) != nil else { continue }
+                var buffer = [CChar](repeating: 0, count: 256)
+                let n = readlink("/proc/\(pid)/fd/\(fdName)", &buffer, buffer.count - 1)
+                guard n > 0 else { continue }
+                if String(nulTerminated: Array(buffer[0..<n])) == node {
+                    return "\(commandName(pid) ?? "process") (pid \(pid))"
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func commandName(_ pid: Int32) -> String? {
+        guard let f = fopen("/proc/\(pid)/comm", "r") else { return nil }
+        defer { fclose(f) }
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard fgets(&buffer, 64, f) != nil else { return nil }
+        return String(nulTerminated: buffer).trimmingWhitespace()
+    }
+}
