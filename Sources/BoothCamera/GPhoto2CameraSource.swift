@@ -53,13 +53,19 @@ public final class GPhoto2CameraSource: CameraSource {
     private let clock: any MonotonicClock
     private let log: Logger
     private let ownLiveView: Bool
+    /// How long past a still's deadline its file is still waited for once the shutter fired (ms): a photo
+    /// taken is downloaded and answers the machine's retry, not lost to a second shutter.
+    let lateFileGraceMilliseconds: Int64
 
     /// - Parameters:
     ///   - settings: `camera.*` (device, live_view_rate, capture_target, rotation is in each request).
     ///   - liveView: false when the screens get their live view elsewhere (``PairedCameraSource``) or not at all.
-    public init(settings: Settings.Camera, liveView: Bool = true, clock: any MonotonicClock, log: Logger) {
+    ///   - lateFileGraceMilliseconds: how long past a still's deadline its file is waited for once the shutter fired (ms).
+    public init(settings: Settings.Camera, liveView: Bool = true, clock: any MonotonicClock, log: Logger,
+                lateFileGraceMilliseconds: Int64 = 10_000) {
         self.settings = Mutex(settings)
         self.ownLiveView = liveView
+        self.lateFileGraceMilliseconds = lateFileGraceMilliseconds
         self.clock = clock
         self.log = log
     }
@@ -149,7 +155,8 @@ public final class GPhoto2CameraSource: CameraSource {
         var droppedUnlogged = 0
         var droppedLoggedAt: MonotonicInstant?
         var nextBatteryAt: MonotonicInstant?
-        /// The last still and when it was ready: a request asked before then is answered by it.
+        /// The last still that came after its request's deadline, and when it was ready: a request asked
+        /// before then (the machine's retry) is answered by it.
         var lastStill: (still: CameraStill, readyAt: MonotonicInstant)?
         var frameTimes: [MonotonicInstant] = []
         /// Live-view calls failed in a row (not counting busy answers).
@@ -379,7 +386,8 @@ public final class GPhoto2CameraSource: CameraSource {
             post(.stillFailed(captureID: request.captureID, message: "camera not available", at: clock.now()))
             return
         }
-        let deadline = request.deadline ?? clock.now().adding(milliseconds: 60_000)
+        // Once the shutter fired, its file is waited for a while past the machine's deadline (see lateFileGraceMilliseconds).
+        let deadline = (request.deadline ?? clock.now().adding(milliseconds: 60_000)).adding(milliseconds: lateFileGraceMilliseconds)
         var focusTries = 0
         while true {
             do {
@@ -387,7 +395,7 @@ public final class GPhoto2CameraSource: CameraSource {
                 guard let path = files.jpeg else {
                     let what = files.rawOnly
                         ? "the camera saved only RAW files (\(files.files.map(\.name).joined(separator: ", "))): set its image quality to JPEG or RAW+JPEG"
-                        : "the camera reported no file within the capture timeout"
+                        : "the camera reported no file within the capture timeout and \(lateFileGraceMilliseconds / 1000) s more"
                     log.error("camera: capture \(request.captureID): \(what)")
                     post(.stillFailed(captureID: request.captureID, message: what, at: clock.now()))
                     if files.rawOnly { statusBox.withLock { $0.lastError = what }; post(.fault("camera not usable: \(what)")) }
@@ -480,7 +488,9 @@ public final class GPhoto2CameraSource: CameraSource {
                                        download: downloadedAt.milliseconds(since: fileAt),
                                        prepare: ready.milliseconds(since: downloadedAt), bytes: bytes.count)
             lastTimings.withLock { $0 = timings }
-            local.lastStill = (still, ready)
+            // Kept only when it came after its deadline: the machine has given that capture up and its retry
+            // (asked while this one was on its way) is to get this still, not a second shutter.
+            if let deadline = request.deadline, ready > deadline { local.lastStill = (still, ready) } else { local.lastStill = nil }
             log.info("camera: capture \(request.captureID): \(path) \(size), \(bytes.count) bytes; trigger→shutter "
                      + "\(Int(timings.triggerToShutter)) ms, shutter→file \(Int(timings.shutterToFile)) ms, download "
                      + "\(Int(timings.download)) ms, upright/turn \(Int(timings.prepare)) ms"

@@ -15,73 +15,18 @@ import Testing
 // virtual camera is a "Nikon DSC D750" whose card holds the shared real photos, whose live view serves
 // the shared camera-sized captures, and whose faults come from a control file.
 
-/// The virtual camera's folders and control file, made once per test process (libgphoto2's virtual
-/// camera reads its card once per process).
-final class VirtualCamera: Sendable {
-    static let shared = Result { try VirtualCamera() }
-
-    let card: URL
-    let liveView: URL
-    let control: URL
-    /// The upright sizes of the card's photos (one of them stored turned, EXIF Orientation 6).
-    let uprightSizes: Set<FrameSize>
-    let camlibs: String
-
-    struct Missing: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private init() throws {
-        let env = ProcessInfo.processInfo.environment
-        let build = env["PHOTOBOOTH_GPHOTO2_VCAMERA"] ?? "/var/cache/photobooth-ci/gphoto2/current"
-        let vusb = "\(build)/iolibs/vusb.so"
-        guard FileManager.default.fileExists(atPath: vusb) else {
-            throw Missing(description: "missing prerequisite: libgphoto2's virtual camera (\(vusb)): run hardware/gphoto2/setup (install.sh --test does)")
-        }
-        let system = ((try? String(contentsOfFile: "\(build)/system-camlibs", encoding: .utf8)) ?? "").trimmingWhitespace()
-        camlibs = FileManager.default.fileExists(atPath: "\(system)/ptp2.so") ? system : "\(build)/camlibs"
-        let photos = SharedImages.directory.appendingPathComponent("photos")
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: photos.path)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
-        let frames = SharedImages.captures(endingIn: "_1280x720.jpg")
-        guard names.count >= 4, frames.count >= 2 else {
-            throw Missing(description: "missing prerequisite: \(SharedImages.missingMessage())")
-        }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("vcamera-\(getpid())")
-        card = root.appendingPathComponent("card")
-        liveView = root.appendingPathComponent("liveview")
-        control = root.appendingPathComponent("control")
-        try FileManager.default.createDirectory(at: card, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: liveView, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: control.path, contents: Data())
+extension VirtualCamera {
+    /// The upright sizes of the card's photos (``VirtualCamera/turnedPhoto`` is stored turned, EXIF Orientation 6).
+    func uprightSizes() throws -> Set<FrameSize> {
         let decoder = try JPEGDecoder()
         var sizes: Set<FrameSize> = []
-        for name in names {
-            try FileManager.default.createSymbolicLink(at: card.appendingPathComponent(name), withDestinationURL: photos.appendingPathComponent(name))
-            sizes.insert(try decoder.header(try SharedImages.bytes(photos.appendingPathComponent(name))).size)
+        for name in photoNames {
+            sizes.insert(try decoder.header(try SharedImages.bytes(card.appendingPathComponent(name))).size)
         }
-        // One photo as a body held upright stores it: pixels sideways, EXIF Orientation 6.
-        let turned = try SharedImages.bytes(photos.appendingPathComponent(names[0]))
-        try Data(EXIFFixture.inserting(EXIFFixture.app1(orientation: 6), into: turned)).write(to: card.appendingPathComponent("TURNED_6.JPG"))
-        let stored = try decoder.header(turned).size
+        let stored = try decoder.header(try SharedImages.bytes(card.appendingPathComponent(VirtualCamera.turnedPhoto))).size
         sizes.insert(FrameSize(width: stored.height, height: stored.width))
-        uprightSizes = sizes
-        for f in frames {
-            try FileManager.default.createSymbolicLink(at: liveView.appendingPathComponent(f.lastPathComponent), withDestinationURL: f)
-        }
-        setenv("IOLIBS", "\(build)/iolibs", 1)
-        setenv("CAMLIBS", camlibs, 1)
-        setenv("VCAMERADIR", card.path, 1)
-        setenv("VCAMERA_LIVEVIEWDIR", liveView.path, 1)
-        setenv("VCAMERA_CONTROL", control.path, 1)
+        return sizes
     }
-
-    /// The control file's words (see hardware/gphoto2/vcamera.patch).
-    func say(_ words: String...) throws {
-        try Data(words.map { $0 + "\n" }.joined().utf8).write(to: control)
-    }
-
-    /// The number of JPEG files on the card (the photos the capture serves in turn).
-    var photoCount: Int { uprightSizes.count }
 }
 
 /// A handler that records what a source reports.
@@ -132,7 +77,6 @@ final class LogLines: Sendable {
 
     init() throws {
         vcam = try VirtualCamera.shared.get()
-        try vcam.say()
     }
 
     private func settings(_ edit: (inout Settings.Camera) -> Void = { _ in }) -> Settings.Camera {
@@ -151,221 +95,254 @@ final class LogLines: Sendable {
     }
 
     @Test func libgphoto2FindsTheVirtualNikonThroughDebiansPTPDriver() throws {
-        let camera = try #require(GPhoto2Camera())
-        let found = try camera.detect()
-        #expect(found == [GPhoto2CameraInfo(model: "Nikon DSC D750", port: "usb:001,001")])
-        #expect(vcam.camlibs.hasPrefix("/usr/lib"), "the tests run the system's ptp2 driver, not the private build's (\(vcam.camlibs))")
-        let info = try camera.open("D750")
-        #expect(info.port == "usb:001,001")
-        let details = camera.details()
-        #expect(details.batteryPercent == 50)
-        #expect(details.captureTargets == ["Internal RAM", "Memory card"])
-        #expect((details.freeBytes ?? 0) > 0)
-        camera.close()
-        #expect(throws: GPhoto2Error.self) { try camera.open("Canon") }
-        do {
-            try camera.open("Canon")
-        } catch {
-            #expect(error.kind == .gone)
-            #expect("\(error)".contains("Nikon DSC D750 at usb:001,001"), "the error lists what is attached: \(error)")
-        }
+        try vcam.exclusively {
+            let camera = try #require(GPhoto2Camera())
+            let found = try camera.detect()
+            #expect(found == [GPhoto2CameraInfo(model: "Nikon DSC D750", port: "usb:001,001")])
+            #expect(vcam.camlibs.hasPrefix("/usr/lib"), "the tests run the system's ptp2 driver, not the private build's (\(vcam.camlibs))")
+            let info = try camera.open("D750")
+            #expect(info.port == "usb:001,001")
+            let details = camera.details()
+            #expect(details.batteryPercent == 50)
+            #expect(details.captureTargets == ["Internal RAM", "Memory card"])
+            #expect((details.freeBytes ?? 0) > 0)
+            camera.close()
+            #expect(throws: GPhoto2Error.self) { try camera.open("Canon") }
+            do {
+                try camera.open("Canon")
+            } catch let error as GPhoto2Error {
+                #expect(error.kind == .gone)
+                #expect("\(error)".contains("Nikon DSC D750 at usb:001,001"), "the error lists what is attached: \(error)")
+            } catch {
+                Issue.record("not a GPhoto2Error: \(error)")
+            }
+            }
     }
 
     @Test func liveViewDeliversCheckedFramesAtTheRate() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        source.startLiveView()
-        #expect(events.waitFrames(12, 10), "12 live-view frames within 10 s (got \(events.frames.withLock { $0.count }))")
-        let frames = events.frames.withLock { $0 }
-        #expect(frames.allSatisfy { $0.format == .mjpeg && $0.size == FrameSize(width: 1280, height: 720) })
-        #expect(Set(frames.map { $0.bytes.count }).count >= 2, "the frames come from the live-view folder in turn")
-        let status = source.status
-        #expect(status.streaming && status.card == "Nikon DSC D750" && status.devicePath == "usb:001,001")
-        #expect((status.measuredFramesPerSecond ?? 0) > 2 && (status.measuredFramesPerSecond ?? 99) < 30)
-        #expect(events.faults.isEmpty)
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            source.startLiveView()
+            #expect(events.waitFrames(12, 10), "12 live-view frames within 10 s (got \(events.frames.withLock { $0.count }))")
+            let frames = events.frames.withLock { $0 }
+            #expect(frames.allSatisfy { $0.format == .mjpeg && $0.size == FrameSize(width: 1280, height: 720) })
+            #expect(Set(frames.map { $0.bytes.count }).count >= 2, "the frames come from the live-view folder in turn")
+            let status = source.status
+            #expect(status.streaming && status.card == "Nikon DSC D750" && status.devicePath == "usb:001,001")
+            #expect((status.measuredFramesPerSecond ?? 0) > 2 && (status.measuredFramesPerSecond ?? 99) < 30)
+            #expect(events.faults.isEmpty)
+            }
     }
 
     @Test func cutAndEmptyLiveViewFramesAreCountedAndNeverShown() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        try vcam.say("liveview-cut")
-        source.startLiveView()
-        usleep(1_000_000)
-        #expect(events.frames.withLock { $0.isEmpty }, "a cut frame reaches no screen")
-        // Debian 12's ptp2 itself refuses a frame without its end (no EOI): a failed preview call, counted.
-        let cut = source.status.droppedByKind
-        #expect((cut["no-eoi"] ?? 0) + (cut["preview-error"] ?? 0) >= 3, "\(cut)")
-        try vcam.say("liveview-empty")
-        usleep(1_000_000)
-        #expect(events.frames.withLock { $0.isEmpty })
-        #expect((source.status.droppedByKind["preview-error"] ?? 0) > (cut["preview-error"] ?? 0) + 2, "a frame without a JPEG: \(source.status.droppedByKind)")
-        #expect(events.faults.isEmpty, "bad frames are no camera fault")
-        try vcam.say()
-        #expect(events.waitFrames(3, 5), "good frames again")
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            try vcam.say("liveview-cut")
+            source.startLiveView()
+            usleep(1_000_000)
+            #expect(events.frames.withLock { $0.isEmpty }, "a cut frame reaches no screen")
+            // Debian 12's ptp2 itself refuses a frame without its end (no EOI): a failed preview call, counted.
+            let cut = source.status.droppedByKind
+            #expect((cut["no-eoi"] ?? 0) + (cut["preview-error"] ?? 0) >= 3, "\(cut)")
+            try vcam.say("liveview-empty")
+            usleep(1_000_000)
+            #expect(events.frames.withLock { $0.isEmpty })
+            #expect((source.status.droppedByKind["preview-error"] ?? 0) > (cut["preview-error"] ?? 0) + 2, "a frame without a JPEG: \(source.status.droppedByKind)")
+            #expect(events.faults.isEmpty, "bad frames are no camera fault")
+            try vcam.say()
+            #expect(events.waitFrames(3, 5), "good frames again")
+            }
     }
 
     /// Seven stills, the card's photos in turn: each downloaded, whole, upright (the turned one losslessly
     /// or re-encoded, its tag reset), deleted from the camera; live view goes on after each.
     @Test func stillsAreTheCardsPhotosDownloadedAndUpright() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        source.startLiveView()
-        #expect(events.waitFrames(2, 10))
-        let decoder = try JPEGDecoder()
-        var sizes: Set<FrameSize> = []
-        for id in 1...UInt64(vcam.photoCount) {
-            let before = events.frames.withLock { $0.count }
-            source.takeStill(request(id))
-            #expect(events.wait(20) { $0.contains { if case let .still(s) = $0 { s.captureID == id } else { false } } }, "still \(id)")
-            let still = try #require(events.stills.first { $0.captureID == id })
-            #expect(FrameCheck.defect(of: still.jpeg, format: .mjpeg) == nil)
-            #expect(EXIFOrientation.read(still.jpeg) == .topLeft, "the tag says upright")
-            #expect(try decoder.header(still.jpeg).size == still.size)
-            #expect(still.frameTimestamp >= still.trigger && still.readyAt >= still.frameTimestamp)
-            sizes.insert(still.size)
-            #expect(events.waitFrames(before + 2, 10), "live view goes on after still \(id)")
-            let t = try #require(source.lastStillTimings)
-            #expect(t.bytes > 400_000 && t.download >= 0 && t.shutterToFile >= 0)
-        }
-        #expect(sizes == vcam.uprightSizes, "every photo once, upright: \(sizes) vs \(vcam.uprightSizes)")
-        #expect(log.contains("EXIF orientation 6 made upright"))
-        #expect(log.contains("trigger→shutter"))
-        #expect(events.faults.isEmpty)
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            source.startLiveView()
+            #expect(events.waitFrames(2, 10))
+            let decoder = try JPEGDecoder()
+            var sizes: Set<FrameSize> = []
+            for id in 1...UInt64(vcam.photoCount) {
+                let before = events.frames.withLock { $0.count }
+                source.takeStill(request(id))
+                #expect(events.wait(20) { $0.contains { if case let .still(s) = $0 { s.captureID == id } else { false } } }, "still \(id)")
+                let still = try #require(events.stills.first { $0.captureID == id })
+                #expect(FrameCheck.defect(of: still.jpeg, format: .mjpeg) == nil)
+                #expect(EXIFOrientation.read(still.jpeg) == .topLeft, "the tag says upright")
+                #expect(try decoder.header(still.jpeg).size == still.size)
+                #expect(still.frameTimestamp >= still.trigger && still.readyAt >= still.frameTimestamp)
+                sizes.insert(still.size)
+                #expect(events.waitFrames(before + 2, 10), "live view goes on after still \(id)")
+                let t = try #require(source.lastStillTimings)
+                #expect(t.bytes > 400_000 && t.download >= 0 && t.shutterToFile >= 0)
+            }
+            #expect(sizes == (try vcam.uprightSizes()), "every photo once, upright: \(sizes)")
+            #expect(log.contains("EXIF orientation 6 made upright"))
+            #expect(log.contains("trigger→shutter"))
+            #expect(events.faults.isEmpty)
+            }
     }
 
     @Test func aFullCardIsAFaultWithTheOperatorsWords() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        try vcam.say("store-full")
-        source.takeStill(request(1))
-        #expect(events.wait(10) { _ in events.failure(1) != nil })
-        #expect(events.failure(1)?.contains("card is full") == true, "\(events.failure(1) ?? "none")")
-        #expect(events.wait(2) { _ in events.faults.contains { $0.contains("camera not usable") && $0.contains("card is full") } }, "\(events.faults)")
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            try vcam.say("store-full")
+            source.takeStill(request(1))
+            #expect(events.wait(10) { _ in events.failure(1) != nil })
+            #expect(events.failure(1)?.contains("card is full") == true, "\(events.failure(1) ?? "none")")
+            #expect(events.wait(2) { _ in events.faults.contains { $0.contains("camera not usable") && $0.contains("card is full") } }, "\(events.faults)")
+            }
     }
 
     @Test func aRawOnlyBodyIsRefusedWithWhatToChange() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        try vcam.say("raw-only")
-        source.takeStill(request(1))
-        #expect(events.wait(10) { _ in events.failure(1) != nil })
-        #expect(events.failure(1)?.contains("only RAW") == true, "\(events.failure(1) ?? "none")")
-        #expect(events.failure(1)?.contains("JPEG or RAW+JPEG") == true)
-        #expect(events.stills.isEmpty, "no RAW file reaches storage")
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            try vcam.say("raw-only")
+            source.takeStill(request(1))
+            #expect(events.wait(10) { _ in events.failure(1) != nil })
+            #expect(events.failure(1)?.contains("only RAW") == true, "\(events.failure(1) ?? "none")")
+            #expect(events.failure(1)?.contains("JPEG or RAW+JPEG") == true)
+            #expect(events.stills.isEmpty, "no RAW file reaches storage")
+            }
     }
 
     @Test func aFailedFocusIsTriedOnceMoreThenTheStillFails() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        try vcam.say("focus-fail")
-        source.takeStill(request(1))
-        #expect(events.wait(10) { _ in events.failure(1) != nil })
-        #expect(log.contains("focusing once more"))
-        #expect(events.failure(1)?.contains("could not focus") == true, "\(events.failure(1) ?? "none")")
-        #expect(events.faults.isEmpty, "a failed focus is no camera fault")
-        try vcam.say()
-        source.takeStill(request(2))
-        #expect(events.wait(20) { _ in events.stills.contains { $0.captureID == 2 } }, "the next still works")
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            try vcam.say("focus-fail")
+            source.takeStill(request(1))
+            #expect(events.wait(10) { _ in events.failure(1) != nil })
+            #expect(log.contains("focusing once more"))
+            #expect(events.failure(1)?.contains("could not focus") == true, "\(events.failure(1) ?? "none")")
+            #expect(events.faults.isEmpty, "a failed focus is no camera fault")
+            try vcam.say()
+            source.takeStill(request(2))
+            #expect(events.wait(20) { _ in events.stills.contains { $0.captureID == 2 } }, "the next still works")
+            }
     }
 
     /// Unplugged mid-session: a fault naming what to check; probes fail while it is away; plugged back,
     /// a probe finds it again by enumeration and live view resumes, no restart.
     @Test func unpluggedAndBackRecoversWithoutARestart() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        source.startLiveView()
-        #expect(events.waitFrames(2, 10))
-        try vcam.say("unplugged")
-        #expect(events.wait(5) { _ in events.faults.contains { $0.hasPrefix("camera lost") } }, "\(events.faults)")
-        #expect(events.faults.first?.contains("switched on") == true, "the operator is told what to check: \(events.faults)")
-        source.probe()
-        #expect(events.wait(5) { _ in events.faults.count >= 2 })
-        #expect(!events.recovered)
-        try vcam.say()
-        let before = events.frames.withLock { $0.count }
-        source.probe()
-        #expect(events.wait(10) { _ in events.recovered })
-        #expect(events.waitFrames(before + 3, 10), "live view after the camera came back")
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            source.startLiveView()
+            #expect(events.waitFrames(2, 10))
+            try vcam.say("unplugged")
+            #expect(events.wait(5) { _ in events.faults.contains { $0.hasPrefix("camera lost") } }, "\(events.faults)")
+            #expect(events.faults.first?.contains("switched on") == true, "the operator is told what to check: \(events.faults)")
+            source.probe()
+            #expect(events.wait(5) { _ in events.faults.count >= 2 })
+            #expect(!events.recovered)
+            try vcam.say()
+            let before = events.frames.withLock { $0.count }
+            source.probe()
+            #expect(events.wait(10) { _ in events.recovered })
+            #expect(events.waitFrames(before + 3, 10), "live view after the camera came back")
+            }
     }
 
     /// A capture whose file never comes ends at its deadline (no hung loop, the heartbeat turning); the late
     /// file is not taken for the next still.
     @Test func aCaptureThatNeverCompletesEndsAtItsDeadline() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        try vcam.say("capture-hang")
-        let started = Date()
-        source.takeStill(request(1, deadlineMilliseconds: 1500))
-        #expect(events.wait(6) { _ in events.failure(1) != nil })
-        #expect(Date().timeIntervalSince(started) < 4)
-        #expect(events.failure(1)?.contains("no file") == true, "\(events.failure(1) ?? "none")")
-        #expect(source.heartbeat.stuckFor(now: SystemClock().now(), limitMilliseconds: 1000) == nil)
-        try vcam.say()
-        source.takeStill(request(2))
-        #expect(events.wait(20) { _ in events.stills.contains { $0.captureID == 2 } })
-        #expect(log.contains("arrived after its capture was given up"), "the late file is set aside")
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger, lateFileGraceMilliseconds: 1000)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            try vcam.say("capture-hang")
+            let started = Date()
+            source.takeStill(request(1, deadlineMilliseconds: 1500))
+            #expect(events.wait(6) { _ in events.failure(1) != nil })
+            #expect(Date().timeIntervalSince(started) < 5, "the deadline (1.5 s) and the late-file grace (1 s)")
+            #expect(events.failure(1)?.contains("no file") == true, "\(events.failure(1) ?? "none")")
+            #expect(source.heartbeat.stuckFor(now: SystemClock().now(), limitMilliseconds: 1000) == nil)
+            try vcam.say()
+            source.takeStill(request(2))
+            #expect(events.wait(20) { _ in events.stills.contains { $0.captureID == 2 } })
+            #expect(log.contains("arrived after its capture was given up"), "the late file is set aside")
+            }
     }
 
     /// A USB transfer that never returns: the camera thread's heartbeat stays busy and the liveness check
     /// names it (the watchdog then lets systemd restart the daemon); once the camera answers, the thread goes on.
     @Test func aHungLibgphoto2CallStopsTheHeartbeatForTheWatchdog() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { try? vcam.say(); source.shutdown(timeoutSeconds: 3) }
-        source.startLiveView()
-        #expect(events.waitFrames(2, 10))
-        try vcam.say("usb-hang")
-        usleep(1_500_000)
-        let stuck = source.heartbeat.stuckFor(now: SystemClock().now(), limitMilliseconds: 1000)
-        #expect(stuck != nil, "the heartbeat shows the thread stuck in libgphoto2")
-        try vcam.say()
-        let before = events.frames.withLock { $0.count }
-        #expect(events.waitFrames(before + 2, 10), "the thread goes on once the camera answers")
-        #expect(source.heartbeat.stuckFor(now: SystemClock().now(), limitMilliseconds: 1000) == nil)
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { try? vcam.say(); source.shutdown(timeoutSeconds: 3) }
+            source.startLiveView()
+            #expect(events.waitFrames(2, 10))
+            try vcam.say("usb-hang")
+            usleep(1_500_000)
+            let stuck = source.heartbeat.stuckFor(now: SystemClock().now(), limitMilliseconds: 1000)
+            #expect(stuck != nil, "the heartbeat shows the thread stuck in libgphoto2")
+            try vcam.say()
+            let before = events.frames.withLock { $0.count }
+            #expect(events.waitFrames(before + 2, 10), "the thread goes on once the camera answers")
+            #expect(source.heartbeat.stuckFor(now: SystemClock().now(), limitMilliseconds: 1000) == nil)
+            }
     }
 
     @Test func theBatteryLevelReachesStatus() throws {
-        let events = SourceEvents(), log = LogLines()
-        try vcam.say("battery=15")
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        source.startLiveView()
-        #expect(events.waitFrames(1, 10))
-        #expect(source.status.batteryPercent == 15)
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            try vcam.say("battery=15")
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            source.startLiveView()
+            #expect(events.waitFrames(1, 10))
+            #expect(source.status.batteryPercent == 15)
+            }
     }
 
     /// A request asked while a still is on its way (the machine's retry after its deadline) is answered by
     /// that still: the shutter is not fired twice.
     @Test func aRetryDuringADownloadGetsThatStillNotASecondShutter() throws {
-        let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-        source.launch(events.handlers)
-        defer { source.shutdown(timeoutSeconds: 3) }
-        source.takeStill(request(1))
-        source.takeStill(request(2))
-        #expect(events.wait(20) { _ in events.stills.count == 2 })
-        let stills = events.stills
-        #expect(stills.map(\.captureID) == [1, 2])
-        #expect(stills.count == 2 && stills[0].jpeg == stills[1].jpeg, "the same still")
-        #expect(log.contains("answered with capture 1's still"))
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            // Capture 1's deadline passes before its download ends (the machine gives it up and asks again).
+            source.takeStill(request(1, deadlineMilliseconds: 1))
+            source.takeStill(request(2))
+            #expect(events.wait(20) { _ in events.stills.count == 2 })
+            let stills = events.stills
+            #expect(stills.map(\.captureID) == [1, 2])
+            #expect(stills.count == 2 && stills[0].jpeg == stills[1].jpeg, "the same still")
+            #expect(log.contains("answered with capture 1's still"))
+            // A still that came in time is not handed to the next request: that one fires the shutter.
+            source.takeStill(request(3))
+            source.takeStill(request(4))
+            #expect(events.wait(20) { _ in events.stills.count == 4 })
+            let later = events.stills
+            #expect(later.count == 4 && later[2].jpeg != later[3].jpeg, "two shutters, two photos")
+            }
     }
 }
 
