@@ -16,10 +16,13 @@ public enum CameraBackend: String, Sendable, Hashable, CaseIterable {
 /// then names the camera among several within that backend, for every backend.
 ///
 /// `auto`'s order, first match wins:
-/// 1. a camera libgphoto2 lists → ``CameraBackend/gphoto2`` (a DSLR beside a webcam is the camera the
-///    operator brought for the photos; the webcam can give its live view, `camera.live_view_device`);
+/// 1. a camera libgphoto2 knows by model → ``CameraBackend/gphoto2`` (a DSLR beside a webcam is the camera
+///    the operator brought for the photos; the webcam can give its live view, `camera.live_view_device`);
 /// 2. a UVC webcam (driver `uvcvideo`) → ``CameraBackend/v4l2``, always: libcamera's UVC pipeline
 ///    could drive one too, but V4L2 gives its MJPEG frames as they come and its controls as they are;
+///    and before libgphoto2's generic "USB PTP Class Camera" (a phone in PTP mode charging on the booth
+///    is one too);
+/// 2b. that generic entry, with no webcam → ``CameraBackend/gphoto2`` (a body libgphoto2 has no model for);
 /// 3. (where the libcamera backend goes) a sensor behind a libcamera pipeline (a Raspberry Pi camera
 ///    module, no `uvcvideo`) → libcamera;
 /// 4. anything else (a capture card, v4l2loopback, vivid, or nothing attached yet) → ``CameraBackend/v4l2``.
@@ -31,6 +34,8 @@ public func resolveCameraBackend(_ setting: CameraBackendSetting, devices: [Came
     case .gphoto2:
         return .gphoto2
     case .auto:
+        if gphoto2Cameras.contains(where: { !$0.isGenericPTPClass }) { return .gphoto2 }
+        if devices.contains(where: { $0.isUsableCapture && $0.driver == "uvcvideo" }) { return .v4l2 }
         if !gphoto2Cameras.isEmpty { return .gphoto2 }
         return .v4l2
     }
@@ -58,6 +63,10 @@ public func makeCameraSource(_ settings: Settings, clock: any MonotonicClock, lo
         return StreamingCameraSource(device: { V4L2Camera() }, settings: settings.camera, clock: clock, log: log)
     case .gphoto2:
         if auto { log.info("camera: backend gphoto2 (camera.backend = auto: libgphoto2 lists \(gphoto2.map(\.description).joined(separator: ", ")))") }
+        if settings.camera.captureTimeoutMilliseconds < 10_000 {
+            log.warning("camera: camera.capture_timeout = \(settings.camera.captureTimeoutMilliseconds) ms is short for a gphoto2 camera "
+                        + "(autofocus, shutter and a 20-45 MP download take seconds): set camera.capture_timeout = 15s or more")
+        }
         let liveView = settings.camera.liveViewDevice.trimmingSpaces()
         switch liveView {
         case "":

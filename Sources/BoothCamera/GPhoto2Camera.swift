@@ -18,6 +18,10 @@ public struct GPhoto2CameraInfo: Sendable, Hashable, CustomStringConvertible {
     /// `"Nikon DSC D750 at usb:001,004"`.
     public var description: String { "\(model) at \(port)" }
 
+    /// True for libgphoto2's catch-all entry for a device of the USB still-image class that it has no
+    /// model for: a new body, or a phone in PTP mode (left charging on the booth's computer).
+    public var isGenericPTPClass: Bool { model == "USB PTP Class Camera" }
+
     /// The USB device node of a `usb:BBB,DDD` port (`/dev/bus/usb/001/004`); nil for other ports.
     public var usbDeviceNode: String? {
         guard port.hasPrefix("usb:") else { return nil }
@@ -78,6 +82,8 @@ public final class GPhoto2Camera {
     private let messages = DriverMessages()
     /// The camera open, while one is.
     public private(set) var info: GPhoto2CameraInfo?
+    /// The camera the last ``open(_:)`` chose, opened or not (a failed claim names its USB node).
+    public private(set) var lastChosen: GPhoto2CameraInfo?
 
     /// Makes a libgphoto2 context (`gp_context_new`) whose error and message texts are collected.
     /// Returns nil when libgphoto2 cannot make one (out of memory).
@@ -87,10 +93,6 @@ public final class GPhoto2Camera {
         self.context = context
         let box = Unmanaged.passUnretained(messages).toOpaque()
         gp_context_set_error_func(context, { _, text, data in
-            guard let text, let data else { return }
-            Unmanaged<DriverMessages>.fromOpaque(data).takeUnretainedValue().last = String(cString: text)
-        }, box)
-        gp_context_set_message_func(context, { _, text, data in
             guard let text, let data else { return }
             Unmanaged<DriverMessages>.fromOpaque(data).takeUnretainedValue().last = String(cString: text)
         }, box)
@@ -126,6 +128,7 @@ public final class GPhoto2Camera {
             throw GPhoto2Error(call: "gp_abilities_list_detect", code: -105, camera: selector.isEmpty ? "any camera" : selector,
                                driverMessage: "no camera matches camera.device (\(listed))")
         }
+        lastChosen = chosen
         var cam: UnsafeMutablePointer<Camera>?
         try check(gp_camera_new(&cam), "gp_camera_new", camera: chosen.description)
         do {
@@ -228,6 +231,7 @@ public final class GPhoto2Camera {
     /// The text value of config widget `key` (`gp_camera_get_single_config`: `"batterylevel"` → `"50%"`)
     /// and, for a radio or menu widget, its choices; nil when the body has no such widget.
     public func config(_ key: String) -> (value: String, choices: [String])? {
+        defer { forgetDriverWords() }
         guard let cam = camera else { return nil }
         var widget: OpaquePointer?
         guard gp_camera_get_single_config(cam, key, &widget, context) >= 0, let widget else { return nil }
@@ -271,6 +275,7 @@ public final class GPhoto2Camera {
 
     /// Free bytes on the first storage that reports a free figure (`gp_camera_get_storageinfo`, `freekbytes`).
     public func freeBytes() -> Int64? {
+        defer { forgetDriverWords() }
         guard let cam = camera else { return nil }
         var infos: UnsafeMutablePointer<CameraStorageInformation>?
         var count: Int32 = 0
@@ -292,7 +297,26 @@ public final class GPhoto2Camera {
         return d
     }
 
+    /// Asks the open camera something small (`gp_camera_get_storageinfo`): true when it answers. For a
+    /// camera without live view, the check that it is still there.
+    /// - Throws: ``GPhoto2Error`` (the camera gone).
+    public func ping() throws(GPhoto2Error) {
+        let cam = try opened("gp_camera_get_storageinfo")
+        var infos: UnsafeMutablePointer<CameraStorageInformation>?
+        var count: Int32 = 0
+        let rc = gp_camera_get_storageinfo(cam, &infos, &count, context)
+        free(infos)
+        try check(rc, "gp_camera_get_storageinfo", camera: name)
+    }
+
     // MARK: Helpers
+
+    /// Clears the driver's words after a call whose failure is not reported (a config read), so they are
+    /// not taken for the cause of the next call's failure.
+    private func forgetDriverWords() {
+        messages.last = nil
+        _ = GPhoto2ErrorLog.take()
+    }
 
     private var name: String { info?.description ?? "camera" }
 

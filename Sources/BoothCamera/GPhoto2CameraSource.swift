@@ -114,11 +114,17 @@ public final class GPhoto2CameraSource: CameraSource {
             if let w = captureTargetWarning(s.captureTarget, details) { warnings.append(w) }
             var what = "\(info)"
             if ownLiveView {
-                let frame = try camera.preview()
-                if let defect = FrameCheck.defect(of: frame, format: .mjpeg) {
-                    return .fails("\(info): its live-view frame is not a whole JPEG (\(defect))")
+                do {
+                    let frame = try camera.preview()
+                    if let defect = FrameCheck.defect(of: frame, format: .mjpeg) {
+                        return .fails("\(info): its live-view frame is not a whole JPEG (\(defect))")
+                    }
+                    what += ", live view \(frame.count) bytes a frame"
+                } catch where error.kind == .unsupported {
+                    warnings.append("\(info) has no live view (\(error)): set camera.live_view_device to a webcam beside it, or none")
                 }
-                what += ", live view \(frame.count) bytes a frame"
+            } else {
+                try camera.ping()
             }
             if let b = details.batteryPercent { what += ", battery \(b)%" }
             return .works(description: what, warnings: warnings)
@@ -155,12 +161,14 @@ public final class GPhoto2CameraSource: CameraSource {
         var droppedUnlogged = 0
         var droppedLoggedAt: MonotonicInstant?
         var nextBatteryAt: MonotonicInstant?
-        /// The last still that came after its request's deadline, and when it was ready: a request asked
-        /// before then (the machine's retry) is answered by it.
-        var lastStill: (still: CameraStill, readyAt: MonotonicInstant)?
         var frameTimes: [MonotonicInstant] = []
-        /// Live-view calls failed in a row (not counting busy answers).
+        /// Live-view calls failed in a row (busy and timeout answers too).
         var failedPreviews = 0
+        /// True while `camera.capture_target = ram` is in force on the camera (set at open): only then are
+        /// a still's files deleted from the camera after the download.
+        var ramTarget = false
+        /// Why the camera is not usable though it answers (a full card, RAW only), until a probe finds it fixed.
+        var unusable: GPhoto2FaultKind?
     }
 
     /// Live-view calls that may fail in a row (a frame without a JPEG) before the camera counts as lost.
@@ -171,8 +179,10 @@ public final class GPhoto2CameraSource: CameraSource {
         defer { close(local) }
         while true {
             heartbeat.turn(at: clock.now())
-            let batch: [Request] = requests.withLock { r in defer { r.removeAll() }; return r }
-            for request in batch where !handle(request, local) { return }
+            // One request at a time: a still's retry waits in the queue while the still before it is on its way.
+            while let request = requests.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                if !handle(request, local) { return }
+            }
             let now = clock.now()
             if local.open, let at = local.nextBatteryAt, now >= at { pollBattery(local) }
             if local.open && local.liveView, let at = local.nextFrameAt {
@@ -220,13 +230,24 @@ public final class GPhoto2CameraSource: CameraSource {
         do {
             let info = try camera.open(s.device)
             local.open = true
+            local.failedPreviews = 0
             let details = camera.details()
             var warnings: [String] = []
+            local.ramTarget = false
+            var target = details.captureTarget
             if let w = captureTargetWarning(s.captureTarget, details) { warnings.append(w) }
-            else if let choice = GPhoto2CaptureTarget.choice(for: s.captureTarget, among: details.captureTargets),
-                    choice != details.captureTarget {
-                do { try camera.setConfig("capturetarget", choice) }
-                catch { warnings.append("camera.capture_target = \(s.captureTarget.rawValue): setting '\(choice)' failed: \(error)") }
+            else if let choice = GPhoto2CaptureTarget.choice(for: s.captureTarget, among: details.captureTargets) {
+                if choice == details.captureTarget {
+                    local.ramTarget = s.captureTarget == .ram
+                } else {
+                    do {
+                        try camera.setConfig("capturetarget", choice)
+                        target = choice
+                        local.ramTarget = s.captureTarget == .ram
+                    } catch {
+                        warnings.append("camera.capture_target = \(s.captureTarget.rawValue): setting '\(choice)' failed: \(error); stills stay where the camera stores them (none deleted)")
+                    }
+                }
             }
             statusBox.withLock {
                 $0.streaming = true
@@ -240,7 +261,7 @@ public final class GPhoto2CameraSource: CameraSource {
             }
             local.nextBatteryAt = clock.now().adding(milliseconds: 30_000)
             log.info("camera: gphoto2 \(info) open" + (details.batteryPercent.map { ", battery \($0)%" } ?? "")
-                     + (details.captureTarget.map { ", capture target \($0)" } ?? ""))
+                     + (target.map { ", capture target \($0)" } ?? ""))
             for w in warnings { log.warning("camera: \(w)") }
         } catch {
             let text = describe(error, camera: camera)
@@ -280,13 +301,50 @@ public final class GPhoto2CameraSource: CameraSource {
             return
         }
         do {
-            if ownLiveView { _ = try camera.preview() } else { _ = try camera.detect() }
-            if ownLiveView { local.liveView = true; local.nextFrameAt = clock.now() }
-            post(.recovered)
+            if ownLiveView {
+                do { _ = try camera.preview() } catch where error.kind == .unsupported { try camera.ping() }
+                local.liveView = true
+                local.nextFrameAt = clock.now()
+            } else {
+                try camera.ping()
+            }
         } catch {
             lost(error, local)
+            return
+        }
+        if let why = stillUnusable(local, camera) {
+            post(.fault("camera not usable: \(why)"))
+            return
+        }
+        local.unusable = nil
+        post(.recovered)
+    }
+
+    /// Why a camera that answers still cannot take stills (the reason recorded in ``Local/unusable``, checked
+    /// again where the camera tells: free space on the card, its image format); nil once it can.
+    private func stillUnusable(_ local: Local, _ camera: GPhoto2Camera) -> String? {
+        switch local.unusable {
+        case .cardFull?, .noCard?:
+            // A body whose card reports too little free space is still full; one that reports none is given the benefit.
+            if let free = camera.freeBytes(), free < Self.minimumFreeBytes {
+                return GPhoto2Advice.text(for: .cardFull) + " (\(free / 1_000_000) MB free)"
+            }
+            return nil
+        case .other?:
+            // RAW only: the image format the body reports, where it reports one.
+            let d = camera.details()
+            if let format = d.imageFormat, !format.uppercased().contains("JPEG"), !format.lowercased().contains("fine"),
+               !format.lowercased().contains("normal"), !format.lowercased().contains("basic") {
+                return "the camera still saves only RAW files (image format '\(format)'): set its image quality to JPEG or RAW+JPEG"
+            }
+            return nil
+        default:
+            return nil
         }
     }
+
+    /// Free space on the card below which a card-full fault does not clear (a 24 MP JPEG is 10–15 MB).
+    static let minimumFreeBytes: Int64 = 50_000_000
 
     private func pollBattery(_ local: Local) {
         local.nextBatteryAt = clock.now().adding(milliseconds: 30_000)
@@ -307,7 +365,8 @@ public final class GPhoto2CameraSource: CameraSource {
         let bytes: [UInt8]
         do {
             bytes = try camera.preview()
-        } catch where error.kind == .busy || error.kind == .timeout {
+        } catch where (error.kind == .busy || error.kind == .timeout) && local.failedPreviews < Self.previewFailureLimit {
+            local.failedPreviews += 1
             noteDropped("busy", local)
             return
         } catch where error.kind == .unsupported {
@@ -372,15 +431,6 @@ public final class GPhoto2CameraSource: CameraSource {
     // MARK: Stills
 
     private func takeStill(_ request: StillRequest, _ local: Local) {
-        // A retry of a still the camera already took (asked while that one was on its way) gets it.
-        if let last = local.lastStill, request.trigger <= last.readyAt, last.still.captureID != request.captureID {
-            var still = last.still
-            still.captureID = request.captureID
-            local.lastStill = nil
-            log.info("camera: capture \(request.captureID) answered with capture \(last.still.captureID)'s still, taken while it was asked for (no second shutter)")
-            post(.still(still))
-            return
-        }
         if !local.open { open(local, reportFault: true) }
         guard local.open, let camera = local.camera else {
             post(.stillFailed(captureID: request.captureID, message: "camera not available", at: clock.now()))
@@ -391,22 +441,28 @@ public final class GPhoto2CameraSource: CameraSource {
         var focusTries = 0
         while true {
             do {
-                let (files, shutterAt, fileAt) = try release(camera, until: deadline)
+                let (files, shutterAt, fileAt) = try release(camera, until: deadline, local)
                 guard let path = files.jpeg else {
                     let what = files.rawOnly
                         ? "the camera saved only RAW files (\(files.files.map(\.name).joined(separator: ", "))): set its image quality to JPEG or RAW+JPEG"
                         : "the camera reported no file within the capture timeout and \(lateFileGraceMilliseconds / 1000) s more"
                     log.error("camera: capture \(request.captureID): \(what)")
                     post(.stillFailed(captureID: request.captureID, message: what, at: clock.now()))
-                    if files.rawOnly { statusBox.withLock { $0.lastError = what }; post(.fault("camera not usable: \(what)")) }
+                    if files.rawOnly {
+                        deleteFromCamera(files.files, camera, local)
+                        local.unusable = .other
+                        statusBox.withLock { $0.lastError = what }
+                        post(.fault("camera not usable: \(what)"))
+                    }
                     return
                 }
+                let downloadStart = clock.now()
                 let bytes = try camera.download(path)
                 let downloadedAt = clock.now()
-                if settings.withLock({ $0.captureTarget }) == .ram {
-                    do { try camera.delete(path) } catch { log.warning("camera: deleting \(path) on the camera: \(error)") }
-                }
-                finishStill(request, bytes, path: path, shutterAt: shutterAt, fileAt: fileAt, downloadedAt: downloadedAt, local)
+                // With RAW+JPEG in the camera's RAM, the RAW goes too: the buffer would fill.
+                deleteFromCamera(files.files, camera, local)
+                finishStill(request, bytes, path: path, shutterAt: shutterAt, fileAt: fileAt, downloadStart: downloadStart,
+                            downloadedAt: downloadedAt, local)
                 return
             } catch let error as GPhoto2Error where error.kind == .focusFailed && focusTries == 0 {
                 focusTries += 1
@@ -416,6 +472,7 @@ public final class GPhoto2CameraSource: CameraSource {
                 log.error("camera: capture \(request.captureID): \(error): \(advice)")
                 post(.stillFailed(captureID: request.captureID, message: "\(advice) (\(error))", at: clock.now()))
                 if error.kind == .cardFull || error.kind == .noCard {
+                    local.unusable = error.kind
                     statusBox.withLock { $0.lastError = "\(advice) (\(error))" }
                     post(.fault("camera not usable: \(advice)"))
                 }
@@ -428,8 +485,22 @@ public final class GPhoto2CameraSource: CameraSource {
         }
     }
 
+    /// Deletes a capture's files from the camera (`gp_camera_file_delete`) while `capture_target = ram` is in
+    /// force there; on the card they stay.
+    private func deleteFromCamera(_ files: [GPhoto2FilePath], _ camera: GPhoto2Camera, _ local: Local) {
+        guard local.ramTarget else { return }
+        for path in files {
+            do {
+                try camera.delete(path)
+                log.debug("camera: \(path) deleted from the camera (capture target RAM)")
+            } catch {
+                log.warning("camera: deleting \(path) on the camera: \(error)")
+            }
+        }
+    }
+
     /// `gp_camera_trigger_capture`, then the events drained until the capture's files are known or `deadline`.
-    private func release(_ camera: GPhoto2Camera, until deadline: MonotonicInstant) throws
+    private func release(_ camera: GPhoto2Camera, until deadline: MonotonicInstant, _ local: Local) throws
         -> (files: StillFiles, shutterAt: MonotonicInstant, fileAt: MonotonicInstant) {
         // Events left from before (a file of a capture given up at its deadline) are not this still's.
         for _ in 0..<20 {
@@ -437,7 +508,7 @@ public final class GPhoto2CameraSource: CameraSource {
             if event == .timeout { break }
             if case let .fileAdded(late) = event {
                 log.warning("camera: \(late) arrived after its capture was given up; not used")
-                if settings.withLock({ $0.captureTarget }) == .ram { try? camera.delete(late) }
+                deleteFromCamera([late], camera, local)
             }
         }
         try camera.trigger()
@@ -465,7 +536,7 @@ public final class GPhoto2CameraSource: CameraSource {
     }
 
     private func finishStill(_ request: StillRequest, _ bytes: [UInt8], path: GPhoto2FilePath, shutterAt: MonotonicInstant,
-                             fileAt: MonotonicInstant, downloadedAt: MonotonicInstant, _ local: Local) {
+                             fileAt: MonotonicInstant, downloadStart: MonotonicInstant, downloadedAt: MonotonicInstant, _ local: Local) {
         if let defect = FrameCheck.defect(of: bytes, format: .mjpeg) {
             statusBox.withLock { $0.droppedByKind["still-" + defect.rawValue, default: 0] += 1 }
             log.error("camera: capture \(request.captureID): \(path) is not a whole JPEG (\(defect)); not kept")
@@ -479,18 +550,25 @@ public final class GPhoto2CameraSource: CameraSource {
             local.decoder = decoder
             let size = try decoder.header(jpeg).size
             let ready = clock.now()
-            let still = CameraStill(captureID: request.captureID, jpeg: jpeg, trigger: request.trigger, frameTimestamp: shutterAt,
+            var still = CameraStill(captureID: request.captureID, jpeg: jpeg, trigger: request.trigger, frameTimestamp: shutterAt,
                                     readyAt: ready, size: size, format: .mjpeg,
                                     passedThrough: upright.method == .unchanged && turn == .unchanged,
                                     turn: upright.method == .unchanged ? turn : (upright.method == .lossless ? .lossless : .reencoded))
             let timings = StillTimings(triggerToShutter: max(0, shutterAt.milliseconds(since: request.trigger)),
                                        shutterToFile: fileAt.milliseconds(since: shutterAt),
-                                       download: downloadedAt.milliseconds(since: fileAt),
+                                       download: downloadedAt.milliseconds(since: downloadStart),
                                        prepare: ready.milliseconds(since: downloadedAt), bytes: bytes.count)
             lastTimings.withLock { $0 = timings }
-            // Kept only when it came after its deadline: the machine has given that capture up and its retry
-            // (asked while this one was on its way) is to get this still, not a second shutter.
-            if let deadline = request.deadline, ready > deadline { local.lastStill = (still, ready) } else { local.lastStill = nil }
+            // Late (after its deadline): the machine gave this capture up and asked again. Its retry, waiting in the
+            // queue, gets this still (taken for it; no second shutter) and this capture no answer (nothing saved twice).
+            var answer = still
+            if let deadline = request.deadline, ready > deadline, let retry = takeQueuedStill() {
+                answer.captureID = retry.captureID
+                answer.trigger = retry.trigger
+                log.info("camera: capture \(request.captureID)'s still came after its deadline: it answers capture \(retry.captureID), "
+                         + "asked for while it was on its way (no second shutter)")
+            }
+            still = answer
             log.info("camera: capture \(request.captureID): \(path) \(size), \(bytes.count) bytes; trigger→shutter "
                      + "\(Int(timings.triggerToShutter)) ms, shutter→file \(Int(timings.shutterToFile)) ms, download "
                      + "\(Int(timings.download)) ms, upright/turn \(Int(timings.prepare)) ms"
@@ -513,9 +591,18 @@ public final class GPhoto2CameraSource: CameraSource {
 
     // MARK: Words
 
+    /// The first still request waiting in the queue, taken out of it (the others stay, in order).
+    private func takeQueuedStill() -> StillRequest? {
+        requests.withLock { queue in
+            guard let i = queue.firstIndex(where: { if case .still = $0 { true } else { false } }),
+                  case let .still(request) = queue.remove(at: i) else { return nil }
+            return request
+        }
+    }
+
     private func describe(_ error: any Error, camera: GPhoto2Camera?) -> String {
         guard let e = error as? GPhoto2Error else { return "\(error)" }
-        let holder = e.kind == .claimedByAnother ? (camera?.info ?? nil).flatMap(\.usbDeviceNode).flatMap(USBDeviceHolder.find) : nil
+        let holder = e.kind == .claimedByAnother ? camera?.lastChosen.flatMap(\.usbDeviceNode).flatMap(USBDeviceHolder.find) : nil
         return "\(GPhoto2Advice.text(for: e.kind, holder: holder)) (\(e))"
     }
 

@@ -102,10 +102,10 @@ public enum GPhoto2FaultKind: String, Sendable, Equatable, CaseIterable {
         default:
             if message.contains("claim") { self = .claimedByAnother }
             else if message.contains("focus") { self = .focusFailed }
-            else if message.contains("full") || message.contains("no space") { self = .cardFull }
+            else if message.contains("store full") || message.contains("card full") || message.contains("ran full")
+                || message.contains("no space") { self = .cardFull }
             else if message.contains("store not available") || message.contains("no card") || message.contains("card error")
                 || message.contains("card protected") || message.contains("unformatted") { self = .noCard }
-            else if code == -3 { self = .cardFull }
             else if message.contains("busy") || message.contains("not ready") { self = .busy }
             else { self = .other }
         }

@@ -314,6 +314,8 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var drmCards: [DRMCard] = []
     /// The cameras libgphoto2 lists that take stills (DSLR and mirrorless bodies): `camera.backend = gphoto2`.
     public var gphoto2Cameras: [GPhoto2Camera] = []
+    /// Why the gphoto2 cameras were not listed (the daemon leaves libgphoto2 to its camera thread).
+    public var gphoto2Note: String? = nil
 
     /// A camera libgphoto2 drives, as opened once for the listing.
     public struct GPhoto2Camera: Codable, Sendable, Equatable {

@@ -16,7 +16,12 @@ extension DeviceReport {
     /// and controls (`VIDIOC_QUERYCAP`, `ENUM_FMT`, `ENUM_FRAMESIZES`, `ENUM_FRAMEINTERVALS`, `QUERYCTRL`), and
     /// every GPIO chip with its lines (libgpiod). Opens each node briefly; a node in use by the daemon
     /// still answers these queries.
-    public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev") -> DeviceReport {
+    ///
+    /// `gphoto2Cameras`: true to list the cameras libgphoto2 finds, each opened once (photoboothctl, the
+    /// booth not running); false in the daemon, whose camera thread alone calls libgphoto2 (another
+    /// thread's `gp_camera_init` would fail to claim the booth's own camera, and libgphoto2's driver
+    /// loading is not thread-safe): the report then says so.
+    public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev", gphoto2Cameras: Bool = false) -> DeviceReport {
         let cameras = CameraDiscovery(devRoot: devRoot).cameras(detail: .full).map(Camera.init)
         var chips: [GPIOChip] = []
         var gpioError: String?
@@ -38,7 +43,11 @@ extension DeviceReport {
                 return DRMCard(path: path, driver: "", connectors: 0, connected: 0, problem: "\(error)")
             }
         }
-        report.gphoto2Cameras = listGPhoto2Cameras(inUse: inUse)
+        if gphoto2Cameras {
+            report.gphoto2Cameras = listGPhoto2Cameras()
+        } else {
+            report.gphoto2Note = "not listed by \(source): libgphoto2 is the camera thread's alone (the camera in use is above; 'photoboothctl devices --local' with the booth stopped lists them all)"
+        }
         do {
             report.printers = try CUPSConnection.destinations().map {
                 Printer(name: $0.name, isDefault: $0.isDefault, deviceURI: $0.deviceURI)
@@ -116,15 +125,11 @@ extension DeviceReport.GPIOChip {
 
 extension DeviceReport {
     /// Every camera libgphoto2 lists that takes stills, each opened once (`gp_camera_init`) for its battery,
-    /// card, capture target and image format; the one the daemon streams from (its port in `inUse`) is not
-    /// opened again.
-    static func listGPhoto2Cameras(inUse: InUse?) -> [GPhoto2Camera] {
+    /// card, capture target and image format.
+    static func listGPhoto2Cameras() -> [GPhoto2Camera] {
         guard let camera = BoothCamera.GPhoto2Camera() else { return [] }
         let found = (try? camera.detect()) ?? []
         return found.map { info in
-            if let used = inUse?.camera, used.contains(info.port) {
-                return GPhoto2Camera(model: info.model, port: info.port, problem: "in use by the booth")
-            }
             do {
                 try camera.open(info.port)
                 defer { camera.close() }

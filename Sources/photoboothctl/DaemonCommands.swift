@@ -131,12 +131,12 @@ struct Devices: Subcommand {
     func run() -> Int32 {
         var devices: DeviceReport
         if args.has(.local) {
-            devices = DeviceReport.gather(source: "photoboothctl")
+            devices = DeviceReport.gather(source: "photoboothctl", gphoto2Cameras: true)
         } else {
             do {
                 devices = try ask(.devices, socket: args.socket, as: DeviceReport.self, timeoutSeconds: 30)
             } catch ControlClientError.notRunning {
-                devices = DeviceReport.gather(source: "photoboothctl (photoboothd not running)")
+                devices = DeviceReport.gather(source: "photoboothctl (photoboothd not running)", gphoto2Cameras: true)
             } catch {
                 return report(error)
             }
@@ -177,7 +177,11 @@ struct Devices: Subcommand {
             }
         }
         out.append("")
-        out.append(d.gphoto2Cameras.isEmpty ? "gphoto2 cameras: none (no DSLR or mirrorless camera libgphoto2 finds on USB)" : "gphoto2 cameras (camera.backend = gphoto2):")
+        if let note = d.gphoto2Note {
+            out.append("gphoto2 cameras: \(note)")
+        } else {
+            out.append(d.gphoto2Cameras.isEmpty ? "gphoto2 cameras: none (no DSLR or mirrorless camera libgphoto2 finds on USB)" : "gphoto2 cameras (camera.backend = gphoto2):")
+        }
         for g in d.gphoto2Cameras {
             var line = "  \(g.model) at \(g.port)"
             if let p = g.problem { out.append(line + ": \(p)"); continue }

@@ -186,7 +186,12 @@ final class LogLines: Sendable {
                 let t = try #require(source.lastStillTimings)
                 #expect(t.bytes > 400_000 && t.download >= 0 && t.shutterToFile >= 0)
             }
-            #expect(sizes == (try vcam.uprightSizes()), "every photo once, upright: \(sizes)")
+            #expect(sizes == (try vcam.uprightSizes()), "every photo, upright: \(sizes)")
+            // The untouched photos come as the camera sent them, each once; the turned one as the odd one out.
+            let originals = try vcam.photoNames.map { try SharedImages.bytes(vcam.card.appendingPathComponent($0)) }
+            let stills = events.stills.map(\.jpeg)
+            #expect(originals.allSatisfy { o in stills.filter { $0 == o }.count == 1 }, "each original once, byte for byte")
+            #expect(stills.filter { !originals.contains($0) }.count == 1, "and the one stored turned, made upright")
             #expect(log.contains("EXIF orientation 6 made upright"))
             #expect(log.contains("trigger→shutter"))
             #expect(events.faults.isEmpty)
@@ -204,7 +209,35 @@ final class LogLines: Sendable {
             #expect(events.wait(10) { _ in events.failure(1) != nil })
             #expect(events.failure(1)?.contains("card is full") == true, "\(events.failure(1) ?? "none")")
             #expect(events.wait(2) { _ in events.faults.contains { $0.contains("camera not usable") && $0.contains("card is full") } }, "\(events.faults)")
+            // The retry finds the card still full: still a fault, no flip back to idle.
+            source.probe()
+            #expect(events.wait(5) { _ in events.faults.count >= 2 })
+            #expect(!events.recovered, "\(events.faults)")
+            try vcam.say()
+            source.probe()
+            #expect(events.wait(5) { _ in events.recovered }, "room on the card: recovered")
             }
+    }
+
+    /// `capture_target = ram`: the still is deleted from the camera after its download; `card`: it stays there.
+    @Test func theCaptureTargetDecidesWhetherTheStillStaysOnTheCamera() throws {
+        try vcam.exclusively {
+            func takeOne(_ target: CaptureTargetSetting) -> LogLines {
+                let events = SourceEvents(), log = LogLines()
+                let source = GPhoto2CameraSource(settings: settings { $0.captureTarget = target }, clock: SystemClock(), log: log.logger)
+                source.launch(events.handlers)
+                source.takeStill(request(1))
+                #expect(events.wait(20) { _ in !events.stills.isEmpty })
+                source.shutdown(timeoutSeconds: 3)
+                return log
+            }
+            let ram = takeOne(.ram)
+            #expect(ram.contains("deleted from the camera (capture target RAM)"))
+            #expect(ram.contains("capture target Internal RAM"))
+            let card = takeOne(.card)
+            #expect(!card.contains("deleted from the camera"), "kept on the card")
+            #expect(card.contains("capture target Memory card"))
+        }
     }
 
     @Test func aRawOnlyBodyIsRefusedWithWhatToChange() throws {
@@ -331,17 +364,19 @@ final class LogLines: Sendable {
             // Capture 1's deadline passes before its download ends (the machine gives it up and asks again).
             source.takeStill(request(1, deadlineMilliseconds: 1))
             source.takeStill(request(2))
-            #expect(events.wait(20) { _ in events.stills.count == 2 })
+            #expect(events.wait(20) { _ in !events.stills.isEmpty })
+            usleep(500_000)
             let stills = events.stills
-            #expect(stills.map(\.captureID) == [1, 2])
-            #expect(stills.count == 2 && stills[0].jpeg == stills[1].jpeg, "the same still")
-            #expect(log.contains("answered with capture 1's still"))
+            #expect(stills.map(\.captureID) == [2], "the retry gets the still; the capture given up gets none (nothing saved twice)")
+            #expect(log.contains("it answers capture 2"))
+            #expect(log.lines.withLock { $0.filter { $0.contains("trigger→shutter") }.count } == 1, "one shutter")
             // A still that came in time is not handed to the next request: that one fires the shutter.
             source.takeStill(request(3))
             source.takeStill(request(4))
-            #expect(events.wait(20) { _ in events.stills.count == 4 })
+            #expect(events.wait(20) { _ in events.stills.count == 3 })
             let later = events.stills
-            #expect(later.count == 4 && later[2].jpeg != later[3].jpeg, "two shutters, two photos")
+            #expect(later.map(\.captureID) == [2, 3, 4])
+            #expect(later.count == 3 && later[1].jpeg != later[2].jpeg, "two shutters, two photos")
             }
     }
 }
@@ -385,6 +420,8 @@ final class LogLines: Sendable {
         #expect(GPhoto2FaultKind(code: -10, driverMessage: nil) == .timeout)
         #expect(GPhoto2FaultKind(code: -6, driverMessage: nil) == .unsupported)
         #expect(GPhoto2FaultKind(code: -1, driverMessage: "something else") == .other)
+        #expect(GPhoto2FaultKind(code: -1, driverMessage: "Capture successfully started") == .other, "'full' in another word is no full card")
+        #expect(GPhoto2FaultKind(code: -3, driverMessage: nil) == .other, "out of memory is not a full card")
         #expect(GPhoto2FaultKind.gone.needsReopen && GPhoto2FaultKind.claimedByAnother.needsReopen && !GPhoto2FaultKind.cardFull.needsReopen)
         let e = GPhoto2Error(call: "gp_camera_init", code: -53, camera: "Nikon DSC D750 at usb:001,004", driverMessage: "Could not claim the USB device")
         #expect("\(e)" == "gp_camera_init on Nikon DSC D750 at usb:001,004 failed: GP_ERROR_IO_USB_CLAIM (-53): Could not claim the USB device")
@@ -436,6 +473,11 @@ final class LogLines: Sendable {
         #expect(short.diagnostics.contains { "\($0)".contains("camera.capture_timeout") && "\($0)".contains("15s") })
         #expect(resolveCameraBackend(.auto, devices: [], gphoto2Cameras: [GPhoto2CameraInfo(model: "Nikon DSC D750", port: "usb:001,004")]) == .gphoto2)
         #expect(resolveCameraBackend(.auto, devices: [], gphoto2Cameras: []) == .v4l2)
+        let webcam = CameraInfo(path: "/dev/video0", driver: "uvcvideo", card: "C920", isUsableCapture: true)
+        let phone = GPhoto2CameraInfo(model: "USB PTP Class Camera", port: "usb:001,007")
+        #expect(resolveCameraBackend(.auto, devices: [webcam], gphoto2Cameras: [phone]) == .v4l2, "a phone in PTP mode does not beat the webcam")
+        #expect(resolveCameraBackend(.auto, devices: [], gphoto2Cameras: [phone]) == .gphoto2, "a body libgphoto2 has no model for, alone")
+        #expect(resolveCameraBackend(.auto, devices: [webcam], gphoto2Cameras: [phone, GPhoto2CameraInfo(model: "Canon EOS R6", port: "usb:001,009")]) == .gphoto2)
     }
 
     @Test func aLiveViewDeviceMakesAPairedSource() {

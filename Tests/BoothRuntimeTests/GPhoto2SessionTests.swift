@@ -50,6 +50,8 @@ import Testing
             button.fire(.press(id: 1, at: clock.now()))
             // Four stills through USB, then the picture: the session reaches review.
             #expect(await eventually(timeoutSeconds: 90) { runtime.currentState.isReview }, "\(log())")
+            // The picture is saved by the storage thread while review shows it.
+            #expect(await eventually { savedCaptures(in: s.storage.dir).count == 5 }, "\(log())")
             let files = savedCaptures(in: s.storage.dir)
             let captures = files.filter { !PhotoStore.isPicture(fileName: ($0 as NSString).lastPathComponent) }
             let pictures = files.filter { PhotoStore.isPicture(fileName: ($0 as NSString).lastPathComponent) }
