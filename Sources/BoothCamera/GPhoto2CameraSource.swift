@@ -459,10 +459,11 @@ public final class GPhoto2CameraSource: CameraSource {
                 let downloadStart = clock.now()
                 let bytes = try camera.download(path)
                 let downloadedAt = clock.now()
-                // With RAW+JPEG in the camera's RAM, the RAW goes too: the buffer would fill.
-                deleteFromCamera(files.files, camera, local)
                 finishStill(request, bytes, path: path, shutterAt: shutterAt, fileAt: fileAt, downloadStart: downloadStart,
                             downloadedAt: downloadedAt, local)
+                // After the still is on its way (off its critical path): with RAW+JPEG in the camera's RAM, the
+                // RAW goes too, or the buffer would fill.
+                deleteFromCamera(files.files, camera, local)
                 return
             } catch let error as GPhoto2Error where error.kind == .focusFailed && focusTries == 0 {
                 focusTries += 1
@@ -503,16 +504,19 @@ public final class GPhoto2CameraSource: CameraSource {
     private func release(_ camera: GPhoto2Camera, until deadline: MonotonicInstant, _ local: Local) throws
         -> (files: StillFiles, shutterAt: MonotonicInstant, fileAt: MonotonicInstant) {
         // Events left from before (a file of a capture given up at its deadline) are not this still's.
+        let started = clock.now()
         for _ in 0..<20 {
             let event = try camera.waitForEvent(timeoutMilliseconds: 0)
             if event == .timeout { break }
             if case let .fileAdded(late) = event {
-                log.warning("camera: \(late) arrived after its capture was given up; not used")
+                log.warning("camera: \(late) is an earlier capture's file (the RAW of a RAW+JPEG pair, or a still that came after its capture was given up); not used")
                 deleteFromCamera([late], camera, local)
             }
         }
+        let drained = clock.now()
         try camera.trigger()
         let shutterAt = clock.now()
+        log.debug("camera: earlier events drained in \(Int(drained.milliseconds(since: started))) ms, gp_camera_trigger_capture \(Int(shutterAt.milliseconds(since: drained))) ms")
         var files = StillFiles()
         var fileAt = shutterAt
         var quietRounds = 0
@@ -544,7 +548,9 @@ public final class GPhoto2CameraSource: CameraSource {
             return
         }
         do {
-            let upright = try (local.rotator ?? JPEGRotator()).upright(bytes, quality: request.jpegQuality)
+            let rotator = try local.rotator ?? JPEGRotator()
+            local.rotator = rotator
+            let upright = try rotator.upright(bytes, quality: request.jpegQuality)
             let (jpeg, turn) = try turned(upright.bytes, request.rotation, quality: request.jpegQuality, local)
             let decoder = try local.decoder ?? JPEGDecoder()
             local.decoder = decoder

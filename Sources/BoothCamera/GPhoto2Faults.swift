@@ -192,8 +192,9 @@ public struct StillFiles: Sendable, Equatable {
         if let first { files.append(first) }
     }
 
-    /// Takes one drained event; false when the drain can stop (a timeout, or capture complete with a
-    /// JPEG in hand).
+    /// Takes one drained event; false when the drain can stop: a timeout, or a JPEG in hand (its download
+    /// need not wait for capture complete, which some drivers report hundreds of ms later; a RAW that comes
+    /// after its JPEG is an earlier capture's file to the next still's drain).
     public mutating func take(_ event: GPhoto2Event) -> Bool {
         switch event {
         case .timeout: return false
@@ -203,7 +204,7 @@ public struct StillFiles: Sendable, Equatable {
             complete = true
         case .folderAdded, .other: break
         }
-        return !(complete && jpeg != nil)
+        return jpeg == nil
     }
 
     /// The JPEG to download: with RAW+JPEG the JPEG of the pair; nil when none was made.

@@ -145,12 +145,32 @@ if args.first == "display-devices" {
     try displayDevicesBench(devices: devices, seconds: seconds)
     exit(0)
 }
+if args.first == "gphoto2-live" || args.first == "gphoto2-still" {
+    // BoothBench gphoto2-live [--seconds S] [--label L] | gphoto2-still [--runs N] [--dir DIR]
+    var seconds = 10.0, label = "live-view", runs = 12, dir = "/tmp/photobooth-gphoto2-bench-\(getpid())"
+    var k = 1
+    while k + 1 < args.count {
+        switch args[k] {
+        case "--seconds": seconds = Double(args[k + 1]) ?? seconds
+        case "--label": label = args[k + 1]
+        case "--runs": runs = Int(args[k + 1]) ?? runs
+        case "--dir": dir = args[k + 1]
+        default: print("unknown option \(args[k])"); exit(64)
+        }
+        k += 2
+    }
+    if args.first == "gphoto2-live" { gphoto2LiveBench(seconds: seconds, label: label) } else {
+        gphoto2StillBench(runs: runs, dir: dir)
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+    exit(0)
+}
 if args.first == "display" {
     try displayBench(seconds: 3)
     exit(0)
 }
 guard args.first == "capture" else {
-    print("usage: BoothBench capture [--runs N] [--dir DIR] | display | display-devices [--seconds S] DEVICE… | print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE… | print-rss --dpi D CAPTURE…")
+    print("usage: BoothBench capture [--runs N] [--dir DIR] | gphoto2-live [--seconds S] [--label L] | gphoto2-still [--runs N] [--dir DIR] | display | display-devices [--seconds S] DEVICE… | print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE… | print-rss --dpi D CAPTURE…")
     exit(64)
 }
 var runs = 30
