@@ -108,6 +108,12 @@ public final class GPhoto2Camera {
     /// when set (the tests' virtual camera), else from where Debian installs them.
     /// - Throws: ``GPhoto2Error`` when the driver lists cannot be loaded.
     public func detect() throws(GPhoto2Error) -> [GPhoto2CameraInfo] {
+        try detectAll().cameras
+    }
+
+    /// ``detect()``, and the devices libgphoto2 lists that take no still (`others`: an MTP phone or media
+    /// player, a camera in MTP or PC mode), for the messages that say why no camera was found.
+    public func detectAll() throws(GPhoto2Error) -> (cameras: [GPhoto2CameraInfo], others: [GPhoto2CameraInfo]) {
         let lists = try loadLists()
         defer { lists.free() }
         return try detectWith(lists)
@@ -122,9 +128,13 @@ public final class GPhoto2Camera {
         close()
         let lists = try loadLists()
         defer { lists.free() }
-        let attached = try detectWith(lists)
+        let (attached, others) = try detectWith(lists)
         guard let chosen = attached.first(where: { $0.matches(selector) }) else {
-            let listed = attached.isEmpty ? "none attached" : "attached: " + attached.map(\.description).joined(separator: ", ")
+            var listed = attached.isEmpty ? "none attached" : "attached: " + attached.map(\.description).joined(separator: ", ")
+            if !others.isEmpty {
+                listed += "; libgphoto2 also lists \(others.map(\.description).joined(separator: ", ")), which takes no stills "
+                    + "(a phone or media player, or a camera in MTP or PC mode: set its USB mode to PTP or PC remote)"
+            }
             throw GPhoto2Error(call: "gp_abilities_list_detect", code: -105, camera: selector.isEmpty ? "any camera" : selector,
                                driverMessage: "no camera matches camera.device (\(listed))")
         }
@@ -362,12 +372,12 @@ public final class GPhoto2Camera {
         return lists
     }
 
-    private func detectWith(_ lists: Lists) throws(GPhoto2Error) -> [GPhoto2CameraInfo] {
+    private func detectWith(_ lists: Lists) throws(GPhoto2Error) -> (cameras: [GPhoto2CameraInfo], others: [GPhoto2CameraInfo]) {
         var found: OpaquePointer?
         try check(gp_list_new(&found), "gp_list_new", camera: "any")
         defer { gp_list_free(found) }
         try check(gp_abilities_list_detect(lists.abilities, lists.ports, found, context), "gp_abilities_list_detect", camera: "any")
-        var cameras: [GPhoto2CameraInfo] = []
+        var cameras: [GPhoto2CameraInfo] = [], others: [GPhoto2CameraInfo] = []
         for i in 0..<max(0, gp_list_count(found)) {
             var name: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
             guard gp_list_get_name(found, i, &name) >= 0, gp_list_get_value(found, i, &value) >= 0,
@@ -375,14 +385,18 @@ public final class GPhoto2Camera {
             let port = String(cString: value)
             // "usb:" alone is the generic entry a port library lists for matching, not a camera.
             if port == "usb:" { continue }
+            let info = GPhoto2CameraInfo(model: String(cString: name), port: port)
             // A phone or media player (MTP) is listed too, but takes no still: not a camera for the booth.
             var abilities = CameraAbilities()
             let model = gp_abilities_list_lookup_model(lists.abilities, name)
-            guard model >= 0, gp_abilities_list_get_abilities(lists.abilities, model, &abilities) >= 0,
-                  abilities.operations.rawValue & GP_OPERATION_CAPTURE_IMAGE.rawValue != 0 else { continue }
-            cameras.append(GPhoto2CameraInfo(model: String(cString: name), port: port))
+            if model >= 0, gp_abilities_list_get_abilities(lists.abilities, model, &abilities) >= 0,
+               abilities.operations.rawValue & GP_OPERATION_CAPTURE_IMAGE.rawValue != 0 {
+                cameras.append(info)
+            } else {
+                others.append(info)
+            }
         }
-        return cameras
+        return (cameras, others)
     }
 
     private func bytes(of file: OpaquePointer?, _ call: String) throws(GPhoto2Error) -> [UInt8] {

@@ -128,8 +128,11 @@ extension DeviceReport {
     /// card, capture target and image format.
     static func listGPhoto2Cameras() -> [GPhoto2Camera] {
         guard let camera = BoothCamera.GPhoto2Camera() else { return [] }
-        let found = (try? camera.detect()) ?? []
-        return found.map { info in
+        let (found, others) = (try? camera.detectAll()) ?? ([], [])
+        let noStills = others.map {
+            GPhoto2Camera(model: $0.model, port: $0.port, problem: "takes no stills (a phone or media player, or a camera in MTP or PC mode: set its USB mode to PTP or PC remote)")
+        }
+        return noStills + found.map { info in
             do {
                 try camera.open(info.port)
                 defer { camera.close() }

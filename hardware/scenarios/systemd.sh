@@ -14,12 +14,17 @@
 #     with the gallery stopped a session goes on; restarted, the earlier URL still answers; sync
 #     (gallery.sync_remote) under the unit copies every picture to a WebDAV server on loopback; a test
 #     alert reaches a webhook listener on loopback (gallery.alert_url).
+#  2c. gphoto2 under the sandbox: qemu's USB MTP device (a still-image class device, as a camera's PTP
+#     interface is) gets group plugdev from Debian's libgphoto2 udev rules; with camera.backend = gphoto2
+#     the service, as its user under its unit (AF_NETLINK, DeviceAllow=char-usb_device, plugdev), finds it
+#     through libusb (libusb_init, enumeration) and libgphoto2 and opens it (claims its interface).
 #  3. kill -STOP: no WATCHDOG=1 any more; systemd kills it (SIGABRT) and restarts it after WatchdogSec.
 #  4. a bad config: the daemon exits 78 and stays stopped (RestartPreventExitStatus=78), no restart loop.
 #  5. systemd-analyze security: the exposure score, for the record.
 # vm-boot: systemd
 # vm-module: bochs
 # vm-usb: kbd
+# vm-usb: mtp
 # vm-module: xhci_pci
 # vm-module: usbhid
 # vm-module: hid_generic
@@ -183,6 +188,48 @@ kill "$HOOK" 2>/dev/null; wait "$HOOK" 2>/dev/null || true
 pass "an alert from the daemon through the gallery's sandbox to the webhook"
 photoboothctl config set gallery.sync_remote "" --file $C > /dev/null || fail "config set gallery.sync_remote ''"
 pass "sync under the gallery's sandbox: $SERVED pictures at the WebDAV remote on loopback, byte for byte"
+PID1=$(systemctl show -p MainPID --value photoboothd)
+
+# ---------------------------------------------------------------- 2c. gphoto2 under the sandbox
+mtp_node() {
+    local d
+    for d in /sys/bus/usb/devices/*; do
+        # qemu's usb-mtp: vendor 46f4, product 0004 ("QEMU filesharing").
+        [ "$(cat "$d/idVendor" 2>/dev/null):$(cat "$d/idProduct" 2>/dev/null)" = 46f4:0004 ] || continue
+        printf '/dev/bus/usb/%03d/%03d\n' "$(cat "$d/busnum")" "$(cat "$d/devnum")"
+        return 0
+    done
+    return 1
+}
+wait_for 30 "the USB MTP device on the bus" mtp_node
+MTP=$(mtp_node)
+wait_for 15 "udev gives $MTP to plugdev (libgphoto2's rules: a still-image class interface)" \
+    sh -c "[ \"\$(stat -c %G $MTP)\" = plugdev ]"
+assert_contains "$(id photobooth)" "(plugdev)" "photobooth's groups"
+photoboothctl config set camera.backend gphoto2 --file $C > /dev/null || fail "config set camera.backend gphoto2"
+photoboothctl config set camera.device "" --file $C > /dev/null || fail "config set camera.device ''"
+photoboothctl config set camera.capture_timeout 15s --file $C > /dev/null || fail "config set camera.capture_timeout"
+assert_cmd "systemctl restart photoboothd (camera.backend = gphoto2)" timeout 60 systemctl restart photoboothd
+# libgphoto2 takes qemu's device for a generic PTP camera (then the service opens it: libusb_init, the
+# enumeration, the claim) or for an MTP device (then it is listed, taking no stills: libusb_init and the
+# enumeration under the sandbox); either way it was found on the bus by the sandboxed service.
+FOUND_RE='camera: gphoto2 .* at usb:[0-9]*,[0-9]* open|libgphoto2 also lists .* at usb:[0-9]*,[0-9]*, which takes no stills'
+wait_for 30 "the sandboxed service finds the USB device through libusb and libgphoto2" \
+    sh -c "journalctl -u photoboothd --no-pager -o cat | grep -Eq '$FOUND_RE'"
+log "$(journalctl -u photoboothd --no-pager -o cat | grep -Em1 "$FOUND_RE")"
+photoboothctl devices --local > "$RESULTS/devices-gphoto2.txt" 2>&1 || true
+log "devices --local (root, outside the sandbox): $(grep -A2 '^gphoto2 cameras' "$RESULTS/devices-gphoto2.txt" | tr '\n' ' ')"
+journalctl -u photoboothd --no-pager -o cat | grep -q 'LIBUSB_ERROR\|libusb_init' && fail "libusb failed under the sandbox: $(journalctl -u photoboothd --no-pager -o cat | grep -m1 LIBUSB)"
+pass "libusb and libgphoto2 under the unit's sandbox: $MTP found as user photobooth"
+# The claim needs the node opened read-write (usbfs): the unit's own sandbox settings allow it.
+assert_cmd "the sandboxed photobooth user opens $MTP read-write (DeviceAllow=char-usb_device, plugdev)" \
+    systemd-run --wait --pipe --quiet "${args[@]}" sh -c "exec 3<>$MTP"
+systemd-run --wait --pipe --quiet "${args[@]}" -p DeviceAllow= -p 'DeviceAllow=char-video4linux rw' sh -c "exec 3<>$MTP" 2>/dev/null \
+    && fail "a sandbox without DeviceAllow=char-usb_device opened $MTP"
+pass "without DeviceAllow=char-usb_device the same open is refused"
+photoboothctl config set camera.backend v4l2 --file $C > /dev/null || fail "config set camera.backend v4l2"
+photoboothctl config set camera.device "$VIVID" --file $C > /dev/null || fail "config set camera.device $VIVID"
+assert_cmd "systemctl restart photoboothd (camera.backend = v4l2)" timeout 60 systemctl restart photoboothd
 PID1=$(systemctl show -p MainPID --value photoboothd)
 
 # ---------------------------------------------------------------- 3. watchdog
