@@ -56,13 +56,17 @@ public final class GPhoto2CameraSource: CameraSource {
     /// How long past a still's deadline its file is still waited for once the shutter fired (ms): a photo
     /// taken is downloaded and answers the machine's retry, not lost to a second shutter.
     let lateFileGraceMilliseconds: Int64
+    /// How often the battery level is read while the camera is open (ms).
+    let batteryPollMilliseconds: Int64
 
     /// - Parameters:
     ///   - settings: `camera.*` (device, live_view_rate, capture_target, rotation is in each request).
     ///   - liveView: false when the screens get their live view elsewhere (``PairedCameraSource``) or not at all.
     ///   - lateFileGraceMilliseconds: how long past a still's deadline its file is waited for once the shutter fired (ms).
+    ///   - batteryPollMilliseconds: how often the battery level is read while the camera is open (ms).
     public init(settings: Settings.Camera, liveView: Bool = true, clock: any MonotonicClock, log: Logger,
-                lateFileGraceMilliseconds: Int64 = 10_000) {
+                lateFileGraceMilliseconds: Int64 = 10_000, batteryPollMilliseconds: Int64 = 30_000) {
+        self.batteryPollMilliseconds = batteryPollMilliseconds
         self.settings = Mutex(settings)
         self.ownLiveView = liveView
         self.lateFileGraceMilliseconds = lateFileGraceMilliseconds
@@ -203,7 +207,7 @@ public final class GPhoto2CameraSource: CameraSource {
         switch request {
         case .start:
             if !local.open { open(local, reportFault: true) }
-            if local.open, ownLiveView { local.liveView = true; local.nextFrameAt = clock.now() }
+            if local.open, ownLiveView, local.unusable != .batteryEmpty { local.liveView = true; local.nextFrameAt = clock.now() }
         case .stop:
             close(local)
         case .probe:
@@ -259,7 +263,8 @@ public final class GPhoto2CameraSource: CameraSource {
                 $0.lastError = nil
                 $0.warnings = warnings
             }
-            local.nextBatteryAt = clock.now().adding(milliseconds: 30_000)
+            local.nextBatteryAt = clock.now().adding(milliseconds: batteryPollMilliseconds)
+            if let level = details.batteryPercent, level <= Self.batteryEmptyPercent { batteryEmpty(level, local) }
             log.info("camera: gphoto2 \(info) open" + (details.batteryPercent.map { ", battery \($0)%" } ?? "")
                      + (target.map { ", capture target \($0)" } ?? ""))
             for w in warnings { log.warning("camera: \(w)") }
@@ -303,8 +308,6 @@ public final class GPhoto2CameraSource: CameraSource {
         do {
             if ownLiveView {
                 do { _ = try camera.preview() } catch where error.kind == .unsupported { try camera.ping() }
-                local.liveView = true
-                local.nextFrameAt = clock.now()
             } else {
                 try camera.ping()
             }
@@ -313,10 +316,14 @@ public final class GPhoto2CameraSource: CameraSource {
             return
         }
         if let why = stillUnusable(local, camera) {
-            post(.fault("camera not usable: \(why)"))
+            post(.fault(why.hasPrefix(FaultKind.cameraRestingPrefix) ? why : "camera not usable: \(why)"))
             return
         }
         local.unusable = nil
+        if ownLiveView {
+            local.liveView = true
+            local.nextFrameAt = clock.now()
+        }
         post(.recovered)
     }
 
@@ -328,6 +335,11 @@ public final class GPhoto2CameraSource: CameraSource {
             // A body whose card reports too little free space is still full; one that reports none is given the benefit.
             if let free = camera.freeBytes(), free < Self.minimumFreeBytes {
                 return GPhoto2Advice.text(for: .cardFull) + " (\(free / 1_000_000) MB free)"
+            }
+            return nil
+        case .batteryEmpty?:
+            if let level = camera.batteryPercent(), level <= Self.batteryEmptyPercent {
+                return FaultKind.cameraRestingPrefix + "the camera's battery is still empty (\(level)%)"
             }
             return nil
         case .other?:
@@ -346,9 +358,28 @@ public final class GPhoto2CameraSource: CameraSource {
     /// Free space on the card below which a card-full fault does not clear (a 24 MP JPEG is 10–15 MB).
     static let minimumFreeBytes: Int64 = 50_000_000
 
+    /// A battery at or below this level is empty (%): the camera is resting until it is charged or swapped.
+    static let batteryEmptyPercent = 0
+
+    /// The battery is empty: a fault whose reason starts with ``FaultKind/cameraRestingPrefix`` (the guests
+    /// read `text.fault_camera_resting`); the captures a session took are kept, the session ends as failed.
+    private func batteryEmpty(_ level: Int, _ local: Local) {
+        guard local.unusable != .batteryEmpty else { return }
+        local.unusable = .batteryEmpty
+        local.liveView = false
+        let text = "the camera's battery is empty (\(level)%): charge or swap it (a mains adapter keeps the body going all night)"
+        statusBox.withLock { $0.lastError = text; $0.batteryPercent = level }
+        log.error("camera: \(text)")
+        post(.fault(FaultKind.cameraRestingPrefix + text))
+    }
+
     private func pollBattery(_ local: Local) {
-        local.nextBatteryAt = clock.now().adding(milliseconds: 30_000)
+        local.nextBatteryAt = clock.now().adding(milliseconds: batteryPollMilliseconds)
         guard let level = local.camera?.batteryPercent() else { return }
+        if level <= Self.batteryEmptyPercent {
+            batteryEmpty(level, local)
+            return
+        }
         let before = statusBox.withLock { s in defer { s.batteryPercent = level }; return s.batteryPercent }
         if level <= CameraSourceStatus.batteryLowPercent, before.map({ $0 > CameraSourceStatus.batteryLowPercent }) ?? true {
             log.warning("camera: battery \(level)%: charge or swap it soon (a mains adapter keeps the body going all night)")
@@ -434,6 +465,10 @@ public final class GPhoto2CameraSource: CameraSource {
         if !local.open { open(local, reportFault: true) }
         guard local.open, let camera = local.camera else {
             post(.stillFailed(captureID: request.captureID, message: "camera not available", at: clock.now()))
+            return
+        }
+        if local.unusable == .batteryEmpty {
+            post(.stillFailed(captureID: request.captureID, message: "the camera's battery is empty", at: clock.now()))
             return
         }
         // Once the shutter fired, its file is waited for a while past the machine's deadline (see lateFileGraceMilliseconds).

@@ -85,6 +85,8 @@ public enum GPhoto2FaultKind: String, Sendable, Equatable, CaseIterable {
     case timeout
     /// The body or its driver cannot do it (live view on a body without it).
     case unsupported
+    /// The battery is empty (the booth reads its level): the camera rests until it is charged or swapped.
+    case batteryEmpty
     /// Anything else the driver reports.
     case other
 
@@ -139,6 +141,8 @@ public enum GPhoto2Advice {
             return "the camera is busy (a menu open, still writing to its card)"
         case .timeout:
             return "the camera did not answer in time"
+        case .batteryEmpty:
+            return "the camera's battery is empty: charge or swap it"
         case .unsupported:
             return "the camera or its libgphoto2 driver cannot do this"
         case .other:

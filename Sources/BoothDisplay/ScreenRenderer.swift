@@ -6,6 +6,8 @@ public struct ScreenTexts: Sendable, Equatable {
     public var idle: String
     public var preview: String
     public var faultCamera: String
+    /// The camera fault whose reason starts with ``FaultKind/cameraRestingPrefix`` (its battery is empty).
+    public var faultCameraResting: String
     public var faultButton: String
     public var faultStorage: String
     /// With the countdown of a multi-shot session; `{shot}` and `{shots}` are replaced.
@@ -19,7 +21,9 @@ public struct ScreenTexts: Sendable, Equatable {
 
     public init(idle: String, preview: String, faultCamera: String, faultButton: String, faultStorage: String,
                 countdownShot: String = "Photo {shot} of {shots}", betweenShots: String = "{shot} of {shots}",
-                scan: String = "Scan to get your photo", wifi: String = "Join the booth's Wi-Fi") {
+                scan: String = "Scan to get your photo", wifi: String = "Join the booth's Wi-Fi",
+                faultCameraResting: String = "The camera is resting — back soon") {
+        self.faultCameraResting = faultCameraResting
         self.idle = idle
         self.scan = scan
         self.wifi = wifi
@@ -35,7 +39,7 @@ public struct ScreenTexts: Sendable, Equatable {
     public init(_ t: Settings.Texts) {
         self.init(idle: t.idle, preview: t.preview, faultCamera: t.faultCamera, faultButton: t.faultButton,
                   faultStorage: t.faultStorage, countdownShot: t.countdownShot, betweenShots: t.betweenShots, scan: t.scan,
-                  wifi: t.wifi)
+                  wifi: t.wifi, faultCameraResting: t.faultCameraResting)
     }
 
     /// `template` with `{shot}` and `{shots}` replaced: `"{shot} of {shots}"`, 2, 4 → `"2 of 4"`.
@@ -44,10 +48,10 @@ public struct ScreenTexts: Sendable, Equatable {
             .replacing("{shot}", with: String(shot))
     }
 
-    /// What a guest reads for a fault of `kind`.
-    public func fault(_ kind: FaultKind) -> String {
+    /// What a guest reads for a fault of `kind` whose reason (the operator's words) is `reason`.
+    public func fault(_ kind: FaultKind, reason: String = "") -> String {
         switch kind {
-        case .camera: faultCamera
+        case .camera: reason.hasPrefix(FaultKind.cameraRestingPrefix) ? faultCameraResting : faultCamera
         case .button: faultButton
         case .storage: faultStorage
         }
@@ -178,7 +182,10 @@ public final class ScreenRenderer {
         case .fault(let reasons):
             canvas.fill(ScreenRenderer.faultBackground)
             var lines: [String] = []
-            for kind in reasons.keys.sorted() where !lines.contains(texts.fault(kind)) { lines.append(texts.fault(kind)) }
+            for kind in reasons.keys.sorted() {
+                let line = texts.fault(kind, reason: reasons[kind] ?? "")
+                if !lines.contains(line) { lines.append(line) }
+            }
             let m = font.mask(lines.joined(separator: "\n"), pixelHeight: s * 7 / 100, maxWidth: size.width * 9 / 10)
             canvas.draw(m, x: (size.width - m.width) / 2, y: (size.height - m.height) / 2, color: 0xFF_FFFF)
         }

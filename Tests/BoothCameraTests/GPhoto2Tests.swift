@@ -340,6 +340,39 @@ final class LogLines: Sendable {
             }
     }
 
+    /// An empty battery (also mid-series): a fault whose reason tells the screens the camera is resting; a
+    /// still is refused before the shutter; charged, a probe finds it again.
+    @Test func anEmptyBatteryRestsTheCameraUntilItIsCharged() throws {
+        try vcam.exclusively {
+            let events = SourceEvents(), log = LogLines()
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger, batteryPollMilliseconds: 300)
+            source.launch(events.handlers)
+            defer { source.shutdown(timeoutSeconds: 3) }
+            source.startLiveView()
+            #expect(events.waitFrames(2, 10))
+            source.takeStill(request(1))
+            #expect(events.wait(20) { _ in !events.stills.isEmpty }, "a still while the battery lasts")
+            try vcam.say("battery=0")
+            #expect(events.wait(5) { _ in events.faults.contains { $0.hasPrefix(FaultKind.cameraRestingPrefix) } }, "\(events.faults)")
+            #expect(events.faults.first?.contains("battery is empty (0%)") == true)
+            source.takeStill(request(2))
+            #expect(events.wait(5) { _ in events.failure(2) != nil })
+            #expect(events.failure(2)?.contains("battery is empty") == true)
+            source.probe()
+            #expect(events.wait(5) { _ in events.faults.count >= 2 })
+            #expect(events.faults.last?.hasPrefix(FaultKind.cameraRestingPrefix) == true, "still resting: \(events.faults)")
+            #expect(!events.recovered)
+            try vcam.say("battery=80")
+            // libgphoto2's ptp2 keeps a property's value for a second or two: the next retry (the machine's
+            // come at least a second apart) reads the new level.
+            usleep(2_500_000)
+            let before = events.frames.withLock { $0.count }
+            source.probe()
+            #expect(events.wait(5) { _ in events.recovered })
+            #expect(events.waitFrames(before + 2, 10), "live view again")
+        }
+    }
+
     @Test func theBatteryLevelReachesStatus() throws {
         try vcam.exclusively {
             let events = SourceEvents(), log = LogLines()

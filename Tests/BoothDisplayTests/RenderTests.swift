@@ -293,3 +293,15 @@ struct ShadeTests {
         #expect(black.rgb(x: 10, y: 10) == 0)
     }
 }
+
+@Suite struct FaultWordsTests {
+    /// A camera fault whose reason says the camera rests (its battery is empty) gets text.fault_camera_resting;
+    /// every other camera fault text.fault_camera.
+    @Test func aRestingCameraHasItsOwnWords() {
+        let texts = ScreenTexts(Settings.defaults.text)
+        #expect(texts.fault(.camera, reason: FaultKind.cameraRestingPrefix + "the camera's battery is empty (0%)") == "The camera is resting — back soon")
+        #expect(texts.fault(.camera, reason: "camera lost: no camera answers") == "Camera disconnected — back soon")
+        #expect(texts.fault(.camera) == "Camera disconnected — back soon")
+        #expect(texts.fault(.storage, reason: FaultKind.cameraRestingPrefix) == Settings.defaults.text.faultStorage)
+    }
+}

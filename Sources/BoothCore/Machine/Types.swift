@@ -9,6 +9,10 @@ public enum FaultKind: String, Hashable, Sendable, CaseIterable, Comparable {
     case storage
 
     public static func < (a: FaultKind, b: FaultKind) -> Bool { a.rawValue < b.rawValue }
+
+    /// How a camera fault's reason starts when the camera is only resting: its battery is empty. The
+    /// guests then read `text.fault_camera_resting`, not that the camera is gone.
+    public static let cameraRestingPrefix = "camera resting: "
 }
 
 /// The booth's state. `handle(_:)` on ``BoothMachine`` is the only way it changes.

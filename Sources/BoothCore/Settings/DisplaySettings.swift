@@ -101,6 +101,8 @@ extension Settings {
         public var betweenShots = ""
         /// `text.fault_camera`, `text.fault_button`, `text.fault_storage`: the fault screen, per reason.
         public var faultCamera = ""
+        /// `text.fault_camera_resting`: the camera fault of a camera whose battery is empty.
+        public var faultCameraResting = ""
         public var faultButton = ""
         public var faultStorage = ""
         /// `text.scan`: beside the QR code of the picture's URL on the review.

@@ -327,6 +327,8 @@ public enum Schema {
                 "Shown over the live view between two shots; {shot} is the next shot, {shots} the shots per session."),
         .string("text.fault_camera", \.text.faultCamera, allowsEmpty: false, "Camera disconnected — back soon", reload: .reopen(.screen),
                 "Shown while the camera is missing or failing."),
+        .string("text.fault_camera_resting", \.text.faultCameraResting, allowsEmpty: false, "The camera is resting — back soon", reload: .reopen(.screen),
+                "Shown instead while the camera's battery is empty (a DSLR or mirrorless camera that reports its battery)."),
         .string("text.fault_button", \.text.faultButton, allowsEmpty: false, "Button out of order — back soon", reload: .reopen(.screen),
                 "Shown while the button fails (its line, or its input device unplugged) or is stuck."),
         .string("text.fault_storage", \.text.faultStorage, allowsEmpty: false, "Photo storage full or missing — back soon", reload: .reopen(.screen),
