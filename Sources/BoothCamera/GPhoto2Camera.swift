@@ -277,6 +277,29 @@ public final class GPhoto2Camera {
         try check(gp_camera_set_single_config(cam, key, widget, context), "gp_camera_set_single_config(\(key))", camera: name)
     }
 
+    /// True when the open camera has config widget `key` (`gp_camera_get_single_config` answers it), of any type.
+    public func hasConfig(_ key: String) -> Bool {
+        defer { forgetDriverWords() }
+        guard let cam = camera else { return false }
+        var widget: OpaquePointer?
+        guard gp_camera_get_single_config(cam, key, &widget, context) >= 0, let widget else { return false }
+        gp_widget_free(widget)
+        return true
+    }
+
+    /// Sets toggle widget `key` on (`gp_widget_set_value` with an int 1, `gp_camera_set_single_config`): an
+    /// action such as `autofocusdrive`, which the driver performs as the value is set.
+    /// - Throws: ``GPhoto2Error`` when the body has no such widget or the action fails (a focus that failed).
+    public func setToggle(_ key: String) throws(GPhoto2Error) {
+        let cam = try opened("gp_camera_set_single_config")
+        var widget: OpaquePointer?
+        try check(gp_camera_get_single_config(cam, key, &widget, context), "gp_camera_get_single_config(\(key))", camera: name)
+        defer { gp_widget_free(widget) }
+        var on: Int32 = 1
+        try check(gp_widget_set_value(widget, &on), "gp_widget_set_value(\(key))", camera: name)
+        try check(gp_camera_set_single_config(cam, key, widget, context), "gp_camera_set_single_config(\(key))", camera: name)
+    }
+
     /// The battery level in percent (`batterylevel`, `"50%"`); nil when the body reports none.
     public func batteryPercent() -> Int? {
         guard let v = config("batterylevel")?.value else { return nil }

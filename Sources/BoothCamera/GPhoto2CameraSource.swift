@@ -23,7 +23,7 @@ import Synchronization
 ///   busy, the watchdog's liveness check names the stuck camera thread, and systemd restarts the daemon.
 public final class GPhoto2CameraSource: CameraSource {
     enum Request: Sendable {
-        case start, stop, probe
+        case start, stop, probe, prepare
         case still(StillRequest)
         case snapshot(rotation: Rotation, jpegQuality: Int, @Sendable ([UInt8]?) -> Void)
         case reconfigure(Settings.Camera)
@@ -95,6 +95,9 @@ public final class GPhoto2CameraSource: CameraSource {
     /// Opens the camera when closed and checks it answers (a preview frame, or its battery level).
     public func probe() { send(.probe) }
     public func takeStill(_ request: StillRequest) { send(.still(request)) }
+    /// Starts the camera's autofocus (libgphoto2's `autofocusdrive`: Nikon AfDrive, Canon EOS DoAf, Fuji) so
+    /// it is done before the countdown's zero; a body without it, or a failed focus, is logged.
+    public func prepareStill() { send(.prepare) }
     public func snapshot(rotation: Rotation, jpegQuality: Int, _ reply: @escaping @Sendable ([UInt8]?) -> Void) {
         send(.snapshot(rotation: rotation, jpegQuality: jpegQuality, reply))
     }
@@ -173,6 +176,8 @@ public final class GPhoto2CameraSource: CameraSource {
         var ramTarget = false
         /// Why the camera is not usable though it answers (a full card, RAW only), until a probe finds it fixed.
         var unusable: GPhoto2FaultKind?
+        /// Whether the body has libgphoto2's `autofocusdrive`; nil until asked (once per open).
+        var canDriveFocus: Bool?
     }
 
     /// Live-view calls that may fail in a row (a frame without a JPEG) before the camera counts as lost.
@@ -212,6 +217,8 @@ public final class GPhoto2CameraSource: CameraSource {
             close(local)
         case .probe:
             probe(local)
+        case .prepare:
+            focus(local)
         case let .still(still):
             takeStill(still, local)
         case let .snapshot(rotation, quality, reply):
@@ -235,6 +242,7 @@ public final class GPhoto2CameraSource: CameraSource {
             let info = try camera.open(s.device)
             local.open = true
             local.failedPreviews = 0
+            local.canDriveFocus = nil
             let details = camera.details()
             var warnings: [String] = []
             local.ramTarget = false
@@ -460,6 +468,23 @@ public final class GPhoto2CameraSource: CameraSource {
     }
 
     // MARK: Stills
+
+    /// The countdown began: the body's autofocus (`autofocusdrive`), where it has one.
+    private func focus(_ local: Local) {
+        guard local.open, let camera = local.camera, local.unusable == nil else { return }
+        guard local.canDriveFocus ?? camera.hasConfig("autofocusdrive") else {
+            local.canDriveFocus = false
+            return
+        }
+        local.canDriveFocus = true
+        let started = clock.now()
+        do {
+            try camera.setToggle("autofocusdrive")
+            log.info("camera: autofocus before the shutter (autofocusdrive) in \(Int(clock.now().milliseconds(since: started))) ms")
+        } catch {
+            log.warning("camera: autofocus before the shutter failed (\(error)); the still is taken anyway, focusing as it is released")
+        }
+    }
 
     private func takeStill(_ request: StillRequest, _ local: Local) {
         if !local.open { open(local, reportFault: true) }

@@ -226,6 +226,10 @@ public protocol CameraSource: AnyObject, Sendable {
     /// The newest live frame as JPEG, turned by `rotation` and encoded at `jpegQuality` (1…100) where it
     /// is not JPEG already; nil when there is none (live view stopped). `reply` runs on the source's thread.
     func snapshot(rotation: Rotation, jpegQuality: Int, _ reply: @escaping @Sendable ([UInt8]?) -> Void)
+    /// The countdown of a shot began: a camera that focuses before its shutter (a DSLR's autofocus) does it
+    /// now, so the still at zero is not late. Returns at once; a failed focus is logged, the still is still
+    /// taken. A camera with nothing to prepare ignores it (the default).
+    func prepareStill()
     /// New `camera.*` settings, used from the next ``startLiveView()``.
     func reconfigure(_ settings: Settings.Camera)
     /// Releases the camera and ends the thread; waits up to `timeoutSeconds` (s) for it.
@@ -237,6 +241,11 @@ public protocol CameraSource: AnyObject, Sendable {
     var status: CameraSourceStatus { get }
     /// The source thread's sign of life, for the watchdog.
     var heartbeat: Heartbeat { get }
+}
+
+extension CameraSource {
+    /// Nothing to prepare: a streaming camera's still is a frame it already makes.
+    public func prepareStill() {}
 }
 
 // MARK: A stills camera with its live view from another device
@@ -282,6 +291,8 @@ public final class PairedCameraSource: CameraSource {
     }
 
     public func reconfigure(_ settings: Settings.Camera) { stills.reconfigure(settings); liveView?.reconfigure(settings) }
+    /// The stills camera prepares (it takes the still).
+    public func prepareStill() { stills.prepareStill() }
 
     public func shutdown(timeoutSeconds: Double) {
         stills.shutdown(timeoutSeconds: timeoutSeconds)

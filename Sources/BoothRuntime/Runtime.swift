@@ -518,6 +518,10 @@ public final class BoothRuntime: Sendable {
         case .stopStream:
             camera.stopLiveView()
         case let .show(screen):
+            // A shot's countdown begins at its first number: a DSLR focuses now, not at zero.
+            if case let .countdown(remaining, _, _) = screen, remaining == state.withLock({ $0.machine.config.countdownSeconds }) {
+                camera.prepareStill()
+            }
             show(screen)
             if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
         case let .setLED(pattern):

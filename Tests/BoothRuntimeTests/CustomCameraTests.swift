@@ -33,6 +33,8 @@ final class ShutterCamera: CameraSource {
         var liveFramesSent = 0
         var stills: [CameraStill] = []
         var requests: [StillRequest] = []
+        /// When ``prepareStill()`` was called (the injected clock).
+        var prepared: [MonotonicInstant] = []
     }
     private let state = Mutex(State())
     private let clock: any MonotonicClock
@@ -61,6 +63,8 @@ final class ShutterCamera: CameraSource {
         if let failed { handlers?.event(.stillFailed(captureID: failed.captureID, message: "stream stopped", at: clock.now())) }
     }
     func takeStill(_ request: StillRequest) { state.withLock { $0.pending = request; $0.requests.append(request) } }
+    func prepareStill() { let now = clock.now(); state.withLock { $0.prepared.append(now) } }
+    var prepared: [MonotonicInstant] { state.withLock { $0.prepared } }
     func probe() { state.withLock { $0.handlers }?.event(.recovered) }
     func snapshot(rotation: Rotation, jpegQuality: Int, _ reply: @escaping @Sendable ([UInt8]?) -> Void) { reply(nil) }
     func reconfigure(_ settings: Settings.Camera) {}
@@ -152,8 +156,11 @@ final class ShutterCamera: CameraSource {
         #expect(await eventually { button.isRunning && display.screens.last == .idle(notice: nil) }, "\(log())")
 
         // Press → countdown: live view starts, and its frames reach the screen.
-        button.fire(.press(id: 1, at: clock.now()))
+        let pressedAt = clock.now()
+        button.fire(.press(id: 1, at: pressedAt))
         #expect(await eventually { runtime.currentState.isCountdown }, "\(log())")
+        // The countdown's first number asks the camera to prepare (a DSLR focuses then), once.
+        #expect(await eventually { camera.prepared == [pressedAt] }, "\(camera.prepared)")
         #expect(await eventually { (display.frameSizes(afterLast: .countdown(remaining: 3, shot: 1, of: 1))?.count ?? 0) >= 3 },
                 "\(display.all.suffix(5))")
         #expect(display.frameSizes(afterLast: .countdown(remaining: 3, shot: 1, of: 1))?.allSatisfy { $0 == ShutterCamera.liveSize } == true)
@@ -193,6 +200,7 @@ final class ShutterCamera: CameraSource {
         #expect(runtime.counters.completed == 1)
         #expect(runtime.counters.captures == 1)
         #expect(camera.liveFramesSent >= 3)
+        #expect(camera.prepared.count == 1, "prepared once, at the countdown's start, not at each number")
     }
 }
 
