@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(name: "photobooth-gallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothControl",
                                                                      "BoothRuntime", "BoothIndex", "BoothGallery"]),
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
-                                                                    "BoothDisplay", "BoothLayout", "BoothStorage", "BoothPrint"],
+                                                                    "BoothDisplay", "BoothLayout", "BoothStorage", "BoothPrint", "CPNG"],
                           path: "bench/BoothBench"),
 
         // Helpers shared by the test targets (the real photos' folder, fast runtime settings).

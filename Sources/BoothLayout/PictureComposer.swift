@@ -15,7 +15,10 @@ import Synchronization
 ///    slot's size, and resampled into its slot on an I420 canvas with libyuv's box filter
 ///    (`I420Scale`: area averaging when shrinking, bilinear when enlarging);
 /// 3. the background (colour or image), the footer text (FreeType) and the overlay (`I420Blend`)
-///    are drawn once per sheet and footer text and kept on the reused canvas;
+///    are drawn once per sheet and footer text and kept on the reused canvas; the images are read
+///    from their files then (a JPEG background decoded at the TurboJPEG scale the sheet needs) and
+///    not kept at their files' size: what stays is the sheet-sized canvas (and, with an overlay, the
+///    overlay at the sheet's size and the canvas's base);
 /// 4. the canvas is encoded once from its planes (`tjCompressFromYUVPlanes`, 4:2:0).
 ///
 /// Not thread-safe (TurboJPEG handles and FreeType faces are not): one composer per thread, or
@@ -25,8 +28,7 @@ import Synchronization
 public final class PictureComposer {
     public let options: PictureOptions
     private let font: Font?
-    private let overlayImage: BGRAImage?
-    private let background: BackgroundImage?
+
     private let encoder: JPEGEncoder
     private let workers: [Worker]
     private var canvas: I420Canvas?
@@ -56,9 +58,10 @@ public final class PictureComposer {
         case png(I420Canvas)
     }
 
-    /// Loads what the options name: the font (when there are footer lines), the overlay PNG, the
+    /// Loads what the options name: the font (when there are footer lines); the overlay PNG and the
     /// background image (JPEG or PNG, by its first bytes; a JPEG turned upright as its Exif
-    /// Orientation says, `JPEGRotator.upright`).
+    /// Orientation says, `JPEGRotator.upright`) are read once here to check them, and again, at the
+    /// sheet's scale, when a sheet is first drawn (they are not kept at their files' size).
     /// - Throws: `PictureError.font` (FreeType `FT_New_Face`), `.png` (libpng), `.backgroundImage`
     ///   (file unreadable or JPEG not decodable), `.encode`/`.decode` when TurboJPEG cannot make a handle.
     public init(options: PictureOptions) throws(PictureError) {
@@ -68,8 +71,10 @@ public final class PictureComposer {
         } else {
             do { font = try Font(path: options.font) } catch { throw PictureError.font(error) }
         }
-        overlayImage = options.overlay.isEmpty ? nil : try BGRAImage(path: options.overlay)
-        background = options.backgroundImage.isEmpty ? nil : try PictureComposer.loadBackground(options.backgroundImage)
+        if !options.overlay.isEmpty { _ = try BGRAImage(path: options.overlay) }
+        if !options.backgroundImage.isEmpty {
+            _ = try PictureComposer.loadBackground(options.backgroundImage, sheet: nil)
+        }
         do {
             encoder = try JPEGEncoder()
             workers = try (0..<max(1, min(2, options.threads))).map { _ throws(TurboJPEGError) in try Worker() }
@@ -135,12 +140,12 @@ public final class PictureComposer {
         let texts = footerTexts(takenAt: takenAt)
         let key = BaseKey(sheet: plan.sheet, destinations: plan.placements.map(\.destination), texts: texts)
         if key != baseKey {
-            drawBase(plan, texts: texts, on: canvas)
-            if let overlayImage {
+            try drawBase(plan, texts: texts, on: canvas)
+            if !options.overlay.isEmpty {
                 let copy = base ?? I420Canvas(size: plan.sheet)
                 copy.copy(from: canvas)
                 base = copy
-                if overlay == nil { overlay = Overlay(overlayImage, size: plan.sheet) }
+                if overlay == nil { overlay = Overlay(try BGRAImage(path: options.overlay), size: plan.sheet) }
             }
             baseKey = key
         } else if let base {
@@ -170,9 +175,10 @@ public final class PictureComposer {
         return .full
     }
 
-    private func drawBase(_ plan: PicturePlan, texts: [String], on canvas: I420Canvas) {
+    private func drawBase(_ plan: PicturePlan, texts: [String], on canvas: I420Canvas) throws(PictureError) {
         let sheet = PixelRect(x: 0, y: 0, width: plan.sheet.width, height: plan.sheet.height)
         canvas.fill(sheet, YCbCr(options.background))
+        let background = options.backgroundImage.isEmpty ? nil : try PictureComposer.loadBackground(options.backgroundImage, sheet: sheet)
         switch background {
         case .jpeg(let planes):
             _ = planes.withSource { source in
@@ -259,7 +265,9 @@ public final class PictureComposer {
         for worker in workers { if let error = worker.error { throw error } }
     }
 
-    private static func loadBackground(_ path: String) throws(PictureError) -> BackgroundImage {
+    /// The background image's pixels: a PNG at its size, a JPEG upright and decoded at the smallest
+    /// TurboJPEG scale that still covers `sheet` (at 1/8 when `sheet` is nil: the check at init).
+    private static func loadBackground(_ path: String, sheet: PixelRect?) throws(PictureError) -> BackgroundImage {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PictureError.backgroundImage(path: path, message: "cannot read the file")
         }
@@ -279,8 +287,16 @@ public final class PictureComposer {
             // Upright as its Exif Orientation says (losslessly where the size is whole MCUs, else
             // re-encoded at quality 95): the file stays as it is, only the planes are turned.
             let upright = try JPEGRotator().upright(bytes, quality: 95).bytes
+            let decoder = try JPEGDecoder()
+            // The check at init decodes at 1/8: the whole file is read and checked, in an eighth of the memory.
+            var scale = JPEGScale.eighth
+            if let sheet {
+                let size = try decoder.header(upright).size
+                let (crop, _) = PicturePlan.place(size, in: sheet, fit: false)
+                scale = decodeScale(crop: crop, destination: sheet)
+            }
             var planes = YUVPlanes()
-            try JPEGDecoder().decodeYUVPlanes(upright, into: &planes)
+            try decoder.decodeYUVPlanes(upright, scale: scale, into: &planes)
             return .jpeg(planes)
         } catch {
             throw PictureError.backgroundImage(path: path, message: String(describing: error))

@@ -10,6 +10,7 @@ import BoothJPEG
 import BoothLayout
 import BoothRuntime
 import BoothStorage
+import CPNG
 import Foundation
 
 struct Sample { var wall: Double; var cpu: Double }
@@ -65,16 +66,56 @@ func vmHWMKilobytes() -> Int {
     return 0
 }
 
-/// `BoothBench print-rss --dpi D CAPTURE…`: peak RSS of a process composing one picture.
-func printRSS(dpi: Int, paths: [String]) throws {
-    let before = vmHWMKilobytes()
-    let composer = try PictureComposer(options: benchOptions(dpi: dpi, quality: 92, threads: 1))
+/// `BoothBench print-rss --dpi D [--background JPEG --overlay-png] CAPTURE…`: peak RSS of a process composing
+/// two pictures, and what stays resident once they are made (VmRSS, the composer kept as the booth keeps it).
+/// `--background`: a `picture.background_image`; `--overlay-png`: a sheet-sized RGBA PNG frame, written here.
+func printRSS(dpi: Int, paths: [String], background: String?, overlayPNG: Bool) throws {
+    var options = benchOptions(dpi: dpi, quality: 92, threads: 1)
+    var what = ""
+    if let background { options.backgroundImage = background; what += ", background \((background as NSString).lastPathComponent)" }
+    if overlayPNG {
+        let (w, h) = (dpi * 6, dpi * 4)
+        var rgba = [UInt8](repeating: 0, count: w * h * 4)
+        // A frame: an opaque border of 1/20 of the height, a 50% band at the bottom, transparent inside.
+        let border = h / 20
+        for y in 0..<h {
+            for x in 0..<w where x < border || x >= w - border || y < border || y >= h - border || y > h * 17 / 20 {
+                let i = (y * w + x) * 4
+                rgba[i] = 200; rgba[i + 1] = 30; rgba[i + 2] = 60
+                rgba[i + 3] = y > h * 17 / 20 && x >= border && x < w - border ? 128 : 255
+            }
+        }
+        let path = "/tmp/photobooth-bench-overlay-\(getpid()).png"
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(w)
+        image.height = UInt32(h)
+        image.format = UInt32(cpng_format_rgba)
+        let ok = rgba.withUnsafeBytes { png_image_write_to_file(&image, path, 0, $0.baseAddress, Int32(w * 4), nil) }
+        guard ok != 0 else { print("bench: cannot write \(path)"); exit(1) }
+        rgba = []
+        options.overlay = path
+        what += ", a \(w)x\(h) PNG overlay"
+    }
+    defer { if overlayPNG { unlink(options.overlay) } }
+    let before = vmHWMKilobytes(), rssBefore = vmRSSKilobytes()
+    let composer = try PictureComposer(options: options)
     for _ in 0..<2 {
         let captures = try paths.map(readFile)
         _ = try composer.compose(captures: captures, takenAt: Date())
     }
-    let after = vmHWMKilobytes()
-    print("peak RSS composing at \(dpi) dpi: \(after / 1024) MB (\((after - before) / 1024) MB over the process before composing)")
+    let after = vmHWMKilobytes(), rssAfter = vmRSSKilobytes()
+    print("peak RSS composing at \(dpi) dpi\(what): \(after / 1024) MB (\((after - before) / 1024) MB over the process before composing); "
+          + "resident after, the composer kept: \(rssAfter / 1024) MB (\((rssAfter - rssBefore) / 1024) MB over before)")
+    withExtendedLifetime(composer) {}
+}
+
+func vmRSSKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+    return 0
 }
 
 func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[Double]]]) throws {

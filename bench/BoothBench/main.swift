@@ -108,7 +108,7 @@ func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], to
 var args = Array(CommandLine.arguments.dropFirst())
 if args.first == "print" || args.first == "print-rss" {
     // BoothBench print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE…  |  print-rss --dpi D CAPTURE…
-    var runs = 9, out = "/tmp/photobooth-print-bench", piboothFile = "", dpi = 600
+    var runs = 9, out = "/tmp/photobooth-print-bench", piboothFile = "", dpi = 600, background: String?, overlayPNG = false
     var paths: [String] = []
     var k = 1
     while k < args.count {
@@ -117,12 +117,14 @@ if args.first == "print" || args.first == "print-rss" {
         case "--out": k += 1; out = args[k]
         case "--pibooth": k += 1; piboothFile = args[k]
         case "--dpi": k += 1; dpi = Int(args[k]) ?? dpi
+        case "--background": k += 1; background = args[k]
+        case "--overlay-png": overlayPNG = true
         default: paths.append(args[k])
         }
         k += 1
     }
     if args.first == "print-rss" {
-        try printRSS(dpi: dpi, paths: paths)
+        try printRSS(dpi: dpi, paths: paths, background: background, overlayPNG: overlayPNG)
         exit(0)
     }
     var pibooth: [String: [[Double]]] = [:]
