@@ -79,13 +79,10 @@ public final class GPhoto2CameraSource: CameraSource {
         CameraCapabilities(hasLiveView: ownLiveView, liveViewModes: [], stillSizes: [], controls: [])
     }
 
+    /// Starts the thread (`pthread_create`); without one the camera is a fault.
     public func launch(_ handlers: CameraSourceHandlers) {
         self.handlers.withLock { $0 = handlers }
-        guard worker.start({ [self] w in self.run(w) }) else {
-            log.error("camera: no thread for the gphoto2 camera (pthread_create failed: the thread limit)")
-            post(.fault("camera not available: no thread for it (pthread_create failed)"))
-            return
-        }
+        startCameraThread(worker, log: log, post: post) { [self] w in self.run(w) }
     }
 
     /// Opens the camera (enumeration, `gp_camera_init`) and, with its own live view, starts polling frames.

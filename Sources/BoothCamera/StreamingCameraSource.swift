@@ -90,11 +90,7 @@ public final class StreamingCameraSource: CameraSource {
     /// Starts the thread (`pthread_create`); without one the camera is a fault.
     public func launch(_ handlers: CameraSourceHandlers) {
         self.handlers.withLock { $0 = handlers }
-        guard worker.start({ [self] w in self.run(w) }) else {
-            log.error("camera: no thread for the camera worker (pthread_create failed: the thread limit)")
-            post(.fault("camera not available: no thread for it (pthread_create failed)"))
-            return
-        }
+        startCameraThread(worker, log: log, post: post) { [self] w in self.run(w) }
     }
 
     /// Opens the camera and starts the stream; a failure is a fault (`"camera not available: …"`).
@@ -603,3 +599,14 @@ private func tenths(_ ms: Double) -> String {
 
 /// `1 frame`, `3 frames`.
 private func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+
+/// Starts a camera source's thread (`pthread_create`, ``WorkerThread/start(_:)``) with `body`; without one
+/// (the thread limit) the camera is a fault, logged and reported through `post`.
+func startCameraThread(_ worker: WorkerThread, log: Logger, post: (CameraSourceEvent) -> Void,
+                       _ body: @escaping @Sendable (WorkerThread) -> Void) {
+    guard worker.start(body) else {
+        log.error("camera: no thread for the camera worker (pthread_create failed: the thread limit)")
+        post(.fault("camera not available: no thread for it (pthread_create failed)"))
+        return
+    }
+}

@@ -89,6 +89,16 @@ final class LogLines: Sendable {
         return c
     }
 
+    /// A gphoto2 source on the virtual camera, launched, with what it reports and logs kept.
+    private func launched(_ s: Settings.Camera, lateFileGraceMilliseconds: Int64 = 10_000, batteryPollMilliseconds: Int64 = 30_000)
+        -> (GPhoto2CameraSource, SourceEvents, LogLines) {
+        let events = SourceEvents(), log = LogLines()
+        let source = GPhoto2CameraSource(settings: s, clock: SystemClock(), log: log.logger,
+                                         lateFileGraceMilliseconds: lateFileGraceMilliseconds, batteryPollMilliseconds: batteryPollMilliseconds)
+        source.launch(events.handlers)
+        return (source, events, log)
+    }
+
     private func request(_ id: UInt64, deadlineMilliseconds: Int64 = 15_000, rotation: Rotation = .r0) -> StillRequest {
         let now = SystemClock().now()
         return StillRequest(captureID: id, trigger: now, deadline: now.adding(milliseconds: deadlineMilliseconds), rotation: rotation)
@@ -121,9 +131,7 @@ final class LogLines: Sendable {
 
     @Test func liveViewDeliversCheckedFramesAtTheRate() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, _) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
             #expect(events.waitFrames(12, 10), "12 live-view frames within 10 s (got \(events.frames.withLock { $0.count }))")
@@ -139,9 +147,7 @@ final class LogLines: Sendable {
 
     @Test func cutAndEmptyLiveViewFramesAreCountedAndNeverShown() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, _) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             try vcam.say("liveview-cut")
             source.startLiveView()
@@ -164,9 +170,7 @@ final class LogLines: Sendable {
     /// or re-encoded, its tag reset), deleted from the camera; live view goes on after each.
     @Test func stillsAreTheCardsPhotosDownloadedAndUpright() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, log) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
             #expect(events.waitFrames(2, 10))
@@ -200,9 +204,7 @@ final class LogLines: Sendable {
 
     @Test func aFullCardIsAFaultWithTheOperatorsWords() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, _) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             try vcam.say("store-full")
             source.takeStill(request(1))
@@ -223,9 +225,7 @@ final class LogLines: Sendable {
     @Test func theCaptureTargetDecidesWhetherTheStillStaysOnTheCamera() throws {
         try vcam.exclusively {
             func takeOne(_ target: CaptureTargetSetting) -> LogLines {
-                let events = SourceEvents(), log = LogLines()
-                let source = GPhoto2CameraSource(settings: settings { $0.captureTarget = target }, clock: SystemClock(), log: log.logger)
-                source.launch(events.handlers)
+                let (source, events, log) = launched(settings { $0.captureTarget = target })
                 source.takeStill(request(1))
                 #expect(events.wait(20) { _ in !events.stills.isEmpty })
                 source.shutdown(timeoutSeconds: 3)
@@ -242,9 +242,7 @@ final class LogLines: Sendable {
 
     @Test func aRawOnlyBodyIsRefusedWithWhatToChange() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, _) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             try vcam.say("raw-only")
             source.takeStill(request(1))
@@ -257,9 +255,7 @@ final class LogLines: Sendable {
 
     @Test func aFailedFocusIsTriedOnceMoreThenTheStillFails() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, log) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             try vcam.say("focus-fail")
             source.takeStill(request(1))
@@ -277,9 +273,7 @@ final class LogLines: Sendable {
     /// a probe finds it again by enumeration and live view resumes, no restart.
     @Test func unpluggedAndBackRecoversWithoutARestart() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, _) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
             #expect(events.waitFrames(2, 10))
@@ -301,9 +295,7 @@ final class LogLines: Sendable {
     /// file is not taken for the next still.
     @Test func aCaptureThatNeverCompletesEndsAtItsDeadline() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger, lateFileGraceMilliseconds: 1000)
-            source.launch(events.handlers)
+            let (source, events, log) = launched(settings(), lateFileGraceMilliseconds: 1000)
             defer { source.shutdown(timeoutSeconds: 3) }
             try vcam.say("capture-hang")
             let started = Date()
@@ -323,9 +315,7 @@ final class LogLines: Sendable {
     /// names it (the watchdog then lets systemd restart the daemon); once the camera answers, the thread goes on.
     @Test func aHungLibgphoto2CallStopsTheHeartbeatForTheWatchdog() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, _) = launched(settings())
             defer { try? vcam.say(); source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
             #expect(events.waitFrames(2, 10))
@@ -344,9 +334,7 @@ final class LogLines: Sendable {
     /// still is refused before the shutter; charged, a probe finds it again.
     @Test func anEmptyBatteryRestsTheCameraUntilItIsCharged() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger, batteryPollMilliseconds: 300)
-            source.launch(events.handlers)
+            let (source, events, _) = launched(settings(), batteryPollMilliseconds: 300)
             defer { source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
             #expect(events.waitFrames(2, 10))
@@ -377,9 +365,7 @@ final class LogLines: Sendable {
     /// a focus that fails is logged and the still is still taken.
     @Test func theCountdownStartsTheAutofocus() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, log) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
             #expect(events.waitFrames(2, 10))
@@ -413,9 +399,7 @@ final class LogLines: Sendable {
     /// that still: the shutter is not fired twice.
     @Test func aRetryDuringADownloadGetsThatStillNotASecondShutter() throws {
         try vcam.exclusively {
-            let events = SourceEvents(), log = LogLines()
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
-            source.launch(events.handlers)
+            let (source, events, log) = launched(settings())
             defer { source.shutdown(timeoutSeconds: 3) }
             // Capture 1's deadline passes before its download ends (the machine gives it up and asks again).
             source.takeStill(request(1, deadlineMilliseconds: 1))

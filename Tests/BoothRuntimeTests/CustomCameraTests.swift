@@ -140,17 +140,8 @@ final class ShutterCamera: CameraSource {
         let settings = s
         let runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, clock: clock,
                                    log: logs.logger(threshold: .debug), reloader: { .success(settings) })
-        let exited = Mutex(false)
-        let thread = Thread {
-            _ = runtime.run()
-            exited.withLock { $0 = true }
-        }
-        thread.start()
-        defer {
-            runtime.requestShutdown()
-            let deadline = Date(timeIntervalSinceNow: 10)
-            while !exited.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
-        }
+        let stop = runOnItsOwnThread(runtime)
+        defer { stop() }
         let log = { logs.all.joined(separator: "\n") }
         // Running: the button's line is held (a press before that would be lost) and idle is on screen.
         #expect(await eventually { button.isRunning && display.screens.last == .idle(notice: nil) }, "\(log())")

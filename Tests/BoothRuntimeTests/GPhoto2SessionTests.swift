@@ -37,14 +37,8 @@ import Testing
             options.composer = try makePictureComposer(settings)
             let runtime = BoothRuntime(settings: settings, options: options, factory: factory, clock: clock,
                                        log: logs.logger(threshold: .debug), reloader: { .success(settings) })
-            let exited = Mutex(false)
-            let thread = Thread { _ = runtime.run(); exited.withLock { $0 = true } }
-            thread.start()
-            defer {
-                runtime.requestShutdown()
-                let deadline = Date(timeIntervalSinceNow: 10)
-                while !exited.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
-            }
+            let stop = runOnItsOwnThread(runtime)
+            defer { stop() }
             let log = { logs.all.joined(separator: "\n") }
             #expect(await eventually { button.isRunning && display.screens.last == .idle(notice: nil) }, "\(log())")
             button.fire(.press(id: 1, at: clock.now()))

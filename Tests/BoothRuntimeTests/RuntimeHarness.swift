@@ -352,6 +352,22 @@ extension ManualClock {
     static func startingNow() -> ManualClock { ManualClock(start: Monotonic.now()) }
 }
 
+/// Runs `runtime.run()` on a thread of its own; the returned closure asks for shutdown and waits (up to
+/// 10 s, blocking: for a `defer`) until `run()` returned.
+func runOnItsOwnThread(_ runtime: BoothRuntime) -> () -> Void {
+    let exited = Mutex(false)
+    let thread = Thread {
+        _ = runtime.run()
+        exited.withLock { $0 = true }
+    }
+    thread.start()
+    return {
+        runtime.requestShutdown()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !exited.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
+    }
+}
+
 /// Polls `condition` every 10 ms until it holds or `timeoutSeconds` passed; returns whether it held.
 /// The default is generous: it only runs out when something is wrong, and CI shares 2 cores.
 func eventually(timeoutSeconds: Double = 20, _ condition: () -> Bool) async -> Bool {

@@ -61,12 +61,8 @@ func gphoto2LiveBench(seconds: Double, label: String) {
 
 func gphoto2StillBench(runs: Int, dir: String) {
     let log = Logger(threshold: ProcessInfo.processInfo.environment["BENCH_DEBUG"] != nil ? .debug : .warning)
-    let inbox = EventInbox()
     let clock = SystemClock()
-    let captures = CaptureBox()
-    let store = PhotoStore(directory: dir)
-    do { try store.prepare() } catch { print("bench: \(error)"); exit(1) }
-    let storage = StorageWorker(store: store, captures: captures, minFree: 0, clock: clock, log: log, post: inbox.post)
+    let (inbox, captures, storage) = benchStorage(dir: dir, clock: clock, log: log)
     let source = GPhoto2CameraSource(settings: gphoto2Settings(), liveView: false, clock: clock, log: log)
     storage.launch()
     source.launch(makeCameraHandlers(captures: captures, displays: [], post: inbox.post))

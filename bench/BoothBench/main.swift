@@ -63,13 +63,19 @@ func loopRate(fps: Double, seconds: Double) throws -> (Double, Int) {
     return (Double(frames) / elapsed, Int(lastSeq))
 }
 
-func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], toFrame: [Double], toSaved: [Double]) {
+/// The storage side of a capture benchmark: the photos directory `dir` prepared, a storage worker (not yet
+/// launched) saving into it, the capture box both use and the inbox their events go to.
+func benchStorage(dir: String, clock: any MonotonicClock, log: Logger) -> (EventInbox, CaptureBox, StorageWorker) {
     let inbox = EventInbox()
-    let clock = SystemClock()
     let captures = CaptureBox()
     let store = PhotoStore(directory: dir)
     do { try store.prepare() } catch { print("bench: \(error)"); exit(1) }
-    let storage = StorageWorker(store: store, captures: captures, minFree: 0, clock: clock, log: log, post: inbox.post)
+    return (inbox, captures, StorageWorker(store: store, captures: captures, minFree: 0, clock: clock, log: log, post: inbox.post))
+}
+
+func captureLatency(runs: Int, dir: String, log: Logger) -> (total: [Double], toFrame: [Double], toSaved: [Double]) {
+    let clock = SystemClock()
+    let (inbox, captures, storage) = benchStorage(dir: dir, clock: clock, log: log)
     let settings = Settings.defaults
     let size = FrameSize(width: 1280, height: 720)
     var request = StreamRequest(settings.camera)
