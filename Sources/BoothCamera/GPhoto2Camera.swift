@@ -277,14 +277,17 @@ public final class GPhoto2Camera {
         try check(gp_camera_set_single_config(cam, key, widget, context), "gp_camera_set_single_config(\(key))", camera: name)
     }
 
-    /// True when the open camera has config widget `key` (`gp_camera_get_single_config` answers it), of any type.
-    public func hasConfig(_ key: String) -> Bool {
+    /// True when the open camera has config widget `key` (`gp_camera_get_single_config` answers it), and when
+    /// `toggle`, of type `GP_WIDGET_TOGGLE`.
+    public func hasConfig(_ key: String, toggle: Bool = false) -> Bool {
         defer { forgetDriverWords() }
         guard let cam = camera else { return false }
         var widget: OpaquePointer?
         guard gp_camera_get_single_config(cam, key, &widget, context) >= 0, let widget else { return false }
-        gp_widget_free(widget)
-        return true
+        defer { gp_widget_free(widget) }
+        var type = GP_WIDGET_TEXT
+        guard gp_widget_get_type(widget, &type) >= 0 else { return false }
+        return !toggle || type == GP_WIDGET_TOGGLE
     }
 
     /// Sets toggle widget `key` on (`gp_widget_set_value` with an int 1, `gp_camera_set_single_config`): an
@@ -295,6 +298,12 @@ public final class GPhoto2Camera {
         var widget: OpaquePointer?
         try check(gp_camera_get_single_config(cam, key, &widget, context), "gp_camera_get_single_config(\(key))", camera: name)
         defer { gp_widget_free(widget) }
+        var type = GP_WIDGET_TEXT
+        try check(gp_widget_get_type(widget, &type), "gp_widget_get_type(\(key))", camera: name)
+        // The value's C type follows the widget's: an int for a toggle; anything else is not set this way.
+        guard type == GP_WIDGET_TOGGLE else {
+            throw GPhoto2Error(call: "gp_widget_set_value(\(key))", code: -2, camera: name, driverMessage: "not a toggle widget")
+        }
         var on: Int32 = 1
         try check(gp_widget_set_value(widget, &on), "gp_widget_set_value(\(key))", camera: name)
         try check(gp_camera_set_single_config(cam, key, widget, context), "gp_camera_set_single_config(\(key))", camera: name)

@@ -172,7 +172,7 @@ public final class GPhoto2CameraSource: CameraSource {
         /// a still's files deleted from the camera after the download.
         var ramTarget = false
         /// Why the camera is not usable though it answers (a full card, RAW only), until a probe finds it fixed.
-        var unusable: GPhoto2FaultKind?
+        var unusable: Set<GPhoto2FaultKind> = []
         /// Whether the body has libgphoto2's `autofocusdrive`; nil until asked (once per open).
         var canDriveFocus: Bool?
     }
@@ -187,6 +187,7 @@ public final class GPhoto2CameraSource: CameraSource {
             heartbeat.turn(at: clock.now())
             // One request at a time: a still's retry waits in the queue while the still before it is on its way.
             while let request = requests.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                heartbeat.turn(at: clock.now())
                 if !handle(request, local) { return }
             }
             let now = clock.now()
@@ -209,7 +210,7 @@ public final class GPhoto2CameraSource: CameraSource {
         switch request {
         case .start:
             if !local.open { open(local, reportFault: true) }
-            if local.open, ownLiveView, local.unusable != .batteryEmpty { local.liveView = true; local.nextFrameAt = clock.now() }
+            if local.open, ownLiveView, !local.unusable.contains(.batteryEmpty) { local.liveView = true; local.nextFrameAt = clock.now() }
         case .stop:
             close(local)
         case .probe:
@@ -311,7 +312,8 @@ public final class GPhoto2CameraSource: CameraSource {
             return
         }
         do {
-            if ownLiveView {
+            // A resting camera is asked only something small (a preview would start a Nikon's live view).
+            if ownLiveView && local.unusable.isEmpty {
                 do { _ = try camera.preview() } catch where error.kind == .unsupported { try camera.ping() }
             } else {
                 try camera.ping()
@@ -324,7 +326,7 @@ public final class GPhoto2CameraSource: CameraSource {
             post(.fault(why.hasPrefix(FaultKind.cameraRestingPrefix) ? why : "camera not usable: \(why)"))
             return
         }
-        local.unusable = nil
+        local.unusable = []
         if ownLiveView {
             local.liveView = true
             local.nextFrameAt = clock.now()
@@ -332,32 +334,36 @@ public final class GPhoto2CameraSource: CameraSource {
         post(.recovered)
     }
 
-    /// Why a camera that answers still cannot take stills (the reason recorded in ``Local/unusable``, checked
-    /// again where the camera tells: free space on the card, its image format); nil once it can.
+    /// Why a camera that answers still cannot take stills (each reason recorded in ``Local/unusable``, checked
+    /// again where the camera tells: its battery first, free space on the card, its image format); nil once
+    /// none holds.
     private func stillUnusable(_ local: Local, _ camera: GPhoto2Camera) -> String? {
-        switch local.unusable {
-        case .cardFull?, .noCard?:
-            // A body whose card reports too little free space is still full; one that reports none is given the benefit.
-            if let free = camera.freeBytes(), free < Self.minimumFreeBytes {
+        if local.unusable.contains(.batteryEmpty) {
+            // An unreadable level is no sign of a charged battery: still resting.
+            let level = camera.batteryPercent()
+            if level.map({ $0 <= Self.batteryEmptyPercent }) ?? true {
+                return FaultKind.cameraRestingPrefix + "the camera's battery is still empty (\(level.map { "\($0)%" } ?? "its level unreadable"))"
+            }
+        }
+        if local.unusable.contains(.cardFull) || local.unusable.contains(.noCard) {
+            // A full card reports too little free space; a missing one no storage at all.
+            switch camera.freeBytes() {
+            case let free? where free < Self.minimumFreeBytes:
                 return GPhoto2Advice.text(for: .cardFull) + " (\(free / 1_000_000) MB free)"
+            case nil where local.unusable.contains(.noCard):
+                return GPhoto2Advice.text(for: .noCard) + " (the camera reports no storage)"
+            default: break
             }
-            return nil
-        case .batteryEmpty?:
-            if let level = camera.batteryPercent(), level <= Self.batteryEmptyPercent {
-                return FaultKind.cameraRestingPrefix + "the camera's battery is still empty (\(level)%)"
-            }
-            return nil
-        case .other?:
-            // RAW only: the image format the body reports, where it reports one.
-            let d = camera.details()
-            if let format = d.imageFormat, !format.uppercased().contains("JPEG"), !format.lowercased().contains("fine"),
-               !format.lowercased().contains("normal"), !format.lowercased().contains("basic") {
+        }
+        if local.unusable.contains(.other), let format = camera.details().imageFormat {
+            // RAW only: a format the body names as RAW and not JPEG (Sony's "Standard" is a JPEG quality).
+            let words = format.uppercased()
+            let raw = ["RAW", "NEF", "ARW", "CR2", "CR3", "RAF", "ORF", "DNG"].contains { words.contains($0) }
+            if raw && !words.contains("JPEG") && !words.contains("JPG") && !words.contains("+") {
                 return "the camera still saves only RAW files (image format '\(format)'): set its image quality to JPEG or RAW+JPEG"
             }
-            return nil
-        default:
-            return nil
         }
+        return nil
     }
 
     /// Free space on the card below which a card-full fault does not clear (a 24 MP JPEG is 10–15 MB).
@@ -369,8 +375,8 @@ public final class GPhoto2CameraSource: CameraSource {
     /// The battery is empty: a fault whose reason starts with ``FaultKind/cameraRestingPrefix`` (the guests
     /// read `text.fault_camera_resting`); the captures a session took are kept, the session ends as failed.
     private func batteryEmpty(_ level: Int, _ local: Local) {
-        guard local.unusable != .batteryEmpty else { return }
-        local.unusable = .batteryEmpty
+        guard !local.unusable.contains(.batteryEmpty) else { return }
+        local.unusable.insert(.batteryEmpty)
         local.liveView = false
         let text = "the camera's battery is empty (\(level)%): charge or swap it (a mains adapter keeps the body going all night)"
         statusBox.withLock { $0.lastError = text; $0.batteryPercent = level }
@@ -468,8 +474,8 @@ public final class GPhoto2CameraSource: CameraSource {
 
     /// The countdown began: the body's autofocus (`autofocusdrive`), where it has one.
     private func focus(_ local: Local) {
-        guard local.open, let camera = local.camera, local.unusable == nil else { return }
-        guard local.canDriveFocus ?? camera.hasConfig("autofocusdrive") else {
+        guard local.open, let camera = local.camera, local.unusable.isEmpty else { return }
+        guard local.canDriveFocus ?? camera.hasConfig("autofocusdrive", toggle: true) else {
             local.canDriveFocus = false
             return
         }
@@ -489,7 +495,7 @@ public final class GPhoto2CameraSource: CameraSource {
             post(.stillFailed(captureID: request.captureID, message: "camera not available", at: clock.now()))
             return
         }
-        if local.unusable == .batteryEmpty {
+        if local.unusable.contains(.batteryEmpty) {
             post(.stillFailed(captureID: request.captureID, message: "the camera's battery is empty", at: clock.now()))
             return
         }
@@ -507,7 +513,7 @@ public final class GPhoto2CameraSource: CameraSource {
                     post(.stillFailed(captureID: request.captureID, message: what, at: clock.now()))
                     if files.rawOnly {
                         deleteFromCamera(files.files, camera, local)
-                        local.unusable = .other
+                        local.unusable.insert(.other)
                         statusBox.withLock { $0.lastError = what }
                         post(.fault("camera not usable: \(what)"))
                     }
@@ -518,9 +524,15 @@ public final class GPhoto2CameraSource: CameraSource {
                 let downloadedAt = clock.now()
                 finishStill(request, bytes, path: path, shutterAt: shutterAt, fileAt: fileAt, downloadStart: downloadStart,
                             downloadedAt: downloadedAt, local)
-                // After the still is on its way (off its critical path): with RAW+JPEG in the camera's RAM, the
-                // RAW goes too, or the buffer would fill.
-                deleteFromCamera(files.files, camera, local)
+                // After the still is on its way (off its critical path): the pair's other file (a RAW that comes
+                // after its JPEG), then, with RAW+JPEG in the camera's RAM, both go, or the buffer would fill.
+                var all = files
+                for _ in 0..<20 {
+                    let event = try camera.waitForEvent(timeoutMilliseconds: 100)
+                    if event == .timeout { break }
+                    _ = all.take(event)
+                }
+                deleteFromCamera(all.files, camera, local)
                 return
             } catch let error as GPhoto2Error where error.kind == .focusFailed && focusTries == 0 {
                 focusTries += 1
@@ -530,7 +542,7 @@ public final class GPhoto2CameraSource: CameraSource {
                 log.error("camera: capture \(request.captureID): \(error): \(advice)")
                 post(.stillFailed(captureID: request.captureID, message: "\(advice) (\(error))", at: clock.now()))
                 if error.kind == .cardFull || error.kind == .noCard {
-                    local.unusable = error.kind
+                    local.unusable.insert(error.kind)
                     statusBox.withLock { $0.lastError = "\(advice) (\(error))" }
                     post(.fault("camera not usable: \(advice)"))
                 }
@@ -560,9 +572,10 @@ public final class GPhoto2CameraSource: CameraSource {
     /// `gp_camera_trigger_capture`, then the events drained until the capture's files are known or `deadline`.
     private func release(_ camera: GPhoto2Camera, until deadline: MonotonicInstant, _ local: Local) throws
         -> (files: StillFiles, shutterAt: MonotonicInstant, fileAt: MonotonicInstant) {
-        // Events left from before (a file of a capture given up at its deadline) are not this still's.
+        // Events left from before (a file of a capture given up at its deadline, the RAW of the last pair)
+        // are not this still's.
         let started = clock.now()
-        for _ in 0..<20 {
+        for _ in 0..<100 {
             let event = try camera.waitForEvent(timeoutMilliseconds: 0)
             if event == .timeout { break }
             if case let .fileAdded(late) = event {
@@ -571,6 +584,7 @@ public final class GPhoto2CameraSource: CameraSource {
             }
         }
         let drained = clock.now()
+        heartbeat.turn(at: drained)
         try camera.trigger()
         let shutterAt = clock.now()
         log.debug("camera: earlier events drained in \(Int(drained.milliseconds(since: started))) ms, gp_camera_trigger_capture \(Int(shutterAt.milliseconds(since: drained))) ms")
@@ -625,9 +639,10 @@ public final class GPhoto2CameraSource: CameraSource {
             // Late (after its deadline): the machine gave this capture up and asked again. Its retry, waiting in the
             // queue, gets this still (taken for it; no second shutter) and this capture no answer (nothing saved twice).
             var answer = still
-            if let deadline = request.deadline, ready > deadline, let retry = takeQueuedStill() {
+            if let deadline = request.deadline, ready > deadline, let retry = takeQueuedRetry(of: deadline) {
+                // The trigger stays this still's own (the countdown's zero the guests posed for): the still
+                // shows the scene then, not at the retry's.
                 answer.captureID = retry.captureID
-                answer.trigger = retry.trigger
                 log.info("camera: capture \(request.captureID)'s still came after its deadline: it answers capture \(retry.captureID), "
                          + "asked for while it was on its way (no second shutter)")
             }
@@ -654,14 +669,21 @@ public final class GPhoto2CameraSource: CameraSource {
 
     // MARK: Words
 
-    /// The first still request waiting in the queue, taken out of it (the others stay, in order).
-    private func takeQueuedStill() -> StillRequest? {
+    /// The machine's retry of a capture given up at `deadline`, if it waits in the queue: the first still
+    /// request there whose trigger is within ``retryWindowMilliseconds`` of that deadline (the machine asks
+    /// again when its capture timer fires), taken out of the queue. A later request (the next guest's) is no retry.
+    private func takeQueuedRetry(of deadline: MonotonicInstant) -> StillRequest? {
         requests.withLock { queue in
             guard let i = queue.firstIndex(where: { if case .still = $0 { true } else { false } }),
-                  case let .still(request) = queue.remove(at: i) else { return nil }
+                  case let .still(request) = queue[i],
+                  abs(request.trigger.milliseconds(since: deadline)) <= Double(Self.retryWindowMilliseconds) else { return nil }
+            queue.remove(at: i)
             return request
         }
     }
+
+    /// How near a capture's deadline its retry's trigger is (ms).
+    static let retryWindowMilliseconds = 2_000
 
     private func describe(_ error: any Error, camera: GPhoto2Camera?) -> String {
         guard let e = error as? GPhoto2Error else { return "\(error)" }

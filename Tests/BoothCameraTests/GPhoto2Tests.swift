@@ -361,6 +361,26 @@ final class LogLines: Sendable {
         }
     }
 
+    /// A late still answers only the machine's retry (asked at its deadline), not a request asked later (the
+    /// next guest's, after the session was given up): that one fires its own shutter.
+    @Test func aLateStillDoesNotGoToTheNextGuest() throws {
+        try vcam.exclusively {
+            let (source, events, log) = launched(settings())
+            defer { try? vcam.say(); source.shutdown(timeoutSeconds: 3) }
+            try vcam.say("capture-hang")
+            source.takeStill(request(1, deadlineMilliseconds: 100))
+            usleep(2_600_000)
+            source.takeStill(request(2))
+            usleep(300_000)
+            try vcam.say()
+            #expect(events.wait(20) { _ in events.stills.count == 2 }, "\(events.events.withLock { $0 })")
+            let stills = events.stills
+            #expect(stills.map(\.captureID) == [1, 2], "the late still is its own capture's, the later request gets its own")
+            #expect(stills.count == 2 && stills[0].jpeg != stills[1].jpeg)
+            #expect(!log.contains("it answers capture"))
+        }
+    }
+
     /// The countdown's start drives the body's autofocus (Nikon AfDrive through libgphoto2's autofocusdrive);
     /// a focus that fails is logged and the still is still taken.
     @Test func theCountdownStartsTheAutofocus() throws {

@@ -69,7 +69,7 @@ func gphoto2StillBench(runs: Int, dir: String) {
     source.startLiveView()
     var total: [Double] = [], shutter: [Double] = [], file: [Double] = [], download: [Double] = [], prepare: [Double] = [],
         save: [Double] = [], bytes: [Double] = []
-    for i in 1...runs {
+    for i in 1...max(1, runs) {
         let id = UInt64(i)
         captures.assign(id: id, session: i, shot: 1)
         // A second between stills, as a countdown gives the camera (and its late capture-complete event).
