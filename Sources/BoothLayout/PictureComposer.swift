@@ -37,6 +37,9 @@ public final class PictureComposer {
     private var base: I420Canvas?
     private var overlay: Overlay?
     private var baseKey: BaseKey?
+    /// Captures decoded ahead (``prepare(capture:index:count:)``), by shot index: their bytes, the scale
+    /// they were decoded at, and the planes; used by the next compose for the same bytes and scale, then dropped.
+    private var prepared: [Int: (jpeg: [UInt8], scale: JPEGScale, planes: YUVPlanes)] = [:]
 
     private struct BaseKey: Hashable {
         var sheet: FrameSize
@@ -117,6 +120,25 @@ public final class PictureComposer {
         }
     }
 
+    /// Decodes capture `index` (0-based) of a picture of `count` captures for its slot now (the plan made as if
+    /// every capture had this one's size, as they do from one camera), so that ``compose(captures:takenAt:)``
+    /// only draws it. A capture that does not decode is left for compose to report.
+    public func prepare(capture: [UInt8], index: Int, count: Int) {
+        guard count > 0, (0..<count).contains(index), let header = try? workers[0].decoder.header(capture) else { return }
+        let plan = plan(captureSizes: Array(repeating: header.size, count: count))
+        let mine = plan.placements.filter { $0.capture == index }
+        guard !mine.isEmpty else { return }
+        let scale = Self.scale(for: mine)
+        var planes = prepared[index]?.planes ?? YUVPlanes()
+        do { try workers[0].decoder.decodeYUVPlanes(capture, scale: scale, into: &planes) } catch { return }
+        prepared[index] = (capture, scale, planes)
+    }
+
+    /// The one decode scale serving every slot of a capture (a strip shows it twice): the largest they need.
+    static func scale(for placements: [CapturePlacement]) -> JPEGScale {
+        placements.map { decodeScale(crop: $0.crop, destination: $0.destination) }.min(by: { $0.denominator < $1.denominator }) ?? .full
+    }
+
     /// Composes onto the canvas without encoding; returns the plan. For `compose` and the tests.
     func render(captures: [[UInt8]], takenAt: Date) throws(PictureError) -> PicturePlan {
         guard !captures.isEmpty else { throw PictureError.noCaptures }
@@ -152,6 +174,7 @@ public final class PictureComposer {
             canvas.copy(from: base)
         }
         try drawCaptures(captures, headers: headers, plan: plan, on: canvas)
+        prepared = [:]
         if let overlay { canvas.blend(overlay, rows: overlay.rows) }
         return plan
     }
@@ -231,6 +254,12 @@ public final class PictureComposer {
         let used = Array(Set(plan.placements.map(\.capture))).sorted()
         let placements = plan.placements
         let workers = self.workers
+        // Captures decoded ahead for these bytes at the scale their slots need now: drawn without a decode.
+        let ahead = PreparedPlanes(prepared.compactMap { index, p -> (Int, YUVPlanes)? in
+            guard index < captures.count, p.jpeg == captures[index],
+                  p.scale == PictureComposer.scale(for: placements.filter { $0.capture == index }) else { return nil }
+            return (index, p.planes)
+        })
         let work: @Sendable (Int) -> Void = { w in
             let worker = workers[w]
             worker.error = nil
@@ -238,15 +267,20 @@ public final class PictureComposer {
                 let capture = used[index]
                 let mine = placements.filter { $0.capture == capture }
                 // One decode serves every slot of this capture (a strip shows it twice).
-                let scale = mine.map { PictureComposer.decodeScale(crop: $0.crop, destination: $0.destination) }
-                    .min(by: { $0.denominator < $1.denominator }) ?? .full
-                do {
-                    try worker.decoder.decodeYUVPlanes(captures[capture], scale: scale, into: &worker.planes)
-                } catch {
-                    worker.error = .decode(index: capture, message: String(describing: error))
-                    return
+                let scale = PictureComposer.scale(for: mine)
+                let planes: YUVPlanes
+                if let decoded = ahead.planes[capture] {
+                    planes = decoded
+                } else {
+                    do {
+                        try worker.decoder.decodeYUVPlanes(captures[capture], scale: scale, into: &worker.planes)
+                    } catch {
+                        worker.error = .decode(index: capture, message: String(describing: error))
+                        return
+                    }
+                    planes = worker.planes
                 }
-                _ = worker.planes.withSource { source in
+                _ = planes.withSource { source in
                     for p in mine {
                         let d = scale.denominator
                         let x = (p.crop.x / d) & ~1, y = (p.crop.y / d) & ~1
@@ -314,6 +348,13 @@ public final class PictureComposer {
     }
 }
 
+/// Planes decoded ahead, handed to the decoding threads (read only there). `@unchecked Sendable`: built
+/// before `concurrentPerform` and only read during it.
+private final class PreparedPlanes: @unchecked Sendable {
+    let planes: [Int: YUVPlanes]
+    init(_ pairs: [(Int, YUVPlanes)]) { planes = Dictionary(uniqueKeysWithValues: pairs) }
+}
+
 /// A `PictureComposer` behind a lock, shareable between threads: one picture composed at a time.
 /// Its `composePicture(captures:takenAt:)` has the shape the runtime's picture-composing protocol asks for.
 public final class LockedPictureComposer: Sendable {
@@ -322,6 +363,11 @@ public final class LockedPictureComposer: Sendable {
     /// Makes the composer (see `PictureComposer.init(options:)` for what throws).
     public init(options: PictureOptions) throws(PictureError) {
         composer = Mutex(try PictureComposer(options: options))
+    }
+
+    /// `PictureComposer.prepare(capture:index:count:)` under the lock.
+    public func prepare(capture: [UInt8], index: Int, count: Int) {
+        composer.withLock { $0.prepare(capture: capture, index: index, count: count) }
     }
 
     /// `PictureComposer.compose(captures:takenAt:)` under the lock; throws its `PictureError`.

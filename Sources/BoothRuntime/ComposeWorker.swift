@@ -19,6 +19,16 @@ public protocol PictureComposing: Sendable {
     /// - Throws: any error (a capture that does not decode, a layout that cannot be drawn, an output
     ///   that is not a JPEG); the session then ends as failed and its captures stay on disk.
     func composePicture(captures: [[UInt8]], takenAt: Date) throws -> ComposedPicture
+    /// A capture of the session in progress arrived (shot `index`, 0-based, of `count`): the composer may
+    /// decode it for its slot now, during the next countdown, so the picture is ready soon after the last
+    /// shot. ``composePicture(captures:takenAt:)`` uses what was prepared for captures with the same bytes,
+    /// and decodes the others itself. A failure here is not an error: the capture is decoded again then.
+    func prepare(capture: [UInt8], index: Int, count: Int)
+}
+
+extension PictureComposing {
+    /// Nothing prepared ahead: every capture is decoded at compose.
+    public func prepare(capture: [UInt8], index: Int, count: Int) {}
 }
 
 /// What a ``PictureComposing`` made: the picture as a JPEG file, and its size.
@@ -58,7 +68,12 @@ final class ComposeWorker: Sendable {
     private let post: @Sendable (BoothEvent) -> Void
     /// Hands the composed picture to storage (``StorageWorker/save(captureID:)``).
     private let save: @Sendable (UInt64) -> Void
-    private let queue = WorkQueue<Job>(name: "compose")
+    /// The composer thread's work: a capture decoded ahead, or a picture.
+    enum Work: Sendable {
+        case prepare(capture: [UInt8], index: Int, count: Int)
+        case compose(Job)
+    }
+    private let queue = WorkQueue<Work>(name: "compose")
 
     init(composer: (any PictureComposing)?, captures: CaptureBox, clock: any MonotonicClock, log: Logger,
          post: @escaping @Sendable (BoothEvent) -> Void, save: @escaping @Sendable (UInt64) -> Void) {
@@ -77,13 +92,26 @@ final class ComposeWorker: Sendable {
     func setComposer(_ composer: (any PictureComposing)?) { self.composer.withLock { $0 = composer } }
 
     func launch() {
-        if !queue.start({ [self] job in composeOne(job) }) {
+        if !queue.start({ [self] work in
+            switch work {
+            case let .prepare(capture, index, count):
+                guard let composer = self.composer.withLock({ $0 }) else { return }
+                let start = clock.now()
+                composer.prepare(capture: capture, index: index, count: count)
+                log.debug("compose: capture \(index + 1) of \(count) decoded ahead in \(format(clock.now().milliseconds(since: start))) ms")
+            case let .compose(job):
+                composeOne(job)
+            }
+        }) {
             log.error("compose: no thread for composing pictures (pthread_create failed: the thread limit)")
         }
     }
 
     /// Queues a picture; answered by `composed` or `composeFailed` with `job.pictureID`.
-    func compose(_ job: Job) { queue.send(job) }
+    func compose(_ job: Job) { queue.send(.compose(job)) }
+
+    /// Queues the decoding ahead of a session's capture (shot `index`, 0-based, of `count`) for its picture.
+    func prepare(capture: [UInt8], index: Int, count: Int) { queue.send(.prepare(capture: capture, index: index, count: count)) }
 
     /// Finishes the queued pictures (at most `timeoutSeconds`), then stops the thread.
     /// Returns false when one was still being composed at the deadline.

@@ -544,10 +544,13 @@ public final class BoothRuntime: Sendable {
         case let .keepForSession(id):
             // The box forgets a capture once saved; the session's picture, review and print need it longer.
             if let record = captures.get(id) {
-                state.withLock { s in
+                let shots = state.withLock { s in
                     s.sessionJPEGs[id] = record.jpeg
                     s.lastFrameAt = record.frameTimestamp
+                    return s.machine.config.shots
                 }
+                // The picture's composer decodes it now, during the next countdown (record.shot is 1-based).
+                if shots > 1, record.shot >= 1 { composeWorker.prepare(capture: record.jpeg, index: record.shot - 1, count: shots) }
             }
         case let .checkStorage(pressID, at):
             // Answered at once, before any other event: the press goes on with it.

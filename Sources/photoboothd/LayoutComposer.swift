@@ -14,6 +14,8 @@ struct LayoutPictureComposer: PictureComposing {
         let jpeg = try layout.composePicture(captures: captures, takenAt: takenAt)
         return ComposedPicture(jpeg: jpeg, size: try JPEGDecoder().header(jpeg).size)
     }
+
+    func prepare(capture: [UInt8], index: Int, count: Int) { layout.prepare(capture: capture, index: index, count: count) }
 }
 
 /// The composer photoboothd gives the runtime: the `[picture]` layout built from `settings`

@@ -300,3 +300,30 @@ struct ComposerTests {
         }
     }
 }
+
+@Suite struct ComposeAheadTests {
+    /// Captures decoded ahead as they arrive give the same picture, byte for byte, as composing them all at
+    /// the end; a capture prepared with other bytes (a retaken shot) is decoded again, not drawn stale.
+    @Test func preparedCapturesComposeTheSamePicture() throws {
+        let captures = try [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)].map {
+            try Fixture.solidJPEG(width: 640, height: 480, r: UInt8($0.0), g: UInt8($0.1), b: UInt8($0.2))
+        }
+        let options = PictureOptions(layout: .grid2x2, dpi: 100)
+        let plain = try PictureComposer(options: options).compose(captures: captures, takenAt: Date(timeIntervalSince1970: 0))
+        let ahead = try PictureComposer(options: options)
+        for (i, c) in captures.enumerated() { ahead.prepare(capture: c, index: i, count: 4) }
+        #expect(try ahead.compose(captures: captures, takenAt: Date(timeIntervalSince1970: 0)) == plain)
+        // Shot 2 prepared from other bytes: compose decodes the real one.
+        let stale = try PictureComposer(options: options)
+        let other = try Fixture.solidJPEG(width: 640, height: 480, r: 10, g: 10, b: 10)
+        for (i, c) in captures.enumerated() { stale.prepare(capture: i == 1 ? other : c, index: i, count: 4) }
+        #expect(try stale.compose(captures: captures, takenAt: Date(timeIntervalSince1970: 0)) == plain)
+        // A capture of another size than the plan guessed: decoded at compose at the scale it needs.
+        let big = try Fixture.solidJPEG(width: 2560, height: 1920, r: 0, g: 255, b: 0)
+        let mixed = [captures[0], big, captures[2], captures[3]]
+        let plainMixed = try PictureComposer(options: options).compose(captures: mixed, takenAt: Date(timeIntervalSince1970: 0))
+        let guessed = try PictureComposer(options: options)
+        for (i, c) in mixed.enumerated() { guessed.prepare(capture: c, index: i, count: 4) }
+        #expect(try guessed.compose(captures: mixed, takenAt: Date(timeIntervalSince1970: 0)) == plainMixed)
+    }
+}

@@ -62,6 +62,8 @@ import Testing
             #expect(decodesFully(picture))
             #expect(logs.all.contains { $0.contains("camera: gphoto2 Nikon DSC D750 at usb:001,001 open") }, "\(log())")
             #expect(logs.all.filter { $0.contains("trigger→shutter") }.count == 4)
+            // Each capture was decoded for its slot as it arrived (during the next shot), not all at the end.
+            #expect(logs.all.filter { $0.contains("decoded ahead") }.count == 4, "\(log())")
             #expect(display.all.contains { if case .frame = $0 { true } else { false } }, "live view reached the screen")
             clock.advance(milliseconds: s.session.reviewMilliseconds)
             #expect(await eventually { runtime.currentState.isIdle && runtime.counters.completed == 1 }, "\(log())")

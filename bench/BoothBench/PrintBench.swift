@@ -220,3 +220,38 @@ func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[
     print("print600_cpu ours_ms=\(f1(ours600CPU)) pibooth_pil_ms=\(f1(pilCPU)) pibooth_cv_ms=\(f1(cvCPU)) floor_ms=\(f1(floor600CPU))")
     print("print600 ours_ms=\(f1(ours600)) pibooth_pil_ms=\(f1(pil)) pibooth_cv_ms=\(f1(cv)) floor_ms=\(f1(floor600))")
 }
+
+/// `BoothBench compose-ahead [--runs N] CAPTURE×4`: last capture → picture on disk (atomic, fsync'd), 2x2 at
+/// 600 and 300 dpi: with the first three captures decoded ahead as they arrived (during the next countdowns),
+/// the last one decoded as it arrives, then the compose and the write; against composing all four only after
+/// the last shot. One run of each in turn, medians.
+func composeAheadBench(runs: Int, paths: [String], dir: String) throws {
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let captures = try paths.map(readFile)
+    let decoder = try JPEGDecoder()
+    let sizes = try captures.map { try decoder.header($0).size }
+    print("compose-ahead: \(captures.count) captures \(sizes.map { "\($0)" }.joined(separator: ", ")), 2x2 on 4x6 in, q92, \(runs) runs each")
+    for dpi in [600, 300] {
+        let ahead = try PictureComposer(options: benchOptions(dpi: dpi, quality: 92, threads: 1))
+        let after = try PictureComposer(options: benchOptions(dpi: dpi, quality: 92, threads: 1))
+        _ = try ahead.compose(captures: captures, takenAt: Date())
+        _ = try after.compose(captures: captures, takenAt: Date())
+        var aheadMs: [Double] = [], afterMs: [Double] = [], preparedMs: [Double] = []
+        for run in 0..<max(1, runs) {
+            let t0 = Monotonic.now()
+            for i in 0..<(captures.count - 1) { ahead.prepare(capture: captures[i], index: i, count: captures.count) }
+            preparedMs.append(Monotonic.now().milliseconds(since: t0) / Double(captures.count - 1))
+            let last = Monotonic.now()
+            ahead.prepare(capture: captures[captures.count - 1], index: captures.count - 1, count: captures.count)
+            try AtomicFile.write(try ahead.compose(captures: captures, takenAt: Date()), to: "\(dir)/ahead-\(run).jpg", replace: true)
+            aheadMs.append(Monotonic.now().milliseconds(since: last))
+            let t1 = Monotonic.now()
+            try AtomicFile.write(try after.compose(captures: captures, takenAt: Date()), to: "\(dir)/after-\(run).jpg", replace: true)
+            afterMs.append(Monotonic.now().milliseconds(since: t1))
+        }
+        print("  \(dpi) dpi: last capture → picture on disk \(f1(median(aheadMs))) ms with the captures decoded as they arrive "
+              + "(each \(f1(median(preparedMs))) ms, during the countdowns), \(f1(median(afterMs))) ms composing all after the last shot")
+        print("compose-ahead dpi=\(dpi) ahead_ms=\(f1(median(aheadMs))) after_ms=\(f1(median(afterMs))) prepare_ms=\(f1(median(preparedMs)))")
+    }
+}

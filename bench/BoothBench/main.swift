@@ -153,6 +153,16 @@ if args.first == "display-devices" {
     try displayDevicesBench(devices: devices, seconds: seconds)
     exit(0)
 }
+if args.first == "compose-ahead" {
+    // BoothBench compose-ahead [--runs N] CAPTURE…
+    var runs = 7, paths: [String] = []
+    var k = 1
+    while k < args.count {
+        if args[k] == "--runs", k + 1 < args.count { runs = Int(args[k + 1]) ?? runs; k += 2 } else { paths.append(args[k]); k += 1 }
+    }
+    try composeAheadBench(runs: runs, paths: paths, dir: "/tmp/photobooth-compose-ahead-\(getpid())")
+    exit(0)
+}
 if args.first == "gphoto2-live" || args.first == "gphoto2-still" {
     // BoothBench gphoto2-live [--seconds S] [--label L] | gphoto2-still [--runs N] [--dir DIR]
     var seconds = 10.0, label = "live-view", runs = 12, dir = "/tmp/photobooth-gphoto2-bench-\(getpid())"
