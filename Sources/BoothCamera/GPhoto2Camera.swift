@@ -268,12 +268,19 @@ public final class GPhoto2Camera {
     /// Sets config widget `key` to `value` (`gp_widget_set_value`, `gp_camera_set_single_config`).
     /// - Throws: ``GPhoto2Error`` when the body has no such widget or refuses the value.
     public func setConfig(_ key: String, _ value: String) throws(GPhoto2Error) {
+        try setWidget(key) { widget throws(GPhoto2Error) in
+            try check(value.withCString { gp_widget_set_value(widget, $0) }, "gp_widget_set_value(\(key))", camera: name)
+        }
+    }
+
+    /// Gets widget `key` (`gp_camera_get_single_config`), lets `set` give it its value, and sends it back
+    /// (`gp_camera_set_single_config`); the widget is freed either way.
+    private func setWidget(_ key: String, _ set: (OpaquePointer?) throws(GPhoto2Error) -> Void) throws(GPhoto2Error) {
         let cam = try opened("gp_camera_set_single_config")
         var widget: OpaquePointer?
         try check(gp_camera_get_single_config(cam, key, &widget, context), "gp_camera_get_single_config(\(key))", camera: name)
         defer { gp_widget_free(widget) }
-        let rc = value.withCString { gp_widget_set_value(widget, $0) }
-        try check(rc, "gp_widget_set_value(\(key))", camera: name)
+        try set(widget)
         try check(gp_camera_set_single_config(cam, key, widget, context), "gp_camera_set_single_config(\(key))", camera: name)
     }
 
@@ -294,19 +301,16 @@ public final class GPhoto2Camera {
     /// action such as `autofocusdrive`, which the driver performs as the value is set.
     /// - Throws: ``GPhoto2Error`` when the body has no such widget or the action fails (a focus that failed).
     public func setToggle(_ key: String) throws(GPhoto2Error) {
-        let cam = try opened("gp_camera_set_single_config")
-        var widget: OpaquePointer?
-        try check(gp_camera_get_single_config(cam, key, &widget, context), "gp_camera_get_single_config(\(key))", camera: name)
-        defer { gp_widget_free(widget) }
-        var type = GP_WIDGET_TEXT
-        try check(gp_widget_get_type(widget, &type), "gp_widget_get_type(\(key))", camera: name)
-        // The value's C type follows the widget's: an int for a toggle; anything else is not set this way.
-        guard type == GP_WIDGET_TOGGLE else {
-            throw GPhoto2Error(call: "gp_widget_set_value(\(key))", code: -2, camera: name, driverMessage: "not a toggle widget")
+        try setWidget(key) { widget throws(GPhoto2Error) in
+            var type = GP_WIDGET_TEXT
+            try check(gp_widget_get_type(widget, &type), "gp_widget_get_type(\(key))", camera: name)
+            // The value's C type follows the widget's: an int for a toggle; anything else is not set this way.
+            guard type == GP_WIDGET_TOGGLE else {
+                throw GPhoto2Error(call: "gp_widget_set_value(\(key))", code: -2, camera: name, driverMessage: "not a toggle widget")
+            }
+            var on: Int32 = 1
+            try check(gp_widget_set_value(widget, &on), "gp_widget_set_value(\(key))", camera: name)
         }
-        var on: Int32 = 1
-        try check(gp_widget_set_value(widget, &on), "gp_widget_set_value(\(key))", camera: name)
-        try check(gp_camera_set_single_config(cam, key, widget, context), "gp_camera_set_single_config(\(key))", camera: name)
     }
 
     /// The battery level in percent (`batterylevel`, `"50%"`); nil when the body reports none.
