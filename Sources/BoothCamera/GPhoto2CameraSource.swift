@@ -91,15 +91,28 @@ public final class GPhoto2CameraSource: CameraSource {
     public func stopLiveView() { send(.stop) }
     /// Opens the camera when closed and checks it answers (a preview frame, or its battery level).
     public func probe() { send(.probe) }
+    /// Takes one still on the camera thread: `gp_camera_trigger_capture`, then `gp_camera_wait_for_event`
+    /// until the JPEG is added and the capture complete (with RAW+JPEG the JPEG), `gp_camera_file_get`, and
+    /// `gp_camera_file_delete` unless `camera.capture_target = card`. Answers once, as `.still` (the JPEG
+    /// bytes, upright: EXIF Orientation applied in the pixels, the tag reset to 1) or `.stillFailed` (a
+    /// focus failure, a full or missing card, a timeout past `request`'s deadline); a still whose shutter
+    /// fired is never triggered again by a retry.
     public func takeStill(_ request: StillRequest) { send(.still(request)) }
     /// Starts the camera's autofocus (libgphoto2's `autofocusdrive`: Nikon AfDrive, Canon EOS DoAf, Fuji) so
     /// it is done before the countdown's zero; a body without it, or a failed focus, is logged.
     public func prepareStill() { send(.prepare) }
+    /// The last live-view frame polled (`gp_camera_capture_preview`, JPEG), turned by `rotation` (re-encoded
+    /// at `jpegQuality`, 1…100, when turned); `reply` gets nil when no frame has arrived or it does not
+    /// decode. `reply` runs on the camera thread.
     public func snapshot(rotation: Rotation, jpegQuality: Int, _ reply: @escaping @Sendable ([UInt8]?) -> Void) {
         send(.snapshot(rotation: rotation, jpegQuality: jpegQuality, reply))
     }
+    /// Takes new `[camera]` settings on the camera thread: the live-view rate and timeouts from the next frame
+    /// and still; the capture target and `camera.device` when the camera is next opened.
     public func reconfigure(_ s: Settings.Camera) { send(.reconfigure(s)) }
 
+    /// Ends live view, releases the camera (`gp_camera_exit`) and waits up to `timeoutSeconds` (s) for the
+    /// camera thread to end; a libgphoto2 call that never returns leaves the thread behind after that.
     public func shutdown(timeoutSeconds: Double) {
         send(.shutdown)
         _ = worker.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
@@ -137,9 +150,14 @@ public final class GPhoto2CameraSource: CameraSource {
         }
     }
 
+    /// What the camera thread last reported: live view running (or the camera open), its model (`card`) and
+    /// port (`devicePath`), the live-view frame size, rate measured and counts (delivered, dropped by kind),
+    /// its battery level (%), the last error.
     public var status: CameraSourceStatus { statusBox.withLock { $0 } }
     /// The last still's timings, for the bench and tests.
     public var lastStillTimings: StillTimings? { lastTimings.withLock { $0 } }
+    /// Turned by the camera thread before each libgphoto2 request and each trigger: a thread stuck in a call
+    /// that never returns stops turning it, which the watchdog's liveness check sees.
     public let heartbeat = Heartbeat()
 
     private func send(_ r: Request) {
@@ -600,7 +618,7 @@ public final class GPhoto2CameraSource: CameraSource {
             if event == .timeout {
                 // A driver that answers "timeout" at once must not make this a busy loop.
                 let waited = clock.now().milliseconds(since: asked)
-                if waited < 200 { Self.sleep(milliseconds: 200 - waited) }
+                if waited < 200 { Monotonic.sleep(nanoseconds: UInt64((200 - waited) * 1_000_000)) }
                 if files.jpeg != nil || files.rawOnly { quietRounds += 1 }
                 if quietRounds >= 2 { break }
                 continue
@@ -699,12 +717,6 @@ public final class GPhoto2CameraSource: CameraSource {
         return "camera.capture_target = \(target.rawValue): the camera offers \(d.captureTargets.map { "'\($0)'" }.joined(separator: ", "))"
     }
 
-    static func sleep(milliseconds ms: Double) {
-        guard ms > 0 else { return }
-        var ts = timespec(tv_sec: Int(ms / 1000), tv_nsec: Int((ms.truncatingRemainder(dividingBy: 1000)) * 1_000_000))
-        var rest = timespec()
-        while nanosleep(&ts, &rest) == -1 && errno == EINTR { ts = rest }
-    }
 }
 
 /// Who holds a USB device node open: the process whose `/proc/PID/fd` links to it.

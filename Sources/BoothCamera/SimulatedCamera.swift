@@ -18,7 +18,7 @@ public struct SimulatedClock: Sendable {
     }
 
     /// `CLOCK_MONOTONIC` and `nanosleep`.
-    public static let system = SimulatedClock(now: { Monotonic.now() }, sleep: { Sys.sleep(nanoseconds: $0) })
+    public static let system = SimulatedClock(now: { Monotonic.now() }, sleep: { Monotonic.sleep(nanoseconds: $0) })
 }
 
 /// A built-in test-pattern camera for `--simulate` and tests: YUYV (or RGB24 or MJPEG when asked)

@@ -31,12 +31,6 @@ enum Sys {
     }
 
     /// Sleeps `nanoseconds` on the calling thread (`nanosleep`; an interrupted sleep ends early).
-    static func sleep(nanoseconds: UInt64) {
-        guard nanoseconds > 0 else { return }
-        var ts = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        _ = nanosleep(&ts, nil)
-    }
-
     /// `strerror(code)`.
     static func errorString(_ code: Int32) -> String {
         guard let cString = strerror(code) else { return "error \(code)" }

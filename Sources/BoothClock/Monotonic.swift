@@ -11,6 +11,16 @@ public enum Monotonic {
     /// Now on `CLOCK_MONOTONIC` (nanoseconds since boot). The corresponding C function is
     /// `clock_gettime(CLOCK_MONOTONIC)`, via `pb_monotonic_ns`.
     @Sendable public static func now() -> MonotonicInstant { MonotonicInstant(nanoseconds: pb_monotonic_ns()) }
+
+    /// Blocks the calling thread (one the booth owns, never the cooperative pool) for `nanoseconds` on
+    /// `CLOCK_MONOTONIC`: `nanosleep`, resumed with what is left when a signal interrupts it (EINTR).
+    /// Returns at once for 0.
+    public static func sleep(nanoseconds: UInt64) {
+        guard nanoseconds > 0 else { return }
+        var ts = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var rest = timespec()
+        while nanosleep(&ts, &rest) == -1 && errno == EINTR { ts = rest }
+    }
 }
 
 /// A mutex and a condition variable whose timed waits end at a ``MonotonicInstant``: the drop-in for

@@ -12,8 +12,9 @@ import Synchronization
 /// 1. each capture's header is read (`tjDecompressHeader3`) and the layout planned (`PicturePlan`);
 /// 2. each capture is decoded straight to its Y'CbCr planes (`tjDecompressToYUVPlanes`, no colour
 ///    conversion) at the smallest TurboJPEG scale of 1/1, 1/2, 1/4, 1/8 that stays at or above its
-///    slot's size, and resampled into its slot on an I420 canvas with libyuv's box filter
-///    (`I420Scale`: area averaging when shrinking, bilinear when enlarging);
+///    slot's size, and resampled into its slot on an I420 canvas with libyuv (`ScalePlane`: area
+///    averaging when shrinking by more than 2×, else bilinear; chroma shrunk by at most 2× sampled,
+///    see `I420Canvas.draw`);
 /// 3. the background (colour or image), the footer text (FreeType) and the overlay (`I420Blend`)
 ///    are drawn once per sheet and footer text and kept on the reused canvas; the images are read
 ///    from their files then (a JPEG background decoded at the TurboJPEG scale the sheet needs) and

@@ -327,3 +327,47 @@ struct ComposerTests {
         #expect(try guessed.compose(captures: mixed, takenAt: Date(timeIntervalSince1970: 0)) == plainMixed)
     }
 }
+
+@Suite("I420 canvas scaling")
+struct CanvasScalingTests {
+    /// A canvas whose Cb plane rises by 5 a chroma column (0, 5, 10, …), luma and Cr flat.
+    func ramp(width: Int, height: Int) -> I420Canvas {
+        let c = I420Canvas(size: FrameSize(width: width, height: height))
+        c.fill(PixelRect(x: 0, y: 0, width: width, height: height), YCbCr(RGBColor(red: 128, green: 128, blue: 128)))
+        for row in 0..<c.chromaRows {
+            for col in 0..<c.chromaStride { c.cb[row * c.chromaStride + col] = UInt8(min(255, col * 5)) }
+        }
+        return c
+    }
+
+    func cbRow(_ c: I420Canvas, _ rect: PixelRect, row: Int) -> [Int] {
+        (rect.x / 2..<(rect.x + rect.width) / 2).map { Int(c.cb[(rect.y / 2 + row) * c.chromaStride + $0]) }
+    }
+
+    @Test("chroma shrunk by at most 2× is sampled: every value is a source value, in order, near its place")
+    func chromaShrinkSampled() {
+        let source = ramp(width: 96, height: 40)
+        let canvas = I420Canvas(size: FrameSize(width: 100, height: 40))
+        let d = PixelRect(x: 2, y: 2, width: 82, height: 34)  // 96 → 82: 0.85×
+        canvas.draw(source.asSource, crop: PixelRect(x: 0, y: 0, width: 96, height: 40), into: d)
+        let row = cbRow(canvas, d, row: 3)
+        #expect(row.count == 41)
+        #expect(row.allSatisfy { $0 % 5 == 0 }, "a sampled chroma value is one of the source's: \(row)")
+        #expect(zip(row, row.dropFirst()).allSatisfy { $0 <= $1 }, "in order: \(row)")
+        for (i, v) in row.enumerated() {
+            let place = (Double(i) + 0.5) * 48.0 / 41.0 - 0.5  // the output column's centre in source columns
+            #expect(abs(Double(v) / 5 - place) <= 1, "column \(i): \(v / 5), centre at \(place)")
+        }
+    }
+
+    @Test("chroma enlarged is still filtered: values between the source's appear")
+    func chromaEnlargeFiltered() {
+        let source = ramp(width: 16, height: 16)
+        let canvas = I420Canvas(size: FrameSize(width: 64, height: 64))
+        let d = PixelRect(x: 0, y: 0, width: 64, height: 64)
+        canvas.draw(source.asSource, crop: PixelRect(x: 0, y: 0, width: 16, height: 16), into: d)
+        let row = cbRow(canvas, d, row: 10)
+        #expect(row.contains { $0 % 5 != 0 }, "bilinear makes values between the source's: \(row)")
+        #expect(zip(row, row.dropFirst()).allSatisfy { $0 <= $1 }, "in order: \(row)")
+    }
+}

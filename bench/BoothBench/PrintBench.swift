@@ -58,9 +58,16 @@ func benchOptions(dpi: Int, quality: Int, threads: Int) -> PictureOptions {
                    marginMillimetres: 4, footerLines: ["Footer 1", "Footer 2"], threads: threads)
 }
 
-func vmHWMKilobytes() -> Int {
+/// The process's peak resident memory (`VmHWM`), kB.
+func vmHWMKilobytes() -> Int { procStatusKilobytes("VmHWM:") }
+
+/// The process's resident memory now (`VmRSS`), kB.
+func vmRSSKilobytes() -> Int { procStatusKilobytes("VmRSS:") }
+
+/// The kB figure of `field` ("VmHWM:") in /proc/self/status; 0 when it cannot be read.
+func procStatusKilobytes(_ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(field) {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
     return 0
@@ -108,14 +115,6 @@ func printRSS(dpi: Int, paths: [String], background: String?, overlayPNG: Bool) 
     print("peak RSS composing at \(dpi) dpi\(what): \(after / 1024) MB (\((after - before) / 1024) MB over the process before composing); "
           + "resident after, the composer kept: \(rssAfter / 1024) MB (\((rssAfter - rssBefore) / 1024) MB over before)")
     withExtendedLifetime(composer) {}
-}
-
-func vmRSSKilobytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
-    return 0
 }
 
 func printBench(runs: Int, paths: [String], outDir: String, pibooth: [String: [[Double]]]) throws {
