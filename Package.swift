@@ -41,6 +41,10 @@ let package = Package(
         // KMS through libdrm: dumb buffers and page flips (request macros and an event callback table).
         .target(name: "CDRMShims", dependencies: ["CDRM"]),
         .target(name: "CHTTPShims", dependencies: ["CMicroHTTPD"]),
+        // libcamera's C++ API behind a C interface (pb_libcamera.h): the one file that knows its versions.
+        .target(name: "CLibcameraShim",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/libcamera", "-Wall", "-Wextra"])],
+                linkerSettings: [.linkedLibrary("camera"), .linkedLibrary("camera-base"), .linkedLibrary("stdc++")]),
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
@@ -51,7 +55,8 @@ let package = Package(
         .target(name: "BoothPorts", dependencies: ["BoothCore"]),
         // Device modules.
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV", "CExif"]),
-        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims", "CGPhoto2"]),
+        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims", "CGPhoto2",
+                                                    "CLibcameraShim", "CYUV"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
         // Buttons that are input devices (a USB key, a touch screen's tap) through libevdev; BoothGPIO's debouncer.
         .target(name: "BoothInput", dependencies: ["BoothCore", "BoothClock", "BoothGPIO", "CEvdev"]),
@@ -89,14 +94,16 @@ let package = Package(
         .executableTarget(name: "photobooth-gallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothControl",
                                                                      "BoothRuntime", "BoothIndex", "BoothGallery"]),
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
-                                                                    "BoothDisplay", "BoothLayout", "BoothStorage", "BoothPrint", "CPNG"],
+                                                                    "BoothDisplay", "BoothLayout", "BoothStorage", "BoothPrint", "CPNG",
+                                                             "CLibcameraShim", "CYUV"],
                           path: "bench/BoothBench"),
 
         // Helpers shared by the test targets (the real photos' folder, fast runtime settings).
         .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
-        .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG"]),
+        .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
+                                                      "CLibcameraShim", "CYUV"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),
         .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery"],
                     exclude: ["webhook-listener.py"]),
@@ -111,5 +118,6 @@ let package = Package(
                                                      "BoothControl", "photoboothd"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

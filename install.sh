@@ -13,8 +13,9 @@ cd "$(dirname "$0")"
 # What the Swift toolchain itself needs on a pristine Debian 12 (measured in a fresh minbase root).
 TOOLCHAIN_DEPS=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev
   libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libncurses6 libz3-dev pkg-config tzdata zlib1g-dev)
-# The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), libevdev (input buttons), libdrm (KMS screens), TurboJPEG, libpng (the picture's PNG overlay), libgphoto2 (DSLR and mirrorless cameras).
-BUILD_DEPS=(gcc libgphoto2-dev libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev libqrencode-dev libexif-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
+# The C libraries the booth links: libv4l2, libgpiod (v1 on Debian 12), libevdev (input buttons), libdrm (KMS screens), TurboJPEG, libpng (the picture's PNG overlay), libgphoto2 (DSLR and mirrorless cameras),
+# libcamera (Raspberry Pi camera modules; its C++ API behind Sources/CLibcameraShim, which the toolchain's clang builds against libstdc++-12-dev).
+BUILD_DEPS=(gcc libcamera-dev libgphoto2-dev libv4l-dev libgpiod-dev libevdev-dev libdrm-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev libqrencode-dev libexif-dev libturbojpeg0-dev libfreetype-dev libyuv-dev libpng-dev fonts-dejavu-core)
 # Extra tools the tests use: v4l2-ctl and the gpiod tools (also handy for operators), djpeg (kill test),
 # udev (the systemd scenario applies etc/udev in the guest), python3 (the print stack's helper, the kill
 # and soak checks, the socket peer test's client, the display scenario), jq (the corrupt-frames scenario
@@ -24,9 +25,11 @@ BUILD_DEPS=(gcc libgphoto2-dev libv4l-dev libgpiod-dev libevdev-dev libdrm-dev l
 # zbar-tools (zbarimg reads the review's QR code back from the file preview's pixels), chromium, chromium-driver
 # and python3-selenium (the gallery browser test: Debian's /usr/bin/python3 drives headless chromium),
 # rclone (the gallery's sync to a local folder and to a WebDAV server on loopback, rclone serve webdav),
-# make, patch, libltdl-dev and libusb-1.0-0-dev (hardware/gphoto2/setup builds libgphoto2's virtual camera).
+# make, patch, libltdl-dev and libusb-1.0-0-dev (hardware/gphoto2/setup builds libgphoto2's virtual camera),
+# libcamera-tools (libcamera's `cam`: the libcamera-vimc scenario lists vimc's camera with it and holds the camera with it)
+# and libcamera-ipa (the pipelines' IPA modules: without ipa_vimc.so libcamera lists no vimc camera).
 # A pristine Debian 12 minbase has none of them; a test that finds one missing fails and names it.
-TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium rclone make patch libltdl-dev libusb-1.0-0-dev)
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium rclone make patch libltdl-dev libusb-1.0-0-dev libcamera-tools libcamera-ipa)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
 # the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
 PRINT_BUILD_DEPS=(libcups2-dev)
@@ -142,7 +145,16 @@ build() {
 # ---- --install / --uninstall ---------------------------------------------------------------
 # What the installed booth needs at run time (the binary links these; the Swift runtime is static;
 # rclone is what photobooth-gallery copies pictures with, gallery.sync_remote; ca-certificates for https remotes and webhooks).
-RUNTIME_DEPS=(libgphoto2-6 libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libexif12 libcurl4 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod rclone ca-certificates)
+# libcamera's library package is named by its soname's version (Debian 12: libcamera0.0.3), its pipelines'
+# IPA modules (ipa_rpi.so, ipa_vimc.so) are libcamera-ipa.
+# Asked of apt only by --install (a pristine system has no package lists before apt_install's update:
+# Debian 12's name then).
+libcamera_runtime() {
+  local name
+  name=$(apt-cache depends libcamera-dev 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^libcamera0/ {print $2; exit}' || true)
+  echo "${name:-libcamera0.0.3}"
+}
+RUNTIME_DEPS=(libcamera-ipa libgphoto2-6 libv4l-0 libgpiod2 libevdev2 libdrm2 libsqlite3-0 libsodium23 libmicrohttpd12 libqrencode4 libexif12 libcurl4 libturbojpeg0 libcups2 libyuv0 libpng16-16 libfreetype6 fonts-dejavu-core v4l-utils gpiod rclone ca-certificates)
 # The one release build, kept outside the clone so CI and re-runs reuse it.
 RELEASE_SCRATCH=${PHOTOBOOTH_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/photobooth/release-build}
 
@@ -190,6 +202,7 @@ do_install() {
   local D=${destdir%/}
   if [ -z "$D" ] && [ "$(id -u)" -ne 0 ]; then die "--install writes to /usr/local, /etc and /var: run it as root (sudo $0 --install)"; fi
   if [ -z "${PHOTOBOOTH_PREBUILT:-}" ]; then step "looking for a Swift toolchain"; find_swift; fi
+  RUNTIME_DEPS=("$(libcamera_runtime)" "${RUNTIME_DEPS[@]}")
   if [ -z "$D" ]; then
     step "installing runtime and build dependencies (apt-get --no-install-recommends)"
     if [ -n "${PHOTOBOOTH_PREBUILT:-}" ]; then apt_install "${RUNTIME_DEPS[@]}"
@@ -358,6 +371,8 @@ case "$mode" in
     echo "none (the print tests ran against a private cupsd and ippeveprinter)"
     step "libgpiod v2 API: the shim compiles against Debian trixie's libgpiod-dev"
     hardware/gpiod-v2-check.sh || die "step 'libgpiod v2 compile check' failed"
+    step "libcamera: the shim compiles against Debian trixie's and trixie-backports' libcamera-dev"
+    hardware/libcamera-check.sh || die "step 'libcamera compile check' failed"
     step "system tests: install.sh --destdir, sd_notify/watchdog, kill test, disk full, removable media"
     hardware/system-tests/run-all || die "step 'system tests' failed: the failing test is named above"
     if [ "$mode" = --test ]; then

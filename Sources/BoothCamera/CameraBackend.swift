@@ -8,6 +8,8 @@ public enum CameraBackend: String, Sendable, Hashable, CaseIterable {
     case v4l2
     /// libgphoto2: ``GPhoto2CameraSource`` (a DSLR or mirrorless camera on USB).
     case gphoto2
+    /// libcamera: ``LibcameraCamera`` in a ``StreamingCameraSource`` (a Raspberry Pi camera module).
+    case libcamera
 }
 
 /// The camera selection, in one place: which backend drives the camera for `camera.backend` = `setting`,
@@ -23,22 +25,31 @@ public enum CameraBackend: String, Sendable, Hashable, CaseIterable {
 ///    and before libgphoto2's generic "USB PTP Class Camera" (a phone in PTP mode charging on the booth
 ///    is one too);
 /// 2b. that generic entry, with no webcam → ``CameraBackend/gphoto2`` (a body libgphoto2 has no model for);
-/// 3. (where the libcamera backend goes) a sensor behind a libcamera pipeline (a Raspberry Pi camera
-///    module, no `uvcvideo`) → libcamera;
+/// 3. a camera libcamera lists (`libcameraCameras`) that is not a UVC webcam (libcamera's UVC pipeline
+///    lists webcams too; they stay on V4L2, step 2): a Raspberry Pi camera module, vimc → ``CameraBackend/libcamera``;
 /// 4. anything else (a capture card, v4l2loopback, vivid, or nothing attached yet) → ``CameraBackend/v4l2``.
 public func resolveCameraBackend(_ setting: CameraBackendSetting, devices: [CameraInfo],
-                                 gphoto2Cameras: [GPhoto2CameraInfo] = []) -> CameraBackend {
+                                 gphoto2Cameras: [GPhoto2CameraInfo] = [],
+                                 libcameraCameras: [LibcameraCameraInfo] = []) -> CameraBackend {
     switch setting {
     case .v4l2:
         return .v4l2
     case .gphoto2:
         return .gphoto2
+    case .libcamera:
+        return .libcamera
     case .auto:
         if gphoto2Cameras.contains(where: { !$0.isGenericPTPClass }) { return .gphoto2 }
         if devices.contains(where: { $0.isUsableCapture && $0.driver == "uvcvideo" }) { return .v4l2 }
         if !gphoto2Cameras.isEmpty { return .gphoto2 }
+        if libcameraCameras.contains(where: { !$0.isUVC }) { return .libcamera }
         return .v4l2
     }
+}
+
+/// The cameras libcamera lists, or none when libcamera cannot start.
+public func detectLibcameraCameras() -> [LibcameraCameraInfo] {
+    (try? listLibcameraCameras()) ?? []
 }
 
 /// The cameras libgphoto2 lists that can take a still, or none when libgphoto2 cannot list them.
@@ -52,15 +63,24 @@ public func detectGPhoto2Cameras() -> [GPhoto2CameraInfo] {
 /// live view. The choice is logged. `--simulate` does not come here (it keeps the ``SimulatedCamera``).
 public func makeCameraSource(_ settings: Settings, clock: any MonotonicClock, log: Logger,
                              discover: () -> [CameraInfo] = { CameraDiscovery().cameras(detail: .capabilities) },
-                             discoverGPhoto2: () -> [GPhoto2CameraInfo] = detectGPhoto2Cameras)
+                             discoverGPhoto2: () -> [GPhoto2CameraInfo] = detectGPhoto2Cameras,
+                             discoverLibcamera: () -> [LibcameraCameraInfo] = detectLibcameraCameras)
     -> any CameraSource {
     let auto = settings.camera.backend == .auto
     let gphoto2 = auto ? discoverGPhoto2() : []
-    let backend = resolveCameraBackend(settings.camera.backend, devices: auto ? discover() : [], gphoto2Cameras: gphoto2)
+    let devices = auto ? discover() : []
+    // libcamera only when nothing before it in auto's order is there (its CameraManager opens every media device).
+    // A `camera.device` that names a V4L2 node (vivid, /dev/video2) keeps auto off the libcamera cameras it does not name.
+    let libcamera = auto && gphoto2.isEmpty && !devices.contains(where: { $0.isUsableCapture && $0.driver == "uvcvideo" })
+        ? discoverLibcamera().filter { $0.matches(settings.camera.device) } : []
+    let backend = resolveCameraBackend(settings.camera.backend, devices: devices, gphoto2Cameras: gphoto2, libcameraCameras: libcamera)
     switch backend {
     case .v4l2:
-        if auto { log.info("camera: backend v4l2 (camera.backend = auto: no camera libgphoto2 can drive is attached)") }
+        if auto { log.info("camera: backend v4l2 (camera.backend = auto: no camera libgphoto2 or only libcamera can drive is attached)") }
         return StreamingCameraSource(device: { V4L2Camera() }, settings: settings.camera, clock: clock, log: log)
+    case .libcamera:
+        if auto { log.info("camera: backend libcamera (camera.backend = auto: libcamera \(libcameraVersion()) lists \(libcamera.map(\.description).joined(separator: ", ")))") }
+        return StreamingCameraSource(device: { LibcameraCamera() }, settings: settings.camera, clock: clock, log: log)
     case .gphoto2:
         if auto { log.info("camera: backend gphoto2 (camera.backend = auto: libgphoto2 lists \(gphoto2.map(\.description).joined(separator: ", ")))") }
         if settings.camera.captureTimeoutMilliseconds < 10_000 {

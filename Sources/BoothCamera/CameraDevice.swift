@@ -24,6 +24,12 @@ public protocol CameraDevice: AnyObject, Sendable {
     /// offers, as its format negotiation chooses it), without switching; nil when it cannot tell
     /// (not started). Pixels.
     func offeredSize(nearestTo size: FrameSize) -> FrameSize?
+    /// The countdown of a shot began: start what the camera does before a still (an autofocus cycle,
+    /// so the frame at zero is sharp). Returns at once; the outcome arrives in ``takeLogNotes()``.
+    func prepareStill()
+    /// What the device noted for the log since the last call (a focus cycle that failed), oldest first;
+    /// the source logs each as a warning.
+    func takeLogNotes() -> [String]
     /// Counters since `start`.
     var statistics: CameraStatistics { get }
     /// The booth's controls (``CameraControlKind``) the camera has, as found by the last `start`;
@@ -37,6 +43,10 @@ extension CameraDevice {
     public func offeredSize(nearestTo size: FrameSize) -> FrameSize? { nil }
     /// The default: no controls known.
     public var controls: Set<CameraControlKind> { [] }
+    /// The default: nothing to prepare (a webcam's still is a frame it already makes).
+    public func prepareStill() {}
+    /// The default: nothing noted.
+    public func takeLogNotes() -> [String] { [] }
 }
 
 /// What to stream: the `camera.*` settings for one stream.

@@ -119,7 +119,7 @@ public enum GPhoto2FaultKind: String, Sendable, Equatable, CaseIterable {
 
 /// The operator's words for a gphoto2 fault: what happened and what to do, for the log and `status`.
 public enum GPhoto2Advice {
-    /// `kind`'s advice; `holder` names the process that holds the USB device (``USBDeviceHolder``).
+    /// `kind`'s advice; `holder` names the process that holds the USB device (``DeviceNodeHolder``).
     public static func text(for kind: GPhoto2FaultKind, holder: String? = nil) -> String {
         switch kind {
         case .gone:

@@ -17,7 +17,7 @@ import Synchronization
 public final class StreamingCameraSource: CameraSource {
     /// What the thread is asked to do.
     enum Request: Sendable {
-        case start, stop, probe
+        case start, stop, probe, prepareStill
         case still(StillRequest)
         case snapshot(rotation: Rotation, jpegQuality: Int, @Sendable ([UInt8]?) -> Void)
         case reconfigure(StreamRequest, captureSize: FrameSize)
@@ -100,6 +100,9 @@ public final class StreamingCameraSource: CameraSource {
     public func stopLiveView() { send(.stop) }
     /// Opens and streams briefly to see whether the camera works again (``probeForFrame(_:)``).
     public func probe() { send(.probe) }
+    /// The countdown began: the streaming device prepares its still (``CameraDevice/prepareStill()``:
+    /// libcamera's autofocus cycle); a failed focus is logged, the still is still taken.
+    public func prepareStill() { send(.prepareStill) }
     /// Takes the still: the first good frame at or after `request.trigger`, waiting until its deadline.
     /// While a still with a deadline waits, a stream without frames is not a camera fault: the deadline
     /// decides, and the no-frames time (``stallMilliseconds``) counts again from it. Without a deadline
@@ -212,6 +215,11 @@ public final class StreamingCameraSource: CameraSource {
         /// Frames rejected at capture for the pending capture (only the first is logged).
         var rejected = 0
         var jpeg = StillJPEG()
+        /// When the last frame went to the screens (the source's clock).
+        var lastLiveAt: MonotonicInstant?
+        /// A still's switch of the stream size: when live view last had a frame before it, and the capture;
+        /// cleared by the first live frame after the switch back, which logs the gap.
+        var gap: (since: MonotonicInstant, captureID: UInt64)?
     }
 
     /// The thread's loop: the queued requests, then one pump of the stream while it runs, or a wait
@@ -247,6 +255,8 @@ public final class StreamingCameraSource: CameraSource {
             stopDevice(local)
         case .probe:
             probe(local)
+        case .prepareStill:
+            if local.streaming { local.device?.prepareStill() }
         case let .still(still):
             guard local.streaming else {
                 post(.stillFailed(captureID: still.captureID, message: "camera not streaming", at: clock.now()))
@@ -300,6 +310,7 @@ public final class StreamingCameraSource: CameraSource {
         local.device = nil
         local.latest = nil
         local.recent = []
+        local.gap = nil  // a still's switch the stop cut short: no gap to report after a restart
         local.generation += 1
         if local.streaming { log.info("camera: stream stopped") }
         local.streaming = false
@@ -335,10 +346,12 @@ public final class StreamingCameraSource: CameraSource {
         let (stream, captureSize) = settings.withLock { $0 }
         if captureSize != stream.size {
             do {
+                let since = local.lastLiveAt ?? clock.now()
                 let info = try device.reconfigure(size: captureSize)
                 local.selector.streamRestarted()
                 local.generation += 1
                 local.recent = []
+                local.gap = (since, still.captureID)
                 log.info("camera: switched to \(info.size) for the capture")
             } catch {
                 fail(local, error)
@@ -416,6 +429,7 @@ public final class StreamingCameraSource: CameraSource {
             return true
         }
         noteStatistics(device.statistics, local)
+        for note in device.takeLogNotes() { log.warning("camera: \(note)") }
         if !handleRequests(local) { return false }
         guard local.streaming, local.generation == generation else { return true }
         if let p = local.pending, let deadline = p.deadline, clock.now() >= deadline {
@@ -446,6 +460,12 @@ public final class StreamingCameraSource: CameraSource {
         if local.recent.count > StreamingCameraSource.recentFrameLimit { local.recent.removeFirst() }
         guard let p = local.pending, case let .capture(latency) = decision else {
             handlers.withLock { $0 }?.liveFrame(frame)
+            let now = clock.now()
+            local.lastLiveAt = now
+            if let gap = local.gap, local.pending == nil {
+                local.gap = nil
+                log.info("camera: live view back at \(frame.size) after capture \(gap.captureID): live-view gap \(tenths(now.milliseconds(since: gap.since))) ms (switch to the capture size and back)")
+            }
             return true
         }
         guard take(frame, latency: latency, for: p, local) else {

@@ -316,6 +316,44 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var gphoto2Cameras: [GPhoto2Camera] = []
     /// Why the gphoto2 cameras were not listed (the daemon leaves libgphoto2 to its camera thread).
     public var gphoto2Note: String? = nil
+    /// The cameras libcamera lists (Raspberry Pi camera modules; vimc): `camera.backend = libcamera`.
+    public var libcameraCameras: [LibcameraCamera] = []
+    /// libcamera's version (`v0.0.3`), when it was asked.
+    public var libcameraVersion: String? = nil
+    /// Why the libcamera cameras were not listed (libcamera could not start; the daemon leaves it to its camera thread).
+    public var libcameraNote: String? = nil
+
+    /// A camera libcamera lists, as its `CameraManager` enumerates it (not acquired for the listing).
+    public struct LibcameraCamera: Codable, Sendable, Equatable {
+        /// libcamera's id (`platform/vimc.0 Sensor B`) and model (`imx708`, empty when absent): either names it in `camera.device`.
+        public var id: String
+        public var model: String
+        /// `front`, `back`, `external`; nil when the camera does not say.
+        public var location: String?
+        /// The sensor's pixel array (`4608x2592`), nil when absent.
+        public var pixelArraySize: String?
+        public var hasAutofocus: Bool
+        /// Its controls' names (`AeEnable`, `AfMode`, …).
+        public var controls: [String]
+        /// Each stream role's pixel formats with their size ranges (`NV12 64x64-4608x2592`).
+        public var viewfinderFormats: [String]
+        public var stillFormats: [String]
+        /// True for a USB webcam through libcamera's UVC pipeline (the booth drives those through V4L2).
+        public var isUVC: Bool
+
+        public init(id: String, model: String, location: String?, pixelArraySize: String?, hasAutofocus: Bool, controls: [String],
+                    viewfinderFormats: [String], stillFormats: [String], isUVC: Bool) {
+            self.id = id
+            self.model = model
+            self.location = location
+            self.pixelArraySize = pixelArraySize
+            self.hasAutofocus = hasAutofocus
+            self.controls = controls
+            self.viewfinderFormats = viewfinderFormats
+            self.stillFormats = stillFormats
+            self.isUVC = isUVC
+        }
+    }
 
     /// A camera libgphoto2 drives, as opened once for the listing.
     public struct GPhoto2Camera: Codable, Sendable, Equatable {

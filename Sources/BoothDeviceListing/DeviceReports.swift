@@ -21,6 +21,10 @@ extension DeviceReport {
     /// booth not running); false in the daemon, whose camera thread alone calls libgphoto2 (another
     /// thread's `gp_camera_init` would fail to claim the booth's own camera, and libgphoto2's driver
     /// loading is not thread-safe): the report then says so.
+    ///
+    /// libcamera's cameras are listed in both (``listLibcameraCameras()``: the process's one `CameraManager`,
+    /// shared with the camera thread's when it streams from one; none acquired): id, model, sensor size,
+    /// controls and stream formats.
     public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev", gphoto2Cameras: Bool = false) -> DeviceReport {
         let cameras = CameraDiscovery(devRoot: devRoot).cameras(detail: .full).map(Camera.init)
         var chips: [GPIOChip] = []
@@ -47,6 +51,16 @@ extension DeviceReport {
             report.gphoto2Cameras = listGPhoto2Cameras()
         } else {
             report.gphoto2Note = "not listed by \(source): libgphoto2 is the camera thread's alone (the camera in use is above; 'photoboothctl devices --local' with the booth stopped lists them all)"
+        }
+        report.libcameraVersion = BoothCamera.libcameraVersion()
+        do {
+            report.libcameraCameras = try listLibcameraCameras().map {
+                LibcameraCamera(id: $0.id, model: $0.model, location: $0.location, pixelArraySize: $0.pixelArraySize?.description,
+                                hasAutofocus: $0.hasAutofocus, controls: $0.controls, viewfinderFormats: $0.viewfinderFormats,
+                                stillFormats: $0.stillFormats, isUVC: $0.isUVC)
+            }
+        } catch {
+            report.libcameraNote = "libcamera could not start: \(error)"
         }
         do {
             report.printers = try CUPSConnection.destinations().map {
@@ -140,7 +154,7 @@ extension DeviceReport {
                 return GPhoto2Camera(model: info.model, port: info.port, batteryPercent: d.batteryPercent, freeBytes: d.freeBytes,
                                      captureTarget: d.captureTarget, captureTargets: d.captureTargets, imageFormat: d.imageFormat)
             } catch let error as GPhoto2Error {
-                let holder = error.kind == .claimedByAnother ? info.usbDeviceNode.flatMap(USBDeviceHolder.find) : nil
+                let holder = error.kind == .claimedByAnother ? info.usbDeviceNode.flatMap(DeviceNodeHolder.find) : nil
                 return GPhoto2Camera(model: info.model, port: info.port, problem: "\(GPhoto2Advice.text(for: error.kind, holder: holder)) (\(error))")
             } catch {
                 return GPhoto2Camera(model: info.model, port: info.port, problem: "\(error)")

@@ -194,6 +194,25 @@ struct Devices: Subcommand {
             if let f = g.imageFormat { out.append("    image format \(f)") }
         }
         out.append("")
+        let version = d.libcameraVersion.map { " (libcamera \($0))" } ?? ""
+        if let note = d.libcameraNote {
+            out.append("libcamera cameras: \(note)")
+        } else {
+            out.append(d.libcameraCameras.isEmpty ? "libcamera cameras\(version): none (no camera module or other sensor libcamera finds)"
+                                                  : "libcamera cameras\(version) (camera.backend = libcamera):")
+        }
+        for c in d.libcameraCameras {
+            var line = "  \(c.id)" + (c.model.isEmpty ? "" : " '\(c.model)'")
+            line += c.location.map { ", \($0)" } ?? ""
+            line += c.pixelArraySize.map { ", sensor \($0)" } ?? ""
+            line += c.hasAutofocus ? ", autofocus" : ""
+            line += c.isUVC ? " (a USB webcam: the booth drives it through V4L2)" : ""
+            out.append(line)
+            if !c.viewfinderFormats.isEmpty { out.append("    viewfinder: \(c.viewfinderFormats.joined(separator: ", "))") }
+            if !c.stillFormats.isEmpty { out.append("    still: \(c.stillFormats.joined(separator: ", "))") }
+            if !c.controls.isEmpty { out.append("    controls: \(c.controls.joined(separator: ", "))") }
+        }
+        out.append("")
         if let e = d.printerError { out.append("printers: none listed, CUPS did not answer: \(e)") }
         if let printers = d.printers {
             out.append(printers.isEmpty ? "printers: none (lpadmin -p NAME -E -v URI -m everywhere adds one)" : "printers:")

@@ -519,9 +519,30 @@ final class LogLines: Sendable {
         try #require(pid > 0)
         defer { kill(pid, SIGKILL); _ = exitStatus(of: pid, within: 2) }
         var found: String?
-        for _ in 0..<50 where found == nil { found = USBDeviceHolder.find(path); if found == nil { usleep(20_000) } }
+        for _ in 0..<50 where found == nil { found = DeviceNodeHolder.find(path); if found == nil { usleep(20_000) } }
         // The shell holds it from its `exec 3<` on, then as sleep (the same pid).
         #expect(found == "sleep (pid \(pid))" || found == "sh (pid \(pid))", "\(found ?? "none")")
+    }
+
+    /// libcamera's lock on a media device (lockf, a POSIX lock) names its holder through /proc/locks; a
+    /// process that only has the node open (listing cameras) is not named by it.
+    @Test func theHolderOfALockIsFoundThroughProcLocks() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-holder-\(getpid())").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
+        defer { unlink(path) }
+        let opener = spawnProcess("/bin/sh", ["-c", "exec 3<\(path); exec sleep 5"], output: "/dev/null")
+        try #require(opener > 0)
+        defer { kill(opener, SIGKILL); _ = exitStatus(of: opener, within: 2) }
+        usleep(100_000)
+        #expect(DeviceNodeHolder.lockHolder(path) == nil, "a process with the file open but no lock")
+        let locker = spawnProcess("/usr/bin/python3", ["-c", "import fcntl, sys, time; f = open(sys.argv[1], 'r+'); fcntl.lockf(f, fcntl.LOCK_EX); time.sleep(5)", path],
+                                  output: "/dev/null")
+        try #require(locker > 0, "missing prerequisite: python3")
+        defer { kill(locker, SIGKILL); _ = exitStatus(of: locker, within: 2) }
+        var found: String?
+        for _ in 0..<100 where found == nil { found = DeviceNodeHolder.lockHolder(path); if found == nil { usleep(20_000) } }
+        #expect(found == "python3 (pid \(locker))", "\(found ?? "none")")
+        #expect(DeviceNodeHolder.lockHolder("/nonexistent-\(getpid())") == nil)
     }
 
     @Test func settingsTakeTheGPhoto2Backend() throws {

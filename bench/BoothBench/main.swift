@@ -183,12 +183,29 @@ if args.first == "gphoto2-live" || args.first == "gphoto2-still" {
     }
     exit(0)
 }
+if args.first == "upscale" {
+    // BoothBench upscale --megapixels N IN OUT
+    guard args.count == 5, args[1] == "--megapixels", let mp = Double(args[2]), mp > 0 else { print("usage: BoothBench upscale --megapixels N IN OUT"); exit(64) }
+    let size = try upscaleJPEG(from: args[3], to: args[4], megapixels: mp)
+    print("upscaled \((args[3] as NSString).lastPathComponent) to \(size)")
+    exit(0)
+}
+if args.first == "libcamera-nv12" {
+    // BoothBench libcamera-nv12 [--seconds S] CAPTURE_1280x720
+    var seconds = 10.0, path = ""
+    var k = 1
+    while k < args.count {
+        if args[k] == "--seconds", k + 1 < args.count { seconds = Double(args[k + 1]) ?? seconds; k += 2 } else { path = args[k]; k += 1 }
+    }
+    try libcameraNV12Bench(seconds: seconds, path: path)
+    exit(0)
+}
 if args.first == "display" {
     try displayBench(seconds: 3)
     exit(0)
 }
 guard args.first == "capture" else {
-    print("usage: BoothBench capture [--runs N] [--dir DIR] | gphoto2-live [--seconds S] [--label L] | gphoto2-still [--runs N] [--dir DIR] | display | display-devices [--seconds S] DEVICE… | print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE… | print-rss --dpi D CAPTURE…")
+    print("usage: BoothBench capture [--runs N] [--dir DIR] | libcamera-nv12 [--seconds S] CAPTURE | gphoto2-live [--seconds S] [--label L] | gphoto2-still [--runs N] [--dir DIR] | display | display-devices [--seconds S] DEVICE… | print [--runs N] [--out DIR] [--pibooth FILE] CAPTURE… | print-rss --dpi D CAPTURE…")
     exit(64)
 }
 var runs = 30

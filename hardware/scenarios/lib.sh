@@ -122,6 +122,8 @@ wait_pid() {
 _cleanup() {
     local p
     for p in "${_BG_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    [ -n "${_UDEVD:-}" ] && udev_stop
+    return 0
 }
 trap _cleanup EXIT
 
@@ -162,6 +164,36 @@ vivid_platform_dev() {
 # disappears, open file descriptors get ENODEV/POLLERR; it may come back as another videoN).
 vivid_unbind() { echo "$(vivid_platform_dev)" > /sys/bus/platform/drivers/vivid/unbind; }
 vivid_bind() { echo "$(vivid_platform_dev)" > /sys/bus/platform/drivers/vivid/bind; }
+# vimc_platform_dev: prints vimc's platform device name (vimc.0)
+vimc_platform_dev() {
+    local d
+    for d in /sys/bus/platform/devices/vimc.*; do [ -e "$d" ] && { basename "$d"; return 0; }; done
+    return 1
+}
+# vimc_unbind / vimc_bind: detach / reattach the vimc driver (its media device and nodes go and come back;
+# a module in use cannot be unloaded, this is the unplug).
+vimc_unbind() { echo "$(vimc_platform_dev)" > /sys/bus/platform/drivers/vimc/unbind; }
+vimc_bind() { echo "$(vimc_platform_dev)" > /sys/bus/platform/drivers/vimc/bind; }
+
+# --------------------------------------------------------------- udev
+# udev_start: systemd-udevd in the guest (the plain init runs none). libcamera enumerates only the media
+# devices udev has initialized (its udev enumerator), and learns of an unplug from udev's events. The
+# guest is a chroot of the host, so systemd's tools need SYSTEMD_IGNORE_CHROOT. Stopped at exit.
+udev_start() {
+    export SYSTEMD_IGNORE_CHROOT=1
+    mkdir -p /run/udev
+    /lib/systemd/systemd-udevd --daemon </dev/null >"$RESULTS/udevd.log" 2>&1 || fail "systemd-udevd --daemon: $(cat "$RESULTS/udevd.log")"
+    _UDEVD=1
+    udevadm trigger --action=add --subsystem-match=media --subsystem-match=video4linux >/dev/null 2>&1 || fail "udevadm trigger"
+    udevadm settle -t 30 || fail "udevadm settle: udev did not finish in 30 s"
+    log "systemd-udevd running; $(ls /run/udev/data | wc -l) devices initialized"
+}
+# udev_stop: ends the udevd udev_start started.
+udev_stop() {
+    timeout 10 udevadm control --exit >/dev/null 2>&1 || pkill -KILL -x systemd-udevd
+    pkill -KILL -f '^\(udev-worker\)' 2>/dev/null
+    _UDEVD=
+}
 # v4l2_caps NODE: prints the node's device capabilities as v4l2-ctl --info shows them
 v4l2_caps() { v4l2-ctl -d "$1" --info 2>&1 | sed -n '/Device Caps/,$p'; }
 

@@ -18,6 +18,8 @@
 #     interface is) gets group plugdev from Debian's libgphoto2 udev rules; with camera.backend = gphoto2
 #     the service, as its user under its unit (AF_NETLINK, DeviceAllow=char-usb_device, plugdev), finds it
 #     through libusb (libusb_init, enumeration) and libgphoto2 and opens it (claims its interface).
+#  2d. libcamera under the sandbox: vimc's camera, camera.backend = libcamera: the service streams from it as
+#     its user (DeviceAllow=char-media and char-video4linux, group video; udev's database, no events).
 #  3. kill -STOP: no WATCHDOG=1 any more; systemd kills it (SIGABRT) and restarts it after WatchdogSec.
 #  4. a bad config: the daemon exits 78 and stays stopped (RestartPreventExitStatus=78), no restart loop.
 #  5. systemd-analyze security: the exposure score, for the record.
@@ -29,6 +31,7 @@
 # vm-module: usbhid
 # vm-module: hid_generic
 # vm-module: evdev
+# vm-module: vimc
 # vm-timeout: 420
 . "$REPO/hardware/scenarios/lib.sh"
 need systemctl systemd-analyze udevadm jq
@@ -227,6 +230,20 @@ assert_cmd "the sandboxed photobooth user opens $MTP read-write (DeviceAllow=cha
 systemd-run --wait --pipe --quiet "${args[@]}" -p DeviceAllow= -p 'DeviceAllow=char-video4linux rw' sh -c "exec 3<>$MTP" 2>/dev/null \
     && fail "a sandbox without DeviceAllow=char-usb_device opened $MTP"
 pass "without DeviceAllow=char-usb_device the same open is refused"
+
+# ---------------------------------------------------------------- 2d. libcamera under the sandbox
+# vimc (loaded for this scenario): with camera.backend = libcamera the service, as its user under its unit
+# (DeviceAllow=char-media, char-video4linux, group video from etc/udev), enumerates the camera through
+# udev's database (no udev events reach it under PrivateNetwork), acquires it and streams.
+MEDIA=$(ls /dev/media* 2>/dev/null | head -n1)
+[ -n "$MEDIA" ] || fail "no /dev/media* node (vimc)"
+wait_for 15 "udev gives $MEDIA to group video" sh -c "[ \"\$(stat -c %G:%a $MEDIA)\" = video:660 ]"
+photoboothctl config set camera.backend libcamera --file $C > /dev/null || fail "config set camera.backend libcamera"
+photoboothctl config set camera.device "Sensor B" --file $C > /dev/null || fail "config set camera.device 'Sensor B'"
+assert_cmd "systemctl restart photoboothd (camera.backend = libcamera)" timeout 60 systemctl restart photoboothd
+wait_for 60 "the sandboxed service streams from vimc through libcamera" \
+    sh -c "journalctl -u photoboothd --no-pager -o cat | grep -q 'camera: streaming platform/vimc.0 Sensor B'"
+pass "libcamera under the unit's sandbox: $(journalctl -u photoboothd --no-pager -o cat | grep -m1 'camera: streaming platform/vimc')"
 photoboothctl config set camera.backend v4l2 --file $C > /dev/null || fail "config set camera.backend v4l2"
 photoboothctl config set camera.device "$VIVID" --file $C > /dev/null || fail "config set camera.device $VIVID"
 assert_cmd "systemctl restart photoboothd (camera.backend = v4l2)" timeout 60 systemctl restart photoboothd

@@ -153,9 +153,9 @@ public enum Schema {
         // Restart only: the camera source is made once at start (DeviceFactory.camera) and the runtime holds that
         // instance; a reload reconfigures it but cannot swap in another backend's, whose device the old one holds open.
         .choice("camera.backend", \.camera.backend, "auto", reload: .restart,
-                "Which library drives the camera. auto: a DSLR or mirrorless camera libgphoto2 finds on USB, else V4L2 (a USB webcam always goes through V4L2); v4l2: Video4Linux2 (webcams, capture cards); gphoto2: libgphoto2 (Canon EOS, Nikon, Sony, Fujifilm bodies over PTP). The log says which it chose."),
+                "Which library drives the camera. auto: a DSLR or mirrorless camera libgphoto2 finds on USB, else a USB webcam through V4L2, else a camera only libcamera can drive (a Raspberry Pi camera module), else V4L2; v4l2: Video4Linux2 (webcams, capture cards); gphoto2: libgphoto2 (Canon EOS, Nikon, Sony, Fujifilm bodies over PTP); libcamera: libcamera (Raspberry Pi Camera Module 3, HQ camera). The log says which it chose."),
         .string("camera.device", \.camera.device, allowsEmpty: true, "", reload: .cameraStream,
-                "Which camera to use. V4L2: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. gphoto2: a part of the model name (D750) or the USB port (usb:001,004), as 'photoboothctl devices' lists them. Empty: the first usable camera."),
+                "Which camera to use. V4L2: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. gphoto2: a part of the model name (D750) or the USB port (usb:001,004), as 'photoboothctl devices' lists them. libcamera: the camera's id or a part of it or of its model (imx708). Empty: the first usable camera."),
         // Restart only, as camera.backend: the live view's device is part of the camera source made once at start
         // (a PairedCameraSource of the gphoto2 camera and that webcam, or the camera alone).
         .string("camera.live_view_device", \.camera.liveViewDevice, allowsEmpty: true, "", reload: .restart,

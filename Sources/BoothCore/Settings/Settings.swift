@@ -201,6 +201,8 @@ public enum CameraBackendSetting: String, SettingChoice {
     case v4l2
     /// libgphoto2 (a DSLR or mirrorless camera on USB, through PTP).
     case gphoto2
+    /// libcamera (a Raspberry Pi camera module behind its ISP; any sensor with a libcamera pipeline).
+    case libcamera
 }
 
 /// `camera.capture_target`: where a gphoto2 camera puts a still (libgphoto2's `capturetarget`).

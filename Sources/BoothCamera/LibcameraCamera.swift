@@ -1,0 +1,522 @@
+import BoothCore
+import BoothPorts
+import CLibcameraShim
+import CYUV
+import Glibc
+
+/// One camera libcamera lists: what `photoboothctl devices` shows and `camera.device` matches.
+public struct LibcameraCameraInfo: Sendable, Hashable, CustomStringConvertible {
+    /// libcamera's camera id (`Camera::id()`): `"platform/vimc.0 Sensor B"`, `"/base/soc/i2c0mux/i2c@1/imx708@1a"`.
+    public var id: String
+    /// `properties::Model` (`"imx708"`, `"Sensor B"`); empty when the camera does not say.
+    public var model: String
+    /// `properties::Location`: `"front"`, `"back"`, `"external"`, nil when absent.
+    public var location: String?
+    /// `properties::PixelArraySize`, pixels; nil when absent.
+    public var pixelArraySize: FrameSize?
+    /// True when the camera has `controls::AfTrigger` (Camera Module 3, not the HQ camera).
+    public var hasAutofocus: Bool
+    /// The names of its controls (`Camera::controls()`: `"AeEnable"`, `"AfMode"`, …).
+    public var controls: [String]
+    /// The viewfinder and still streams' pixel formats (libcamera's names, `"NV12"`, `"BGR888"`) with
+    /// their size ranges.
+    public var viewfinderFormats: [String]
+    public var stillFormats: [String]
+
+    /// True for a USB webcam (libcamera's UVC pipeline: its id is the USB device's path, `"\\_SB_…-1.2:1.0-046d:0825"`,
+    /// ending in `vendor:product`), which the booth drives through V4L2 instead.
+    public var isUVC: Bool {
+        guard let last = id.split(separator: "-").last else { return false }
+        let parts = last.split(separator: ":")
+        return parts.count == 2 && parts.allSatisfy { $0.count == 4 && $0.allSatisfy(\.isHexDigit) }
+    }
+
+    /// `"'Sensor B' (platform/vimc.0 Sensor B)"`.
+    public var description: String { model.isEmpty ? id : "'\(model)' (\(id))" }
+
+    /// True when `selector` (`camera.device`) names this camera: `""`/`"auto"`, its id, or a
+    /// case-insensitive part of its id or model.
+    public func matches(_ selector: String) -> Bool {
+        let s = selector.trimmingSpaces()
+        if s.isEmpty || s == "auto" { return true }
+        if s == id { return true }
+        let lower = s.lowercased()
+        return id.lowercased().contains(lower) || (!model.isEmpty && model.lowercased().contains(lower))
+    }
+}
+
+/// The pixel formats the booth takes from libcamera, by libcamera's (DRM) fourcc, and what each becomes.
+public enum LibcameraFormat: UInt32, CaseIterable, Sendable {
+    /// NV12: Y plane, then interleaved Cb/Cr at half size (the Raspberry Pi ISP's viewfinder format).
+    case nv12 = 0x3231_564E  // 'NV12'
+    /// YUV420: Y, Cb, Cr planes (I420).
+    case yuv420 = 0x3231_5559  // 'YU12'
+    /// YUYV 4:2:2 packed.
+    case yuyv = 0x5659_5559  // 'YUYV'
+    /// RGB888: B, G, R bytes in memory (DRM's little-endian naming).
+    case rgb888 = 0x3432_4752  // 'RG24'
+    /// BGR888: R, G, B bytes in memory.
+    case bgr888 = 0x3432_4742  // 'BG24'
+
+    /// libcamera's name for it.
+    public var name: String {
+        switch self {
+        case .nv12: "NV12"
+        case .yuv420: "YUV420"
+        case .yuyv: "YUYV"
+        case .rgb888: "RGB888"
+        case .bgr888: "BGR888"
+        }
+    }
+
+    /// The booth's frame format it is delivered as: YUV formats as YUYV, RGB ones as RGB24.
+    var frameFormat: PixelFormat {
+        switch self {
+        case .nv12, .yuv420, .yuyv: .yuyv
+        case .rgb888, .bgr888: .rgb24
+        }
+    }
+
+    /// libcamera's name for `fourcc`, or the fourcc's four characters.
+    static func name(of fourcc: UInt32) -> String {
+        LibcameraFormat(rawValue: fourcc)?.name ?? PixelFormat.string(fromFourcc: fourcc)
+    }
+
+    /// The formats to ask for, best first, for a `camera.format` preference: YUV for the screens (NV12 is
+    /// what the Raspberry Pi ISP gives without a conversion of its own), then RGB (vimc offers only RGB/BGR).
+    static let preference: [LibcameraFormat] = [.nv12, .yuv420, .yuyv, .bgr888, .rgb888]
+}
+
+/// libcamera's version (`CameraManager::version()`, `"v0.0.3"`).
+public func libcameraVersion() -> String { String(cString: pb_lc_version()) }
+
+/// The libcamera error of a failed shim call, as the camera sources understand camera errors.
+func libcameraError(_ call: String, _ rc: Int32, device: String) -> V4L2Error {
+    let words = String(cString: pb_lc_last_error())
+    return V4L2Error(call: "libcamera \(call)", errno: rc < 0 ? -rc : rc, device: device, detail: words.isEmpty ? nil : words)
+}
+
+/// Lists the cameras libcamera finds (Debian's libcamera: the vimc, simple, uvcvideo, Raspberry Pi
+/// pipelines), with their properties, controls and stream formats. Starts a `CameraManager` for the
+/// listing (shared with any camera open in this process) and stops it after.
+/// - Throws: ``V4L2Error`` (call `libcamera CameraManager::start`) when libcamera cannot start.
+public func listLibcameraCameras() throws -> [LibcameraCameraInfo] {
+    var error: Int32 = 0
+    guard let manager = pb_lc_manager_new(&error) else {
+        throw libcameraError("CameraManager::start", error, device: "libcamera")
+    }
+    defer { pb_lc_manager_free(manager) }
+    var cameras: [LibcameraCameraInfo] = []
+    for index in 0..<pb_lc_camera_count(manager) {
+        var info = pb_lc_camera_info()
+        guard pb_lc_camera_get_info(manager, index, &info) == 0 else { continue }
+        let id = withUnsafeBytes(of: &info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let model = withUnsafeBytes(of: &info.model) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let location: String? = switch info.location {
+        case Int32(PB_LC_LOCATION_FRONT): "front"
+        case Int32(PB_LC_LOCATION_BACK): "back"
+        case Int32(PB_LC_LOCATION_EXTERNAL): "external"
+        default: nil
+        }
+        var controls: [String] = []
+        var name = [CChar](repeating: 0, count: 128)
+        for c in 0..<info.control_count where pb_lc_camera_control_name(manager, index, c, &name, name.count) == 0 {
+            controls.append(String(nulTerminated: name))
+        }
+        func formats(_ role: Int32) -> [String] {
+            var out = [pb_lc_stream_format](repeating: pb_lc_stream_format(), count: 32)
+            let n = pb_lc_camera_stream_formats(manager, index, role, &out, Int32(out.count))
+            guard n > 0 else { return [] }
+            return out.prefix(Int(n)).map {
+                "\(LibcameraFormat.name(of: $0.fourcc)) \($0.min_width)x\($0.min_height)-\($0.max_width)x\($0.max_height)"
+            }
+        }
+        cameras.append(LibcameraCameraInfo(
+            id: id, model: model, location: location,
+            pixelArraySize: info.pixel_array_width > 0 ? FrameSize(width: Int(info.pixel_array_width), height: Int(info.pixel_array_height)) : nil,
+            hasAutofocus: info.has_autofocus != 0, controls: controls,
+            viewfinderFormats: formats(Int32(PB_LC_ROLE_VIEWFINDER)), stillFormats: formats(Int32(PB_LC_ROLE_STILL))))
+    }
+    return cameras
+}
+
+/// A camera driven through libcamera (a Raspberry Pi camera module behind its ISP; vimc in the tests),
+/// streaming one stream (the viewfinder role for live view; a still at another size switches the
+/// stream and back, ``reconfigure(size:)``). Conforms to ``CameraDevice``, so ``StreamingCameraSource``
+/// gives it the live view, the first frame at or after the trigger, faults and recovery as for V4L2.
+///
+/// Frames: NV12/YUV420/YUYV become YUYV frames (libyuv, one pass from the mapped buffer; NV12's chroma
+/// split first), BGR888/RGB888 RGB24 frames (a row copy, or libyuv `RAWToRGB24` to swap R and B).
+/// Timestamps are libcamera's `FrameMetadata::timestamp` (`CLOCK_MONOTONIC`, the start of exposure).
+///
+/// Confined to the thread that streams it (see ``CameraDevice``); `nextFrame` blocks it in
+/// `pb_lc_camera_wait_frame` (a condition variable libcamera's own thread signals).
+public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
+    // @unchecked Sendable: confined to one thread as CameraDevice requires; the C handles are not shared.
+    private var manager: OpaquePointer?
+    private var camera: OpaquePointer?
+    private var request = StreamRequest()
+    private var stream: (format: LibcameraFormat, size: FrameSize, stride: Int)?
+    private var stats = CameraStatistics()
+    private var lastSequence: UInt64?
+    private var settleLeft = 0
+    private var lockPending = false
+    private var framesSinceStart = 0
+    private var rateWindow: [MonotonicInstant] = []
+    private var chroma: [UInt8] = []
+    private var knownControls: Set<CameraControlKind> = []
+    /// An autofocus cycle triggered and not yet ended (controls::AfState Focused or Failed), with the
+    /// frames seen since (a cycle that never ends is given up after ``focusFrameLimit``).
+    private var focusPending: (frames: Int, scanned: Bool)?
+    /// Requests the stream has in flight (its buffer count): frames completed before a control set now
+    /// still carry the old state.
+    private var bufferCount = 4
+    /// Exposure / white balance locked (AeEnable / AwbEnable off) in this open: later streams start locked.
+    private var exposureLocked = false
+    private var whiteBalanceLocked = false
+    private var notes: [String] = []
+    /// Frames an autofocus cycle may take before it is noted as unfinished (about 3 s at 30 frames/s).
+    static let focusFrameLimit = 90
+    public private(set) var identity = "libcamera"
+
+    public init() {}
+
+    deinit { stop() }
+
+    public var statistics: CameraStatistics { stats }
+    public var controls: Set<CameraControlKind> { knownControls }
+
+    /// Opens the camera `request.device` names (``LibcameraCameraInfo/matches(_:)``; the first one for
+    /// `auto`), configures a viewfinder stream at `request.size` in the first format of
+    /// ``LibcameraFormat/preference`` it offers and starts it, auto exposure and white balance on.
+    /// - Throws: ``V4L2Error`` with call `libcamera …`: `ENODEV` when no camera matches (``V4L2Error/isDisconnect``),
+    ///   `EBUSY` when another process holds it, `EINVAL` when no format the booth reads is offered.
+    public func start(_ request: StreamRequest) throws -> StreamInfo {
+        stop()
+        self.request = request
+        var error: Int32 = 0
+        guard let manager = pb_lc_manager_new(&error) else { throw libcameraError("CameraManager::start", error, device: "libcamera") }
+        self.manager = manager
+        let cameras = (0..<pb_lc_camera_count(manager)).compactMap { index -> (String, String)? in
+            var info = pb_lc_camera_info()
+            guard pb_lc_camera_get_info(manager, index, &info) == 0 else { return nil }
+            return (withUnsafeBytes(of: &info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) },
+                    withUnsafeBytes(of: &info.model) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        }
+        // Empty or auto: the first camera that is not a UVC webcam (those stay on V4L2); a named one as named.
+        let named = !request.device.trimmingSpaces().isEmpty && request.device.trimmingSpaces() != "auto"
+        guard let chosen = cameras.first(where: {
+            let info = LibcameraCameraInfo(id: $0.0, model: $0.1, location: nil, pixelArraySize: nil, hasAutofocus: false, controls: [],
+                                           viewfinderFormats: [], stillFormats: [])
+            return info.matches(request.device) && (named || !info.isUVC)
+        }) else {
+            stop()
+            var listed = cameras.isEmpty ? "libcamera lists no camera" : "libcamera lists \(cameras.map { "'\($0.0)'" }.joined(separator: ", "))"
+            // A pipeline another process streams from may not be listed at all (vimc's match sets up its
+            // media links, which fails with EBUSY then): name who holds a media device.
+            if let held = Self.mediaDeviceHolder() { listed += "; \(held.node) is in use by \(held.holder): stop it" }
+            throw V4L2Error(call: "libcamera CameraManager::get", errno: ENODEV, device: request.device, detail: "no camera matches camera.device = '\(request.device)': \(listed)")
+        }
+        identity = chosen.1.isEmpty ? chosen.0 : "\(chosen.0) (\(chosen.1))"
+        guard let camera = pb_lc_camera_open(manager, chosen.0, &error) else {
+            var e = libcameraError("Camera::acquire", error, device: chosen.0)
+            if error == -EBUSY {
+                var nodes = [CChar](repeating: 0, count: 512)
+                _ = pb_lc_camera_video_nodes(manager, chosen.0, &nodes, nodes.count)
+                let paths = String(nulTerminated: nodes).split(separator: "\n").map(String.init)
+                let holder = Self.mediaDeviceHolder().map(\.holder) ?? paths.lazy.compactMap(DeviceNodeHolder.find).first
+                e = V4L2Error(call: "libcamera Camera::acquire", errno: EBUSY, device: chosen.0,
+                              detail: holder.map { "in use by \($0), which holds \(paths.joined(separator: ", ")): stop it (or set camera.device to another camera)" }
+                                  ?? "another process holds it (libcamera locks its media device; no process found holding \(paths.isEmpty ? "its video nodes" : paths.joined(separator: ", ")))")
+            }
+            stop()
+            throw e
+        }
+        self.camera = camera
+        exposureLocked = false
+        whiteBalanceLocked = false
+        var info = pb_lc_camera_info()
+        _ = pb_lc_camera_get_info(manager, cameras.firstIndex { $0.0 == chosen.0 }.map(Int32.init) ?? 0, &info)
+        knownControls = []
+        if info.has_ae != 0 { knownControls.insert(.exposure) }
+        if info.has_awb != 0 { knownControls.insert(.whiteBalance) }
+        if info.has_autofocus != 0 { knownControls.insert(.focus) }
+        if info.has_ae_flicker != 0 { knownControls.insert(.powerLineFrequency) }
+        return try configureAndStart(size: request.size, card: chosen.1.isEmpty ? chosen.0 : chosen.1, device: chosen.0)
+    }
+
+    /// Configures the viewfinder stream at `size` and starts it. The preview's stream (`size` = the request's)
+    /// runs continuous autofocus; a still's (another size) leaves AfMode as the countdown's cycle left it, so
+    /// the focus found is kept. Exposure and white balance once locked stay locked across both.
+    private func configureAndStart(size: FrameSize, card: String, device: String) throws -> StreamInfo {
+        guard let camera else { throw V4L2Error(call: "libcamera Camera::configure", errno: ENODEV, device: device, detail: "not open") }
+        var warnings: [String] = []
+        var chosen: (LibcameraFormat, pb_lc_stream_config)?
+        for format in LibcameraFormat.preference {
+            var config = pb_lc_stream_config(role: Int32(PB_LC_ROLE_VIEWFINDER), fourcc: format.rawValue,
+                                             width: UInt32(size.width), height: UInt32(size.height),
+                                             stride: 0, frame_size: 0, buffer_count: 0)
+            let rc = pb_lc_camera_configure(camera, &config)
+            if rc >= 0, config.fourcc == format.rawValue { chosen = (format, config); break }
+            // Anything but a refused configuration (the camera gone, busy) is the error itself, not a format problem.
+            if rc < 0, rc != -EINVAL { throw libcameraError("Camera::configure", rc, device: device) }
+        }
+        guard let (format, config) = chosen else {
+            throw V4L2Error(call: "libcamera Camera::configure", errno: EINVAL, device: device,
+                            detail: "the camera offers none of \(LibcameraFormat.preference.map(\.name).joined(separator: ", ")) for a viewfinder stream")
+        }
+        let got = FrameSize(width: Int(config.width), height: Int(config.height))
+        if got != size { warnings.append("camera.preview_size \(size) not offered: libcamera adjusted it to \(got)") }
+        stream = (format, got, Int(config.stride))
+        bufferCount = Int(config.buffer_count)
+        var controls = startControls(forStill: size != request.size)
+        let rc = pb_lc_camera_start(camera, &controls)
+        guard rc == 0 else { throw libcameraError("Camera::start", rc, device: device) }
+        lastSequence = nil
+        focusPending = nil
+        settleLeft = request.settleFrames
+        framesSinceStart = 0
+        lockPending = (request.controls.exposure == .locked && !exposureLocked) || (request.controls.whiteBalance == .locked && !whiteBalanceLocked)
+        stats = CameraStatistics()
+        rateWindow = []
+        var notes: [String] = []
+        if knownControls.contains(.exposure) { notes.append("AeEnable on\(request.controls.exposure == .locked ? ", locked after the first frames" : "")") }
+        if knownControls.contains(.whiteBalance) { notes.append("AwbEnable on\(request.controls.whiteBalance == .locked ? ", locked after the first frames" : "")") }
+        if knownControls.contains(.focus) { notes.append(size != request.size ? "AfMode kept from the countdown's cycle" : "AfMode continuous") }
+        if request.controls.powerLineFrequency != nil, !knownControls.contains(.powerLineFrequency) {
+            notes.append("camera.power_line_frequency: this libcamera (\(libcameraVersion())) has no flicker control")
+        }
+        return StreamInfo(devicePath: device, card: card, format: format.frameFormat, size: got,
+                          bytesPerLine: format.frameFormat == .yuyv ? got.width * 2 : got.width * 3,
+                          frameInterval: nil, warnings: warnings, controlNotes: notes)
+    }
+
+    private func startControls(forStill: Bool) -> pb_lc_controls {
+        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: -1, flicker_hz: -1)
+        if request.controls.exposure != nil { k.ae_enable = exposureLocked ? 0 : 1 }
+        if request.controls.whiteBalance != nil { k.awb_enable = whiteBalanceLocked ? 0 : 1 }
+        if knownControls.contains(.focus), !forStill { k.af_continuous = 1 }
+        switch request.controls.powerLineFrequency {
+        case .some(.hz50): k.flicker_hz = 50
+        case .some(.hz60): k.flicker_hz = 60
+        default: break
+        }
+        return k
+    }
+
+    /// Waits up to `timeoutMilliseconds` for the newest completed request and returns its frame, converted;
+    /// nil on timeout (and while exposure settles). Cancelled and failed buffers are counted and skipped.
+    /// - Throws: ``V4L2Error`` `ENODEV` (``V4L2Error/isDisconnect``) when libcamera reports the camera gone.
+    public func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
+        guard let camera, let stream else {
+            throw V4L2Error(call: "libcamera wait_frame", errno: ENODEV, device: identity, detail: "not started")
+        }
+        var f = pb_lc_frame()
+        let rc = pb_lc_camera_wait_frame(camera, Int32(clamping: timeoutMilliseconds), &f)
+        if rc < 0 { throw libcameraError("request completion", rc, device: identity) }
+        if rc == 0 { return nil }
+        defer { _ = pb_lc_camera_requeue(camera, f.cookie) }
+        stats.framesSkipped += Int(f.skipped)
+        if let last = lastSequence, f.sequence > last + 1 + UInt64(f.skipped) {
+            stats.framesLost += Int(f.sequence - last - 1 - UInt64(f.skipped))
+        }
+        lastSequence = f.sequence
+        followFocus(f.af_state)
+        guard f.status == 0 else {
+            if f.status == 2 { stats.noteDropped(.flaggedError) }
+            return nil
+        }
+        let frame: Frame
+        do { frame = try Self.convert(f, format: stream.format, chroma: &chroma) } catch {
+            stats.noteDropped(error.defect)
+            return nil
+        }
+        framesSinceStart += 1
+        if lockPending, framesSinceStart >= max(request.settleFrames, 10) {
+            var k = pb_lc_controls(ae_enable: request.controls.exposure == .locked ? 0 : -1,
+                                   awb_enable: request.controls.whiteBalance == .locked ? 0 : -1, af_continuous: -1, flicker_hz: -1)
+            _ = pb_lc_camera_set_controls(camera, &k)
+            lockPending = false
+            if request.controls.exposure == .locked { exposureLocked = true }
+            if request.controls.whiteBalance == .locked { whiteBalanceLocked = true }
+        }
+        if settleLeft > 0 {
+            settleLeft -= 1
+            stats.framesSettling += 1
+            return nil
+        }
+        stats.framesDelivered += 1
+        rateWindow.append(frame.timestamp)
+        if rateWindow.count > 30 { rateWindow.removeFirst(rateWindow.count - 30) }
+        if let first = rateWindow.first, let last = rateWindow.last, rateWindow.count > 1, last > first {
+            stats.measuredFramesPerSecond = Double(rateWindow.count - 1) * 1e9 / Double(last.nanoseconds - first.nanoseconds)
+        }
+        return frame
+    }
+
+    /// A completed request's buffer that is not a whole frame: ``FrameDefect/empty`` or ``FrameDefect/shortFrame``.
+    public struct FrameDefectError: Error { public var defect: FrameDefect }
+
+    /// The frame of a completed request (`f`: its size, plane 0's stride in bytes, its planes and the bytes
+    /// used of each), converted from `format` as the type's doc says. `chroma` is scratch space kept between
+    /// frames (NV12's split chroma). Throws ``FrameDefect/empty`` or ``FrameDefect/shortFrame`` when the planes
+    /// hold fewer bytes than the size and stride need.
+    public static func convert(_ f: pb_lc_frame, format: LibcameraFormat, chroma: inout [UInt8]) throws(FrameDefectError) -> Frame {
+        let w = Int(f.width), h = Int(f.height), stride = Int(f.stride)
+        guard w > 0, h > 0, stride >= w, f.plane_count >= 1, let p0 = f.planes.0 else { throw FrameDefectError(defect: .empty) }
+        let used0 = Int(f.plane_bytes.0)
+        let timestamp = MonotonicInstant(nanoseconds: f.timestamp_ns)
+        let sequence = UInt32(truncatingIfNeeded: f.sequence)
+        func need(_ n: Int, _ have: Int) throws(FrameDefectError) { if have < n { throw FrameDefectError(defect: have == 0 ? .empty : .shortFrame) } }
+        switch format {
+        case .rgb888, .bgr888:
+            try need(stride * (h - 1) + w * 3, used0)
+            var out = [UInt8](repeating: 0, count: w * h * 3)
+            out.withUnsafeMutableBufferPointer { dst in
+                guard let d = dst.baseAddress else { return }
+                if format == .bgr888 {
+                    for row in 0..<h { memcpy(d + row * w * 3, p0 + row * stride, w * 3) }
+                } else {
+                    _ = RAWToRGB24(p0, Int32(stride), d, Int32(w * 3), Int32(w), Int32(h))
+                }
+            }
+            return Frame(format: .rgb24, size: FrameSize(width: w, height: h), bytesPerLine: w * 3, bytes: out, timestamp: timestamp, sequence: sequence)
+        case .yuyv:
+            try need(stride * (h - 1) + w * 2, used0)
+            var out = [UInt8](repeating: 0, count: w * h * 2)
+            out.withUnsafeMutableBufferPointer { dst in
+                guard let d = dst.baseAddress else { return }
+                for row in 0..<h { memcpy(d + row * w * 2, p0 + row * stride, w * 2) }
+            }
+            return Frame(format: .yuyv, size: FrameSize(width: w, height: h), bytesPerLine: w * 2, bytes: out, timestamp: timestamp, sequence: sequence)
+        case .nv12, .yuv420:
+            let cw = (w + 1) / 2, ch = (h + 1) / 2
+            // One buffer with the planes one after another (plane 0 holding all of them), or one plane each.
+            let cbase: UnsafePointer<UInt8>, crbase: UnsafePointer<UInt8>?
+            let cstride = format == .nv12 ? stride : stride / 2
+            let chromaRow = format == .nv12 ? cw * 2 : cw
+            // A chroma row longer than its stride is a layout no pipeline gives (an odd width at stride = width).
+            guard cstride >= chromaRow else { throw FrameDefectError(defect: .shortFrame) }
+            if f.plane_count >= 2, let p1 = f.planes.1 {
+                try need(stride * (h - 1) + w, used0)
+                try need(cstride * (ch - 1) + chromaRow, Int(f.plane_bytes.1))
+                cbase = p1
+                crbase = format == .yuv420 ? (f.plane_count >= 3 ? f.planes.2 : nil) : nil
+                if format == .yuv420 {
+                    guard crbase != nil else { throw FrameDefectError(defect: .shortFrame) }
+                    try need(cstride * (ch - 1) + chromaRow, Int(f.plane_bytes.2))
+                }
+            } else {
+                let lumaBytes = stride * h
+                let chromaBytes = format == .nv12 ? cstride * ch : 2 * cstride * ch
+                try need(lumaBytes + chromaBytes, used0)
+                cbase = p0 + lumaBytes
+                crbase = format == .yuv420 ? p0 + lumaBytes + cstride * ch : nil
+            }
+            var out = [UInt8](repeating: 0, count: ((w + 1) & ~1) * h * 2)
+            if format == .nv12 {
+                if chroma.count != cw * ch * 2 { chroma = [UInt8](repeating: 0, count: cw * ch * 2) }
+                chroma.withUnsafeMutableBufferPointer { c in
+                    guard let u = c.baseAddress else { return }
+                    SplitUVPlane(cbase, Int32(cstride), u, Int32(cw), u + cw * ch, Int32(cw), Int32(cw), Int32(ch))
+                }
+                chroma.withUnsafeBufferPointer { c in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        guard let u = c.baseAddress, let d = dst.baseAddress else { return }
+                        _ = I420ToYUY2(p0, Int32(stride), u, Int32(cw), u + cw * ch, Int32(cw), d, Int32(((w + 1) & ~1) * 2), Int32(w), Int32(h))
+                    }
+                }
+            } else if let cr = crbase {
+                out.withUnsafeMutableBufferPointer { dst in
+                    guard let d = dst.baseAddress else { return }
+                    _ = I420ToYUY2(p0, Int32(stride), cbase, Int32(cstride), cr, Int32(cstride), d, Int32(((w + 1) & ~1) * 2), Int32(w), Int32(h))
+                }
+            }
+            return Frame(format: .yuyv, size: FrameSize(width: w, height: h), bytesPerLine: ((w + 1) & ~1) * 2, bytes: out,
+                         timestamp: timestamp, sequence: sequence)
+        }
+    }
+
+    /// The first `/dev/media*` node another process holds: the one with libcamera's lock on it
+    /// (``DeviceNodeHolder/lockHolder(_:locks:)``: a camera acquired), else the first with it open
+    /// (``DeviceNodeHolder/find(_:)``), and that process.
+    static func mediaDeviceHolder() -> (node: String, holder: String)? {
+        guard let dev = opendir("/dev") else { return nil }
+        defer { closedir(dev) }
+        var nodes: [String] = []
+        while let e = readdir(dev) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("media") { nodes.append("/dev/" + name) }
+        }
+        for node in nodes.sorted() { if let holder = DeviceNodeHolder.lockHolder(node) { return (node, holder) } }
+        for node in nodes.sorted() { if let holder = DeviceNodeHolder.find(node) { return (node, holder) } }
+        return nil
+    }
+
+    /// Stops the stream, configures the same camera at `size` (pixels) and starts it again, then drops
+    /// the request's `settleFrames`. libcamera's vimc and Raspberry Pi pipelines take the new size in a
+    /// `Camera::configure` while stopped.
+    /// - Throws: ``V4L2Error`` as ``start(_:)``.
+    public func reconfigure(size: FrameSize) throws -> StreamInfo {
+        guard camera != nil else { throw V4L2Error(call: "libcamera Camera::configure", errno: ENODEV, device: identity, detail: "not open") }
+        let card = identity
+        return try configureAndStart(size: size, card: card, device: identity)
+    }
+
+    /// Starts an autofocus cycle (`controls::AfTrigger` Start, `pb_lc_camera_trigger_autofocus`) on the
+    /// next request, for a camera that has one; its end (`controls::AfState`) is followed frame by frame
+    /// and a failure noted for the log (``takeLogNotes()``). Continuous autofocus resumes after the still's
+    /// stream restarts.
+    /// - Returns: false when the camera has no autofocus or is not started.
+    @discardableResult
+    public func triggerAutofocus() -> Bool {
+        guard let camera, knownControls.contains(.focus) else { return false }
+        guard pb_lc_camera_trigger_autofocus(camera) == 0 else {
+            notes.append("autofocus not started on \(identity): \(String(cString: pb_lc_last_error()))")
+            return false
+        }
+        focusPending = (0, false)
+        return true
+    }
+
+    /// The countdown began: an autofocus cycle (``triggerAutofocus()``) on a camera that has autofocus.
+    public func prepareStill() { triggerAutofocus() }
+
+    public func takeLogNotes() -> [String] {
+        defer { notes.removeAll() }
+        return notes
+    }
+
+    /// Follows a triggered autofocus cycle on the AfState of a completed request (libcamera's
+    /// `controls::AfStateEnum`: 0 idle, 1 scanning, 2 focused, 3 failed; -1 absent). Requests queued before
+    /// the trigger still report the continuous mode's state, so the cycle's end counts only once it was
+    /// seen scanning or once those requests (``bufferCount``) have come back.
+    private func followFocus(_ afState: Int32) {
+        guard var pending = focusPending else { return }
+        pending.frames += 1
+        if afState == 1 { pending.scanned = true }
+        let ours = pending.scanned || pending.frames > bufferCount
+        switch afState {
+        case 2 where ours:
+            focusPending = nil
+        case 3 where ours:
+            focusPending = nil
+            notes.append("autofocus failed on \(identity) (AfState Failed): the still is taken as focused now")
+        default:
+            if pending.frames >= Self.focusFrameLimit {
+                focusPending = nil
+                notes.append("autofocus did not finish on \(identity) in \(Self.focusFrameLimit) frames: the still is taken as focused now")
+            } else {
+                focusPending = pending
+            }
+        }
+    }
+
+    public func stop() {
+        if let camera { pb_lc_camera_close(camera) }
+        camera = nil
+        if let manager { pb_lc_manager_free(manager) }
+        manager = nil
+        stream = nil
+    }
+}

@@ -1,0 +1,153 @@
+/* pb_libcamera.h: a small C interface over libcamera's C++ API, for the booth's Swift side.
+ *
+ * libcamera's API is C++ and changes between minor versions; this interface does not: every
+ * version difference is handled in pb_libcamera.cpp alone. Built and run against Debian 12's
+ * libcamera 0.0.3; compile-checked against the other Debian versions (hardware/libcamera-check.sh).
+ *
+ * Threads: a manager and its cameras may be used from one thread at a time (the booth's camera
+ * thread). pb_lc_camera_wait_frame blocks that thread (a condition variable fed by libcamera's own
+ * thread, on which requests complete); nothing here runs on Swift's cooperative pool.
+ *
+ * Errors are negative errno values (-ENODEV: no such camera or it went away; -EBUSY: another
+ * process or camera object holds it; -EINVAL: a configuration libcamera refuses; -ENOMEM), with
+ * words in pb_lc_last_error() for the thread that saw them.
+ */
+#ifndef PB_LIBCAMERA_H
+#define PB_LIBCAMERA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pb_lc_manager pb_lc_manager;
+typedef struct pb_lc_camera pb_lc_camera;
+
+/** libcamera's version string (CameraManager::version(), "v0.0.3"). */
+const char *pb_lc_version(void);
+
+/** The words of the last error on the calling thread ("" when none). */
+const char *pb_lc_last_error(void);
+
+/** A handle on the process's camera manager (CameraManager::start: enumerates the media devices and
+ *  their pipeline handlers). libcamera allows one CameraManager a process, so all handles share one,
+ *  started with the first and stopped with the last; the next first one enumerates afresh. Sets
+ *  LIBCAMERA_LOG_LEVELS to *:ERROR unless it is set. NULL with *error (negative errno) when it cannot start. */
+pb_lc_manager *pb_lc_manager_new(int *error);
+/** Stops and frees the manager; every camera opened from it must be closed first. */
+void pb_lc_manager_free(pb_lc_manager *manager);
+
+/** The number of cameras the manager found (CameraManager::cameras()). */
+int pb_lc_camera_count(pb_lc_manager *manager);
+
+/** Where a camera sits (properties::Location); PB_LC_LOCATION_UNKNOWN when it does not say. */
+enum { PB_LC_LOCATION_UNKNOWN = -1, PB_LC_LOCATION_FRONT = 0, PB_LC_LOCATION_BACK = 1, PB_LC_LOCATION_EXTERNAL = 2 };
+
+typedef struct {
+    char id[256];       /**< Camera::id(): "platform/vimc.0 Sensor B", "/base/soc/i2c0mux/i2c@1/imx708@1a" */
+    char model[128];    /**< properties::Model, "" when absent */
+    int32_t location;   /**< PB_LC_LOCATION_* */
+    uint32_t pixel_array_width, pixel_array_height;  /**< properties::PixelArraySize, 0 when absent (pixels) */
+    int32_t has_autofocus;  /**< 1 when the camera has controls::AfTrigger */
+    int32_t has_ae, has_awb, has_ae_flicker;  /**< controls::AeEnable, AwbEnable, AeFlickerMode (newer libcamera) */
+    int32_t control_count;  /**< the number of controls (Camera::controls()) */
+} pb_lc_camera_info;
+
+/** Fills *out for camera index (0-based). 0, or -ENODEV for an index out of range. */
+int pb_lc_camera_get_info(pb_lc_manager *manager, int index, pb_lc_camera_info *out);
+/** The name of control `control` (0-based, < control_count) of camera `index`, into buf (NUL-terminated). */
+int pb_lc_camera_control_name(pb_lc_manager *manager, int index, int control, char *buf, size_t length);
+
+/** Stream roles (libcamera::StreamRole). */
+enum { PB_LC_ROLE_VIEWFINDER = 0, PB_LC_ROLE_STILL = 1, PB_LC_ROLE_VIDEO = 2, PB_LC_ROLE_RAW = 3 };
+
+/** A pixel format and a size range a stream of a role offers (StreamFormats). fourcc: libcamera's
+ *  (DRM) fourcc, e.g. 'NV12', 'YU12' (YUV420), 'RG24' (RGB888: B, G, R bytes in memory), 'BG24'
+ *  (BGR888: R, G, B bytes in memory). Sizes in pixels. */
+typedef struct {
+    uint32_t fourcc;
+    uint32_t min_width, min_height, max_width, max_height;
+    uint32_t size_count;  /**< discrete sizes listed (StreamFormats::sizes), 0 for a range only */
+} pb_lc_stream_format;
+
+/** Up to `max` formats a stream of `role` offers on camera `index`; the count written, or a negative errno. */
+int pb_lc_camera_stream_formats(pb_lc_manager *manager, int index, int role, pb_lc_stream_format *out, int max);
+
+/** The video capture nodes of camera `id` ("/dev/video2"; several separated by newlines) into buf
+ *  (NUL-terminated): the nodes another process holds when the camera is in use. Their count, or a
+ *  negative errno (-ENODEV: no such camera). */
+int pb_lc_camera_video_nodes(pb_lc_manager *manager, const char *id, char *buf, size_t length);
+/** Opens camera `id` (CameraManager::get, Camera::acquire). NULL with *error: -ENODEV (no such
+ *  camera), -EBUSY (in use), or another negative errno. */
+pb_lc_camera *pb_lc_camera_open(pb_lc_manager *manager, const char *id, int *error);
+/** Stops the camera if it streams, frees its buffers and requests, releases it (Camera::release). */
+void pb_lc_camera_close(pb_lc_camera *camera);
+
+/** One stream to configure: role, fourcc and size asked; libcamera's answer written back (the
+ *  fourcc and size it adjusted to, the stride in bytes of plane 0, the frame size in bytes, the
+ *  buffer count). */
+typedef struct {
+    int32_t role;
+    uint32_t fourcc;
+    uint32_t width, height;
+    uint32_t stride;
+    uint32_t frame_size;
+    uint32_t buffer_count;
+} pb_lc_stream_config;
+
+/** Configures one stream (Camera::generateConfiguration, CameraConfiguration::validate,
+ *  Camera::configure). 0 when taken as asked, 1 when libcamera adjusted it (see *stream), a
+ *  negative errno when it is invalid or configure fails. Stops the camera first when it streams. */
+int pb_lc_camera_configure(pb_lc_camera *camera, pb_lc_stream_config *stream);
+
+/** Controls for the next requests. -1 leaves a control as it is. */
+typedef struct {
+    int32_t ae_enable;     /**< controls::AeEnable: 1 auto exposure, 0 off (locked) */
+    int32_t awb_enable;    /**< controls::AwbEnable */
+    int32_t af_continuous; /**< controls::AfMode Continuous (1) or Manual (0), where the camera has AfMode */
+    int32_t flicker_hz;    /**< 50 or 60: controls::AeFlickerMode manual at that period, where libcamera has it */
+} pb_lc_controls;
+
+/** Allocates the buffers (FrameBufferAllocator), maps their planes (dmabuf mmap, read-only), makes
+ *  one request a buffer, starts the camera with `controls` (may be NULL) and queues every request. */
+int pb_lc_camera_start(pb_lc_camera *camera, const pb_lc_controls *controls);
+/** Stops the camera (Camera::stop: pending requests complete as cancelled) and frees buffers;
+ *  -ENODEV, without Camera::stop, when its video nodes went away (see pb_lc_camera_wait_frame). */
+int pb_lc_camera_stop(pb_lc_camera *camera);
+/** Sets `controls` on the next request queued. */
+int pb_lc_camera_set_controls(pb_lc_camera *camera, const pb_lc_controls *controls);
+/** Starts an autofocus cycle (controls::AfMode Auto, AfTrigger Start) on the next request;
+ *  -ENOTSUP for a camera without autofocus. The outcome is in pb_lc_frame.af_state. */
+int pb_lc_camera_trigger_autofocus(pb_lc_camera *camera);
+
+/** A completed request's frame. The planes point into the mapped buffer and stay valid until
+ *  pb_lc_camera_requeue(cookie) or stop. */
+typedef struct {
+    int32_t status;          /**< 0 complete, 1 cancelled, 2 a buffer error (FrameMetadata::FrameError) */
+    uint64_t cookie;         /**< give it back to pb_lc_camera_requeue */
+    uint64_t sequence;       /**< FrameMetadata::sequence */
+    uint64_t timestamp_ns;   /**< FrameMetadata::timestamp (CLOCK_MONOTONIC, ns): the start of exposure */
+    uint32_t fourcc, width, height, stride;
+    uint32_t plane_count;
+    const uint8_t *planes[3];
+    uint32_t plane_bytes[3];  /**< bytes used of each plane (FrameMetadata::planes()[i].bytesused) */
+    int32_t af_state;         /**< controls::AfState of the request's metadata, -1 when absent */
+    uint32_t skipped;         /**< older completed requests requeued unread to give this newest one */
+} pb_lc_frame;
+
+/** Waits up to timeout_ms for a completed request and gives the newest (older ones are requeued).
+ *  1 with *out filled, 0 on timeout, -ENODEV when the camera was disconnected (Camera::disconnected,
+ *  or one of its video nodes gone: pipelines without hotplug never signal it), -EPIPE when it is not
+ *  started. A camera whose nodes went away is never stopped (libcamera 0.0.3 aborts stopping it);
+ *  close it. */
+int pb_lc_camera_wait_frame(pb_lc_camera *camera, int timeout_ms, pb_lc_frame *out);
+/** Queues the request of `cookie` again (with the controls set since). */
+int pb_lc_camera_requeue(pb_lc_camera *camera, uint64_t cookie);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
