@@ -30,6 +30,16 @@ public protocol CameraDevice: AnyObject, Sendable {
     /// What the device noted for the log since the last call (a focus cycle that failed), oldest first;
     /// the source logs each as a warning.
     func takeLogNotes() -> [String]
+    /// The size of a still stream running beside the live view (pixels), as the last `start` set it up for
+    /// ``StreamRequest/stillSize``; nil when the camera streams one stream (a still at another size then
+    /// switches the stream's size and back, ``reconfigure(size:)``).
+    var stillStreamSize: FrameSize? { get }
+    /// With a still stream: a still joins the next request the camera queues (its exposure starts after
+    /// this call); it arrives through ``takeStillFrame()``. Throws ``V4L2Error`` when it cannot be asked.
+    func requestStill() throws
+    /// The oldest still the still stream delivered and nobody took, converted as live frames are; nil when
+    /// none waits (or it was not a whole frame: counted in `statistics`).
+    func takeStillFrame() -> Frame?
     /// Counters since `start`.
     var statistics: CameraStatistics { get }
     /// The booth's controls (``CameraControlKind``) the camera has, as found by the last `start`;
@@ -47,6 +57,12 @@ extension CameraDevice {
     public func prepareStill() {}
     /// The default: nothing noted.
     public func takeLogNotes() -> [String] { [] }
+    /// The default: one stream.
+    public var stillStreamSize: FrameSize? { nil }
+    /// The default, for one stream: nothing to ask.
+    public func requestStill() throws {}
+    /// The default, for one stream: no still frames of their own.
+    public func takeStillFrame() -> Frame? { nil }
 }
 
 /// What to stream: the `camera.*` settings for one stream.
@@ -63,16 +79,21 @@ public struct StreamRequest: Sendable, Hashable {
     public var settleFrames: Int
     /// Controls to set where the camera has them.
     public var controls: CameraControlSettings
+    /// The stills' size (`camera.capture_size`, pixels) when it differs from `size`: a camera that can run a
+    /// still stream beside the live view (libcamera with two streams) sets one up at it; nil: stills are
+    /// frames of the one stream.
+    public var stillSize: FrameSize?
 
     public init(device: String = "auto", format: FormatPreference = .auto,
                 size: FrameSize = FrameSize(width: 1280, height: 720), framesPerSecond: Double = 30,
-                settleFrames: Int = 0, controls: CameraControlSettings = CameraControlSettings()) {
+                settleFrames: Int = 0, controls: CameraControlSettings = CameraControlSettings(), stillSize: FrameSize? = nil) {
         self.device = device
         self.format = format
         self.size = size
         self.framesPerSecond = framesPerSecond
         self.settleFrames = settleFrames
         self.controls = controls
+        self.stillSize = stillSize
     }
 }
 

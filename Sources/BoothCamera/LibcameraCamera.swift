@@ -157,6 +157,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     private var camera: OpaquePointer?
     private var request = StreamRequest()
     private var stream: (format: LibcameraFormat, size: FrameSize, stride: Int)?
+    /// The still stream beside the viewfinder, when the pipeline gives two.
+    private var still: (format: LibcameraFormat, size: FrameSize)?
     private var stats = CameraStatistics()
     private var lastSequence: UInt64?
     private var settleLeft = 0
@@ -164,6 +166,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     private var framesSinceStart = 0
     private var rateWindow: [MonotonicInstant] = []
     private var chroma: [UInt8] = []
+    private var stillChroma: [UInt8] = []
     private var knownControls: Set<CameraControlKind> = []
     /// An autofocus cycle triggered and not yet ended (controls::AfState Focused or Failed), with the
     /// frames seen since (a cycle that never ends is given up after ``focusFrameLimit``).
@@ -242,17 +245,50 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         if info.has_awb != 0 { knownControls.insert(.whiteBalance) }
         if info.has_autofocus != 0 { knownControls.insert(.focus) }
         if info.has_ae_flicker != 0 { knownControls.insert(.powerLineFrequency) }
-        return try configureAndStart(size: request.size, card: chosen.1.isEmpty ? chosen.0 : chosen.1, device: chosen.0)
+        return try configureAndStart(size: request.size, stillSize: request.stillSize, card: chosen.1.isEmpty ? chosen.0 : chosen.1,
+                                     device: chosen.0)
     }
 
     /// Configures the viewfinder stream at `size` and starts it. The preview's stream (`size` = the request's)
     /// runs continuous autofocus; a still's (another size) leaves AfMode as the countdown's cycle left it, so
     /// the focus found is kept. Exposure and white balance once locked stay locked across both.
-    private func configureAndStart(size: FrameSize, card: String, device: String) throws -> StreamInfo {
+    ///
+    /// With `stillSize` (the stills' size, when it differs), a still stream is asked for beside the viewfinder
+    /// (``pb_lc_camera_configure_pair``, the viewfinder and still roles, one format of ``LibcameraFormat/preference``
+    /// for both); a pipeline that gives one stream (vimc, Debian 12's) answers ENOTSUP and the one stream is
+    /// configured, stills then switching its size and back.
+    private func configureAndStart(size: FrameSize, stillSize: FrameSize? = nil, card: String, device: String) throws -> StreamInfo {
         guard let camera else { throw V4L2Error(call: "libcamera Camera::configure", errno: ENODEV, device: device, detail: "not open") }
         var warnings: [String] = []
         var chosen: (LibcameraFormat, pb_lc_stream_config)?
-        for format in LibcameraFormat.preference {
+        self.still = nil
+        var oneStreamNote: String?
+        if let stillSize, stillSize != size {
+            pair: for format in LibcameraFormat.preference {
+                var viewfinder = pb_lc_stream_config(role: Int32(PB_LC_ROLE_VIEWFINDER), fourcc: format.rawValue,
+                                                     width: UInt32(size.width), height: UInt32(size.height),
+                                                     stride: 0, frame_size: 0, buffer_count: 0)
+                var still = pb_lc_stream_config(role: Int32(PB_LC_ROLE_STILL), fourcc: format.rawValue,
+                                                width: UInt32(stillSize.width), height: UInt32(stillSize.height),
+                                                stride: 0, frame_size: 0, buffer_count: 0)
+                let rc = pb_lc_camera_configure_pair(camera, &viewfinder, &still)
+                switch rc {
+                case -ENOTSUP:
+                    oneStreamNote = "one stream (\(String(cString: pb_lc_last_error()))): a still switches it to \(stillSize) and back"
+                    break pair
+                case ..<0 where rc != -EINVAL:
+                    throw libcameraError("Camera::configure", rc, device: device)
+                case 0...:
+                    guard viewfinder.fourcc == format.rawValue, let stillFormat = LibcameraFormat(rawValue: still.fourcc) else { continue }
+                    chosen = (format, viewfinder)
+                    self.still = (stillFormat, FrameSize(width: Int(still.width), height: Int(still.height)))
+                    break pair
+                default:
+                    continue
+                }
+            }
+        }
+        for format in LibcameraFormat.preference where chosen == nil {
             var config = pb_lc_stream_config(role: Int32(PB_LC_ROLE_VIEWFINDER), fourcc: format.rawValue,
                                              width: UInt32(size.width), height: UInt32(size.height),
                                              stride: 0, frame_size: 0, buffer_count: 0)
@@ -280,6 +316,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         stats = CameraStatistics()
         rateWindow = []
         var notes: [String] = []
+        if let still { notes.append("still stream \(still.format.name) \(still.size) beside the viewfinder") }
+        if let oneStreamNote { notes.append(oneStreamNote) }
         if knownControls.contains(.exposure) { notes.append("AeEnable on\(request.controls.exposure == .locked ? ", locked after the first frames" : "")") }
         if knownControls.contains(.whiteBalance) { notes.append("AwbEnable on\(request.controls.whiteBalance == .locked ? ", locked after the first frames" : "")") }
         if knownControls.contains(.focus) { notes.append(size != request.size ? "AfMode kept from the countdown's cycle" : "AfMode continuous") }
@@ -512,11 +550,41 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         }
     }
 
+    /// The still stream's size when the last start set one up beside the viewfinder; nil with one stream.
+    public var stillStreamSize: FrameSize? { still?.size }
+
+    /// A still buffer joins the next request queued (`pb_lc_camera_request_still`).
+    /// - Throws: ``V4L2Error`` when there is no still stream or the camera is not started.
+    public func requestStill() throws {
+        guard let camera else { throw V4L2Error(call: "libcamera request_still", errno: ENODEV, device: identity, detail: "not open") }
+        let rc = pb_lc_camera_request_still(camera)
+        if rc < 0 { throw libcameraError("request_still", rc, device: identity) }
+    }
+
+    /// The oldest still the still stream delivered (`pb_lc_camera_take_still`), converted like a live frame
+    /// (``convert(_:format:chroma:)``) and its buffer given back; nil when none waits, or when it failed or
+    /// was not whole (counted as a dropped frame).
+    public func takeStillFrame() -> Frame? {
+        guard let camera, let still else { return nil }
+        var f = pb_lc_frame()
+        guard pb_lc_camera_take_still(camera, &f) == 1 else { return nil }
+        defer { _ = pb_lc_camera_release_still(camera, f.cookie) }
+        guard f.status == 0 else {
+            if f.status == 2 { stats.noteDropped(.flaggedError) }
+            return nil
+        }
+        do { return try Self.convert(f, format: still.format, chroma: &stillChroma) } catch {
+            stats.noteDropped(error.defect)
+            return nil
+        }
+    }
+
     public func stop() {
         if let camera { pb_lc_camera_close(camera) }
         camera = nil
         if let manager { pb_lc_manager_free(manager) }
         manager = nil
         stream = nil
+        still = nil
     }
 }

@@ -220,6 +220,9 @@ public final class StreamingCameraSource: CameraSource {
         /// A still's switch of the stream size: when live view last had a frame before it, and the capture;
         /// cleared by the first live frame after the switch back, which logs the gap.
         var gap: (since: MonotonicInstant, captureID: UInt64)?
+        /// The pending still comes from the camera's still stream (``CameraDevice/stillStreamSize``), not from
+        /// the live frames: the live view goes on, and no size switch happens.
+        var stillFromStream = false
     }
 
     /// The thread's loop: the queued requests, then one pump of the stream while it runs, or a wait
@@ -274,7 +277,9 @@ public final class StreamingCameraSource: CameraSource {
     }
 
     private func startDevice(_ local: Local, reportFault: Bool) {
-        let (request, captureSize) = settings.withLock { $0 }
+        var (request, captureSize) = settings.withLock { $0 }
+        // A camera that can run a still stream beside the live view sets one up at the capture size.
+        request.stillSize = captureSize != request.size ? captureSize : nil
         let device = local.device ?? deviceFactory()
         local.device = device
         do {
@@ -287,6 +292,8 @@ public final class StreamingCameraSource: CameraSource {
             let controls = device.controls
             statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil; $0.warnings = warnings; $0.controls = controls }
             log.info("camera: streaming \(info)")
+            if !info.controlNotes.isEmpty { log.info("camera: controls: \(info.controlNotes.joined(separator: "; "))") }
+            if let still = device.stillStreamSize { log.info("camera: a still stream at \(still) beside the live view (stills without a switch)") }
             for w in warnings { log.warning("camera: \(w)") }
         } catch {
             device.stop()
@@ -310,6 +317,7 @@ public final class StreamingCameraSource: CameraSource {
         local.device = nil
         local.latest = nil
         local.recent = []
+        local.stillFromStream = false
         local.gap = nil  // a still's switch the stop cut short: no gap to report after a restart
         local.generation += 1
         if local.streaming { log.info("camera: stream stopped") }
@@ -344,6 +352,18 @@ public final class StreamingCameraSource: CameraSource {
             post(.stillFailed(captureID: old.captureID, message: "superseded by capture \(still.captureID)", at: clock.now()))
         }
         let (stream, captureSize) = settings.withLock { $0 }
+        local.stillFromStream = false
+        if captureSize != stream.size, device.stillStreamSize != nil {
+            // The still stream answers: a still buffer joins the next request; the live view goes on.
+            do { try device.requestStill() } catch {
+                fail(local, error)
+                return
+            }
+            local.pending = still
+            local.rejected = 0
+            local.stillFromStream = true
+            return
+        }
         if captureSize != stream.size {
             do {
                 let since = local.lastLiveAt ?? clock.now()
@@ -436,6 +456,7 @@ public final class StreamingCameraSource: CameraSource {
             endCaptureWait(p, at: deadline, local)
             guard local.streaming else { return true }
         }
+        takeStills(device, local)
         guard let frame else {
             // A stream that delivers nothing is a lost camera too (a v4l2loopback whose writer
             // stopped keeps its node and returns no error: it just never has a frame); so is
@@ -483,17 +504,38 @@ public final class StreamingCameraSource: CameraSource {
         return true
     }
 
+    /// The still stream's stills: the pending capture takes the first whose exposure began at or after its
+    /// trigger (an earlier one, or one that does not decode, asks for another); stills nobody waits for
+    /// (their capture ended) are dropped.
+    private func takeStills(_ device: any CameraDevice, _ local: Local) {
+        while let still = device.takeStillFrame() {
+            guard local.stillFromStream, let p = local.pending else { continue }
+            guard still.timestamp >= p.trigger else {
+                log.info("capture \(p.captureID): still #\(still.sequence) exposed before the trigger; asking for another")
+                do { try device.requestStill() } catch { fail(local, error); return }
+                continue
+            }
+            if take(still, latency: still.timestamp.milliseconds(since: p.trigger), for: p, local) {
+                local.stillFromStream = false
+            } else {
+                do { try device.requestStill() } catch { fail(local, error); return }
+            }
+        }
+    }
+
     /// Still `p`'s deadline passed without a good frame: the wait ends (the machine fails the
     /// capture by its own timer), the stream goes back to the preview size, and the no-frames time
     /// counts from the deadline.
     private func endCaptureWait(_ p: Pending, at deadline: MonotonicInstant, _ local: Local) {
         local.pending = nil
+        let fromStream = local.stillFromStream
+        local.stillFromStream = false
         local.selector.disarm()
         local.quietSince = max(local.quietSince ?? deadline, deadline)
         log.info("capture \(p.captureID): no good frame by its deadline"
                  + (local.rejected > 0 ? " (\(counted(local.rejected, "frame")) did not decode)" : ""))
         let (stream, captureSize) = settings.withLock { $0 }
-        guard captureSize != stream.size, let device = local.device else { return }
+        guard captureSize != stream.size, !fromStream, let device = local.device else { return }
         do {
             _ = try device.reconfigure(size: stream.size)
             local.selector.streamRestarted()

@@ -144,6 +144,14 @@ struct pb_lc_camera {
     std::vector<Node> nodes;  // the camera's video capture nodes (CameraManager::get(dev_t))
     bool abandoned = false;   // its device went away while it ran: never stopped nor released
     Stream *stream = nullptr;
+    // The still stream beside the viewfinder (pb_lc_camera_configure_pair), nullptr with one stream.
+    Stream *stillStream = nullptr;
+    std::vector<FrameBuffer *> viewfinderBuffers;  // request i's viewfinder buffer
+    std::vector<FrameBuffer *> stillBuffers;       // the still stream's buffers; a still's cookie is its index
+    std::deque<size_t> freeStills;                 // still buffers in no request and not handed out
+    std::deque<size_t> readyStills;                // completed still buffers not yet taken
+    std::vector<FrameMetadata> stillMetadata;      // per still buffer, copied when its request completed
+    int stillsWanted = 0;                          // requests still to carry a still buffer
     bool started = false;
     bool hasAutofocus = false;
     bool hasAfMode = false;
@@ -194,7 +202,14 @@ struct pb_lc_camera {
         for (auto &m : mappings) munmap(m.address, m.length);
         mappings.clear();
         if (allocator && stream) allocator->free(stream);
+        if (allocator && stillStream) allocator->free(stillStream);
         allocator.reset();
+        viewfinderBuffers.clear();
+        stillBuffers.clear();
+        freeStills.clear();
+        readyStills.clear();
+        stillMetadata.clear();
+        stillsWanted = 0;
         std::lock_guard<std::mutex> lock(mutex);
         done.clear();
     }
@@ -424,6 +439,42 @@ int pb_lc_camera_configure(pb_lc_camera *c, pb_lc_stream_config *s) {
     s->frame_size = sc.frameSize;
     s->buffer_count = sc.bufferCount;
     c->stream = sc.stream();
+    c->stillStream = nullptr;
+    c->config = std::move(config);
+    return status == CameraConfiguration::Adjusted ? 1 : 0;
+}
+
+static void writeBack(const StreamConfiguration &sc, pb_lc_stream_config *s) {
+    s->fourcc = sc.pixelFormat.fourcc();
+    s->width = sc.size.width;
+    s->height = sc.size.height;
+    s->stride = sc.stride;
+    s->frame_size = sc.frameSize;
+    s->buffer_count = sc.bufferCount;
+}
+
+int pb_lc_camera_configure_pair(pb_lc_camera *c, pb_lc_stream_config *viewfinder, pb_lc_stream_config *still) {
+    if (!c || !viewfinder || !still) return -EINVAL;
+    int stopped = pb_lc_camera_stop(c);
+    if (c->abandoned) return stopped < 0 ? stopped : fail(-ENODEV, "the camera went away");
+    auto config = c->camera->generateConfiguration({ StreamRole::Viewfinder, StreamRole::StillCapture });
+    if (!config || config->size() < 2) return fail(-ENOTSUP, "the pipeline gives one stream (no still stream beside the viewfinder)");
+    pb_lc_stream_config *asked[2] = { viewfinder, still };
+    for (size_t i = 0; i < 2; i++) {
+        StreamConfiguration &sc = config->at(i);
+        if (asked[i]->fourcc) sc.pixelFormat = PixelFormat(asked[i]->fourcc);
+        if (asked[i]->width && asked[i]->height) sc.size = Size(asked[i]->width, asked[i]->height);
+    }
+    CameraConfiguration::Status status = config->validate();
+    // A pipeline that takes one stream only drops the second in validate (vimc: Adjusted, one left).
+    if (status == CameraConfiguration::Invalid || config->size() < 2)
+        return fail(-ENOTSUP, "the pipeline gives one stream (validate kept " + std::to_string(config->size()) + ")");
+    int rc = c->camera->configure(config.get());
+    if (rc < 0) return fail(rc, std::string("Camera::configure: ") + std::strerror(-rc));
+    writeBack(config->at(0), viewfinder);
+    writeBack(config->at(1), still);
+    c->stream = config->at(0).stream();
+    c->stillStream = config->at(1).stream();
     c->config = std::move(config);
     return status == CameraConfiguration::Adjusted ? 1 : 0;
 }
@@ -444,29 +495,19 @@ static void applyControls(pb_lc_camera *c, ControlList &list, const pb_lc_contro
 #endif
 }
 
-int pb_lc_camera_start(pb_lc_camera *c, const pb_lc_controls *k) {
-    if (!c || !c->config || !c->stream) return fail(-EINVAL, "not configured");
-    int stopped = pb_lc_camera_stop(c);
-    if (c->abandoned) return stopped < 0 ? stopped : fail(-ENODEV, "the camera went away");
-    c->allocator = std::make_unique<FrameBufferAllocator>(c->camera);
-    int rc = c->allocator->allocate(c->stream);
-    if (rc < 0) return fail(rc, std::string("FrameBufferAllocator::allocate: ") + std::strerror(-rc));
-    for (const std::unique_ptr<FrameBuffer> &buffer : c->allocator->buffers(c->stream)) {
-        // Map each dmabuf once, whole; a plane is its fd's mapping plus its offset.
+// Maps each of `stream`'s buffers (each dmabuf once, whole; a plane is its fd's mapping plus its offset).
+static int mapBuffers(pb_lc_camera *c, Stream *stream) {
+    for (const std::unique_ptr<FrameBuffer> &buffer : c->allocator->buffers(stream)) {
         std::map<int, const uint8_t *> mapped;
         std::vector<const uint8_t *> planes;
         for (const FrameBuffer::Plane &plane : buffer->planes()) {
             int fd = plane.fd.get();
             if (!mapped.count(fd)) {
                 off_t length = lseek(fd, 0, SEEK_END);
-                if (length <= 0) {
-                    c->freeBuffers();
-                    return fail(-EIO, "cannot size a frame buffer (lseek on its dmabuf)");
-                }
+                if (length <= 0) return fail(-EIO, "cannot size a frame buffer (lseek on its dmabuf)");
                 void *address = mmap(nullptr, static_cast<size_t>(length), PROT_READ, MAP_SHARED, fd, 0);
                 if (address == MAP_FAILED) {
                     int e = errno;
-                    c->freeBuffers();
                     return fail(-e, std::string("mmap of a frame buffer: ") + std::strerror(e));
                 }
                 c->mappings.push_back({ address, static_cast<size_t>(length) });
@@ -475,6 +516,38 @@ int pb_lc_camera_start(pb_lc_camera *c, const pb_lc_controls *k) {
             planes.push_back(mapped[fd] + plane.offset);
         }
         c->planes[buffer.get()] = planes;
+    }
+    return 0;
+}
+
+int pb_lc_camera_start(pb_lc_camera *c, const pb_lc_controls *k) {
+    if (!c || !c->config || !c->stream) return fail(-EINVAL, "not configured");
+    int stopped = pb_lc_camera_stop(c);
+    if (c->abandoned) return stopped < 0 ? stopped : fail(-ENODEV, "the camera went away");
+    c->allocator = std::make_unique<FrameBufferAllocator>(c->camera);
+    int rc = 0;
+    for (Stream *stream : { c->stream, c->stillStream }) {
+        if (!stream) continue;
+        rc = c->allocator->allocate(stream);
+        if (rc < 0) {
+            c->freeBuffers();
+            return fail(rc, std::string("FrameBufferAllocator::allocate: ") + std::strerror(-rc));
+        }
+        rc = mapBuffers(c, stream);
+        if (rc < 0) {
+            c->freeBuffers();
+            return rc;
+        }
+    }
+    if (c->stillStream) {
+        for (const std::unique_ptr<FrameBuffer> &buffer : c->allocator->buffers(c->stillStream)) {
+            c->freeStills.push_back(c->stillBuffers.size());
+            c->stillBuffers.push_back(buffer.get());
+        }
+        c->stillMetadata.resize(c->stillBuffers.size());
+    }
+    // One request a viewfinder buffer; a still buffer joins a request only when a still is asked for.
+    for (const std::unique_ptr<FrameBuffer> &buffer : c->allocator->buffers(c->stream)) {
         std::unique_ptr<Request> request = c->camera->createRequest(c->requests.size());
         if (!request) {
             c->freeBuffers();
@@ -485,6 +558,7 @@ int pb_lc_camera_start(pb_lc_camera *c, const pb_lc_controls *k) {
             c->freeBuffers();
             return fail(rc, std::string("Request::addBuffer: ") + std::strerror(-rc));
         }
+        c->viewfinderBuffers.push_back(buffer.get());
         c->requests.push_back(std::move(request));
     }
     ControlList start(controls::controls);
@@ -530,7 +604,20 @@ int pb_lc_camera_trigger_autofocus(pb_lc_camera *c) {
 }
 
 static int queueAgain(pb_lc_camera *c, Request *request) {
-    request->reuse(Request::ReuseBuffers);
+    // Its viewfinder buffer again, and a free still buffer when a still is wanted (a still buffer that came
+    // back with it stays out of requests until pb_lc_camera_release_still).
+    request->reuse();
+    uint64_t index = request->cookie();
+    if (index >= c->viewfinderBuffers.size()) return fail(-EINVAL, "no request " + std::to_string(index));
+    int rc = request->addBuffer(c->stream, c->viewfinderBuffers[index]);
+    if (rc < 0) return fail(rc, std::string("Request::addBuffer: ") + std::strerror(-rc));
+    if (c->stillStream && c->stillsWanted > 0 && !c->freeStills.empty()) {
+        size_t still = c->freeStills.front();
+        rc = request->addBuffer(c->stillStream, c->stillBuffers[still]);
+        if (rc < 0) return fail(rc, std::string("Request::addBuffer (still): ") + std::strerror(-rc));
+        c->freeStills.pop_front();
+        c->stillsWanted--;
+    }
     {
         std::lock_guard<std::mutex> lock(c->mutex);
         if (c->havePending) {
@@ -539,8 +626,73 @@ static int queueAgain(pb_lc_camera *c, Request *request) {
             c->havePending = false;
         }
     }
-    int rc = c->camera->queueRequest(request);
+    rc = c->camera->queueRequest(request);
     return rc < 0 ? fail(rc, std::string("Camera::queueRequest: ") + std::strerror(-rc)) : 0;
+}
+
+// A completed request's still buffer, if it carries one: kept for pb_lc_camera_take_still (a cancelled
+// one goes back to the free still buffers).
+static void keepStill(pb_lc_camera *c, Request *request) {
+    if (!c->stillStream) return;
+    FrameBuffer *buffer = request->findBuffer(c->stillStream);
+    if (!buffer) return;
+    for (size_t i = 0; i < c->stillBuffers.size(); i++) {
+        if (c->stillBuffers[i] != buffer) continue;
+        if (request->status() == Request::RequestCancelled) {
+            c->freeStills.push_back(i);
+        } else {
+            c->stillMetadata[i] = buffer->metadata();
+            c->readyStills.push_back(i);
+        }
+        return;
+    }
+}
+
+// Fills *out with `buffer` of `stream` (metadata `meta`): its planes in the mapping, sizes and timestamp.
+static void describe(pb_lc_camera *c, Stream *stream, FrameBuffer *buffer, const FrameMetadata &meta, pb_lc_frame *out) {
+    out->status = meta.status == FrameMetadata::FrameSuccess ? 0 : (meta.status == FrameMetadata::FrameCancelled ? 1 : 2);
+    out->sequence = meta.sequence;
+    out->timestamp_ns = meta.timestamp;
+    const StreamConfiguration &sc = stream->configuration();
+    out->fourcc = sc.pixelFormat.fourcc();
+    out->width = sc.size.width;
+    out->height = sc.size.height;
+    out->stride = sc.stride;
+    const auto &planes = c->planes[buffer];
+    auto used = meta.planes();
+    out->plane_count = static_cast<uint32_t>(planes.size() < 3 ? planes.size() : 3);
+    for (uint32_t i = 0; i < out->plane_count; i++) {
+        out->planes[i] = planes[i];
+        out->plane_bytes[i] = i < used.size() ? used[i].bytesused : 0;
+    }
+}
+
+int pb_lc_camera_request_still(pb_lc_camera *c) {
+    if (!c) return -EINVAL;
+    if (!c->stillStream) return fail(-ENOTSUP, "no still stream (configured with one stream)");
+    if (!c->started) return fail(-EPIPE, "the camera is not started");
+    c->stillsWanted++;
+    return 0;
+}
+
+int pb_lc_camera_take_still(pb_lc_camera *c, pb_lc_frame *out) {
+    if (!c || !out) return -EINVAL;
+    if (c->readyStills.empty()) return 0;
+    size_t index = c->readyStills.front();
+    c->readyStills.pop_front();
+    std::memset(out, 0, sizeof(*out));
+    out->cookie = index;
+    out->af_state = -1;
+    describe(c, c->stillStream, c->stillBuffers[index], c->stillMetadata[index], out);
+    return 1;
+}
+
+int pb_lc_camera_release_still(pb_lc_camera *c, uint64_t cookie) {
+    if (!c) return -EINVAL;
+    if (cookie >= c->stillBuffers.size()) return fail(-EINVAL, "no still buffer " + std::to_string(cookie));
+    for (size_t i : c->freeStills) if (i == cookie) return 0;
+    c->freeStills.push_back(static_cast<size_t>(cookie));
+    return 0;
 }
 
 int pb_lc_camera_wait_frame(pb_lc_camera *c, int timeout_ms, pb_lc_frame *out) {
@@ -565,8 +717,10 @@ int pb_lc_camera_wait_frame(pb_lc_camera *c, int timeout_ms, pb_lc_frame *out) {
         c->done.pop_front();
     }
     for (Request *r : older) {
+        keepStill(c, r);
         if (r->status() != Request::RequestCancelled) queueAgain(c, r);
     }
+    keepStill(c, newest);
     std::memset(out, 0, sizeof(*out));
     out->cookie = newest->cookie();
     out->skipped = static_cast<uint32_t>(older.size());
@@ -581,22 +735,7 @@ int pb_lc_camera_wait_frame(pb_lc_camera *c, int timeout_ms, pb_lc_frame *out) {
         out->status = 2;
         return 1;
     }
-    const FrameMetadata &meta = buffer->metadata();
-    out->status = meta.status == FrameMetadata::FrameSuccess ? 0 : (meta.status == FrameMetadata::FrameCancelled ? 1 : 2);
-    out->sequence = meta.sequence;
-    out->timestamp_ns = meta.timestamp;
-    const StreamConfiguration &sc = c->stream->configuration();
-    out->fourcc = sc.pixelFormat.fourcc();
-    out->width = sc.size.width;
-    out->height = sc.size.height;
-    out->stride = sc.stride;
-    const auto &planes = c->planes[buffer];
-    auto used = meta.planes();
-    out->plane_count = static_cast<uint32_t>(planes.size() < 3 ? planes.size() : 3);
-    for (uint32_t i = 0; i < out->plane_count; i++) {
-        out->planes[i] = planes[i];
-        out->plane_bytes[i] = i < used.size() ? used[i].bytesused : 0;
-    }
+    describe(c, c->stream, buffer, buffer->metadata(), out);
     return 1;
 }
 

@@ -7,6 +7,8 @@
 #    its id, model, sensor size, controls and stream formats;
 #  - camera.backend = auto chooses libcamera (no gphoto2 camera, no UVC webcam) and says so; live view
 #    streams at camera.preview_size (640x480 asked; libcamera's vimc validation may adjust it);
+#  - the booth asks libcamera for a still stream beside the viewfinder (capture_size differs) and vimc's
+#    pipeline keeps one stream: the log says so;
 #  - a 4-shot session at camera.capture_size 1920x1080 (not the preview size: the stream switches and
 #    back, vimc offers one stream): four captures saved, each decodes at the size libcamera streamed for
 #    the still and shows vimc's test pattern (the tpg's 75% colour bars: 8 vertical bars, white to black,
@@ -54,6 +56,10 @@ assert_contains "$chose" "Sensor B" "the camera auto chose"
 streaming=$(wait_for_line "$BOOTH_LOG" 'camera: streaming' 30)
 log "$streaming"
 assert_contains "$streaming" "platform/vimc.0 Sensor B" "live view stream"
+# The booth asked libcamera for a still stream beside the viewfinder (capture_size differs); vimc's
+# pipeline keeps one stream, so stills switch the stream and back.
+one=$(wait_for_line "$BOOTH_LOG" 'camera: controls: .*one stream' 10)
+assert_contains "$one" "a still switches it to 1920x1080 and back" "the two-stream request answered with one stream"
 wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
 
 "$BUILD_BIN/photoboothctl" devices --json > "$RESULTS/devices.json" 2>"$RESULTS/devices.err" || fail "photoboothctl devices: $(cat "$RESULTS/devices.err")"

@@ -102,6 +102,14 @@ typedef struct {
  *  negative errno when it is invalid or configure fails. Stops the camera first when it streams. */
 int pb_lc_camera_configure(pb_lc_camera *camera, pb_lc_stream_config *stream);
 
+/** Configures two streams, a viewfinder and a still stream beside it (roles Viewfinder and StillCapture),
+ *  as pb_lc_camera_configure does one: libcamera's answers written back to each. -ENOTSUP when the
+ *  pipeline gives one stream only (generateConfiguration or validate keeps one: vimc, UVC, Debian 12's
+ *  simple pipeline); the camera is then unconfigured, and pb_lc_camera_configure is the way. With two
+ *  streams, every request carries a viewfinder buffer and a still buffer joins one only when asked
+ *  (pb_lc_camera_request_still), so the live view never stops for a still. */
+int pb_lc_camera_configure_pair(pb_lc_camera *camera, pb_lc_stream_config *viewfinder, pb_lc_stream_config *still);
+
 /** Controls for the next requests. -1 leaves a control as it is. */
 typedef struct {
     int32_t ae_enable;     /**< controls::AeEnable: 1 auto exposure, 0 off (locked) */
@@ -143,8 +151,18 @@ typedef struct {
  *  started. A camera whose nodes went away is never stopped (libcamera 0.0.3 aborts stopping it);
  *  close it. */
 int pb_lc_camera_wait_frame(pb_lc_camera *camera, int timeout_ms, pb_lc_frame *out);
-/** Queues the request of `cookie` again (with the controls set since). */
+/** Queues the request of `cookie` again (with the controls set since, and a still buffer when one is wanted). */
 int pb_lc_camera_requeue(pb_lc_camera *camera, uint64_t cookie);
+
+/** With two streams: a still buffer joins the next request queued (a request queued after this call: its
+ *  exposure starts after it). -ENOTSUP with one stream, -EPIPE when not started. The still arrives with
+ *  that request's completion, for pb_lc_camera_take_still. */
+int pb_lc_camera_request_still(pb_lc_camera *camera);
+/** The oldest completed still not yet taken: 1 with *out filled (its cookie names the still buffer; the
+ *  planes stay valid until pb_lc_camera_release_still(cookie) or stop), 0 when none is waiting. */
+int pb_lc_camera_take_still(pb_lc_camera *camera, pb_lc_frame *out);
+/** Gives a still buffer back for later stills. */
+int pb_lc_camera_release_still(pb_lc_camera *camera, uint64_t cookie);
 
 #ifdef __cplusplus
 }

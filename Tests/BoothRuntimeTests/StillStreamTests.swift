@@ -1,0 +1,141 @@
+import BoothCamera
+import BoothCore
+import BoothPorts
+import Foundation
+import Synchronization
+import Testing
+@testable import BoothRuntime
+
+/// A camera with a still stream beside its live view (as libcamera's two streams on a Raspberry Pi's ISP):
+/// live frames and stills are handed over by the test; `requestStill` is counted, and a still the test
+/// pushes is delivered only after one was asked for, as a still buffer joins a request only when asked.
+private final class TwoStreamCamera: CameraDevice, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var live: [Frame] = []
+    private var stills: [Frame] = []
+    private(set) var stillRequests = 0
+    private(set) var reconfigures = 0
+    private(set) var startedStillSize: FrameSize?
+    let identity = "two-stream"
+    var statistics: CameraStatistics { CameraStatistics() }
+    var stillStreamSize: FrameSize? { condition.lock(); defer { condition.unlock() }; return startedStillSize }
+
+    func pushLive(_ frame: Frame) { condition.lock(); live.append(frame); condition.signal(); condition.unlock() }
+    func pushStill(_ frame: Frame) { condition.lock(); stills.append(frame); condition.signal(); condition.unlock() }
+    func requests() -> Int { condition.lock(); defer { condition.unlock() }; return stillRequests }
+    func reconfigureCount() -> Int { condition.lock(); defer { condition.unlock() }; return reconfigures }
+
+    func start(_ request: StreamRequest) throws -> StreamInfo {
+        condition.lock(); startedStillSize = request.stillSize; condition.unlock()
+        return StreamInfo(devicePath: "/dev/two-stream", card: "two-stream", format: .yuyv, size: request.size,
+                          bytesPerLine: request.size.width * 2, frameInterval: nil, warnings: [], controlNotes: [])
+    }
+    func nextFrame(timeoutMilliseconds: Int) throws -> Frame? {
+        condition.lock(); defer { condition.unlock() }
+        if live.isEmpty { _ = condition.wait(until: Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)) }
+        return live.isEmpty ? nil : live.removeFirst()
+    }
+    func requestStill() throws { condition.lock(); stillRequests += 1; condition.unlock() }
+    func takeStillFrame() -> Frame? {
+        condition.lock(); defer { condition.unlock() }
+        return stills.isEmpty ? nil : stills.removeFirst()
+    }
+    func reconfigure(size: FrameSize) throws -> StreamInfo {
+        condition.lock(); reconfigures += 1; condition.unlock()
+        return try start(StreamRequest(size: size))
+    }
+    func stop() {}
+}
+
+private final class Seen: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var liveFrames: [Frame] = []
+    private var events: [BoothEvent] = []
+    func frame(_ f: Frame) { condition.lock(); liveFrames.append(f); condition.broadcast(); condition.unlock() }
+    func post(_ e: BoothEvent) { condition.lock(); events.append(e); condition.broadcast(); condition.unlock() }
+    func wait(seconds: Double = 5, _ ready: (_ live: [Frame], _ events: [BoothEvent]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock(); defer { condition.unlock() }
+        while !ready(liveFrames, events) {
+            if !condition.wait(until: deadline) { return ready(liveFrames, events) }
+        }
+        return true
+    }
+}
+
+private func yuyv(_ size: FrameSize, atMilliseconds ms: UInt64, sequence: UInt32) -> Frame {
+    Frame(format: .yuyv, size: size, bytesPerLine: size.width * 2, bytes: [UInt8](repeating: 128, count: size.width * size.height * 2),
+          timestamp: MonotonicInstant(nanoseconds: ms * 1_000_000), timestampIsMonotonic: true, sequence: sequence)
+}
+
+@Suite struct StillStreamTests {
+    static let preview = FrameSize(width: 16, height: 16)
+    static let stillSize = FrameSize(width: 32, height: 24)
+
+    /// With a still stream, a still at the capture size is the still stream's first still exposed at or after
+    /// the trigger (an earlier one asks for another); the live view goes on meanwhile (no live frame is taken
+    /// as the capture) and the stream's size is never switched.
+    @Test func aStillFromTheStillStreamLeavesTheLiveViewRunning() throws {
+        let camera = TwoStreamCamera(), seen = Seen(), captures = CaptureBox()
+        let worker = StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .yuyv, size: Self.preview),
+                                            captureSize: Self.stillSize, jpegQuality: 90, captures: captures, clock: ManualClock(),
+                                            log: Logger(threshold: .error) { _ in }, post: { seen.post($0) }, onFrame: { seen.frame($0) })
+        worker.launch(); defer { worker.shutdown() }
+        worker.startStream()
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 100, sequence: 1))
+        #expect(seen.wait { live, _ in live.count == 1 })
+        #expect(camera.stillStreamSize == Self.stillSize, "the camera was started with the capture size for its still stream")
+
+        captures.assign(id: 1, session: 1, shot: 1)
+        worker.capture(id: 1, trigger: MonotonicInstant(nanoseconds: 1_000_000_000))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 1_010, sequence: 2))
+        #expect(seen.wait { live, _ in live.count == 2 }, "a live frame after the trigger goes to the screens, not into the capture")
+        #expect(camera.requests() == 1)
+
+        // A still whose exposure began before the trigger: not the capture; another is asked for.
+        camera.pushStill(yuyv(Self.stillSize, atMilliseconds: 990, sequence: 7))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 1_040, sequence: 3))
+        #expect(seen.wait { live, _ in live.count == 3 })
+        #expect(captures.get(1) == nil)
+        #expect(camera.requests() == 2)
+
+        camera.pushStill(yuyv(Self.stillSize, atMilliseconds: 1_060, sequence: 8))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 1_070, sequence: 4))
+        #expect(seen.wait { _, events in events.contains { if case .captureSucceeded = $0 { true } else { false } } })
+        let record = try #require(captures.get(1))
+        #expect(record.size == Self.stillSize && record.frameTimestamp == MonotonicInstant(nanoseconds: 1_060_000_000))
+        #expect(seen.wait { live, _ in live.count == 4 && live.allSatisfy { $0.size == Self.preview } })
+        #expect(camera.reconfigureCount() == 0, "no size switch with a still stream")
+        #expect(camera.requests() == 2)
+
+        // A still that comes after its capture ended is dropped, not kept for the next one.
+        camera.pushStill(yuyv(Self.stillSize, atMilliseconds: 1_100, sequence: 9))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 1_110, sequence: 5))
+        #expect(seen.wait { live, _ in live.count == 5 })
+        captures.assign(id: 2, session: 1, shot: 2)
+        worker.capture(id: 2, trigger: MonotonicInstant(nanoseconds: 2_000_000_000))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 2_010, sequence: 6))
+        #expect(seen.wait { live, _ in live.count == 6 })
+        #expect(captures.get(2) == nil && camera.requests() == 3)
+    }
+
+    /// Where the capture size is the preview size there is no still stream to ask for: the camera is started
+    /// without one and the capture is the first live frame at or after the trigger.
+    @Test func withTheCaptureSizeOfThePreviewNoStillStreamIsAskedFor() throws {
+        let camera = TwoStreamCamera(), seen = Seen(), captures = CaptureBox()
+        let worker = StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .yuyv, size: Self.preview),
+                                            captureSize: Self.preview, jpegQuality: 90, captures: captures, clock: ManualClock(),
+                                            log: Logger(threshold: .error) { _ in }, post: { seen.post($0) }, onFrame: { seen.frame($0) })
+        worker.launch(); defer { worker.shutdown() }
+        worker.startStream()
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 100, sequence: 1))
+        #expect(seen.wait { live, _ in live.count == 1 })
+        #expect(camera.stillStreamSize == nil)
+        captures.assign(id: 1, session: 1, shot: 1)
+        worker.capture(id: 1, trigger: MonotonicInstant(nanoseconds: 150_000_000))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 160, sequence: 2))
+        #expect(seen.wait { _, events in events.contains { if case .captureSucceeded = $0 { true } else { false } } })
+        #expect(try #require(captures.get(1)).frameTimestamp == MonotonicInstant(nanoseconds: 160_000_000))
+        #expect(camera.requests() == 0)
+    }
+}
