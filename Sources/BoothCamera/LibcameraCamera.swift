@@ -307,6 +307,14 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         bufferCount = Int(config.buffer_count)
         var controls = startControls(forStill: size != request.size)
         let rc = pb_lc_camera_start(camera, &controls)
+        if rc < 0, rc != -ENODEV, self.still != nil {
+            // Two streams configured but not started (the still stream's full-size buffers may not fit the
+            // memory a Pi sets aside for them): one stream works where two do not.
+            let words = String(cString: pb_lc_last_error())
+            var info = try configureAndStart(size: size, stillSize: nil, card: card, device: device)
+            info.warnings.append("a still stream beside the viewfinder did not start (\(words)): stills switch the stream's size and back")
+            return info
+        }
         guard rc == 0 else { throw libcameraError("Camera::start", rc, device: device) }
         lastSequence = nil
         focusPending = nil
@@ -564,19 +572,31 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     /// The oldest still the still stream delivered (`pb_lc_camera_take_still`), converted like a live frame
     /// (``convert(_:format:chroma:)``) and its buffer given back; nil when none waits, or when it failed or
     /// was not whole (counted as a dropped frame).
+    /// A still that failed or is not whole asks for another (``requestStill()``), so the capture waiting for
+    /// it still gets one. A still delivered sets continuous autofocus again where the camera has it (the
+    /// countdown's cycle left AfMode at auto, and with a still stream no restart resets it).
     public func takeStillFrame() -> Frame? {
         guard let camera, let still else { return nil }
         var f = pb_lc_frame()
-        guard pb_lc_camera_take_still(camera, &f) == 1 else { return nil }
-        defer { _ = pb_lc_camera_release_still(camera, f.cookie) }
-        guard f.status == 0 else {
-            if f.status == 2 { stats.noteDropped(.flaggedError) }
-            return nil
+        while pb_lc_camera_take_still(camera, &f) == 1 {
+            defer { _ = pb_lc_camera_release_still(camera, f.cookie) }
+            if f.status == 0 {
+                do {
+                    let frame = try Self.convert(f, format: still.format, chroma: &stillChroma)
+                    if knownControls.contains(.focus) {
+                        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: 1, flicker_hz: -1)
+                        _ = pb_lc_camera_set_controls(camera, &k)
+                    }
+                    return frame
+                } catch {
+                    stats.noteDropped(error.defect)
+                }
+            } else if f.status == 2 {
+                stats.noteDropped(.flaggedError)
+            }
+            _ = pb_lc_camera_request_still(camera)
         }
-        do { return try Self.convert(f, format: still.format, chroma: &stillChroma) } catch {
-            stats.noteDropped(error.defect)
-            return nil
-        }
+        return nil
     }
 
     public func stop() {

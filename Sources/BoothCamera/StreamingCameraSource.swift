@@ -350,16 +350,17 @@ public final class StreamingCameraSource: CameraSource {
         guard let device = local.device else { return }
         if let old = local.pending {
             post(.stillFailed(captureID: old.captureID, message: "superseded by capture \(still.captureID)", at: clock.now()))
+            local.pending = nil
         }
         let (stream, captureSize) = settings.withLock { $0 }
         local.stillFromStream = false
         if captureSize != stream.size, device.stillStreamSize != nil {
             // The still stream answers: a still buffer joins the next request; the live view goes on.
+            local.pending = still  // a failure below stops the stream, which fails this capture
             do { try device.requestStill() } catch {
                 fail(local, error)
                 return
             }
-            local.pending = still
             local.rejected = 0
             local.stillFromStream = true
             return
@@ -367,7 +368,9 @@ public final class StreamingCameraSource: CameraSource {
         if captureSize != stream.size {
             do {
                 let since = local.lastLiveAt ?? clock.now()
+                local.pending = still  // a failed switch stops the stream, which fails this capture
                 let info = try device.reconfigure(size: captureSize)
+                local.pending = nil
                 local.selector.streamRestarted()
                 local.generation += 1
                 local.recent = []
@@ -457,6 +460,7 @@ public final class StreamingCameraSource: CameraSource {
             guard local.streaming else { return true }
         }
         takeStills(device, local)
+        guard local.streaming, local.generation == generation else { return true }  // a still's failure stopped it
         guard let frame else {
             // A stream that delivers nothing is a lost camera too (a v4l2loopback whose writer
             // stopped keeps its node and returns no error: it just never has a frame); so is

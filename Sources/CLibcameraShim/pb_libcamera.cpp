@@ -419,6 +419,16 @@ void pb_lc_camera_close(pb_lc_camera *c) {
     delete c;
 }
 
+// libcamera's answer for one stream, written back to what was asked.
+static void writeBack(const StreamConfiguration &sc, pb_lc_stream_config *s) {
+    s->fourcc = sc.pixelFormat.fourcc();
+    s->width = sc.size.width;
+    s->height = sc.size.height;
+    s->stride = sc.stride;
+    s->frame_size = sc.frameSize;
+    s->buffer_count = sc.bufferCount;
+}
+
 int pb_lc_camera_configure(pb_lc_camera *c, pb_lc_stream_config *s) {
     if (!c || !s) return -EINVAL;
     int stopped = pb_lc_camera_stop(c);
@@ -432,25 +442,11 @@ int pb_lc_camera_configure(pb_lc_camera *c, pb_lc_stream_config *s) {
     if (status == CameraConfiguration::Invalid) return fail(-EINVAL, "libcamera refused the configuration " + sc.toString());
     int rc = c->camera->configure(config.get());
     if (rc < 0) return fail(rc, std::string("Camera::configure: ") + std::strerror(-rc));
-    s->fourcc = sc.pixelFormat.fourcc();
-    s->width = sc.size.width;
-    s->height = sc.size.height;
-    s->stride = sc.stride;
-    s->frame_size = sc.frameSize;
-    s->buffer_count = sc.bufferCount;
+    writeBack(sc, s);
     c->stream = sc.stream();
     c->stillStream = nullptr;
     c->config = std::move(config);
     return status == CameraConfiguration::Adjusted ? 1 : 0;
-}
-
-static void writeBack(const StreamConfiguration &sc, pb_lc_stream_config *s) {
-    s->fourcc = sc.pixelFormat.fourcc();
-    s->width = sc.size.width;
-    s->height = sc.size.height;
-    s->stride = sc.stride;
-    s->frame_size = sc.frameSize;
-    s->buffer_count = sc.bufferCount;
 }
 
 int pb_lc_camera_configure_pair(pb_lc_camera *c, pb_lc_stream_config *viewfinder, pb_lc_stream_config *still) {
@@ -611,10 +607,11 @@ static int queueAgain(pb_lc_camera *c, Request *request) {
     if (index >= c->viewfinderBuffers.size()) return fail(-EINVAL, "no request " + std::to_string(index));
     int rc = request->addBuffer(c->stream, c->viewfinderBuffers[index]);
     if (rc < 0) return fail(rc, std::string("Request::addBuffer: ") + std::strerror(-rc));
-    if (c->stillStream && c->stillsWanted > 0 && !c->freeStills.empty()) {
-        size_t still = c->freeStills.front();
-        rc = request->addBuffer(c->stillStream, c->stillBuffers[still]);
-        if (rc < 0) return fail(rc, std::string("Request::addBuffer (still): ") + std::strerror(-rc));
+    // A still buffer that cannot join stays free and wanted: the request goes without it, the next one tries.
+    long still = -1;
+    if (c->stillStream && c->stillsWanted > 0 && !c->freeStills.empty() &&
+        request->addBuffer(c->stillStream, c->stillBuffers[c->freeStills.front()]) == 0) {
+        still = static_cast<long>(c->freeStills.front());
         c->freeStills.pop_front();
         c->stillsWanted--;
     }
@@ -627,6 +624,10 @@ static int queueAgain(pb_lc_camera *c, Request *request) {
         }
     }
     rc = c->camera->queueRequest(request);
+    if (rc < 0 && still >= 0) {  // the still buffer is not in flight: free and wanted again
+        c->freeStills.push_front(static_cast<size_t>(still));
+        c->stillsWanted++;
+    }
     return rc < 0 ? fail(rc, std::string("Camera::queueRequest: ") + std::strerror(-rc)) : 0;
 }
 
@@ -640,6 +641,7 @@ static void keepStill(pb_lc_camera *c, Request *request) {
         if (c->stillBuffers[i] != buffer) continue;
         if (request->status() == Request::RequestCancelled) {
             c->freeStills.push_back(i);
+            c->stillsWanted++;  // the still was not taken: the next request carries one
         } else {
             c->stillMetadata[i] = buffer->metadata();
             c->readyStills.push_back(i);

@@ -35,7 +35,17 @@ private final class TwoStreamCamera: CameraDevice, @unchecked Sendable {
         if live.isEmpty { _ = condition.wait(until: Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)) }
         return live.isEmpty ? nil : live.removeFirst()
     }
-    func requestStill() throws { condition.lock(); stillRequests += 1; condition.unlock() }
+    /// The next requestStill throws (the camera gone).
+    var failNextRequest = false
+    func requestStill() throws {
+        condition.lock(); defer { condition.unlock() }
+        if failNextRequest {
+            failNextRequest = false
+            throw V4L2Error(call: "libcamera request_still", errno: ENODEV, device: identity, detail: "gone")
+        }
+        stillRequests += 1
+    }
+    func failNext() { condition.lock(); failNextRequest = true; condition.unlock() }
     func takeStillFrame() -> Frame? {
         condition.lock(); defer { condition.unlock() }
         return stills.isEmpty ? nil : stills.removeFirst()
@@ -117,6 +127,46 @@ private func yuyv(_ size: FrameSize, atMilliseconds ms: UInt64, sequence: UInt32
         camera.pushLive(yuyv(Self.preview, atMilliseconds: 2_010, sequence: 6))
         #expect(seen.wait { live, _ in live.count == 6 })
         #expect(captures.get(2) == nil && camera.requests() == 3)
+    }
+
+    /// A still-stream capture whose deadline passes ends its wait without a size switch (the machine fails it by
+    /// its own timer); the still that comes later is dropped. A still that cannot be asked for (the camera gone)
+    /// fails that capture and faults the camera, once.
+    @Test func aDeadlineOrAFailedRequestEndsAStillStreamCaptureWithoutASwitch() throws {
+        let camera = TwoStreamCamera(), seen = Seen(), captures = CaptureBox(), clock = ManualClock()
+        let worker = StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .yuyv, size: Self.preview),
+                                            captureSize: Self.stillSize, jpegQuality: 90, captures: captures, clock: clock,
+                                            log: Logger(threshold: .error) { _ in }, post: { seen.post($0) }, onFrame: { seen.frame($0) })
+        worker.launch(); defer { worker.shutdown() }
+        worker.startStream()
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 100, sequence: 1))
+        #expect(seen.wait { live, _ in live.count == 1 })
+        captures.assign(id: 1, session: 1, shot: 1)
+        worker.capture(id: 1, trigger: clock.now(), deadline: clock.now().adding(milliseconds: 3000))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 200, sequence: 2))
+        #expect(seen.wait { live, _ in live.count == 2 })
+        #expect(camera.requests() == 1)
+        clock.advance(milliseconds: 3001)
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 300, sequence: 3))
+        #expect(seen.wait { live, _ in live.count == 3 })
+        camera.pushStill(yuyv(Self.stillSize, atMilliseconds: 3_500, sequence: 9))
+        camera.pushLive(yuyv(Self.preview, atMilliseconds: 400, sequence: 4))
+        #expect(seen.wait { live, _ in live.count == 4 })
+        #expect(captures.get(1) == nil, "a still after its capture's deadline is not kept")
+        #expect(camera.reconfigureCount() == 0)
+        #expect(camera.requests() == 1, "a dropped still asks for no other")
+
+        camera.failNext()
+        captures.assign(id: 2, session: 1, shot: 2)
+        worker.capture(id: 2, trigger: clock.now(), deadline: clock.now().adding(milliseconds: 3000))
+        #expect(seen.wait { _, events in
+            events.contains { if case .captureFailed(id: 2, _, _) = $0 { true } else { false } }
+                && events.contains { if case .deviceFault(.camera, _) = $0 { true } else { false } }
+        })
+        let failures = seen.wait(seconds: 0) { _, events in
+            events.filter { if case .captureFailed = $0 { true } else { false } }.count == 1
+        }
+        #expect(failures, "capture 2 failed once, and no other capture with it")
     }
 
     /// Where the capture size is the preview size there is no still stream to ask for: the camera is started

@@ -154,22 +154,20 @@ v4l2_node_by_name() {
 vivid_node() { v4l2_node_by_name 'vivid-*-vid-cap'; }
 # The harness loads v4l2loopback with card_label=photobooth-loopback.
 loopback_node() { v4l2_node_by_name "${LOOPBACK_LABEL:-photobooth-loopback}"; }
-# vivid_platform_dev: prints vivid's platform device name (vivid.0)
-vivid_platform_dev() {
+# platform_dev DRIVER: prints the driver's platform device name (vivid.0, vimc.0)
+platform_dev() {
     local d
-    for d in /sys/bus/platform/devices/vivid.*; do [ -e "$d" ] && { basename "$d"; return 0; }; done
+    for d in /sys/bus/platform/devices/"$1".*; do [ -e "$d" ] && { basename "$d"; return 0; }; done
     return 1
 }
+# vivid_platform_dev: prints vivid's platform device name (vivid.0)
+vivid_platform_dev() { platform_dev vivid; }
 # vivid_unbind / vivid_bind: detach / reattach the vivid driver (a real unplug: the node
 # disappears, open file descriptors get ENODEV/POLLERR; it may come back as another videoN).
 vivid_unbind() { echo "$(vivid_platform_dev)" > /sys/bus/platform/drivers/vivid/unbind; }
 vivid_bind() { echo "$(vivid_platform_dev)" > /sys/bus/platform/drivers/vivid/bind; }
 # vimc_platform_dev: prints vimc's platform device name (vimc.0)
-vimc_platform_dev() {
-    local d
-    for d in /sys/bus/platform/devices/vimc.*; do [ -e "$d" ] && { basename "$d"; return 0; }; done
-    return 1
-}
+vimc_platform_dev() { platform_dev vimc; }
 # vimc_unbind / vimc_bind: detach / reattach the vimc driver (its media device and nodes go and come back;
 # a module in use cannot be unloaded, this is the unplug).
 vimc_unbind() { echo "$(vimc_platform_dev)" > /sys/bus/platform/drivers/vimc/unbind; }
