@@ -5,6 +5,7 @@
 # systemd-udevd running (libcamera enumerates only devices udev has initialized). Asserts:
 #  - `cam -l` (libcamera's own tool) lists vimc's camera; `photoboothctl devices --json` lists it with
 #    its id, model, sensor size, controls and stream formats;
+#  - photoboothd --check opens the camera through libcamera once (exit 0);
 #  - camera.backend = auto chooses libcamera (no gphoto2 camera, no UVC webcam) and says so; live view
 #    streams at camera.preview_size (640x480 asked; libcamera's vimc validation may adjust it);
 #  - the booth asks libcamera for a still stream beside the viewfinder (capture_size differs) and vimc's
@@ -49,6 +50,13 @@ booth_config "$CONF" \
     session.preview=0s session.countdown=1s session.shots=4 session.between_shots=1s session.review=1s \
     picture.compose_single_shot=false storage.dir="$PHOTOS" storage.min_free=0B preview.file=/tmp/preview.jpg
 cp "$CONF" "$RESULTS/photobooth.conf"
+# photoboothd --check opens the camera once through libcamera (and the button line): exit 0, the camera named.
+rc=0
+"$BUILD_BIN/photoboothd" --check --config "$CONF" > "$RESULTS/check.log" 2>&1 || rc=$?
+log "photoboothd --check: exit $rc: $(grep -m1 'check: ok: camera' "$RESULTS/check.log" || tail -n3 "$RESULTS/check.log")"
+assert_eq "$rc" 0 "photoboothd --check exit status"
+assert_contains "$(cat "$RESULTS/check.log")" "check: ok: camera" "photoboothd --check opened the camera"
+assert_contains "$(grep 'check: ok: camera' "$RESULTS/check.log")" "vimc" "the camera --check opened"
 booth_start "$CONF"
 chose=$(wait_for_line "$BOOTH_LOG" 'camera: backend' 30)
 assert_contains "$chose" "backend libcamera" "camera.backend = auto"
