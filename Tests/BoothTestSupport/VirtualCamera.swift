@@ -71,7 +71,9 @@ public final class VirtualCamera: Sendable {
 
     /// Writes the control file's words (see hardware/gphoto2/vcamera.patch); none: a healthy camera.
     public func say(_ words: String...) throws {
-        try Data(words.map { $0 + "\n" }.joined().utf8).write(to: control)
+        // Atomically (a temp file renamed over it): the camera reads the file at each operation, and a
+        // truncated-then-written file read in between says nothing, a healthy camera for one frame.
+        try Data(words.map { $0 + "\n" }.joined().utf8).write(to: control, options: .atomic)
     }
 
     /// The number of JPEG files on the card (the photos a capture serves in turn).
