@@ -21,6 +21,7 @@ public struct LibcameraCameraInfo: Sendable, Hashable, CustomStringConvertible {
     /// The viewfinder and still streams' pixel formats (libcamera's names, `"NV12"`, `"BGR888"`) with
     /// their size ranges.
     public var viewfinderFormats: [String]
+    /// The still role's formats, as `viewfinderFormats` (`"YUV420 64x64-4056x3040"`).
     public var stillFormats: [String]
 
     /// True for a USB webcam (libcamera's UVC pipeline: its id is the USB device's path, `"\\_SB_…-1.2:1.0-046d:0825"`,
@@ -180,8 +181,10 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     private var notes: [String] = []
     /// Frames an autofocus cycle may take before it is noted as unfinished (about 3 s at 30 frames/s).
     static let focusFrameLimit = 90
+    /// `"platform/vimc.0 Sensor B (Sensor B)"`: the camera's id and model once `start` chose it, for the log.
     public private(set) var identity = "libcamera"
 
+    /// A camera not yet opened; `start` starts libcamera's `CameraManager` and acquires the camera.
     public init() {}
 
     deinit { stop() }
@@ -528,6 +531,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     /// The countdown began: an autofocus cycle (``triggerAutofocus()``) on a camera that has autofocus.
     public func prepareStill() { triggerAutofocus() }
 
+    /// The autofocus outcomes noted since the last call (a cycle that failed or did not finish), oldest first.
     public func takeLogNotes() -> [String] {
         defer { notes.removeAll() }
         return notes

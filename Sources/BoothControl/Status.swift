@@ -337,6 +337,7 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var controls: [String]
         /// Each stream role's pixel formats with their size ranges (`NV12 64x64-4608x2592`).
         public var viewfinderFormats: [String]
+        /// The still role's formats, as `viewfinderFormats`.
         public var stillFormats: [String]
         /// True for a USB webcam through libcamera's UVC pipeline (the booth drives those through V4L2).
         public var isUVC: Bool
