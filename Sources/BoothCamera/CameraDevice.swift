@@ -83,10 +83,15 @@ public struct StreamRequest: Sendable, Hashable {
     /// still stream beside the live view (libcamera with two streams) sets one up at it; nil: stills are
     /// frames of the one stream.
     public var stillSize: FrameSize?
+    /// The turn the captures and the live view need (`camera.rotation` when fixed; nil for `auto`): a camera
+    /// that turns for free (libcamera, 180° with the sensor's flips) delivers its frames turned
+    /// (``Frame/turned``), and the booth turns them by what is left.
+    public var turn: Rotation?
 
     public init(device: String = "auto", format: FormatPreference = .auto,
                 size: FrameSize = FrameSize(width: 1280, height: 720), framesPerSecond: Double = 30,
-                settleFrames: Int = 0, controls: CameraControlSettings = CameraControlSettings(), stillSize: FrameSize? = nil) {
+                settleFrames: Int = 0, controls: CameraControlSettings = CameraControlSettings(), stillSize: FrameSize? = nil,
+                turn: Rotation? = nil) {
         self.device = device
         self.format = format
         self.size = size
@@ -94,6 +99,7 @@ public struct StreamRequest: Sendable, Hashable {
         self.settleFrames = settleFrames
         self.controls = controls
         self.stillSize = stillSize
+        self.turn = turn
     }
 }
 

@@ -179,6 +179,9 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     private var exposureLocked = false
     private var whiteBalanceLocked = false
     private var notes: [String] = []
+    /// The clockwise turn of the configuration's frames (`pb_lc_camera_turn`): 180° when the sensor's flips
+    /// turn them for `camera.rotation` 180, else 0° (the booth turns them); set on every frame (``Frame/turned``).
+    private var turned: Rotation = .r0
     /// Frames an autofocus cycle may take before it is noted as unfinished (about 3 s at 30 frames/s).
     static let focusFrameLimit = 90
     /// `"platform/vimc.0 Sensor B (Sensor B)"`: the camera's id and model once `start` chose it, for the log.
@@ -264,6 +267,9 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         guard let camera else { throw V4L2Error(call: "libcamera Camera::configure", errno: ENODEV, device: device, detail: "not open") }
         var warnings: [String] = []
         var chosen: (LibcameraFormat, pb_lc_stream_config)?
+        // camera.rotation 180: the sensor's flips turn the frames for free where the pipeline can (libcamera's
+        // orientation); a quarter turn needs a transpose, which is ours.
+        _ = pb_lc_camera_want_turn(camera, request.turn == .r180 ? 180 : 0)
         self.still = nil
         var oneStreamNote: String?
         if let stillSize, stillSize != size {
@@ -319,6 +325,12 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
             return info
         }
         guard rc == 0 else { throw libcameraError("Camera::start", rc, device: device) }
+        var degrees: Int32 = 0, mirrored: Int32 = 0
+        _ = pb_lc_camera_turn(camera, &degrees, &mirrored)
+        turned = Rotation(degrees: Int(degrees))
+        if mirrored != 0 {
+            warnings.append("libcamera delivers this camera's frames mirrored (its sensor's mounting, which its pipeline cannot undo); the booth does not unmirror them")
+        }
         lastSequence = nil
         focusPending = nil
         settleLeft = request.settleFrames
@@ -329,6 +341,12 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         var notes: [String] = []
         if let still { notes.append("still stream \(still.format.name) \(still.size) beside the viewfinder") }
         if let oneStreamNote { notes.append(oneStreamNote) }
+        if turned != .r0 {
+            notes.append(request.turn == turned ? "turned \(turned) by the sensor (libcamera orientation) for camera.rotation"
+                                                : "frames turned \(turned) by the sensor's mounting; the booth turns them upright")
+        } else if request.turn == .r180 {
+            notes.append("camera.rotation 180°: this pipeline does not flip the sensor; the booth turns the frames")
+        }
         if knownControls.contains(.exposure) { notes.append("AeEnable on\(request.controls.exposure == .locked ? ", locked after the first frames" : "")") }
         if knownControls.contains(.whiteBalance) { notes.append("AwbEnable on\(request.controls.whiteBalance == .locked ? ", locked after the first frames" : "")") }
         if knownControls.contains(.focus) { notes.append(size != request.size ? "AfMode kept from the countdown's cycle" : "AfMode continuous") }
@@ -375,11 +393,12 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
             if f.status == 2 { stats.noteDropped(.flaggedError) }
             return nil
         }
-        let frame: Frame
+        var frame: Frame
         do { frame = try Self.convert(f, format: stream.format, chroma: &chroma) } catch {
             stats.noteDropped(error.defect)
             return nil
         }
+        frame.turned = turned
         framesSinceStart += 1
         if lockPending, framesSinceStart >= max(request.settleFrames, 10) {
             var k = pb_lc_controls(ae_enable: request.controls.exposure == .locked ? 0 : -1,
@@ -586,7 +605,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
             defer { _ = pb_lc_camera_release_still(camera, f.cookie) }
             if f.status == 0 {
                 do {
-                    let frame = try Self.convert(f, format: still.format, chroma: &stillChroma)
+                    var frame = try Self.convert(f, format: still.format, chroma: &stillChroma)
+                    frame.turned = turned
                     if knownControls.contains(.focus) {
                         var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: 1, flicker_hz: -1)
                         _ = pb_lc_camera_set_controls(camera, &k)

@@ -267,7 +267,7 @@ public final class StreamingCameraSource: CameraSource {
             }
             beginCapture(still, local)
         case let .snapshot(rotation, quality, reply):
-            reply(local.latest.flatMap { try? local.jpeg.make($0, rotation: rotation, quality: quality).bytes })
+            reply(local.latest.flatMap { try? local.jpeg.make($0, rotation: rotation.remaining(after: $0.turned), quality: quality).bytes })
         case let .reconfigure(stream, captureSize):
             settings.withLock { $0 = (stream, captureSize) }
         case .shutdown:
@@ -414,16 +414,19 @@ public final class StreamingCameraSource: CameraSource {
     /// frame is taken).
     private func take(_ frame: Frame, latency: Double, for p: Pending, _ local: Local) -> Bool {
         do {
-            let made = try local.jpeg.make(frame, rotation: p.rotation, quality: p.jpegQuality)
+            let made = try local.jpeg.make(frame, rotation: p.rotation.remaining(after: frame.turned), quality: p.jpegQuality)
             local.pending = nil
+            let turns = (frame.turned == .r0 ? "" : " turned \(frame.turned) by the camera")
+                + (made.rotation == .r0 ? "" : " turned \(made.rotation)")
             log.info("capture \(p.captureID): frame #\(frame.sequence) \(frame.format.rawValue) \(frame.size)"
-                     + (made.rotation == .r0 ? ", " : " turned \(made.rotation), ")
+                     + turns + ", "
                      + "trigger-to-frame \(tenths(latency)) ms"
                      + (local.rejected > 0 ? " (\(counted(local.rejected, "frame")) before it did not decode)" : ""))
             post(.still(CameraStill(captureID: p.captureID, jpeg: made.bytes, trigger: p.trigger,
                                     frameTimestamp: frame.timestamp, readyAt: clock.now(),
                                     size: made.rotation.rotated(frame.size), format: frame.format,
-                                    passedThrough: made.passedThrough, turn: made.turn)))
+                                    passedThrough: made.passedThrough,
+                                    turn: frame.turned != .r0 && made.rotation == .r0 ? .camera : made.turn)))
             return true
         } catch {
             statusBox.withLock { $0.badFrames += 1 }
@@ -648,12 +651,13 @@ public func captureSizeWarning(asked: FrameSize, previewRequest: FrameSize, prev
 
 extension StreamRequest {
     /// The live-view stream request for `camera.*` settings `s` (live-view size, format, frame rate,
-    /// settle frames, controls; an empty `camera.device` is `auto`).
+    /// settle frames, controls, the fixed `camera.rotation`; an empty `camera.device` is `auto`).
     public init(_ s: Settings.Camera) {
         self.init(device: s.device.isEmpty ? "auto" : s.device, format: s.format, size: s.previewSize,
                   framesPerSecond: Double(s.frameRate), settleFrames: s.settleFrames,
                   controls: CameraControlSettings(powerLineFrequency: s.powerLineFrequency, exposure: s.exposure,
-                                                  whiteBalance: s.whiteBalance, focus: s.focus))
+                                                  whiteBalance: s.whiteBalance, focus: s.focus),
+                  turn: s.rotation.fixed)
     }
 }
 

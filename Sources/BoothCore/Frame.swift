@@ -112,9 +112,13 @@ public struct Frame: Sendable {
     public var timestampIsMonotonic: Bool
     /// The driver's frame sequence number (`v4l2_buffer.sequence`).
     public var sequence: UInt32
+    /// The clockwise turn the camera already gave these pixels (libcamera's orientation, done by the
+    /// sensor's flips): the booth turns them by what is left of `camera.rotation`
+    /// (``Rotation/remaining(after:)``). `.r0` for cameras that do not turn.
+    public var turned: Rotation
 
     public init(format: PixelFormat, size: FrameSize, bytesPerLine: Int, bytes: [UInt8],
-                timestamp: MonotonicInstant, timestampIsMonotonic: Bool = true, sequence: UInt32) {
+                timestamp: MonotonicInstant, timestampIsMonotonic: Bool = true, sequence: UInt32, turned: Rotation = .r0) {
         self.format = format
         self.size = size
         self.bytesPerLine = bytesPerLine
@@ -122,5 +126,6 @@ public struct Frame: Sendable {
         self.timestamp = timestamp
         self.timestampIsMonotonic = timestampIsMonotonic
         self.sequence = sequence
+        self.turned = turned
     }
 }

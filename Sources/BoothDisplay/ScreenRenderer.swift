@@ -127,7 +127,8 @@ public final class ScreenRenderer {
         func liveView() {
             guard let live else { canvas.fill(ScreenRenderer.dark); return }
             do {
-                try scaler.draw(live, into: &canvas, area: whole, rotation: options.cameraRotation,
+                // A camera that turned its frames (``Frame/turned``) leaves the rest of camera.rotation to us.
+                try scaler.draw(live, into: &canvas, area: whole, rotation: options.cameraRotation.remaining(after: live.turned),
                                 scaling: options.scaling, mirror: options.mirror)
             } catch {
                 canvas.fill(ScreenRenderer.dark)

@@ -40,6 +40,9 @@ public enum StillTurn: String, Sendable, Equatable {
     case reencoded
     /// Raw pixels (YUYV, RGB24) turned before their one encode (libyuv): no second encode.
     case pixels
+    /// Turned by the camera before the booth got it (libcamera's orientation, the sensor's flips): the
+    /// pixels encoded once as they came.
+    case camera
 }
 
 /// A still the camera took for a ``StillRequest``.

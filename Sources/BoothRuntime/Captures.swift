@@ -21,11 +21,13 @@ public struct CaptureRecord: Sendable {
     public var format: PixelFormat
     /// True when the JPEG is the camera's MJPEG frame, unchanged but for inserted Huffman tables (and ``turn``).
     public var passedThrough: Bool
-    /// How `camera.rotation` turned it: not at all, losslessly (DCT domain), or decoded and re-encoded.
+    /// How `camera.rotation` turned it: not at all, losslessly (DCT domain), decoded and re-encoded, in its
+    /// pixels, or by the camera itself.
     public var turn: StillTurn = .unchanged
 
     /// How the JPEG was made, for the log: `as sent by the camera`, `encoded`, and how it was turned
-    /// (`turned losslessly`, `decoded, turned and re-encoded`, `turned in its pixels, then encoded`).
+    /// (`turned losslessly`, `decoded, turned and re-encoded`, `turned in its pixels, then encoded`,
+    /// `turned by the camera's sensor`).
     public var madeBy: String {
         let source = passedThrough ? "as sent by the camera" : "encoded"
         switch turn {
@@ -33,6 +35,7 @@ public struct CaptureRecord: Sendable {
         case .lossless: return source + ", turned losslessly"
         case .reencoded: return source + ", decoded, turned and re-encoded"
         case .pixels: return "turned in its pixels, then encoded"
+        case .camera: return source + ", turned by the camera's sensor"
         }
     }
 }

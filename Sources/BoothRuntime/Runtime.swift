@@ -910,8 +910,10 @@ public final class BoothRuntime: Sendable {
         storage.setMinFree(UInt64(applied.storage.minFreeBytes))
         storage.setMount(applied.storage.mount)
         if applied.print != old.print { printer.reconfigure(applied.print) }
-        if changed(.cameraStream) {
+        if changed(.cameraStream) || changed(key: "camera.rotation") {
             // storage.jpeg_quality needs no restart: each still and snapshot asks for the quality in force.
+            // camera.rotation is in force at once (frames a camera turned are turned by what is left); a camera
+            // that turns for free does it from its next start.
             camera.reconfigure(applied.camera)
         }
         if changed(.cameraStream) {

@@ -6,6 +6,8 @@
 // - CameraManager::get(dev_t) is gone from 0.1: the camera's device numbers are then its
 //   properties::SystemDevices (videoNodes);
 // - properties::Model is a std::string_view in 0.7.1 (trixie-backports), a std::string before;
+// - the turn of the frames is CameraConfiguration::orientation (an EXIF-like Orientation) from 0.2,
+//   CameraConfiguration::transform (a Transform: flips and transpose) before;
 // - nothing else of what this file uses changed between 0.0.3, Debian trixie's 0.4.0 and
 //   trixie-backports' 0.7.1 (compile-checked by hardware/libcamera-check.sh);
 // - a camera whose device went away without libcamera's Camera::disconnected (0.0.3 signals it only
@@ -152,6 +154,7 @@ struct pb_lc_camera {
     std::deque<size_t> readyStills;                // completed still buffers not yet taken
     std::vector<FrameMetadata> stillMetadata;      // per still buffer, copied when its request completed
     int stillsWanted = 0;                          // requests still to carry a still buffer
+    int wantedTurn = 0;                            // pb_lc_camera_want_turn: 0 or 180 degrees
     bool started = false;
     bool hasAutofocus = false;
     bool hasAfMode = false;
@@ -429,6 +432,70 @@ static void writeBack(const StreamConfiguration &sc, pb_lc_stream_config *s) {
     s->buffer_count = sc.bufferCount;
 }
 
+// Asks `config` for the frames turned clockwise by `degrees` (0 or 180: the sensor's two flips).
+static void askTurn(CameraConfiguration &config, int degrees) {
+#if PB_LC_AT_LEAST(0, 2)
+    config.orientation = degrees == 180 ? Orientation::Rotate180 : Orientation::Rotate0;
+#else
+    config.transform = degrees == 180 ? Transform::Rot180 : Transform::Identity;
+#endif
+}
+
+// The turn `config` gives the frames, as validate left it: clockwise degrees, and whether mirrored.
+static void givenTurn(const CameraConfiguration &config, int *degrees, int *mirrored) {
+    int d = 0, m = 0;
+#if PB_LC_AT_LEAST(0, 2)
+    switch (config.orientation) {  // "RotateN": the picture in the buffer is the upright one turned N clockwise
+    case Orientation::Rotate0: break;
+    case Orientation::Rotate0Mirror: m = 1; break;
+    case Orientation::Rotate180: d = 180; break;
+    case Orientation::Rotate180Mirror: d = 180; m = 1; break;
+    case Orientation::Rotate90: d = 90; break;
+    case Orientation::Rotate90Mirror: d = 90; m = 1; break;
+    case Orientation::Rotate270: d = 270; break;
+    case Orientation::Rotate270Mirror: d = 270; m = 1; break;
+    }
+#else
+    switch (config.transform) {  // Transpose is a quarter turn clockwise and a mirror; VFlip a half turn and a mirror
+    case Transform::Identity: break;
+    case Transform::HFlip: m = 1; break;
+    case Transform::VFlip: d = 180; m = 1; break;
+    case Transform::Rot180: d = 180; break;
+    case Transform::Transpose: d = 90; m = 1; break;
+    case Transform::Rot270: d = 270; break;
+    case Transform::Rot90: d = 90; break;
+    case Transform::Rot180Transpose: d = 270; m = 1; break;
+    }
+#endif
+    if (degrees) *degrees = d;
+    if (mirrored) *mirrored = m;
+}
+
+// Validates `config` with the turn asked; a pipeline that refuses the configuration with a turn (rather
+// than adjusting the turn away) is asked again without one: the booth then turns the frames itself.
+static CameraConfiguration::Status validateTurned(CameraConfiguration &config, int degrees) {
+    askTurn(config, degrees);
+    CameraConfiguration::Status status = config.validate();
+    if (status != CameraConfiguration::Invalid || degrees == 0) return status;
+    askTurn(config, 0);
+    status = config.validate();
+    return status == CameraConfiguration::Valid ? CameraConfiguration::Adjusted : status;
+}
+
+int pb_lc_camera_want_turn(pb_lc_camera *c, int degrees) {
+    if (!c) return -EINVAL;
+    if (degrees != 0 && degrees != 180) return fail(-EINVAL, "a sensor turns by 0 or 180 degrees (its flips), not " + std::to_string(degrees));
+    c->wantedTurn = degrees;
+    return 0;
+}
+
+int pb_lc_camera_turn(pb_lc_camera *c, int *degrees, int *mirrored) {
+    if (!c) return -EINVAL;
+    if (!c->config) return fail(-EPIPE, "not configured");
+    givenTurn(*c->config, degrees, mirrored);
+    return 0;
+}
+
 int pb_lc_camera_configure(pb_lc_camera *c, pb_lc_stream_config *s) {
     if (!c || !s) return -EINVAL;
     int stopped = pb_lc_camera_stop(c);
@@ -438,7 +505,7 @@ int pb_lc_camera_configure(pb_lc_camera *c, pb_lc_stream_config *s) {
     StreamConfiguration &sc = config->at(0);
     if (s->fourcc) sc.pixelFormat = PixelFormat(s->fourcc);
     if (s->width && s->height) sc.size = Size(s->width, s->height);
-    CameraConfiguration::Status status = config->validate();
+    CameraConfiguration::Status status = validateTurned(*config, c->wantedTurn);
     if (status == CameraConfiguration::Invalid) return fail(-EINVAL, "libcamera refused the configuration " + sc.toString());
     int rc = c->camera->configure(config.get());
     if (rc < 0) return fail(rc, std::string("Camera::configure: ") + std::strerror(-rc));
@@ -461,7 +528,7 @@ int pb_lc_camera_configure_pair(pb_lc_camera *c, pb_lc_stream_config *viewfinder
         if (asked[i]->fourcc) sc.pixelFormat = PixelFormat(asked[i]->fourcc);
         if (asked[i]->width && asked[i]->height) sc.size = Size(asked[i]->width, asked[i]->height);
     }
-    CameraConfiguration::Status status = config->validate();
+    CameraConfiguration::Status status = validateTurned(*config, c->wantedTurn);
     // A pipeline that takes one stream only drops the second in validate (vimc: Adjusted, one left).
     if (status == CameraConfiguration::Invalid || config->size() < 2)
         return fail(-ENOTSUP, "the pipeline gives one stream (validate kept " + std::to_string(config->size()) + ")");

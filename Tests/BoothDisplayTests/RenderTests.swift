@@ -72,6 +72,26 @@ struct RenderTests {
         #expect(near(fb.rgb(x: w - 10, y: h - 10), 0xFF_FF00))
     }
 
+    @Test("a frame the camera turned (libcamera's sensor flips) is turned by what is left of camera.rotation", arguments: formats)
+    func cameraTurnedFrames(format: FramebufferFormat) throws {
+        let (c, fb) = try compose(format)
+        let w = format.size.width
+        var frame = Fixture.quadrants(width: 160, height: 100)
+        let half = LiveViewOptions(cameraRotation: .r180, scaling: .fill, mirror: false)
+        // Turned by us: the camera's bottom-right (yellow) is on the screen's top-left.
+        c.draw(.preview, live: frame, capture: nil, options: half, displayRotation: .r0)
+        #expect(near(fb.rgb(x: 10, y: 10), 0xFF_FF00), "got \(hex(fb.rgb(x: 10, y: 10)))")
+        // Turned by the camera already: drawn as it came, not turned back.
+        frame.turned = .r180
+        c.draw(.preview, live: frame, capture: nil, options: half, displayRotation: .r0)
+        #expect(near(fb.rgb(x: 10, y: 10), 0xFF_0000), "got \(hex(fb.rgb(x: 10, y: 10)))")
+        #expect(near(fb.rgb(x: w - 10, y: 10), 0x00_FF00), "got \(hex(fb.rgb(x: w - 10, y: 10)))")
+        // camera.rotation 0 with a frame the camera turned 180 (set to 180 before a reload): turned back by us.
+        c.draw(.preview, live: frame, capture: nil, options: LiveViewOptions(cameraRotation: .r0, scaling: .fill, mirror: false),
+               displayRotation: .r0)
+        #expect(near(fb.rgb(x: 10, y: 10), 0xFF_FF00), "got \(hex(fb.rgb(x: 10, y: 10)))")
+    }
+
     @Test("fit letterboxes with black bars, fill crops", arguments: formats)
     func letterbox(format: FramebufferFormat) throws {
         let (c, fb) = try compose(format)

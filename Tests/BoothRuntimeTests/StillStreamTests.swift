@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothCore
+import BoothJPEG
 import BoothPorts
 import Foundation
 import Synchronization
@@ -187,5 +188,45 @@ private func yuyv(_ size: FrameSize, atMilliseconds ms: UInt64, sequence: UInt32
         #expect(seen.wait { _, events in events.contains { if case .captureSucceeded = $0 { true } else { false } } })
         #expect(try #require(captures.get(1)).frameTimestamp == MonotonicInstant(nanoseconds: 160_000_000))
         #expect(camera.requests() == 0)
+    }
+
+    /// A frame the camera turned already (``Frame/turned``, libcamera's sensor flips for camera.rotation 180) is
+    /// encoded as it came when that was the whole turn (StillTurn.camera), and turned by what is left when
+    /// camera.rotation asks for more (90 after 180 is 270: width and height swap); an unturned frame is turned by us.
+    @Test(arguments: [(Rotation.r180, Rotation.r180), (.r90, .r180), (.r180, .r0)])
+    func aFrameTheCameraTurnedIsTurnedByWhatIsLeft(rotation: Rotation, turned: Rotation) throws {
+        let camera = TwoStreamCamera(), seen = Seen(), captures = CaptureBox()
+        let size = FrameSize(width: 32, height: 16)
+        let worker = StreamingCameraHarness(rotation: rotation, device: { camera }, stream: StreamRequest(format: .yuyv, size: size),
+                                            captureSize: size, jpegQuality: 95, captures: captures, clock: ManualClock(),
+                                            log: Logger(threshold: .error) { _ in }, post: { seen.post($0) }, onFrame: { seen.frame($0) })
+        worker.launch(); defer { worker.shutdown() }
+        worker.startStream()
+        // Left half dark (Y 16), right half bright (Y 235), chroma neutral.
+        var bytes = [UInt8](repeating: 128, count: size.width * size.height * 2)
+        for y in 0..<size.height { for x in 0..<size.width { bytes[(y * size.width + x) * 2] = x < size.width / 2 ? 16 : 235 } }
+        func frame(_ ms: UInt64, _ sequence: UInt32) -> Frame {
+            Frame(format: .yuyv, size: size, bytesPerLine: size.width * 2, bytes: bytes, timestamp: MonotonicInstant(nanoseconds: ms * 1_000_000),
+                  sequence: sequence, turned: turned)
+        }
+        camera.pushLive(frame(100, 1))
+        #expect(seen.wait { live, _ in live.count == 1 })
+        captures.assign(id: 1, session: 1, shot: 1)
+        worker.capture(id: 1, trigger: MonotonicInstant(nanoseconds: 150_000_000))
+        camera.pushLive(frame(160, 2))
+        #expect(seen.wait { _, events in events.contains { if case .captureSucceeded = $0 { true } else { false } } })
+        let record = try #require(captures.get(1))
+        let left = rotation.remaining(after: turned)
+        #expect(record.turn == (left == .r0 ? .camera : .pixels))
+        let image = try JPEGDecoder().decodeRGB(record.jpeg)
+        #expect(image.size == left.rotated(size) && record.size == image.size)
+        func luma(_ x: Int, _ y: Int) -> Int { Int(image.bytes[(y * image.size.width + x) * 3 + 1]) }
+        let (w, h) = (image.size.width, image.size.height)
+        switch left {
+        case .r0: #expect(luma(2, h / 2) < 60 && luma(w - 3, h / 2) > 200, "as the camera turned it: dark left")
+        case .r180: #expect(luma(2, h / 2) > 200 && luma(w - 3, h / 2) < 60, "turned by us: dark right")
+        case .r270: #expect(luma(w / 2, h - 3) < 60 && luma(w / 2, 2) > 200, "a quarter turn anticlockwise: the dark left at the bottom")
+        case .r90: #expect(luma(w / 2, 2) < 60 && luma(w / 2, h - 3) > 200)
+        }
     }
 }

@@ -18,6 +18,9 @@
 #    bound again: "camera recovered", idle by itself; the next session's four shots all saved;
 #  - another process streaming from the camera (libcamera's cam): the booth's fault names it ("in use
 #    by cam (pid N)"), the daemon up; cam stopped: the booth recovers and streams by itself;
+#  - camera.rotation = 180: the booth asks libcamera to turn the frames (orientation/transform, the
+#    sensor's flips); vimc's pipeline leaves them unturned, the log says the booth turns them, and the
+#    still shows the colour bars turned (black to white, left to right);
 #  - the live view's gap around each still (last preview frame before the switch to the first after
 #    the switch back, from the log's stream restarts) and trigger -> saved, reported as RESULT lines.
 # vm-module: vimc
@@ -96,14 +99,17 @@ sleep 2   # past the settle frames
 # ---------------------------------------------------------------- a 4-shot session
 # colour_bars FILE: fails unless FILE decodes and shows the tpg's 8 colour bars (white yellow cyan green
 # magenta red blue black), judged by which channels are high in each band.
+# With "turned": the bars turned 180 degrees (black to white).
 colour_bars() {
     local info
     info=$(jpeg-decode --bands 8 "$1") || fail "$1 does not decode: $info"
-    python3 - "$info" <<'PY' || fail "$1: not vimc's colour bars: $info"
+    python3 - "$info" "${2:-upright}" <<'PY' || fail "$1: not vimc's colour bars${2:+ ($2)}: $info"
 import sys
 info = sys.argv[1]
 bands = [tuple(int(v) for v in b.split(",")) for b in info.split("bands=")[1].split()]
 want = ["RGB", "RG", "GB", "G", "RB", "R", "B", ""]   # 75% colour bars: which channels are lit
+if sys.argv[2] == "turned":
+    want.reverse()
 got = []
 for r, g, b in bands:
     top = max(r, g, b, 1)
@@ -178,6 +184,30 @@ stop_pid "$CAM_PID"
 wait_for_line "$BOOTH_LOG" 'camera recovered' 60 >/dev/null
 wait_for_line "$BOOTH_LOG" 'camera: streaming' 30 >/dev/null
 pass "cam stopped: the booth took the camera by itself"
+booth_stop
+
+# ---------------------------------------------------------------- camera.rotation 180
+ROTATED=/tmp/photobooth-rotated.conf
+booth_config "$ROTATED" \
+    camera.backend=libcamera camera.preview_size=640x480 camera.capture_size=1920x1080 camera.settle_frames=2 \
+    camera.capture_timeout=10s camera.rotation=180 \
+    button.chip="$CHIP" button.line=button button.debounce=30ms \
+    session.preview=0s session.countdown=1s session.shots=1 session.review=1s \
+    picture.compose_single_shot=false storage.dir=/tmp/photos-rotated storage.min_free=0B
+BOOTH_LOG=$RESULTS/photoboothd-rotated.log
+booth_start "$ROTATED"
+turn=$(wait_for_line "$BOOTH_LOG" 'camera: controls: ' 30)
+log "$turn"
+assert_contains "$turn" "camera.rotation 180°: this pipeline does not flip the sensor; the booth turns the frames" \
+    "libcamera asked for the turn, vimc's pipeline left the frames unturned"
+wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
+sleep 2
+tap
+wait_for_count 'capture [0-9]+ saved:' 1 120
+turned=$(find /tmp/photos-rotated -name 'booth-*-[0-9].jpg' | head -n1)
+[ -n "$turned" ] || fail "no capture saved with camera.rotation 180"
+colour_bars "$turned" turned
+pass "camera.rotation 180: the still shows the colour bars turned ($(grep -m1 -oE 'capture [0-9]+: frame .*turned [^,]*' "$BOOTH_LOG"))"
 booth_stop
 
 # ---------------------------------------------------------------- figures

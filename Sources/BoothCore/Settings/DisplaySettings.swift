@@ -14,6 +14,10 @@ public enum Rotation: Int, Sendable, CaseIterable, Hashable, CustomStringConvert
     /// The turn that undoes this one.
     public var inverse: Rotation { Rotation(degrees: 360 - rawValue) }
 
+    /// What is left of this turn when `done` was already applied (a camera that turned its frames):
+    /// 180° after 180° is 0°, 90° after 180° is 270°.
+    public func remaining(after done: Rotation) -> Rotation { Rotation(degrees: rawValue - done.rawValue) }
+
     /// The nearest quarter turn to `degrees` (any integer, negative allowed).
     public init(degrees: Int) {
         let d = ((degrees % 360) + 360) % 360

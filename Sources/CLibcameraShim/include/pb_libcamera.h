@@ -110,6 +110,18 @@ int pb_lc_camera_configure(pb_lc_camera *camera, pb_lc_stream_config *stream);
  *  (pb_lc_camera_request_still), so the live view never stops for a still. */
 int pb_lc_camera_configure_pair(pb_lc_camera *camera, pb_lc_stream_config *viewfinder, pb_lc_stream_config *still);
 
+/** The clockwise turn (degrees) the next pb_lc_camera_configure or pb_lc_camera_configure_pair asks
+ *  libcamera for (CameraConfiguration::orientation from 0.2, ::transform before): 0 or 180, what a
+ *  sensor's horizontal and vertical flips give for free (a quarter turn needs a transpose no sensor
+ *  does). Whether the pipeline took it is pb_lc_camera_turn's answer. 0, or -EINVAL for other degrees. */
+int pb_lc_camera_want_turn(pb_lc_camera *camera, int degrees);
+
+/** How the frames of the configuration in force are turned (what validate left of the turn asked, or
+ *  the sensor's mounting where the pipeline cannot undo it): *degrees the clockwise turn of the picture
+ *  in the buffers (0, 90, 180, 270), *mirrored 1 when it is also mirrored left to right. 0, or -EPIPE
+ *  when not configured. */
+int pb_lc_camera_turn(pb_lc_camera *camera, int *degrees, int *mirrored);
+
 /** Controls for the next requests. -1 leaves a control as it is. */
 typedef struct {
     int32_t ae_enable;     /**< controls::AeEnable: 1 auto exposure, 0 off (locked) */
