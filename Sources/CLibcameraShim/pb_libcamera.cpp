@@ -20,6 +20,7 @@
 //   and buffers are left allocated, and with its FrameBufferAllocator the Camera and its pipeline
 //   handler's objects it holds: their memory and the descriptors of the gone nodes, an unplug's worth).
 #include "pb_libcamera.h"
+#include "pb_still_ledger.hpp"
 
 #include <libcamera/libcamera.h>
 #include <libcamera/version.h>
@@ -150,10 +151,8 @@ struct pb_lc_camera {
     Stream *stillStream = nullptr;
     std::vector<FrameBuffer *> viewfinderBuffers;  // request i's viewfinder buffer
     std::vector<FrameBuffer *> stillBuffers;       // the still stream's buffers; a still's cookie is its index
-    std::deque<size_t> freeStills;                 // still buffers in no request and not handed out
-    std::deque<size_t> readyStills;                // completed still buffers not yet taken
+    StillLedger stills;                            // which still buffer is free, in a request, ready or taken
     std::vector<FrameMetadata> stillMetadata;      // per still buffer, copied when its request completed
-    int stillsWanted = 0;                          // requests still to carry a still buffer
     int wantedTurn = 0;                            // pb_lc_camera_want_turn: 0 or 180 degrees
     bool started = false;
     bool hasAutofocus = false;
@@ -209,10 +208,8 @@ struct pb_lc_camera {
         allocator.reset();
         viewfinderBuffers.clear();
         stillBuffers.clear();
-        freeStills.clear();
-        readyStills.clear();
+        stills.reset(0);
         stillMetadata.clear();
-        stillsWanted = 0;
         std::lock_guard<std::mutex> lock(mutex);
         done.clear();
     }
@@ -603,10 +600,9 @@ int pb_lc_camera_start(pb_lc_camera *c, const pb_lc_controls *k) {
         }
     }
     if (c->stillStream) {
-        for (const std::unique_ptr<FrameBuffer> &buffer : c->allocator->buffers(c->stillStream)) {
-            c->freeStills.push_back(c->stillBuffers.size());
+        for (const std::unique_ptr<FrameBuffer> &buffer : c->allocator->buffers(c->stillStream))
             c->stillBuffers.push_back(buffer.get());
-        }
+        c->stills.reset(c->stillBuffers.size());
         c->stillMetadata.resize(c->stillBuffers.size());
     }
     // One request a viewfinder buffer; a still buffer joins a request only when a still is asked for.
@@ -675,12 +671,10 @@ static int queueAgain(pb_lc_camera *c, Request *request) {
     int rc = request->addBuffer(c->stream, c->viewfinderBuffers[index]);
     if (rc < 0) return fail(rc, std::string("Request::addBuffer: ") + std::strerror(-rc));
     // A still buffer that cannot join stays free and wanted: the request goes without it, the next one tries.
-    long still = -1;
-    if (c->stillStream && c->stillsWanted > 0 && !c->freeStills.empty() &&
-        request->addBuffer(c->stillStream, c->stillBuffers[c->freeStills.front()]) == 0) {
-        still = static_cast<long>(c->freeStills.front());
-        c->freeStills.pop_front();
-        c->stillsWanted--;
+    long still = c->stillStream ? c->stills.attach() : -1;
+    if (still >= 0 && request->addBuffer(c->stillStream, c->stillBuffers[static_cast<size_t>(still)]) != 0) {
+        c->stills.unattach(static_cast<size_t>(still));
+        still = -1;
     }
     {
         std::lock_guard<std::mutex> lock(c->mutex);
@@ -691,10 +685,7 @@ static int queueAgain(pb_lc_camera *c, Request *request) {
         }
     }
     rc = c->camera->queueRequest(request);
-    if (rc < 0 && still >= 0) {  // the still buffer is not in flight: free and wanted again
-        c->freeStills.push_front(static_cast<size_t>(still));
-        c->stillsWanted++;
-    }
+    if (rc < 0 && still >= 0) c->stills.unattach(static_cast<size_t>(still));  // not in flight: free and wanted again
     return rc < 0 ? fail(rc, std::string("Camera::queueRequest: ") + std::strerror(-rc)) : 0;
 }
 
@@ -706,13 +697,9 @@ static void keepStill(pb_lc_camera *c, Request *request) {
     if (!buffer) return;
     for (size_t i = 0; i < c->stillBuffers.size(); i++) {
         if (c->stillBuffers[i] != buffer) continue;
-        if (request->status() == Request::RequestCancelled) {
-            c->freeStills.push_back(i);
-            c->stillsWanted++;  // the still was not taken: the next request carries one
-        } else {
-            c->stillMetadata[i] = buffer->metadata();
-            c->readyStills.push_back(i);
-        }
+        bool cancelled = request->status() == Request::RequestCancelled;
+        if (!cancelled) c->stillMetadata[i] = buffer->metadata();
+        c->stills.complete(i, cancelled);  // cancelled: free, and the next request carries one
         return;
     }
 }
@@ -740,15 +727,15 @@ int pb_lc_camera_request_still(pb_lc_camera *c) {
     if (!c) return -EINVAL;
     if (!c->stillStream) return fail(-ENOTSUP, "no still stream (configured with one stream)");
     if (!c->started) return fail(-EPIPE, "the camera is not started");
-    c->stillsWanted++;
+    c->stills.want();
     return 0;
 }
 
 int pb_lc_camera_take_still(pb_lc_camera *c, pb_lc_frame *out) {
     if (!c || !out) return -EINVAL;
-    if (c->readyStills.empty()) return 0;
-    size_t index = c->readyStills.front();
-    c->readyStills.pop_front();
+    long taken = c->stills.take();
+    if (taken < 0) return 0;
+    size_t index = static_cast<size_t>(taken);
     std::memset(out, 0, sizeof(*out));
     out->cookie = index;
     out->af_state = -1;
@@ -759,9 +746,8 @@ int pb_lc_camera_take_still(pb_lc_camera *c, pb_lc_frame *out) {
 int pb_lc_camera_release_still(pb_lc_camera *c, uint64_t cookie) {
     if (!c) return -EINVAL;
     if (cookie >= c->stillBuffers.size()) return fail(-EINVAL, "no still buffer " + std::to_string(cookie));
-    for (size_t i : c->freeStills) if (i == cookie) return 0;
-    c->freeStills.push_back(static_cast<size_t>(cookie));
-    return 0;
+    int rc = c->stills.release(static_cast<size_t>(cookie));
+    return rc == -EBUSY ? fail(rc, "still buffer " + std::to_string(cookie) + " is in a request (never taken)") : rc;
 }
 
 int pb_lc_camera_wait_frame(pb_lc_camera *c, int timeout_ms, pb_lc_frame *out) {

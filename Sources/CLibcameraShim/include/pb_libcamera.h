@@ -173,8 +173,35 @@ int pb_lc_camera_request_still(pb_lc_camera *camera);
 /** The oldest completed still not yet taken: 1 with *out filled (its cookie names the still buffer; the
  *  planes stay valid until pb_lc_camera_release_still(cookie) or stop), 0 when none is waiting. */
 int pb_lc_camera_take_still(pb_lc_camera *camera, pb_lc_frame *out);
-/** Gives a still buffer back for later stills. */
+/** Gives a still buffer back for later stills: 0, -EBUSY while it is in a request (it was never taken),
+ *  -EINVAL for no such buffer. */
 int pb_lc_camera_release_still(pb_lc_camera *camera, uint64_t cookie);
+
+/* The still stream's bookkeeping (pb_still_ledger.hpp), which the camera's two-stream path runs on and
+ * which the unit tests drive through this interface: no libcamera involved. A still buffer's states: */
+enum { PB_LC_STILL_FREE = 0, PB_LC_STILL_QUEUED = 1, PB_LC_STILL_READY = 2, PB_LC_STILL_TAKEN = 3 };
+typedef struct pb_lc_still_ledger pb_lc_still_ledger;
+/** A ledger of `count` still buffers, all free, no still wanted; NULL when out of memory. */
+pb_lc_still_ledger *pb_lc_still_ledger_new(int count);
+void pb_lc_still_ledger_free(pb_lc_still_ledger *ledger);
+/** A still is wanted (pb_lc_camera_request_still). */
+void pb_lc_still_ledger_want(pb_lc_still_ledger *ledger);
+/** Stills wanted and not yet in a request. */
+int pb_lc_still_ledger_wanted(const pb_lc_still_ledger *ledger);
+/** A request is being queued: the free buffer (index) to add to it when a still is wanted, now queued; -1 for none. */
+int pb_lc_still_ledger_attach(pb_lc_still_ledger *ledger);
+/** The request could not take buffer `index` or was not queued: free again, first in line, its still wanted again.
+ *  0, or -EINVAL when it is not queued. */
+int pb_lc_still_ledger_unattach(pb_lc_still_ledger *ledger, int index);
+/** Buffer `index`'s request completed: ready, or when `cancelled` free with its still wanted again. 0, or -EINVAL
+ *  when it is not queued. */
+int pb_lc_still_ledger_complete(pb_lc_still_ledger *ledger, int index, int cancelled);
+/** The oldest ready buffer (index), now taken; -1 when none is ready. */
+int pb_lc_still_ledger_take(pb_lc_still_ledger *ledger);
+/** Buffer `index` given back: 0 (also when already free), -EBUSY while it is in a request, -EINVAL out of range. */
+int pb_lc_still_ledger_release(pb_lc_still_ledger *ledger, int index);
+/** Buffer `index`'s state (PB_LC_STILL_*), -EINVAL out of range. */
+int pb_lc_still_ledger_state(const pb_lc_still_ledger *ledger, int index);
 
 #ifdef __cplusplus
 }
