@@ -190,7 +190,7 @@ public final class GPhoto2Camera {
         let cam = try opened("gp_camera_capture")
         var path = CameraFilePath()
         try check(gp_camera_capture(cam, GP_CAPTURE_IMAGE, &path, context), "gp_camera_capture", camera: name)
-        return GPhoto2FilePath(folder: Self.string(path.folder), name: Self.string(path.name))
+        return GPhoto2FilePath(folder: String(cArray: path.folder), name: String(cArray: path.name))
     }
 
     /// Releases the shutter (`gp_camera_trigger_capture`) and returns once the camera took the order; the
@@ -214,7 +214,7 @@ public final class GPhoto2Camera {
         case GP_EVENT_CAPTURE_COMPLETE: return .captureComplete
         case GP_EVENT_FILE_ADDED, GP_EVENT_FOLDER_ADDED:
             guard let p = data?.assumingMemoryBound(to: CameraFilePath.self).pointee else { return .other("file added without a path") }
-            let path = GPhoto2FilePath(folder: Self.string(p.folder), name: Self.string(p.name))
+            let path = GPhoto2FilePath(folder: String(cArray: p.folder), name: String(cArray: p.name))
             return type == GP_EVENT_FILE_ADDED ? .fileAdded(path) : .folderAdded(path)
         default:
             if type == GP_EVENT_UNKNOWN, let data { return .other(String(cString: data.assumingMemoryBound(to: CChar.self))) }
@@ -441,14 +441,6 @@ public final class GPhoto2Camera {
         try check(gp_file_get_data_and_size(file, &data, &size), call, camera: name)
         guard let data, size > 0 else { return [] }
         return data.withMemoryRebound(to: UInt8.self, capacity: Int(size)) { Array(UnsafeBufferPointer(start: $0, count: Int(size))) }
-    }
-
-    /// A C `char[N]` tuple as a String (up to its NUL).
-    static func string<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { raw in
-            let bytes = raw.prefix { $0 != 0 }
-            return String(decoding: bytes, as: UTF8.self)
-        }
     }
 }
 

@@ -107,12 +107,17 @@ public func listLibcameraCameras() throws -> [LibcameraCameraInfo] {
         throw libcameraError("CameraManager::start", error, device: "libcamera")
     }
     defer { pb_lc_manager_free(manager) }
-    var cameras: [LibcameraCameraInfo] = []
+    return libcameraCameras(manager, details: true).map(\.info)
+}
+
+/// The cameras `manager` lists, by index, with what `pb_lc_camera_get_info` said of each; with `details`,
+/// their controls' names and stream formats too (else empty: what choosing a camera needs is id and model).
+func libcameraCameras(_ manager: OpaquePointer, details: Bool) -> [(index: Int32, info: LibcameraCameraInfo, raw: pb_lc_camera_info)] {
+    var cameras: [(index: Int32, info: LibcameraCameraInfo, raw: pb_lc_camera_info)] = []
     for index in 0..<pb_lc_camera_count(manager) {
         var info = pb_lc_camera_info()
         guard pb_lc_camera_get_info(manager, index, &info) == 0 else { continue }
-        let id = withUnsafeBytes(of: &info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let model = withUnsafeBytes(of: &info.model) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let id = String(cArray: info.id), model = String(cArray: info.model)
         let location: String? = switch info.location {
         case Int32(PB_LC_LOCATION_FRONT): "front"
         case Int32(PB_LC_LOCATION_BACK): "back"
@@ -121,10 +126,11 @@ public func listLibcameraCameras() throws -> [LibcameraCameraInfo] {
         }
         var controls: [String] = []
         var name = [CChar](repeating: 0, count: 128)
-        for c in 0..<info.control_count where pb_lc_camera_control_name(manager, index, c, &name, name.count) == 0 {
+        for c in 0..<(details ? info.control_count : 0) where pb_lc_camera_control_name(manager, index, c, &name, name.count) == 0 {
             controls.append(String(nulTerminated: name))
         }
         func formats(_ role: Int32) -> [String] {
+            guard details else { return [] }
             var out = [pb_lc_stream_format](repeating: pb_lc_stream_format(), count: 32)
             let n = pb_lc_camera_stream_formats(manager, index, role, &out, Int32(out.count))
             guard n > 0 else { return [] }
@@ -132,11 +138,11 @@ public func listLibcameraCameras() throws -> [LibcameraCameraInfo] {
                 "\(LibcameraFormat.name(of: $0.fourcc)) \($0.min_width)x\($0.min_height)-\($0.max_width)x\($0.max_height)"
             }
         }
-        cameras.append(LibcameraCameraInfo(
+        cameras.append((index, LibcameraCameraInfo(
             id: id, model: model, location: location,
             pixelArraySize: info.pixel_array_width > 0 ? FrameSize(width: Int(info.pixel_array_width), height: Int(info.pixel_array_height)) : nil,
             hasAutofocus: info.has_autofocus != 0, controls: controls,
-            viewfinderFormats: formats(Int32(PB_LC_ROLE_VIEWFINDER)), stillFormats: formats(Int32(PB_LC_ROLE_STILL))))
+            viewfinderFormats: formats(Int32(PB_LC_ROLE_VIEWFINDER)), stillFormats: formats(Int32(PB_LC_ROLE_STILL))), info))
     }
     return cameras
 }
@@ -206,35 +212,26 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         var error: Int32 = 0
         guard let manager = pb_lc_manager_new(&error) else { throw libcameraError("CameraManager::start", error, device: "libcamera") }
         self.manager = manager
-        let cameras = (0..<pb_lc_camera_count(manager)).compactMap { index -> (String, String)? in
-            var info = pb_lc_camera_info()
-            guard pb_lc_camera_get_info(manager, index, &info) == 0 else { return nil }
-            return (withUnsafeBytes(of: &info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) },
-                    withUnsafeBytes(of: &info.model) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
-        }
+        let cameras = libcameraCameras(manager, details: false)
         // Empty or auto: the first camera that is not a UVC webcam (those stay on V4L2); a named one as named.
         let named = !request.device.trimmingSpaces().isEmpty && request.device.trimmingSpaces() != "auto"
-        guard let chosen = cameras.first(where: {
-            let info = LibcameraCameraInfo(id: $0.0, model: $0.1, location: nil, pixelArraySize: nil, hasAutofocus: false, controls: [],
-                                           viewfinderFormats: [], stillFormats: [])
-            return info.matches(request.device) && (named || !info.isUVC)
-        }) else {
+        guard let (_, chosen, info) = cameras.first(where: { $0.info.matches(request.device) && (named || !$0.info.isUVC) }) else {
             stop()
-            var listed = cameras.isEmpty ? "libcamera lists no camera" : "libcamera lists \(cameras.map { "'\($0.0)'" }.joined(separator: ", "))"
+            var listed = cameras.isEmpty ? "libcamera lists no camera" : "libcamera lists \(cameras.map { "'\($0.info.id)'" }.joined(separator: ", "))"
             // A pipeline another process streams from may not be listed at all (vimc's match sets up its
             // media links, which fails with EBUSY then): name who holds a media device.
             if let held = Self.mediaDeviceHolder() { listed += "; \(held.node) is in use by \(held.holder): stop it" }
             throw V4L2Error(call: "libcamera CameraManager::get", errno: ENODEV, device: request.device, detail: "no camera matches camera.device = '\(request.device)': \(listed)")
         }
-        identity = chosen.1.isEmpty ? chosen.0 : "\(chosen.0) (\(chosen.1))"
-        guard let camera = pb_lc_camera_open(manager, chosen.0, &error) else {
-            var e = libcameraError("Camera::acquire", error, device: chosen.0)
+        identity = chosen.model.isEmpty ? chosen.id : "\(chosen.id) (\(chosen.model))"
+        guard let camera = pb_lc_camera_open(manager, chosen.id, &error) else {
+            var e = libcameraError("Camera::acquire", error, device: chosen.id)
             if error == -EBUSY {
                 var nodes = [CChar](repeating: 0, count: 512)
-                _ = pb_lc_camera_video_nodes(manager, chosen.0, &nodes, nodes.count)
+                _ = pb_lc_camera_video_nodes(manager, chosen.id, &nodes, nodes.count)
                 let paths = String(nulTerminated: nodes).split(separator: "\n").map(String.init)
                 let holder = Self.mediaDeviceHolder().map(\.holder) ?? paths.lazy.compactMap(DeviceNodeHolder.find).first
-                e = V4L2Error(call: "libcamera Camera::acquire", errno: EBUSY, device: chosen.0,
+                e = V4L2Error(call: "libcamera Camera::acquire", errno: EBUSY, device: chosen.id,
                               detail: holder.map { "in use by \($0), which holds \(paths.joined(separator: ", ")): stop it (or set camera.device to another camera)" }
                                   ?? "another process holds it (libcamera locks its media device; no process found holding \(paths.isEmpty ? "its video nodes" : paths.joined(separator: ", ")))")
             }
@@ -244,15 +241,13 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         self.camera = camera
         exposureLocked = false
         whiteBalanceLocked = false
-        var info = pb_lc_camera_info()
-        _ = pb_lc_camera_get_info(manager, cameras.firstIndex { $0.0 == chosen.0 }.map(Int32.init) ?? 0, &info)
         knownControls = []
         if info.has_ae != 0 { knownControls.insert(.exposure) }
         if info.has_awb != 0 { knownControls.insert(.whiteBalance) }
         if info.has_autofocus != 0 { knownControls.insert(.focus) }
         if info.has_ae_flicker != 0 { knownControls.insert(.powerLineFrequency) }
-        return try configureAndStart(size: request.size, stillSize: request.stillSize, card: chosen.1.isEmpty ? chosen.0 : chosen.1,
-                                     device: chosen.0)
+        return try configureAndStart(size: request.size, stillSize: request.stillSize, card: chosen.model.isEmpty ? chosen.id : chosen.model,
+                                     device: chosen.id)
     }
 
     /// Configures the viewfinder stream at `size` and starts it. The preview's stream (`size` = the request's)
@@ -513,7 +508,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         defer { closedir(dev) }
         var nodes: [String] = []
         while let e = readdir(dev) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(cArray: e.pointee.d_name)
             if name.hasPrefix("media") { nodes.append("/dev/" + name) }
         }
         for node in nodes.sorted() { if let holder = DeviceNodeHolder.lockHolder(node) { return (node, holder) } }

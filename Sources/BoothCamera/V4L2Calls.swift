@@ -134,8 +134,8 @@ struct V4L2Node: Sendable {
         var cap = v4l2_capability()
         try check(pb_v4l2_ioctl(fd, PB_VIDIOC_QUERYCAP, &cap), "VIDIOC_QUERYCAP")
         let caps = cap.capabilities & PB_V4L2_CAP_DEVICE_CAPS != 0 ? cap.device_caps : cap.capabilities
-        return V4L2Capability(driver: cString(cap.driver), card: cString(cap.card),
-                              busInfo: cString(cap.bus_info), capabilities: caps)
+        return V4L2Capability(driver: String(cArray: cap.driver), card: String(cArray: cap.card),
+                              busInfo: String(cArray: cap.bus_info), capabilities: caps)
     }
 
     /// Wraps `VIDIOC_ENUM_FMT` for capture; nil past the last index (EINVAL).
@@ -147,7 +147,7 @@ struct V4L2Node: Sendable {
             if errno == EINVAL { return nil }
             throw V4L2Error(call: "VIDIOC_ENUM_FMT", errno: errno, device: path)
         }
-        return V4L2FormatDescription(fourcc: d.pixelformat, description: cString(d.description),
+        return V4L2FormatDescription(fourcc: d.pixelformat, description: String(cArray: d.description),
                                      isEmulated: d.flags & PB_V4L2_FMT_FLAG_EMULATED != 0)
     }
 
@@ -250,7 +250,7 @@ struct V4L2Node: Sendable {
             if errno == EINVAL || errno == ENOTTY { return nil }
             throw V4L2Error(call: "VIDIOC_QUERYCTRL", errno: errno, device: path)
         }
-        return V4L2ControlDescription(id: q.id, type: q.type, name: cString(q.name), minimum: q.minimum,
+        return V4L2ControlDescription(id: q.id, type: q.type, name: String(cArray: q.name), minimum: q.minimum,
                                       maximum: q.maximum, step: q.step, defaultValue: q.default_value,
                                       flags: q.flags)
     }
@@ -262,7 +262,7 @@ struct V4L2Node: Sendable {
         m.id = id
         m.index = index
         guard pb_v4l2_ioctl(fd, PB_VIDIOC_QUERYMENU, &m) == 0 else { return nil }
-        return integerMenu ? String(m.value) : cString(m.name)
+        return integerMenu ? String(m.value) : String(cArray: m.name)
     }
 
     /// Wraps `VIDIOC_G_CTRL`.
@@ -387,10 +387,3 @@ enum V4L2ControlID {
     static let flagDisabled = PB_V4L2_CTRL_FLAG_DISABLED
 }
 
-/// A NUL-terminated C char array (imported as a tuple) as a String.
-private func cString<T>(_ tuple: T) -> String {
-    withUnsafeBytes(of: tuple) { raw in
-        let bytes = raw.prefix { $0 != 0 }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}

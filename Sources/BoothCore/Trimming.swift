@@ -26,4 +26,11 @@ extension String {
     public init(nulTerminated buffer: [CChar]) {
         self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// The text of a C `char[N]` array Swift imports as a tuple (`v4l2_capability.card`, `dirent.d_name`,
+    /// libcamera's `pb_lc_camera_info.id`): the bytes before its first NUL (all N without one), decoded as
+    /// UTF-8 with invalid bytes replaced.
+    public init<T>(cArray tuple: T) {
+        self = withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
 }

@@ -163,9 +163,7 @@ public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
         self.mapLength = length
         self.visibleOffset = offset
         self.format = format
-        self.driver = withUnsafeBytes(of: f.id) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        self.driver = String(cArray: f.id)
     }
 
     deinit {

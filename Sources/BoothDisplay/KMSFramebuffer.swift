@@ -130,7 +130,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
         let opened = fd.map { pb_kms_open_fd($0, path, w, h, &i, &why, why.count) } ?? pb_kms_open(path, w, h, &i, &why, why.count)
         guard let k = opened else {
             let e = errno
-            throw .call(KMSFramebuffer.text(why), errno: e, device: path)
+            throw .call(String(nulTerminated: why), errno: e, device: path)
         }
         return (k, KMSCardInfo(i, path: path))
     }
@@ -140,13 +140,8 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
     public static func probe(_ path: String) throws(FramebufferError) -> KMSCardInfo {
         var i = pb_kms_info()
         var why = [CChar](repeating: 0, count: 256)
-        guard pb_kms_probe(path, &i, &why, why.count) == 0 else { let e = errno; throw .call(KMSFramebuffer.text(why), errno: e, device: path) }
+        guard pb_kms_probe(path, &i, &why, why.count) == 0 else { let e = errno; throw .call(String(nulTerminated: why), errno: e, device: path) }
         return KMSCardInfo(i, path: path)
-    }
-
-    /// A C string from its buffer.
-    static func text(_ buffer: [CChar]) -> String {
-        String(nulTerminated: buffer)
     }
 
     /// The `/dev/dri/card*` nodes, by number.
@@ -336,9 +331,8 @@ extension String {
 
 extension KMSCardInfo {
     init(_ i: pb_kms_info, path: String) {
-        func text<T>(_ tuple: T) -> String { withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } }
-        self.init(path: path, driver: text(i.driver), connectors: Int(i.connectors), connected: Int(i.connected),
-                  connector: i.width > 0 ? text(i.connector) : nil,
+        self.init(path: path, driver: String(cArray: i.driver), connectors: Int(i.connectors), connected: Int(i.connected),
+                  connector: i.width > 0 ? String(cArray: i.connector) : nil,
                   mode: i.width > 0 ? FrameSize(width: Int(i.width), height: Int(i.height)) : nil,
                   refreshHz: i.width > 0 ? Int(i.refresh) : nil)
     }

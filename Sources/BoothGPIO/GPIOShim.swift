@@ -53,8 +53,8 @@ enum Shim {
     static func lineInfo(_ chip: OpaquePointer, offset: UInt32) -> Result<GPIOLineInfo, Errno> {
         var info = pb_gpio_line_info()
         if pb_gpio_chip_line_info(chip, offset, &info) < 0 { return .failure(Errno(errno)) }
-        return .success(GPIOLineInfo(offset: info.offset, name: string(fromTuple: info.name),
-                                     consumer: string(fromTuple: info.consumer), used: info.used,
+        return .success(GPIOLineInfo(offset: info.offset, name: String(cArray: info.name),
+                                     consumer: String(cArray: info.consumer), used: info.used,
                                      isOutput: info.output, activeLow: info.active_low))
     }
 
@@ -110,12 +110,6 @@ enum Shim {
         return .success(paths)
     }
 
-    /// A C `char[N]` imported as a tuple, up to its first NUL.
-    static func string<T>(fromTuple tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { bytes in
-            String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-    }
 }
 
 /// Syscalls for the owned threads: monotonic clock, wake-up pipe, poll.

@@ -38,9 +38,6 @@ struct BGRAImage {
     }
 
     private static func message(_ image: inout png_image) -> String {
-        withUnsafeBytes(of: &image.message) { raw in
-            let chars = raw.prefix(while: { $0 != 0 })
-            return String(decoding: chars, as: UTF8.self)
-        }
+        String(cArray: image.message)
     }
 }
