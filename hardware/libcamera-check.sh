@@ -72,6 +72,17 @@ compile() {
 }
 checked=()
 
+# --- 0. the still ledger (pb_still_ledger.cpp: no libcamera, so once) ----------------------------
+step "compiling the still ledger (pb_still_ledger.cpp) with $CXX"
+"$CXX" -std=c++17 -Wall -Wextra -Werror -fPIC -I"$shim_dir/include" -c "$shim_dir/pb_still_ledger.cpp" -o "$work/ledger.o" \
+    2>"$work/ledger.log" || { cat "$work/ledger.log" >&2; fail "pb_still_ledger.cpp does not compile"; }
+ledger_defined=$(nm "$work/ledger.o")
+missing=()
+for f in $(grep -oE '\bpb_lc_still_ledger_[a-z_]+\(' "$header" | tr -d '(' | sort -u); do
+    grep -qE " T $f\$" <<<"$ledger_defined" || missing+=("$f")
+done
+[ ${#missing[@]} -eq 0 ] || fail "pb_still_ledger.cpp does not define ${missing[*]}"
+
 # --- 1. the system's headers ---------------------------------------------------------------
 [ -f /usr/include/libcamera/libcamera/libcamera.h ] || fail "/usr/include/libcamera/libcamera/libcamera.h missing: apt-get install libcamera-dev"
 compile "system" /usr/include/libcamera

@@ -337,8 +337,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         if let still { notes.append("still stream \(still.format.name) \(still.size) beside the viewfinder") }
         if let oneStreamNote { notes.append(oneStreamNote) }
         if turned != .r0 {
-            notes.append(request.turn == turned ? "turned \(turned) by the sensor (libcamera orientation) for camera.rotation"
-                                                : "frames turned \(turned) by the sensor's mounting; the booth turns them upright")
+            notes.append(request.turn == turned ? "frames come turned \(turned) (libcamera orientation) as camera.rotation asks: no turn of ours"
+                                                : "frames come turned \(turned) (libcamera orientation: the sensor's mounting, which its pipeline cannot undo); the booth turns them by the rest")
         } else if request.turn == .r180 {
             notes.append("camera.rotation 180°: this pipeline does not flip the sensor; the booth turns the frames")
         }

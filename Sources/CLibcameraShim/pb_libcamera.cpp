@@ -438,30 +438,36 @@ static void askTurn(CameraConfiguration &config, int degrees) {
 #endif
 }
 
-// The turn `config` gives the frames, as validate left it: clockwise degrees, and whether mirrored.
+// The turn `config` gives the frames, as validate left it: the picture in the buffers is the upright one
+// mirrored left to right when *mirrored, then turned *degrees clockwise (mirror first: the booth turns
+// by what is left and keeps a mirror, so a mirrored quarter turn counts the other way round).
 static void givenTurn(const CameraConfiguration &config, int *degrees, int *mirrored) {
     int d = 0, m = 0;
 #if PB_LC_AT_LEAST(0, 2)
-    switch (config.orientation) {  // "RotateN": the picture in the buffer is the upright one turned N clockwise
+    // "RotateN": the upright picture turned N clockwise; "RotateNMirror": that, then mirrored, which is the
+    // mirrored picture turned 360 - N.
+    switch (config.orientation) {
     case Orientation::Rotate0: break;
     case Orientation::Rotate0Mirror: m = 1; break;
     case Orientation::Rotate180: d = 180; break;
     case Orientation::Rotate180Mirror: d = 180; m = 1; break;
     case Orientation::Rotate90: d = 90; break;
-    case Orientation::Rotate90Mirror: d = 90; m = 1; break;
+    case Orientation::Rotate90Mirror: d = 270; m = 1; break;
     case Orientation::Rotate270: d = 270; break;
-    case Orientation::Rotate270Mirror: d = 270; m = 1; break;
+    case Orientation::Rotate270Mirror: d = 90; m = 1; break;
     }
 #else
-    switch (config.transform) {  // Transpose is a quarter turn clockwise and a mirror; VFlip a half turn and a mirror
+    // HFlip is a mirror; VFlip a mirror turned 180; Transpose a mirror turned 270; Rot180Transpose a mirror
+    // turned 90 (libcamera's own table: Transpose is Rotate90Mirror, Rot180Transpose Rotate270Mirror).
+    switch (config.transform) {
     case Transform::Identity: break;
     case Transform::HFlip: m = 1; break;
     case Transform::VFlip: d = 180; m = 1; break;
     case Transform::Rot180: d = 180; break;
-    case Transform::Transpose: d = 90; m = 1; break;
+    case Transform::Transpose: d = 270; m = 1; break;
     case Transform::Rot270: d = 270; break;
     case Transform::Rot90: d = 90; break;
-    case Transform::Rot180Transpose: d = 270; m = 1; break;
+    case Transform::Rot180Transpose: d = 90; m = 1; break;
     }
 #endif
     if (degrees) *degrees = d;

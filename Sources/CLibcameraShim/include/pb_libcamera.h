@@ -117,9 +117,9 @@ int pb_lc_camera_configure_pair(pb_lc_camera *camera, pb_lc_stream_config *viewf
 int pb_lc_camera_want_turn(pb_lc_camera *camera, int degrees);
 
 /** How the frames of the configuration in force are turned (what validate left of the turn asked, or
- *  the sensor's mounting where the pipeline cannot undo it): *degrees the clockwise turn of the picture
- *  in the buffers (0, 90, 180, 270), *mirrored 1 when it is also mirrored left to right. 0, or -EPIPE
- *  when not configured. */
+ *  the sensor's mounting where the pipeline cannot undo it): the picture in the buffers is the upright one
+ *  mirrored left to right when *mirrored is 1, then turned *degrees clockwise (0, 90, 180, 270). 0, or
+ *  -EPIPE when not configured. */
 int pb_lc_camera_turn(pb_lc_camera *camera, int *degrees, int *mirrored);
 
 /** Controls for the next requests. -1 leaves a control as it is. */
