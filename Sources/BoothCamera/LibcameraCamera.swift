@@ -184,6 +184,12 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     /// Exposure / white balance locked (AeEnable / AwbEnable off) in this open: later streams start locked.
     private var exposureLocked = false
     private var whiteBalanceLocked = false
+    /// Focus locked (AfMode manual: the lens stays) in this open, for `camera.focus = locked`.
+    private var focusLocked = false
+    /// The camera has controls::FrameDurationLimits (`camera.frame_rate` can be asked).
+    private var hasFrameDurationLimits = false
+    /// AeFlickerMode offers FlickerAuto (`camera.power_line_frequency = auto`).
+    private var hasFlickerAuto = false
     private var notes: [String] = []
     /// The clockwise turn of the configuration's frames (`pb_lc_camera_turn`): 180° when the sensor's flips
     /// turn them for `camera.rotation` 180, else 0° (the booth turns them); set on every frame (``Frame/turned``).
@@ -233,7 +239,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
                 let holder = Self.mediaDeviceHolder().map(\.holder) ?? paths.lazy.compactMap(DeviceNodeHolder.find).first
                 e = V4L2Error(call: "libcamera Camera::acquire", errno: EBUSY, device: chosen.id,
                               detail: holder.map { "in use by \($0), which holds \(paths.joined(separator: ", ")): stop it (or set camera.device to another camera)" }
-                                  ?? "another process holds it (libcamera locks its media device; no process found holding \(paths.isEmpty ? "its video nodes" : paths.joined(separator: ", ")))")
+                                  ?? "another process holds it (libcamera locks its media device; no process found holding \(paths.isEmpty ? "its video nodes" : paths.joined(separator: ", ")): the service's sandbox hides other users' processes; 'sudo fuser -v /dev/media* \(paths.isEmpty ? "/dev/video*" : paths.joined(separator: " "))' names it, often rpicam-hello or another camera app)")
             }
             stop()
             throw e
@@ -241,6 +247,9 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         self.camera = camera
         exposureLocked = false
         whiteBalanceLocked = false
+        focusLocked = false
+        hasFrameDurationLimits = info.has_frame_duration_limits != 0
+        hasFlickerAuto = info.has_ae_flicker_auto != 0
         knownControls = []
         if info.has_ae != 0 { knownControls.insert(.exposure) }
         if info.has_awb != 0 { knownControls.insert(.whiteBalance) }
@@ -306,7 +315,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
                             detail: "the camera offers none of \(LibcameraFormat.preference.map(\.name).joined(separator: ", ")) for a viewfinder stream")
         }
         let got = FrameSize(width: Int(config.width), height: Int(config.height))
-        if got != size { warnings.append("camera.preview_size \(size) not offered: libcamera adjusted it to \(got)") }
+        // A still's switch asks for the capture size: that setting is the one not offered then.
+        if got != size { warnings.append("\(size == request.size ? "camera.preview_size" : "camera.capture_size") \(size) not offered: libcamera adjusted it to \(got)") }
         stream = (format, got, Int(config.stride))
         bufferCount = Int(config.buffer_count)
         var controls = startControls(forStill: size != request.size)
@@ -331,6 +341,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         settleLeft = request.settleFrames
         framesSinceStart = 0
         lockPending = (request.controls.exposure == .locked && !exposureLocked) || (request.controls.whiteBalance == .locked && !whiteBalanceLocked)
+            || (request.controls.focus == .locked && knownControls.contains(.focus) && !focusLocked)
         stats = CameraStatistics()
         rateWindow = []
         var notes: [String] = []
@@ -344,25 +355,46 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         }
         if knownControls.contains(.exposure) { notes.append("AeEnable on\(request.controls.exposure == .locked ? ", locked after the first frames" : "")") }
         if knownControls.contains(.whiteBalance) { notes.append("AwbEnable on\(request.controls.whiteBalance == .locked ? ", locked after the first frames" : "")") }
-        if knownControls.contains(.focus) { notes.append(size != request.size ? "AfMode kept from the countdown's cycle" : "AfMode continuous") }
+        if knownControls.contains(.focus) {
+            notes.append(request.controls.focus == .locked ? (focusLocked ? "AfMode manual (focus locked)" : "AfMode continuous, locked after the first frames")
+                         : size != request.size ? "AfMode kept from the countdown's cycle" : "AfMode continuous")
+        }
         if request.controls.powerLineFrequency != nil, !knownControls.contains(.powerLineFrequency) {
             notes.append("camera.power_line_frequency: this libcamera (\(libcameraVersion())) has no flicker control")
+        } else if request.controls.powerLineFrequency == .auto, !hasFlickerAuto {
+            notes.append("camera.power_line_frequency = auto: this camera's AeFlickerMode has no auto; left as it is")
+        }
+        notes.append(hasFrameDurationLimits ? "FrameDurationLimits \(frameDurationMicroseconds) µs (camera.frame_rate \(Int(request.framesPerSecond.rounded())))"
+                                            : "camera.frame_rate: this camera has no FrameDurationLimits; it streams at its own rate")
+        if request.format != .auto {
+            notes.append("camera.format = \(request.format.rawValue) is for V4L2 cameras: libcamera streams the first of \(LibcameraFormat.preference.map(\.name).joined(separator: ", ")) its pipeline offers")
         }
         return StreamInfo(devicePath: device, card: card, format: format.frameFormat, size: got,
                           bytesPerLine: format.frameFormat == .yuyv ? got.width * 2 : got.width * 3,
                           frameInterval: nil, warnings: warnings, controlNotes: notes)
     }
 
+    /// `camera.frame_rate` as a frame duration, microseconds (33333 for 30 frames/s).
+    private var frameDurationMicroseconds: Int32 { Int32(clamping: Int((1_000_000 / max(request.framesPerSecond, 1)).rounded())) }
+
+    /// The controls a stream starts with: exposure and white balance on (off once locked), continuous
+    /// autofocus for the preview (manual once `camera.focus = locked` locked it; a still's stream keeps the
+    /// countdown cycle's AfMode), the flicker mode, the frame duration.
     private func startControls(forStill: Bool) -> pb_lc_controls {
-        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: -1, flicker_hz: -1)
+        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: -1, flicker_hz: -1, frame_duration_us: -1)
         if request.controls.exposure != nil { k.ae_enable = exposureLocked ? 0 : 1 }
         if request.controls.whiteBalance != nil { k.awb_enable = whiteBalanceLocked ? 0 : 1 }
-        if knownControls.contains(.focus), !forStill { k.af_continuous = 1 }
+        if knownControls.contains(.focus) {
+            if focusLocked { k.af_continuous = 0 } else if !forStill { k.af_continuous = 1 }
+        }
         switch request.controls.powerLineFrequency {
         case .some(.hz50): k.flicker_hz = 50
         case .some(.hz60): k.flicker_hz = 60
-        default: break
+        case .some(.off): k.flicker_hz = 0
+        case .some(.auto): k.flicker_hz = 1
+        case nil: break
         }
+        if hasFrameDurationLimits { k.frame_duration_us = frameDurationMicroseconds }
         return k
     }
 
@@ -396,12 +428,15 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         frame.turned = turned
         framesSinceStart += 1
         if lockPending, framesSinceStart >= max(request.settleFrames, 10) {
+            let lockFocus = request.controls.focus == .locked && knownControls.contains(.focus)
             var k = pb_lc_controls(ae_enable: request.controls.exposure == .locked ? 0 : -1,
-                                   awb_enable: request.controls.whiteBalance == .locked ? 0 : -1, af_continuous: -1, flicker_hz: -1)
+                                   awb_enable: request.controls.whiteBalance == .locked ? 0 : -1, af_continuous: lockFocus ? 0 : -1,
+                                   flicker_hz: -1, frame_duration_us: -1)
             _ = pb_lc_camera_set_controls(camera, &k)
             lockPending = false
             if request.controls.exposure == .locked { exposureLocked = true }
             if request.controls.whiteBalance == .locked { whiteBalanceLocked = true }
+            if lockFocus { focusLocked = true }
         }
         if settleLeft > 0 {
             settleLeft -= 1
@@ -542,8 +577,12 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         return true
     }
 
-    /// The countdown began: an autofocus cycle (``triggerAutofocus()``) on a camera that has autofocus.
-    public func prepareStill() { triggerAutofocus() }
+    /// The countdown began: an autofocus cycle (``triggerAutofocus()``) on a camera that has autofocus,
+    /// unless `camera.focus = locked` holds the lens where it settled.
+    public func prepareStill() {
+        guard request.controls.focus != .locked else { return }
+        triggerAutofocus()
+    }
 
     /// The autofocus outcomes noted since the last call (a cycle that failed or did not finish), oldest first.
     public func takeLogNotes() -> [String] {
@@ -579,6 +618,18 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     /// The still stream's size when the last start set one up beside the viewfinder; nil with one stream.
     public var stillStreamSize: FrameSize? { still?.size }
 
+    /// The size a still asked at `size` (pixels) will have: the still stream's, as libcamera adjusted it, when
+    /// one runs beside the viewfinder; else what libcamera's validate gives a viewfinder stream at `size` in
+    /// the stream's format (`pb_lc_camera_validate`: nothing configured). Nil when not started or refused.
+    public func offeredSize(nearestTo size: FrameSize) -> FrameSize? {
+        guard let camera, let stream else { return nil }
+        if let still { return still.size }
+        var config = pb_lc_stream_config(role: Int32(PB_LC_ROLE_VIEWFINDER), fourcc: stream.format.rawValue,
+                                         width: UInt32(size.width), height: UInt32(size.height), stride: 0, frame_size: 0, buffer_count: 0)
+        guard pb_lc_camera_validate(camera, &config) >= 0 else { return nil }
+        return FrameSize(width: Int(config.width), height: Int(config.height))
+    }
+
     /// A still buffer joins the next request queued (`pb_lc_camera_request_still`).
     /// - Throws: ``V4L2Error`` when there is no still stream or the camera is not started.
     public func requestStill() throws {
@@ -602,8 +653,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
                 do {
                     var frame = try Self.convert(f, format: still.format, chroma: &stillChroma)
                     frame.turned = turned
-                    if knownControls.contains(.focus) {
-                        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: 1, flicker_hz: -1)
+                    if knownControls.contains(.focus), !focusLocked {
+                        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: 1, flicker_hz: -1, frame_duration_us: -1)
                         _ = pb_lc_camera_set_controls(camera, &k)
                     }
                     return frame

@@ -296,7 +296,12 @@ int pb_lc_camera_get_info(pb_lc_manager *m, int index, pb_lc_camera_info *out) {
     out->has_awb = controls.count(&controls::AwbEnable) ? 1 : 0;
 #if PB_LC_AT_LEAST(0, 2)
     out->has_ae_flicker = controls.count(&controls::AeFlickerMode) ? 1 : 0;
+    if (out->has_ae_flicker) {
+        for (const ControlValue &v : controls.at(&controls::AeFlickerMode).values())
+            if (v.get<int32_t>() == controls::FlickerAuto) out->has_ae_flicker_auto = 1;
+    }
 #endif
+    out->has_frame_duration_limits = controls.count(&controls::FrameDurationLimits) ? 1 : 0;
     out->control_count = static_cast<int32_t>(controls.size());
     return 0;
 }
@@ -499,23 +504,52 @@ int pb_lc_camera_turn(pb_lc_camera *c, int *degrees, int *mirrored) {
     return 0;
 }
 
+// One stream of *s's role, format and size, validated with the turn wanted: the configuration, with
+// *status, or nullptr (an error set) when the camera offers no such stream or libcamera refuses it.
+static std::unique_ptr<CameraConfiguration> validatedOne(pb_lc_camera *c, const pb_lc_stream_config *s,
+                                                         CameraConfiguration::Status *status, int *error) {
+    auto config = c->camera->generateConfiguration({ role(s->role) });
+    if (!config || config->size() == 0) {
+        *error = fail(-EINVAL, "the camera offers no stream of this role");
+        return nullptr;
+    }
+    StreamConfiguration &sc = config->at(0);
+    if (s->fourcc) sc.pixelFormat = PixelFormat(s->fourcc);
+    if (s->width && s->height) sc.size = Size(s->width, s->height);
+    *status = validateTurned(*config, c->wantedTurn);
+    if (*status == CameraConfiguration::Invalid) {
+        *error = fail(-EINVAL, "libcamera refused the configuration " + sc.toString());
+        return nullptr;
+    }
+    return config;
+}
+
 int pb_lc_camera_configure(pb_lc_camera *c, pb_lc_stream_config *s) {
     if (!c || !s) return -EINVAL;
     int stopped = pb_lc_camera_stop(c);
     if (c->abandoned) return stopped < 0 ? stopped : fail(-ENODEV, "the camera went away");
-    auto config = c->camera->generateConfiguration({ role(s->role) });
-    if (!config || config->size() == 0) return fail(-EINVAL, "the camera offers no stream of this role");
+    CameraConfiguration::Status status;
+    int error = 0;
+    auto config = validatedOne(c, s, &status, &error);
+    if (!config) return error;
     StreamConfiguration &sc = config->at(0);
-    if (s->fourcc) sc.pixelFormat = PixelFormat(s->fourcc);
-    if (s->width && s->height) sc.size = Size(s->width, s->height);
-    CameraConfiguration::Status status = validateTurned(*config, c->wantedTurn);
-    if (status == CameraConfiguration::Invalid) return fail(-EINVAL, "libcamera refused the configuration " + sc.toString());
     int rc = c->camera->configure(config.get());
     if (rc < 0) return fail(rc, std::string("Camera::configure: ") + std::strerror(-rc));
     writeBack(sc, s);
     c->stream = sc.stream();
     c->stillStream = nullptr;
     c->config = std::move(config);
+    return status == CameraConfiguration::Adjusted ? 1 : 0;
+}
+
+int pb_lc_camera_validate(pb_lc_camera *c, pb_lc_stream_config *s) {
+    if (!c || !s) return -EINVAL;
+    if (c->abandoned) return fail(-ENODEV, "the camera went away");
+    CameraConfiguration::Status status;
+    int error = 0;
+    auto config = validatedOne(c, s, &status, &error);
+    if (!config) return error;
+    writeBack(config->at(0), s);
     return status == CameraConfiguration::Adjusted ? 1 : 0;
 }
 
@@ -553,12 +587,23 @@ static void applyControls(pb_lc_camera *c, ControlList &list, const pb_lc_contro
     if (k->af_continuous >= 0 && c->hasAfMode)
         list.set(controls::AfMode, k->af_continuous ? controls::AfModeContinuous : controls::AfModeManual);
 #if PB_LC_AT_LEAST(0, 2)
-    if (k->flicker_hz > 0 && controls.count(&controls::AeFlickerMode)) {
-        list.set(controls::AeFlickerMode, controls::FlickerManual);
-        // The lighting's period: lamps flicker at twice the mains frequency (10000 us for 50 Hz mains).
-        list.set(controls::AeFlickerPeriod, static_cast<int32_t>(1000000 / (2 * k->flicker_hz)));
+    if (k->flicker_hz >= 0 && controls.count(&controls::AeFlickerMode)) {
+        if (k->flicker_hz >= 50) {
+            list.set(controls::AeFlickerMode, controls::FlickerManual);
+            // The lighting's period: lamps flicker at twice the mains frequency (10000 us for 50 Hz mains).
+            list.set(controls::AeFlickerPeriod, static_cast<int32_t>(1000000 / (2 * k->flicker_hz)));
+        } else if (k->flicker_hz == 0) {
+            list.set(controls::AeFlickerMode, controls::FlickerOff);
+        } else if (k->flicker_hz == 1) {
+            for (const ControlValue &v : controls.at(&controls::AeFlickerMode).values())
+                if (v.get<int32_t>() == controls::FlickerAuto) list.set(controls::AeFlickerMode, controls::FlickerAuto);
+        }
     }
 #endif
+    if (k->frame_duration_us > 0 && controls.count(&controls::FrameDurationLimits)) {
+        const int64_t limits[2] = { k->frame_duration_us, k->frame_duration_us };
+        list.set(controls::FrameDurationLimits, Span<const int64_t, 2>(limits));
+    }
 }
 
 // Maps each of `stream`'s buffers (each dmabuf once, whole; a plane is its fd's mapping plus its offset).

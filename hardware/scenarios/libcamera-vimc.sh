@@ -20,7 +20,9 @@
 #    by cam (pid N)"), the daemon up; cam stopped: the booth recovers and streams by itself;
 #  - camera.rotation = 180: the booth asks libcamera to turn the frames (orientation/transform, the
 #    sensor's flips); vimc's pipeline leaves them unturned, the log says the booth turns them, and the
-#    still shows the colour bars turned (black to white, left to right);
+#    still shows the colour bars turned (black to white, left to right); with it, settings vimc cannot
+#    take are said in the log: camera.format (V4L2's), camera.frame_rate (no FrameDurationLimits), and a
+#    camera.capture_size libcamera adjusts (warned of at start with the size the still then has);
 #  - the live view's gap around each still (last preview frame before the switch to the first after
 #    the switch back, from the log's stream restarts) and trigger -> saved, reported as RESULT lines.
 # vm-module: vimc
@@ -189,8 +191,8 @@ booth_stop
 # ---------------------------------------------------------------- camera.rotation 180
 ROTATED=/tmp/photobooth-rotated.conf
 booth_config "$ROTATED" \
-    camera.backend=libcamera camera.preview_size=640x480 camera.capture_size=1920x1080 camera.settle_frames=2 \
-    camera.capture_timeout=10s camera.rotation=180 \
+    camera.backend=libcamera camera.preview_size=640x480 camera.capture_size=1910x1080 camera.settle_frames=2 \
+    camera.capture_timeout=10s camera.rotation=180 camera.format=yuyv camera.frame_rate=25 \
     button.chip="$CHIP" button.line=button button.debounce=30ms \
     session.preview=0s session.countdown=1s session.shots=1 session.review=1s \
     picture.compose_single_shot=false storage.dir=/tmp/photos-rotated storage.min_free=0B
@@ -200,6 +202,11 @@ turn=$(wait_for_line "$BOOTH_LOG" 'camera: controls: ' 30)
 log "$turn"
 assert_contains "$turn" "camera.rotation 180°: this pipeline does not flip the sensor; the booth turns the frames" \
     "libcamera asked for the turn, vimc's pipeline left the frames unturned"
+assert_contains "$turn" "camera.format = yuyv is for V4L2 cameras" "camera.format said to be V4L2's"
+assert_contains "$turn" "camera.frame_rate: this camera has no FrameDurationLimits" "camera.frame_rate without the control"
+adjusted=$(wait_for_line "$BOOTH_LOG" 'camera.capture_size 1910x1080 is not offered' 10)
+log "$adjusted"
+offered=$(grep -oE 'captures will be [0-9]+x[0-9]+' <<<"$adjusted" | grep -oE '[0-9]+x[0-9]+')
 wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
 sleep 2
 tap
@@ -207,6 +214,8 @@ wait_for_count 'capture [0-9]+ saved:' 1 120
 turned=$(find /tmp/photos-rotated -name 'booth-*-[0-9].jpg' | head -n1)
 [ -n "$turned" ] || fail "no capture saved with camera.rotation 180"
 colour_bars "$turned" turned
+info=$(jpeg-decode "$turned") || fail "$turned does not decode: $info"
+assert_contains "$info" "width=${offered%x*} height=${offered#*x}" "the still has the size the start-up warning gave"
 pass "camera.rotation 180: the still shows the colour bars turned ($(grep -m1 -oE 'capture [0-9]+: frame .*turned [^,]*' "$BOOTH_LOG"))"
 booth_stop
 

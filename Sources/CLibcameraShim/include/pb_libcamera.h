@@ -52,6 +52,8 @@ typedef struct {
     uint32_t pixel_array_width, pixel_array_height;  /**< properties::PixelArraySize, 0 when absent (pixels) */
     int32_t has_autofocus;  /**< 1 when the camera has controls::AfTrigger */
     int32_t has_ae, has_awb, has_ae_flicker;  /**< controls::AeEnable, AwbEnable, AeFlickerMode (newer libcamera) */
+    int32_t has_ae_flicker_auto;  /**< AeFlickerMode offers FlickerAuto (the camera detects the lamps' period) */
+    int32_t has_frame_duration_limits;  /**< controls::FrameDurationLimits (the frame rate can be asked) */
     int32_t control_count;  /**< the number of controls (Camera::controls()) */
 } pb_lc_camera_info;
 
@@ -102,6 +104,11 @@ typedef struct {
  *  negative errno when it is invalid or configure fails. Stops the camera first when it streams. */
 int pb_lc_camera_configure(pb_lc_camera *camera, pb_lc_stream_config *stream);
 
+/** What pb_lc_camera_configure would give for *stream (Camera::generateConfiguration and
+ *  CameraConfiguration::validate only: nothing configured, allowed while the camera streams): libcamera's
+ *  answer written back. 0 taken as asked, 1 adjusted, a negative errno when invalid. */
+int pb_lc_camera_validate(pb_lc_camera *camera, pb_lc_stream_config *stream);
+
 /** Configures two streams, a viewfinder and a still stream beside it (roles Viewfinder and StillCapture),
  *  as pb_lc_camera_configure does one: libcamera's answers written back to each. -ENOTSUP when the
  *  pipeline gives one stream only (generateConfiguration or validate keeps one: vimc, UVC, Debian 12's
@@ -122,12 +129,14 @@ int pb_lc_camera_want_turn(pb_lc_camera *camera, int degrees);
  *  -EPIPE when not configured. */
 int pb_lc_camera_turn(pb_lc_camera *camera, int *degrees, int *mirrored);
 
-/** Controls for the next requests. -1 leaves a control as it is. */
+/** Controls for the next requests. -1 leaves a control as it is; a control the camera lacks is skipped. */
 typedef struct {
     int32_t ae_enable;     /**< controls::AeEnable: 1 auto exposure, 0 off (locked) */
     int32_t awb_enable;    /**< controls::AwbEnable */
-    int32_t af_continuous; /**< controls::AfMode Continuous (1) or Manual (0), where the camera has AfMode */
-    int32_t flicker_hz;    /**< 50 or 60: controls::AeFlickerMode manual at that period, where libcamera has it */
+    int32_t af_continuous; /**< controls::AfMode Continuous (1) or Manual (0: the lens stays where it is) */
+    int32_t flicker_hz;    /**< controls::AeFlickerMode (libcamera 0.2 and later): 50 or 60 manual at the lamps'
+                                period for that mains frequency, 0 off, 1 auto (where the camera offers it) */
+    int32_t frame_duration_us;  /**< controls::FrameDurationLimits, both limits this many microseconds (> 0) */
 } pb_lc_controls;
 
 /** Allocates the buffers (FrameBufferAllocator), maps their planes (dmabuf mmap, read-only), makes
