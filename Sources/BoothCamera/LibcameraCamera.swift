@@ -170,6 +170,9 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     private var lastSequence: UInt64?
     private var settleLeft = 0
     private var lockPending = false
+    /// `camera.focus = locked` not yet locked in this open: AfMode manual once continuous autofocus reports
+    /// Focused (or, without AfState, after the first frames; at the latest after ``focusFrameLimit``).
+    private var focusLockPending = false
     private var framesSinceStart = 0
     private var rateWindow: [MonotonicInstant] = []
     private var chroma: [UInt8] = []
@@ -341,7 +344,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         settleLeft = request.settleFrames
         framesSinceStart = 0
         lockPending = (request.controls.exposure == .locked && !exposureLocked) || (request.controls.whiteBalance == .locked && !whiteBalanceLocked)
-            || (request.controls.focus == .locked && knownControls.contains(.focus) && !focusLocked)
+        focusLockPending = request.controls.focus == .locked && knownControls.contains(.focus) && !focusLocked
         stats = CameraStatistics()
         rateWindow = []
         var notes: [String] = []
@@ -356,7 +359,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         if knownControls.contains(.exposure) { notes.append("AeEnable on\(request.controls.exposure == .locked ? ", locked after the first frames" : "")") }
         if knownControls.contains(.whiteBalance) { notes.append("AwbEnable on\(request.controls.whiteBalance == .locked ? ", locked after the first frames" : "")") }
         if knownControls.contains(.focus) {
-            notes.append(request.controls.focus == .locked ? (focusLocked ? "AfMode manual (focus locked)" : "AfMode continuous, locked after the first frames")
+            notes.append(request.controls.focus == .locked ? (focusLocked ? "AfMode manual (focus locked)" : "AfMode continuous, locked once focused")
                          : size != request.size ? "AfMode kept from the countdown's cycle" : "AfMode continuous")
         }
         if request.controls.powerLineFrequency != nil, !knownControls.contains(.powerLineFrequency) {
@@ -372,6 +375,13 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         return StreamInfo(devicePath: device, card: card, format: format.frameFormat, size: got,
                           bytesPerLine: format.frameFormat == .yuyv ? got.width * 2 : got.width * 3,
                           frameInterval: nil, warnings: warnings, controlNotes: notes)
+    }
+
+    /// True when `camera.focus = locked` may lock now: continuous autofocus reports Focused (AfState 2), or
+    /// the camera reports no AfState (-1) and the first frames (`settleFrames`, at least 10) are past, or
+    /// ``focusFrameLimit`` frames are.
+    static func focusSettled(afState: Int32, frames: Int, settleFrames: Int) -> Bool {
+        afState == 2 || (afState < 0 && frames >= max(settleFrames, 10)) || frames >= focusFrameLimit
     }
 
     /// `camera.frame_rate` as a frame duration, microseconds (33333 for 30 frames/s).
@@ -428,15 +438,24 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         frame.turned = turned
         framesSinceStart += 1
         if lockPending, framesSinceStart >= max(request.settleFrames, 10) {
-            let lockFocus = request.controls.focus == .locked && knownControls.contains(.focus)
             var k = pb_lc_controls(ae_enable: request.controls.exposure == .locked ? 0 : -1,
-                                   awb_enable: request.controls.whiteBalance == .locked ? 0 : -1, af_continuous: lockFocus ? 0 : -1,
+                                   awb_enable: request.controls.whiteBalance == .locked ? 0 : -1, af_continuous: -1,
                                    flicker_hz: -1, frame_duration_us: -1)
             _ = pb_lc_camera_set_controls(camera, &k)
             lockPending = false
             if request.controls.exposure == .locked { exposureLocked = true }
             if request.controls.whiteBalance == .locked { whiteBalanceLocked = true }
-            if lockFocus { focusLocked = true }
+        }
+        if focusLockPending, Self.focusSettled(afState: f.af_state, frames: framesSinceStart, settleFrames: request.settleFrames) {
+            // AfMode manual stops the lens where it is: only once continuous autofocus found focus (a Pi sweeps
+            // the lens while it searches), else after the first frames without AfState, else at the limit.
+            var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: 0, flicker_hz: -1, frame_duration_us: -1)
+            _ = pb_lc_camera_set_controls(camera, &k)
+            focusLockPending = false
+            focusLocked = true
+            if f.af_state != 2, f.af_state >= 0 {
+                notes.append("camera.focus = locked on \(identity): autofocus reported no focus in \(Self.focusFrameLimit) frames; the lens is held where it is")
+            }
         }
         if settleLeft > 0 {
             settleLeft -= 1

@@ -25,6 +25,7 @@
 #include <libcamera/libcamera.h>
 #include <libcamera/version.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -277,6 +278,22 @@ static std::shared_ptr<Camera> cameraAt(pb_lc_manager *m, int index) {
     return cameras[index];
 }
 
+#if PB_LC_AT_LEAST(0, 2)
+// True when the enum control `info` offers `value`: listed in its values, or (a pipeline that gives a range
+// only, as the Raspberry Pi's AeFlickerMode does) between its minimum and maximum. (Used for AeFlickerMode,
+// from 0.2.)
+static bool offers(const ControlInfo &info, int32_t value) {
+    if (!info.values().empty()) {
+        for (const ControlValue &v : info.values())
+            if (v.type() == ControlTypeInteger32 && v.get<int32_t>() == value) return true;
+        return false;
+    }
+    const ControlValue &lo = info.min(), &hi = info.max();
+    if (lo.type() != ControlTypeInteger32 || hi.type() != ControlTypeInteger32 || lo.isArray() || hi.isArray()) return false;
+    return lo.get<int32_t>() <= value && value <= hi.get<int32_t>();
+}
+#endif
+
 int pb_lc_camera_get_info(pb_lc_manager *m, int index, pb_lc_camera_info *out) {
     auto camera = cameraAt(m, index);
     if (!camera || !out) return fail(-ENODEV, "no camera " + std::to_string(index));
@@ -296,10 +313,7 @@ int pb_lc_camera_get_info(pb_lc_manager *m, int index, pb_lc_camera_info *out) {
     out->has_awb = controls.count(&controls::AwbEnable) ? 1 : 0;
 #if PB_LC_AT_LEAST(0, 2)
     out->has_ae_flicker = controls.count(&controls::AeFlickerMode) ? 1 : 0;
-    if (out->has_ae_flicker) {
-        for (const ControlValue &v : controls.at(&controls::AeFlickerMode).values())
-            if (v.get<int32_t>() == controls::FlickerAuto) out->has_ae_flicker_auto = 1;
-    }
+    if (out->has_ae_flicker) out->has_ae_flicker_auto = offers(controls.at(&controls::AeFlickerMode), controls::FlickerAuto) ? 1 : 0;
 #endif
     out->has_frame_duration_limits = controls.count(&controls::FrameDurationLimits) ? 1 : 0;
     out->control_count = static_cast<int32_t>(controls.size());
@@ -594,14 +608,18 @@ static void applyControls(pb_lc_camera *c, ControlList &list, const pb_lc_contro
             list.set(controls::AeFlickerPeriod, static_cast<int32_t>(1000000 / (2 * k->flicker_hz)));
         } else if (k->flicker_hz == 0) {
             list.set(controls::AeFlickerMode, controls::FlickerOff);
-        } else if (k->flicker_hz == 1) {
-            for (const ControlValue &v : controls.at(&controls::AeFlickerMode).values())
-                if (v.get<int32_t>() == controls::FlickerAuto) list.set(controls::AeFlickerMode, controls::FlickerAuto);
+        } else if (k->flicker_hz == 1 && offers(controls.at(&controls::AeFlickerMode), controls::FlickerAuto)) {
+            list.set(controls::AeFlickerMode, controls::FlickerAuto);
         }
     }
 #endif
     if (k->frame_duration_us > 0 && controls.count(&controls::FrameDurationLimits)) {
-        const int64_t limits[2] = { k->frame_duration_us, k->frame_duration_us };
+        // The shortest frame duration is the rate asked; the longest stays the camera's own, so auto exposure
+        // may still lengthen frames in dim light (a Pi's default reaches far past 1/30 s) rather than add gain.
+        int64_t longest = k->frame_duration_us;
+        const ControlValue &max = controls.at(&controls::FrameDurationLimits).max();
+        if (max.type() == ControlTypeInteger64 && !max.isArray()) longest = std::max(longest, max.get<int64_t>());
+        const int64_t limits[2] = { k->frame_duration_us, longest };
         list.set(controls::FrameDurationLimits, Span<const int64_t, 2>(limits));
     }
 }

@@ -194,6 +194,19 @@ struct LibcameraTests {
         }
     }
 
+    @Test("camera.focus = locked locks once continuous autofocus reports Focused; without AfState after the first frames; at the latest at the limit")
+    func focusLockWaitsForFocus() {
+        // Scanning (1) or idle (0): not yet, however many settle frames passed.
+        #expect(!LibcameraCamera.focusSettled(afState: 1, frames: 30, settleFrames: 3))
+        #expect(!LibcameraCamera.focusSettled(afState: 0, frames: 12, settleFrames: 3))
+        #expect(LibcameraCamera.focusSettled(afState: 2, frames: 1, settleFrames: 3), "Focused at once")
+        #expect(LibcameraCamera.focusSettled(afState: 1, frames: LibcameraCamera.focusFrameLimit, settleFrames: 3), "the limit")
+        // No AfState: the first frames (the settle frames, at least 10).
+        #expect(!LibcameraCamera.focusSettled(afState: -1, frames: 9, settleFrames: 3))
+        #expect(LibcameraCamera.focusSettled(afState: -1, frames: 10, settleFrames: 3))
+        #expect(!LibcameraCamera.focusSettled(afState: -1, frames: 15, settleFrames: 20))
+    }
+
     @Test("camera.device matches the id, a part of it or of the model, case-insensitive; a UVC webcam's id is told apart")
     func matching() {
         let vimc = LibcameraCameraInfo(id: "platform/vimc.0 Sensor B", model: "Sensor B", location: nil, pixelArraySize: nil,
