@@ -23,6 +23,9 @@ public struct LibcameraCameraInfo: Sendable, Hashable, CustomStringConvertible {
     public var viewfinderFormats: [String]
     /// The still role's formats, as `viewfinderFormats` (`"YUV420 64x64-4056x3040"`).
     public var stillFormats: [String]
+    /// The sensor's modes: the raw role's formats with their sizes (`"SRGGB10_CSI2P 1536x864, 2304x1296, 4608x2592"`);
+    /// empty for a pipeline without a raw stream (vimc's).
+    public var sensorModes: [String] = []
 
     /// True for a USB webcam (libcamera's UVC pipeline: its id is the USB device's path, `"\\_SB_…-1.2:1.0-046d:0825"`,
     /// ending in `vendor:product`), which the booth drives through V4L2 instead.
@@ -30,6 +33,14 @@ public struct LibcameraCameraInfo: Sendable, Hashable, CustomStringConvertible {
         guard let last = id.split(separator: "-").last else { return false }
         let parts = last.split(separator: ":")
         return parts.count == 2 && parts.allSatisfy { $0.count == 4 && $0.allSatisfy(\.isHexDigit) }
+    }
+
+    /// True for libcamera's name of a raw sensor format: Bayer (`SRGGB10_CSI2P`, `SBGGR12`, `SGRBG8`, `SGBRG16`)
+    /// or mono (`R8`, `R10_CSI2P`), as a raw stream gives them; false for processed ones (`NV12`, `BGR888`).
+    public static func isRawFormat(_ name: String) -> Bool {
+        let bayer = ["SRGGB", "SBGGR", "SGRBG", "SGBRG"].contains { name.hasPrefix($0) && name.dropFirst(5).first?.isNumber == true }
+        let mono = name.hasPrefix("R") && name.dropFirst().first?.isNumber == true
+        return bayer || mono
     }
 
     /// `"'Sensor B' (platform/vimc.0 Sensor B)"`.
@@ -129,20 +140,28 @@ func libcameraCameras(_ manager: OpaquePointer, details: Bool) -> [(index: Int32
         for c in 0..<(details ? info.control_count : 0) where pb_lc_camera_control_name(manager, index, c, &name, name.count) == 0 {
             controls.append(String(nulTerminated: name))
         }
-        func formats(_ role: Int32) -> [String] {
+        func formats(_ role: Int32) -> [pb_lc_stream_format] {
             guard details else { return [] }
             var out = [pb_lc_stream_format](repeating: pb_lc_stream_format(), count: 32)
             let n = pb_lc_camera_stream_formats(manager, index, role, &out, Int32(out.count))
-            guard n > 0 else { return [] }
-            return out.prefix(Int(n)).map {
-                "\(LibcameraFormat.name(of: $0.fourcc)) \($0.min_width)x\($0.min_height)-\($0.max_width)x\($0.max_height)"
-            }
+            return Array(out.prefix(max(0, Int(n))))
+        }
+        func ranges(_ role: Int32) -> [String] {
+            formats(role).map { "\(String(cArray: $0.name)) \($0.min_width)x\($0.min_height)-\($0.max_width)x\($0.max_height)" }
+        }
+        // The raw role's raw formats with their discrete sizes: the sensor's modes (a pipeline without a raw
+        // stream, as vimc's, answers the raw role with its processed formats: not modes).
+        let modes = formats(Int32(PB_LC_ROLE_RAW)).filter { LibcameraCameraInfo.isRawFormat(String(cArray: $0.name)) }.map { f -> String in
+            var sizes = [pb_lc_size](repeating: pb_lc_size(), count: 32)
+            let n = pb_lc_camera_stream_sizes(manager, index, Int32(PB_LC_ROLE_RAW), f.fourcc, &sizes, Int32(sizes.count))
+            let listed = sizes.prefix(max(0, Int(n))).map { "\($0.width)x\($0.height)" }
+            return "\(String(cArray: f.name)) " + (listed.isEmpty ? "\(f.min_width)x\(f.min_height)-\(f.max_width)x\(f.max_height)" : listed.joined(separator: ", "))
         }
         cameras.append((index, LibcameraCameraInfo(
             id: id, model: model, location: location,
             pixelArraySize: info.pixel_array_width > 0 ? FrameSize(width: Int(info.pixel_array_width), height: Int(info.pixel_array_height)) : nil,
             hasAutofocus: info.has_autofocus != 0, controls: controls,
-            viewfinderFormats: formats(Int32(PB_LC_ROLE_VIEWFINDER)), stillFormats: formats(Int32(PB_LC_ROLE_STILL))), info))
+            viewfinderFormats: ranges(Int32(PB_LC_ROLE_VIEWFINDER)), stillFormats: ranges(Int32(PB_LC_ROLE_STILL)), sensorModes: modes), info))
     }
     return cameras
 }

@@ -339,11 +339,14 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var viewfinderFormats: [String]
         /// The still role's formats, as `viewfinderFormats`.
         public var stillFormats: [String]
+        /// The sensor's modes: the raw role's formats with their sizes (`SRGGB10_CSI2P 1536x864, 2304x1296, 4608x2592`);
+        /// empty for a pipeline without a raw stream.
+        public var sensorModes: [String]
         /// True for a USB webcam through libcamera's UVC pipeline (the booth drives those through V4L2).
         public var isUVC: Bool
 
         public init(id: String, model: String, location: String?, pixelArraySize: String?, hasAutofocus: Bool, controls: [String],
-                    viewfinderFormats: [String], stillFormats: [String], isUVC: Bool) {
+                    viewfinderFormats: [String], stillFormats: [String], sensorModes: [String] = [], isUVC: Bool) {
             self.id = id
             self.model = model
             self.location = location
@@ -352,6 +355,7 @@ public struct DeviceReport: Codable, Sendable, Equatable {
             self.controls = controls
             self.viewfinderFormats = viewfinderFormats
             self.stillFormats = stillFormats
+            self.sensorModes = sensorModes
             self.isUVC = isUVC
         }
     }

@@ -57,7 +57,7 @@ extension DeviceReport {
             report.libcameraCameras = try listLibcameraCameras().map {
                 LibcameraCamera(id: $0.id, model: $0.model, location: $0.location, pixelArraySize: $0.pixelArraySize?.description,
                                 hasAutofocus: $0.hasAutofocus, controls: $0.controls, viewfinderFormats: $0.viewfinderFormats,
-                                stillFormats: $0.stillFormats, isUVC: $0.isUVC)
+                                stillFormats: $0.stillFormats, sensorModes: $0.sensorModes, isUVC: $0.isUVC)
             }
         } catch {
             report.libcameraNote = "libcamera could not start: \(error)"

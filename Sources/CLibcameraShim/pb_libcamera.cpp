@@ -349,6 +349,22 @@ int pb_lc_camera_stream_formats(pb_lc_manager *m, int index, int r, pb_lc_stream
         out[n].max_width = range.max.width;
         out[n].max_height = range.max.height;
         out[n].size_count = static_cast<uint32_t>(formats.sizes(pf).size());
+        copyString(out[n].name, sizeof(out[n].name), pf.toString());
+        n++;
+    }
+    return n;
+}
+
+int pb_lc_camera_stream_sizes(pb_lc_manager *m, int index, int r, uint32_t fourcc, pb_lc_size *out, int max) {
+    auto camera = cameraAt(m, index);
+    if (!camera) return fail(-ENODEV, "no camera " + std::to_string(index));
+    auto config = camera->generateConfiguration({ role(r) });
+    if (!config || config->size() == 0) return fail(-EINVAL, "the camera offers no stream of this role");
+    int n = 0;
+    for (const Size &size : config->at(0).formats().sizes(PixelFormat(fourcc))) {
+        if (n >= max) break;
+        out[n].width = size.width;
+        out[n].height = size.height;
         n++;
     }
     return n;

@@ -210,6 +210,7 @@ struct Devices: Subcommand {
             out.append(line)
             if !c.viewfinderFormats.isEmpty { out.append("    viewfinder: \(c.viewfinderFormats.joined(separator: ", "))") }
             if !c.stillFormats.isEmpty { out.append("    still: \(c.stillFormats.joined(separator: ", "))") }
+            out.append("    sensor modes (raw): " + (c.sensorModes.isEmpty ? "none listed (the pipeline has no raw stream)" : c.sensorModes.joined(separator: "; ")))
             if !c.controls.isEmpty { out.append("    controls: \(c.controls.joined(separator: ", "))") }
         }
         out.append("")

@@ -194,6 +194,16 @@ struct LibcameraTests {
         }
     }
 
+    @Test("the sensor's modes are the raw role's raw formats: Bayer and mono, packed or not; processed formats are not modes")
+    func rawFormats() {
+        for raw in ["SRGGB10_CSI2P", "SBGGR12", "SGRBG8", "SGBRG16", "R8", "R10_CSI2P", "SRGGB10_PISP_COMP1"] {
+            #expect(LibcameraCameraInfo.isRawFormat(raw), "\(raw)")
+        }
+        for processed in ["NV12", "YUV420", "BGR888", "RGB888", "XRGB8888", "YUYV", "RGB565", "MJPEG", "SRGGB", "R"] {
+            #expect(!LibcameraCameraInfo.isRawFormat(processed), "\(processed)")
+        }
+    }
+
     @Test("camera.focus = locked locks once continuous autofocus reports Focused; without AfState after the first frames; at the latest at the limit")
     func focusLockWaitsForFocus() {
         // Scanning (1) or idle (0): not yet, however many settle frames passed.

@@ -91,6 +91,8 @@ if b:
     check(int(w) >= 1920 and int(h) >= 1080, f"devices: sensor size {c.get('pixelArraySize')}")
     check(len(c.get("controls", [])) > 0, f"devices: controls {c.get('controls')}")
     check(any("BGR888" in f or "RGB888" in f for f in c.get("viewfinderFormats", [])), f"devices: viewfinder formats {c.get('viewfinderFormats')}")
+    # vimc's pipeline answers the raw role with its processed BGR888/RGB888: no sensor modes to list.
+    check(c.get("sensorModes") == [], f"devices: sensor modes (raw formats of the raw role) {c.get('sensorModes')}")
 print("\n".join(out))
 PY
 ) || fail "checking photoboothctl devices: $checks"

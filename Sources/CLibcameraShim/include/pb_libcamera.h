@@ -72,10 +72,18 @@ typedef struct {
     uint32_t fourcc;
     uint32_t min_width, min_height, max_width, max_height;
     uint32_t size_count;  /**< discrete sizes listed (StreamFormats::sizes), 0 for a range only */
+    char name[32];        /**< libcamera's name (PixelFormat::toString: "NV12", "SRGGB10_CSI2P") */
 } pb_lc_stream_format;
 
-/** Up to `max` formats a stream of `role` offers on camera `index`; the count written, or a negative errno. */
+/** Up to `max` formats a stream of `role` offers on camera `index`; the count written, or a negative errno
+ *  (-EINVAL: the camera offers no stream of that role, as vimc's pipeline has no raw one). */
 int pb_lc_camera_stream_formats(pb_lc_manager *manager, int index, int role, pb_lc_stream_format *out, int max);
+
+/** A size in pixels. */
+typedef struct { uint32_t width, height; } pb_lc_size;
+/** Up to `max` discrete sizes (StreamFormats::sizes) format `fourcc` has for a stream of `role` on camera
+ *  `index`: for the raw role, the sensor's modes. The count written (0 for a range only), or a negative errno. */
+int pb_lc_camera_stream_sizes(pb_lc_manager *manager, int index, int role, uint32_t fourcc, pb_lc_size *out, int max);
 
 /** The video capture nodes of camera `id` ("/dev/video2"; several separated by newlines) into buf
  *  (NUL-terminated): the nodes another process holds when the camera is in use. Their count, or a
