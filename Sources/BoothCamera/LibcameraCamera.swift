@@ -99,6 +99,13 @@ public enum LibcameraFormat: UInt32, CaseIterable, Sendable {
     static let preference: [LibcameraFormat] = [.nv12, .yuv420, .yuyv, .bgr888, .rgb888]
 }
 
+extension pb_lc_controls {
+    /// Controls that leave every control as it is (each field -1): set the ones to change.
+    static var unchanged: pb_lc_controls {
+        pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: -1, flicker_hz: -1, frame_duration_us: -1)
+    }
+}
+
 /// libcamera's version (`CameraManager::version()`, `"v0.0.3"`).
 public func libcameraVersion() -> String { String(cString: pb_lc_version()) }
 
@@ -410,7 +417,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
     /// autofocus for the preview (manual once `camera.focus = locked` locked it; a still's stream keeps the
     /// countdown cycle's AfMode), the flicker mode, the frame duration.
     private func startControls(forStill: Bool) -> pb_lc_controls {
-        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: -1, flicker_hz: -1, frame_duration_us: -1)
+        var k = pb_lc_controls.unchanged
         if request.controls.exposure != nil { k.ae_enable = exposureLocked ? 0 : 1 }
         if request.controls.whiteBalance != nil { k.awb_enable = whiteBalanceLocked ? 0 : 1 }
         if knownControls.contains(.focus) {
@@ -457,9 +464,9 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         frame.turned = turned
         framesSinceStart += 1
         if lockPending, framesSinceStart >= max(request.settleFrames, 10) {
-            var k = pb_lc_controls(ae_enable: request.controls.exposure == .locked ? 0 : -1,
-                                   awb_enable: request.controls.whiteBalance == .locked ? 0 : -1, af_continuous: -1,
-                                   flicker_hz: -1, frame_duration_us: -1)
+            var k = pb_lc_controls.unchanged
+            if request.controls.exposure == .locked { k.ae_enable = 0 }
+            if request.controls.whiteBalance == .locked { k.awb_enable = 0 }
             _ = pb_lc_camera_set_controls(camera, &k)
             lockPending = false
             if request.controls.exposure == .locked { exposureLocked = true }
@@ -468,7 +475,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         if focusLockPending, Self.focusSettled(afState: f.af_state, frames: framesSinceStart, settleFrames: request.settleFrames) {
             // AfMode manual stops the lens where it is: only once continuous autofocus found focus (a Pi sweeps
             // the lens while it searches), else after the first frames without AfState, else at the limit.
-            var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: 0, flicker_hz: -1, frame_duration_us: -1)
+            var k = pb_lc_controls.unchanged
+            k.af_continuous = 0
             _ = pb_lc_camera_set_controls(camera, &k)
             focusLockPending = false
             focusLocked = true
@@ -692,7 +700,8 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
                     var frame = try Self.convert(f, format: still.format, chroma: &stillChroma)
                     frame.turned = turned
                     if knownControls.contains(.focus), !focusLocked {
-                        var k = pb_lc_controls(ae_enable: -1, awb_enable: -1, af_continuous: 1, flicker_hz: -1, frame_duration_us: -1)
+                        var k = pb_lc_controls.unchanged
+                        k.af_continuous = 1
                         _ = pb_lc_camera_set_controls(camera, &k)
                     }
                     return frame

@@ -267,7 +267,7 @@ public final class StreamingCameraSource: CameraSource {
             }
             beginCapture(still, local)
         case let .snapshot(rotation, quality, reply):
-            reply(local.latest.flatMap { try? local.jpeg.make($0, rotation: rotation.remaining(after: $0.turned), quality: quality).bytes })
+            reply(local.latest.flatMap { try? local.jpeg.make($0, rotation: rotation, quality: quality).bytes })
         case let .reconfigure(stream, captureSize):
             settings.withLock { $0 = (stream, captureSize) }
         case .shutdown:
@@ -414,7 +414,7 @@ public final class StreamingCameraSource: CameraSource {
     /// frame is taken).
     private func take(_ frame: Frame, latency: Double, for p: Pending, _ local: Local) -> Bool {
         do {
-            let made = try local.jpeg.make(frame, rotation: p.rotation.remaining(after: frame.turned), quality: p.jpegQuality)
+            let made = try local.jpeg.make(frame, rotation: p.rotation, quality: p.jpegQuality)
             local.pending = nil
             let turns = (frame.turned == .r0 ? "" : " turned \(frame.turned) by the camera")
                 + (made.rotation == .r0 ? "" : " turned \(made.rotation)")
@@ -425,8 +425,7 @@ public final class StreamingCameraSource: CameraSource {
             post(.still(CameraStill(captureID: p.captureID, jpeg: made.bytes, trigger: p.trigger,
                                     frameTimestamp: frame.timestamp, readyAt: clock.now(),
                                     size: made.rotation.rotated(frame.size), format: frame.format,
-                                    passedThrough: made.passedThrough,
-                                    turn: frame.turned != .r0 && made.rotation == .r0 ? .camera : made.turn)))
+                                    passedThrough: made.passedThrough, turn: made.turn)))
             return true
         } catch {
             statusBox.withLock { $0.badFrames += 1 }
@@ -568,7 +567,8 @@ public final class StreamingCameraSource: CameraSource {
 }
 
 /// The JPEG of a still or snapshot from a frame, in one place, upright in its pixels by `rotation`
-/// (no EXIF orientation left): a YUYV/RGB24 frame turned by libyuv and encoded once at `quality`, 4:2:0
+/// (no EXIF orientation left; a frame the camera turned already, ``Frame/turned``, is turned by what is
+/// left, and by nothing more reports ``StillTurn/camera``): a YUYV/RGB24 frame turned by libyuv and encoded once at `quality`, 4:2:0
 /// (``JPEGEncoder/encode(_:quality:turnedBy:yuvRange:)``); an MJPEG frame as it came (validated;
 /// standard Huffman tables inserted when missing), turned by ``JPEGRotator`` (lossless when whole
 /// MCUs, else decoded and re-encoded at `quality`). Keeps its TurboJPEG handles between calls; one
@@ -580,8 +580,10 @@ struct StillJPEG {
 
     /// - Throws: ``StreamingCameraError/corruptFrame`` for an MJPEG frame that does not decode; TurboJPEG's
     ///   errors (``TurboJPEGError``) from encoding or turning.
-    mutating func make(_ frame: Frame, rotation turn: Rotation, quality: Int) throws
+    /// `rotation` is the whole turn asked (`camera.rotation`); the result's `rotation` is the part turned here.
+    mutating func make(_ frame: Frame, rotation: Rotation, quality: Int) throws
         -> (bytes: [UInt8], passedThrough: Bool, rotation: Rotation, turn: StillTurn) {
+        let turn = rotation.remaining(after: frame.turned)
         if turn != .r0, frame.format != .mjpeg {
             // Raw pixels are turned (libyuv) before their one encode: never encoded, decoded and encoded again.
             let encoder = try self.encoder ?? JPEGEncoder()
@@ -589,7 +591,7 @@ struct StillJPEG {
             return (try encoder.encode(frame, quality: quality, turnedBy: turn), false, turn, .pixels)
         }
         let (bytes, passthrough) = try upright(frame, quality: quality)
-        guard turn != .r0 else { return (bytes, passthrough, turn, .unchanged) }
+        guard turn != .r0 else { return (bytes, passthrough, turn, frame.turned == .r0 ? .unchanged : .camera) }
         let rotator = try self.rotator ?? JPEGRotator()
         self.rotator = rotator
         let (turned, method) = try rotator.rotate(bytes, by: turn, quality: quality)
