@@ -313,6 +313,29 @@ struct SettingsCombinationTests {
         }
     }
 
+    @Test("a footer, overlay or background with one shot not composed is a warning saying to set picture.compose_single_shot (#35)")
+    func singleShotDrawsNoFooter() {
+        let footer = check("[picture]\nfooter_top = Anna & Ben\n")
+        #expect(footer.isValid, "it works: the capture is the picture")
+        #expect(footer.diagnostics.map(\.description) == [
+            "booth.conf:2: warning: picture.footer_top = Anna & Ben (booth.conf:2) is not drawn: with session.shots = 1 (the default) "
+                + "and picture.compose_single_shot = false (the default) the capture itself is the picture, without footer, overlay "
+                + "or background; set picture.compose_single_shot = true to compose it with them, or leave picture.footer_top empty",
+        ])
+        let more = check("[picture]\nfooter_bottom = {date} in Lyon\noverlay = /etc/photobooth/frame.png\n")
+        #expect(more.diagnostics.count == 1, "one warning for the keys together: \(more.diagnostics)")
+        #expect(more.diagnostics.first?.line == 2)
+        #expect(more.diagnostics.first?.message.hasPrefix("picture.footer_bottom = {date} in Lyon (booth.conf:2) and "
+                                                          + "picture.overlay = /etc/photobooth/frame.png (booth.conf:3) are not drawn") == true,
+                "\(more.diagnostics)")
+        #expect(more.diagnostics.first?.message.hasSuffix("or leave picture.footer_bottom and picture.overlay empty") == true)
+        // Composed (a series, or compose_single_shot), or nothing to draw but the default date line: no warning.
+        for fine in ["[picture]\nfooter_top = Anna\ncompose_single_shot = true\n", "[session]\nshots = 2\n[picture]\nfooter_top = Anna\n",
+                     "[picture]\nfooter_top =\n", "[picture]\nfooter_bottom = {date}\n"] {
+            #expect(check(fine).diagnostics.isEmpty, "\(fine): \(check(fine).diagnostics)")
+        }
+    }
+
     @Test("a capture size smaller than the live view's is a warning at the key that was set, naming both")
     func captureSmallerThanPreview() {
         let small = check("[camera]\ncapture_size = 640x480\n")

@@ -16,6 +16,7 @@ extension Settings {
         out += inputButtonDiagnostics(sources)
         out += galleryDiagnostics(sources)
         out += printedCodeDiagnostics(sources)
+        out += singleShotDrawingDiagnostics(sources)
         return out
     }
 
@@ -68,6 +69,22 @@ extension Settings {
             "\(sources.cite(layoutKey, in: self)) has \(slots) slots, but \(shotsCited) fills \(shots): "
             + "every picture has \(empty) empty slot\(empty == 1 ? "" : "s"); set \(autoFix), or session.shots = \(slots)",
             severity: .warning)]
+    }
+
+    /// With one shot not composed the capture itself is the picture: a footer line, an overlay or a
+    /// background image the operator set is not drawn.
+    private func singleShotDrawingDiagnostics(_ sources: SettingSources) -> [Diagnostic] {
+        guard session.shots == 1, !picture.composeSingleShot else { return [] }
+        let drawn: [(key: String, value: String)] = [("picture.footer_top", picture.footerTop), ("picture.footer_bottom", picture.footerBottom),
+                                                     ("picture.overlay", picture.overlay), ("picture.background_image", picture.backgroundImage)]
+        let unused = drawn.filter { !$0.value.isEmpty && $0.value != Schema.spec(for: $0.key)?.defaultText }.map(\.key)
+        guard !unused.isEmpty else { return [] }
+        let composeKey = "picture.compose_single_shot"
+        let cited = unused.map { sources.cite($0, in: self) }
+        return [sources.diagnostic(keys: unused, message:
+            "\(cited.joined(separator: " and ")) \(unused.count == 1 ? "is" : "are") not drawn: with \(sources.cite("session.shots", in: self)) "
+            + "and \(sources.cite(composeKey, in: self)) the capture itself is the picture, without footer, overlay or background; "
+            + "set \(composeKey) = true to compose it with them, or leave \(unused.joined(separator: " and ")) empty", severity: .warning)]
     }
 
     /// `button.input_key` is `tap` or a key name's shape (`KEY_` or `BTN_`, then capitals, digits and
