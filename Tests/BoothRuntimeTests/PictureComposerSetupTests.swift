@@ -41,6 +41,45 @@ struct PictureComposerSetupTests {
         #expect(try makePictureComposer(s) != nil)
     }
 
+    @Test("slots too small to hold a face are an error naming margin, layout and media, with the margin that fits, for every layout (#35)")
+    func slotsTooSmall() throws {
+        // picture.margin = 40 on 4x6 in: a white sheet with only the date (one capture still gets 22 mm at 40, none at 45).
+        for (layout, shots, margin) in [("2x2", 4, 40), ("strip", 2, 40), ("3up", 3, 40), ("single", 1, 45)] {
+            let text = "[session]\nshots = \(shots)\n[picture]\nlayout = \(layout)\nmargin = \(margin)\n"
+            let settings = try Settings.parse(text: text, file: "booth.conf").get()
+            let found = pictureDiagnostics(settings, file: "booth.conf", text: text)
+            let error = try #require(found.first, "\(layout): no diagnostic")
+            #expect(error.severity == (shots > 1 ? .error : .warning), "\(layout): \(found)")
+            #expect(error.key == "picture.margin" && error.line == 5, "\(layout): \(error)")
+            for words in ["picture.margin = \(margin)", "picture.layout = \(layout)", "print.media = na_index-4x6_4x6in", "at least 15 mm",
+                          "set picture.margin = "] {
+                #expect(error.message.contains(words), "\(layout): '\(words)' in \(error.message)")
+            }
+            var composed = settings
+            composed.picture.composeSingleShot = true
+            #expect(throws: PictureSetupError.self, "\(layout): no composer for slots that small") { try makePictureComposer(composed) }
+        }
+        // The margin the message offers works; the default works for every layout, on a 2x6 in strip too.
+        for (layout, shots) in [("single", 1), ("2x2", 4), ("strip", 4), ("3up", 3)] {
+            for media in ["na_index-4x6_4x6in", "oe_photo-2x6_2x6in", "na_5x7_5x7in"] {
+                var s = Settings.defaults
+                s.session.shots = shots
+                s.picture.layout = PictureLayoutSetting(rawValue: layout) ?? .auto
+                s.print.media = media
+                #expect(pictureDiagnostics(s, file: "booth.conf", text: nil).isEmpty, "\(layout) on \(media)")
+            }
+        }
+        var s = Settings.defaults
+        s.session.shots = 4
+        s.picture.marginMillimetres = 40
+        let message = try #require(pictureDiagnostics(s, file: "booth.conf", text: nil).first?.message)
+        let offered = try #require(message.split(separator: "set picture.margin = ").last?.prefix { $0.isNumber })
+        s.picture.marginMillimetres = try #require(Int(offered))
+        #expect(pictureDiagnostics(s, file: "booth.conf", text: nil).isEmpty, "the offered margin \(offered) fits: \(message)")
+        s.picture.marginMillimetres += 1
+        #expect(!pictureDiagnostics(s, file: "booth.conf", text: nil).isEmpty, "and is the largest that does")
+    }
+
     @Test("a reload from one shot to three makes the composer: the next series gets its picture")
     func reloadMakesComposer() async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
