@@ -19,4 +19,14 @@ public enum ClockSync {
 
     /// Written by systemd-timesyncd once it has synchronised the clock.
     public static let timesyncFlag = "/run/systemd/timesync/synchronized"
+
+    /// What to tell the operator when the clock is not synchronised (`synchronized == false`): what it
+    /// affects and how to set it; nil when it is synchronised or that is unknown.
+    public static func warning(synchronized: Bool?) -> String? {
+        guard synchronized == false else { return nil }
+        return "the system clock is not synchronised (no network time since it started; a Raspberry Pi without a "
+            + "real-time clock starts at the time fake-hwclock saved), so {date} and the date folders may be wrong; "
+            + "set it with timedatectl set-time 'YYYY-MM-DD HH:MM:SS', or give the booth network time "
+            + "(timedatectl set-ntp true: systemd-timesyncd) or a real-time clock (a Pi 5's RTC battery, an RTC module)"
+    }
 }

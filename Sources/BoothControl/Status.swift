@@ -78,7 +78,19 @@ public struct StatusReport: Codable, Sendable, Equatable {
     }
     /// Whether the wall clock is NTP-synchronised (``ClockSync``), read when the report is made; nil when unknown.
     /// Dates (folder names, `startedAt`) may be wrong while false.
-    public var clockSynchronized: Bool? = ClockSync.isSynchronized()
+    public var clockSynchronized: Bool?
+    /// What is wrong with the clock and how to set it when it is not synchronised
+    /// (``ClockSync/warning(synchronized:)``); nil when it is, or that is unknown.
+    public var clockWarning: String? = nil
+
+    /// The clock's row of `status`'s text: `synchronised`, what is wrong and how to set it, or unknown.
+    public var clockLine: String {
+        switch clockSynchronized {
+        case true?: "synchronised"
+        case false?: clockWarning ?? ClockSync.warning(synchronized: false) ?? "not synchronised"
+        case nil: "synchronisation unknown (adjtimex not readable)"
+        }
+    }
 
     /// The camera worker's figures.
     public struct CameraStatus: Codable, Sendable, Equatable {
@@ -161,8 +173,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
 extension BoothRuntime {
     /// The `status` figures now, from ``BoothRuntime/statusSnapshot()`` and the config file on disk
     /// (``BoothRuntime/configFileSettings()``, read each call). Thread-safe.
-    /// - Parameter configPath: the config file the daemon reads.
-    public func statusReport(configPath: String) -> StatusReport {
+    /// - Parameters:
+    ///   - configPath: the config file the daemon reads.
+    ///   - clockSynchronized: whether the system clock is synchronised (``ClockSync/isSynchronized()``:
+    ///     `adjtimex`, read now; a seam for tests).
+    public func statusReport(configPath: String, clockSynchronized: Bool? = ClockSync.isSynchronized()) -> StatusReport {
         let s = statusSnapshot()
         var faults: [String: String] = [:]
         if case let .fault(reasons) = s.state {
@@ -193,7 +208,8 @@ extension BoothRuntime {
                            minFreeBytes: s.settings.storage.minFreeBytes, nextSession: s.nextSession,
                            savedSinceStart: s.savedSinceStart, powerCutNotes: s.powerCutNotes.isEmpty ? nil : s.powerCutNotes),
             counters: s.counters, printer: s.printer, stats: s.stats,
-            orientation: .init(s.orientation), settings: settingsReport(inForce: s.settingsInForce))
+            orientation: .init(s.orientation), settings: settingsReport(inForce: s.settingsInForce),
+            clockSynchronized: clockSynchronized, clockWarning: ClockSync.warning(synchronized: clockSynchronized))
     }
 
     /// ``StatusReport/SettingsReport``: the settings in force and the file on disk compared with them.

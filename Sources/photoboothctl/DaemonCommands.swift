@@ -35,11 +35,7 @@ struct Status: Subcommand {
         var out: [String] = []
         out.append("photoboothd \(s.version) (pid \(s.pid)), up \(formatDuration(seconds: s.uptimeSeconds)) since \(s.startedAt)")
         out.append(row("config", access(s.configPath, F_OK) == 0 ? s.configPath : "\(s.configPath) (not present: built-in defaults)"))
-        switch s.clockSynchronized {
-        case true?: out.append(row("clock", "synchronised"))
-        case false?: out.append(row("clock", "not synchronised (no network time yet; dates may be wrong)"))
-        case nil: out.append(row("clock", "synchronisation unknown (adjtimex not readable)"))
-        }
+        out.append(row("clock", s.clockLine))
         out.append(row("state", s.state + (s.shot.map { " (shot \($0))" } ?? "")
                                   + (s.refusal.map { " (sessions refused: \($0))" } ?? "")))
         for kind in s.faults.keys.sorted() { out.append(row("fault", "\(kind): \(s.faults[kind] ?? "")")) }

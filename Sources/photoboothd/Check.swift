@@ -11,15 +11,19 @@ import Glibc
 /// the same words the daemon's fault log uses; then the settings that need the system to be judged:
 /// with `print.mode` auto or press, the CUPS queue (`print.destination`, or the default) must exist;
 /// with `storage.mount`, media must be mounted there and `storage.dir` be on it. Those name both keys
-/// with where they were set (`sources`) and the fix.
+/// with where they were set (`sources`) and the fix. A system clock not synchronised is a warning
+/// (``ClockSync/warning(synchronized:)``): the booth runs, its dates may be wrong.
 /// - Parameters:
 ///   - sources: where each setting came from, to name it in a problem; nil: not known (values only).
 ///   - printQueue: looks a destination up (``lookUpPrintQueue(_:)``, libcups; a seam for tests).
+///   - clockSynchronized: whether the system clock is synchronised (``ClockSync/isSynchronized()``,
+///     `adjtimex`; a seam for tests).
 /// - Returns: 0 when all work; 78 (EX_CONFIG) when the settings cannot work with this system (a print
 ///   queue CUPS does not have, `storage.dir` not on the `storage.mount` media); else 69 (EX_UNAVAILABLE)
 ///   when a device or service is not available (camera, button, photos directory, CUPS, removable media).
 public func checkDevices(settings: Settings, sources: SettingSources? = nil, factory: DeviceFactory, log: Logger,
-                         printQueue: (String) -> PrintQueueLookup = lookUpPrintQueue) -> Int32 {
+                         printQueue: (String) -> PrintQueueLookup = lookUpPrintQueue,
+                         clockSynchronized: () -> Bool? = ClockSync.isSynchronized) -> Int32 {
     var problems = 0, configProblems = 0
     func report(_ ok: Bool, _ what: String) {
         if ok { log.info("check: ok: \(what)") } else { log.error("check: \(what)"); problems += 1 }
@@ -30,6 +34,8 @@ public func checkDevices(settings: Settings, sources: SettingSources? = nil, fac
         return "\(key) = \(value.isEmpty ? "(empty)" : value)"
     }
 
+    // Not a problem (the booth runs), but the dates it writes may be wrong.
+    if let clock = ClockSync.warning(synchronized: clockSynchronized()) { log.warning("check: clock: \(clock)") }
     let storage = checkStorage(directory: settings.storage.dir)
     report(storage.ok, storage.report)
     // Not a problem (the booth runs), but the operator should know before the event: vfat, exFAT, tmpfs.

@@ -90,4 +90,39 @@ struct CheckSettingsTests {
                 "\(logs.all)")
         #expect(listDirectory("\(dir)/media").isEmpty)
     }
+
+    @Test("--check and status warn when the system clock is not synchronised, and say how to set it; not when it is (#35)")
+    func clockNotSynchronised() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let settings = fastSettings(dir: dir)
+        let advice = "set it with timedatectl set-time"
+        let logs = LogRecorder()
+        #expect(checkDevices(settings: settings, factory: devices(), log: logs.logger(), clockSynchronized: { false }) == ExitCode.ok,
+                "a warning: the booth runs")
+        let warning = try #require(logs.all.first { $0.contains("check: clock:") }, "\(logs.all)")
+        #expect(warning.contains("not synchronised"), "\(warning)")
+        #expect(warning.contains("{date} and the date folders"), "\(warning)")
+        #expect(warning.contains(advice), "\(warning)")
+        #expect(warning.contains("systemd-timesyncd"), "\(warning)")
+        for answer: Bool? in [true, nil] {
+            let quiet = LogRecorder()
+            #expect(checkDevices(settings: settings, factory: devices(), log: quiet.logger(), clockSynchronized: { answer }) == ExitCode.ok)
+            #expect(!quiet.all.contains { $0.contains("check: clock:") && $0.contains("not synchronised") }, "\(String(describing: answer)): \(quiet.all)")
+        }
+
+        // status: the same words, in the report (--json) and its text.
+        let booth = TestBooth(settings)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        let unsynced = booth.runtime.statusReport(configPath: "booth.conf", clockSynchronized: false)
+        #expect(unsynced.clockSynchronized == false)
+        let said = try #require(unsynced.clockWarning, "status carries the warning")
+        #expect(said.contains(advice) && said.contains("not synchronised"), "\(said)")
+        let json = String(decoding: try JSONEncoder().encode(unsynced), as: UTF8.self)
+        #expect(json.contains("\"clockWarning\""), "\(json)")
+        #expect(unsynced.clockLine.contains(advice), "the text row: \(unsynced.clockLine)")
+        let synced = booth.runtime.statusReport(configPath: "booth.conf", clockSynchronized: true)
+        #expect(synced.clockWarning == nil)
+        #expect(synced.clockLine == "synchronised")
+    }
 }
