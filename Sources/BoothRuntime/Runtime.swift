@@ -275,6 +275,10 @@ public final class BoothRuntime: Sendable {
     /// - Returns: accepted with the changes, or refused with every problem in the file.
     @discardableResult
     public func requestReload(timeoutSeconds: Double = 10) -> ReloadOutcome {
+        func refuse(_ error: SettingsError) -> ReloadOutcome {
+            log.error("reload refused, keeping the running settings:\n\(error)")
+            return .refused(error)
+        }
         switch reloader() {
         case let .success(new):
             let (inForce, stateNow) = state.withLock { ($0.settings, $0.machine.state) }
@@ -293,6 +297,11 @@ public final class BoothRuntime: Sendable {
                 log.notice("settings " + reply.text)
                 return .accepted(reply)
             }
+            // What the new sizes would make the booth hold: a file's check refuses too much (MemoryEstimate), and
+            // settings handed over otherwise are held to the same limit before anything is made at their sizes.
+            if let why = new.memoryEstimate.refusal(cite: { "\($0) = \(new.text(forKey: $0) ?? "")" }) {
+                return refuse(SettingsError(diagnostics: [Diagnostic(file: "reload", line: nil, message: why)]))
+            }
             // A new composer for the new settings, made here (off the main loop: it reads font and image
             // files); one that cannot be made refuses the reload, keeping the running settings.
             var composer: (any PictureComposing)?? = nil
@@ -300,9 +309,7 @@ public final class BoothRuntime: Sendable {
                 do {
                     composer = .some(try factory(new))
                 } catch {
-                    let refusal = SettingsError(diagnostics: [Diagnostic(file: "[picture]", line: nil, message: "\(error)")])
-                    log.error("reload refused, keeping the running settings:\n\(refusal)")
-                    return .refused(refusal)
+                    return refuse(SettingsError(diagnostics: [Diagnostic(file: "[picture]", line: nil, message: "\(error)")]))
                 }
             }
             let composes = composer.map { $0 != nil } ?? composeWorker.hasComposer
@@ -320,8 +327,7 @@ public final class BoothRuntime: Sendable {
             loop.post(.reload(coreConfig(from: new, composesSingleShot: composes)))
             return .accepted(awaitReload(ticket: ticket, changes: changes, timeoutSeconds: timeoutSeconds))
         case let .failure(error):
-            log.error("reload refused, keeping the running settings:\n\(error)")
-            return .refused(error)
+            return refuse(error)
         }
     }
 

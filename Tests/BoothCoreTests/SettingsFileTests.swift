@@ -336,6 +336,36 @@ struct SettingsCombinationTests {
         }
     }
 
+    @Test("what the settings make the booth hold is estimated; over the limit is an error naming the keys, the estimate and the limit (#35)")
+    func memoryEstimate() throws {
+        // Defaults: well under the limit.
+        let defaults = Settings.defaults.memoryEstimate
+        #expect(defaults.total < MemoryEstimate.limit / 2, "\(defaults)")
+        // Each size within its own bound, together too much: 8K drawings, a 100 MP still, 4x6 in at 1200 dpi printed.
+        let text = "[camera]\npreview_size = 7680x4320\ncapture_size = 12288x8192\n[preview]\nsize = 7680x4320\n"
+            + "[print]\nmode = auto\ndpi = 1200\n"
+        let result = check(text)
+        #expect(result.settings == nil, "refused: \(result.diagnostics)")
+        let error = try #require(result.diagnostics.first { $0.severity == .error })
+        #expect(error.line == 2, "located at the largest part's key, the live view's: \(error)")
+        #expect(error.message.hasPrefix("these settings would make the booth hold about "), "\(error.message)")
+        #expect(error.message.contains("more than its limit of 512 MB"), "\(error.message)")
+        for part in ["preview.size = 7680x4320 (booth.conf:5)", "camera.preview_size = 7680x4320 (booth.conf:2)",
+                     "camera.capture_size = 12288x8192 (booth.conf:3)", "print.dpi = 1200 (booth.conf:8)"] {
+            #expect(error.message.contains(part), "\(part): \(error.message)")
+        }
+        // The figures a message gives are the estimate's own.
+        let settings = try Settings.defaults.with(overrides: [("camera.preview_size", "7680x4320"), ("camera.capture_size", "12288x8192"),
+                                                              ("preview.size", "7680x4320"), ("print.mode", "auto"), ("print.dpi", "1200")]).get()
+        let estimate = settings.memoryEstimate
+        #expect(estimate.total > MemoryEstimate.limit)
+        #expect(error.message.contains("about \(estimate.total / 1_000_000) MB"), "\(error.message)")
+        // What a booth commonly runs: a 4K screen drawing, a full-HD live view, a 24 MP still, 600 dpi prints of a 2x2.
+        let common = check("[camera]\npreview_size = 1920x1080\ncapture_size = 6000x4000\n[preview]\nsize = 3840x2160\n"
+                           + "[session]\nshots = 4\n[print]\nmode = auto\ndpi = 600\n")
+        #expect(common.isValid, "\(common.diagnostics)")
+    }
+
     @Test("a capture size smaller than the live view's is a warning at the key that was set, naming both")
     func captureSmallerThanPreview() {
         let small = check("[camera]\ncapture_size = 640x480\n")

@@ -125,7 +125,7 @@ struct SettingsValueTests {
         #expect(rejection("camera.preview_size", "1280*720") == "camera.preview_size: '1280*720' is not a size; use WxH in pixels, like 1280x720")
         #expect(rejection("camera.preview_size", "0x720")?.contains("is not a size") == true)
         #expect(rejection("camera.preview_size", "1280x") != nil)
-        #expect(rejection("camera.preview_size", "20000x10")?.contains("out of range; width and height from 1 to 16384 pixels") == true)
+        #expect(rejection("camera.preview_size", "20000x10")?.contains("is too large") == true)
     }
 
     @Test("bytes: decimal units, decimals, binary units refused, ranges")
@@ -163,6 +163,28 @@ struct SettingsValueTests {
         #expect(accepted("storage.dir", "./photos")?.storage.dir == "./photos")
         #expect(rejection("button.chip", "") == "button.chip: an empty value is not allowed; use any text, not empty")
         #expect(rejection("storage.dir", "")?.contains("an empty value is not allowed") == true)
+    }
+
+    @Test("each size setting is bounded by what it is for: a screen's 8K for the preview file and the live view, ~100 MP for a still (#35)")
+    func sizesBoundedByPurpose() throws {
+        // The preview file is drawn as a screen: 8K UHD, either way round.
+        #expect(accepted("preview.size", "7680x4320")?.preview.size == FrameSize(width: 7680, height: 4320))
+        #expect(accepted("preview.size", "4320x7680")?.preview.size == FrameSize(width: 4320, height: 7680), "a screen mounted sideways")
+        for big in ["16384x16384", "8000x8000", "7681x4320", "7680x4321", "4321x7680"] {
+            #expect(rejection("preview.size", big) == "preview.size: '\(big)' is too large; allowed WxH in pixels, like 1280x720, up to 7680x4320 "
+                    + "(either way round: 8K UHD, the largest screen)", "\(big)")
+        }
+        // The live view is drawn on a screen too.
+        #expect(accepted("camera.preview_size", "3840x2160") != nil)
+        #expect(rejection("camera.preview_size", "8000x6000")?.contains("up to 7680x4320") == true)
+        // A still: the largest cameras give about 100 MP (Fujifilm GFX100: 11648x8736).
+        #expect(accepted("camera.capture_size", "12288x8192") != nil)
+        #expect(accepted("camera.capture_size", "11648x8736") != nil)
+        #expect(accepted("camera.capture_size", "8736x11648") != nil, "a camera on its side")
+        #expect(rejection("camera.capture_size", "16384x16384")?.contains("up to 12288x9216") == true)
+        // The bound is what the docs say is allowed.
+        let spec = try #require(Schema.spec(for: "preview.size"))
+        #expect(spec.allowed == "WxH in pixels, like 1280x720, up to 7680x4320 (either way round: 8K UHD, the largest screen)")
     }
 
     @Test("print.media: a PWG name with a finite size, each side 1 to 1000 mm; infinite, huge, tiny and size-less names refused with the rule")

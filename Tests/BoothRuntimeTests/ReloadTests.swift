@@ -192,6 +192,29 @@ extension ReloadReply {
         #expect(status.settings?.fileDiffers == false)
     }
 
+    @Test("a reload whose sizes would make the booth hold more than its memory limit is refused, the running sizes kept (#35)")
+    func oversizedReloadRefused() async throws {
+        let booth = try ReloadBooth()
+        defer { booth.stop() }
+        try #require(await eventually { booth.camera.isStreaming }, "\(booth.logText)")
+        // Values a config file could not give (the bounds refuse them as they are read): the runtime checks what it is handed.
+        for side in [16384, 8000] {
+            booth.file.settings.withLock {
+                $0.preview.size = FrameSize(width: side, height: side)
+                $0.preview.file = "\(booth.dir)/preview.jpg"
+            }
+            guard case let .refused(error) = booth.runtime.requestReload() else {
+                Issue.record("a \(side)x\(side) preview was accepted: \(booth.logText)")
+                continue
+            }
+            #expect(error.description.contains("preview.size = \(side)x\(side)"), "\(error)")
+            #expect(error.description.contains("more than its limit of 512 MB"), "\(error)")
+            #expect(booth.logged("reload refused, keeping the running settings"))
+            #expect(booth.screens.count == 1, "no screen made for the refused settings")
+            #expect(booth.runtime.statusReport(configPath: "test.conf").settings?.inForce["preview.size"] == "800x480")
+        }
+    }
+
     @Test("text.*: the screens are made again with the new text, and the screen on display shows it at once")
     func textShowsOnTheNextScreen() async throws {
         let booth = try ReloadBooth()

@@ -17,6 +17,7 @@ extension Settings {
         out += galleryDiagnostics(sources)
         out += printedCodeDiagnostics(sources)
         out += singleShotDrawingDiagnostics(sources)
+        out += memoryDiagnostics(sources)
         return out
     }
 

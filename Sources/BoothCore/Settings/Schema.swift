@@ -73,8 +73,9 @@ public struct SettingSpec: Sendable {
                     write: { s, v in if case .milliseconds(let ms) = v { s[keyPath: path] = ms } })
     }
 
-    static func size(_ key: String, _ path: WritableKeyPath<Settings, FrameSize> & Sendable, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .size, d, reload, doc, read: { .size($0[keyPath: path]) },
+    static func size(_ key: String, _ path: WritableKeyPath<Settings, FrameSize> & Sendable, limit: SizeLimit, _ d: String,
+                     reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .size(limit: limit), d, reload, doc, read: { .size($0[keyPath: path]) },
                     write: { s, v in if case .size(let z) = v { s[keyPath: path] = z } })
     }
 
@@ -166,10 +167,10 @@ public enum Schema {
                 "Where a gphoto2 camera stores a still: ram (its internal memory; the booth downloads it and it is gone from the camera) or card (the memory card; downloaded, and kept there too). Checked against the targets the camera offers."),
         .choice("camera.format", \.camera.format, "auto", reload: .cameraStream,
                 "Pixel format to stream. auto prefers MJPEG, then YUYV, else RGB24 converted by libv4l2."),
-        .size("camera.preview_size", \.camera.previewSize, "1280x720", reload: .cameraStream,
-              "Live-view size in pixels. A size the camera does not offer is replaced by the nearest one it does, with a warning."),
-        .size("camera.capture_size", \.camera.captureSize, "1280x720", reload: .cameraStream,
-              "Photo size in pixels. When it differs from preview_size, the camera switches size for the capture and back; a libcamera camera whose pipeline gives a still stream beside the live view (a Raspberry Pi camera module) takes it there, without a switch."),
+        .size("camera.preview_size", \.camera.previewSize, limit: .screen, "1280x720", reload: .cameraStream,
+              "Live-view size in pixels, at most a screen's 8K (7680x4320): the live view is only drawn on screens. A size the camera does not offer is replaced by the nearest one it does, with a warning."),
+        .size("camera.capture_size", \.camera.captureSize, limit: .still, "1280x720", reload: .cameraStream,
+              "Photo size in pixels (a V4L2 or libcamera camera's; a gphoto2 camera takes its own), at most 12288x9216, above the largest cameras' 100 MP. When it differs from preview_size, the camera switches size for the capture and back; a libcamera camera whose pipeline gives a still stream beside the live view (a Raspberry Pi camera module) takes it there, without a switch."),
         .int("camera.frame_rate", \.camera.frameRate, 1...120, unit: "frames per second", "30", reload: .cameraStream,
              "Frames per second asked of the camera."),
         .int("camera.settle_frames", \.camera.settleFrames, 0...60, unit: "frames", "3", reload: .cameraStream,
@@ -255,8 +256,8 @@ public enum Schema {
               "What the screen shows (live view, texts, countdown digit, review with its print status, fault) as a JPEG file, rewritten atomically. Empty: no file preview."),
         .int("preview.frame_rate", \.preview.frameRate, 1...30, unit: "rewrites per second", "5", reload: .reopen(.screen),
              "How often the preview file is rewritten."),
-        .size("preview.size", \.preview.size, "800x480", reload: .reopen(.screen),
-              "Size in pixels of the preview file's picture, drawn like the screen (display.scaling, display.mirror, camera.rotation)."),
+        .size("preview.size", \.preview.size, limit: .screen, "800x480", reload: .reopen(.screen),
+              "Size in pixels of the preview file's picture, drawn like the screen (display.scaling, display.mirror, camera.rotation), at most a screen's 8K (7680x4320); it costs 12 bytes a pixel (800x480: 5 MB, 3840x2160: 100 MB)."),
 
         .choice("print.mode", \.print.mode, "off", reload: .nextSession,
                 "off: never print. auto: print every picture once when its review starts. press: print when the guest presses during review (sent after button.long_press, as a long press starts with a press). In auto and press, a long press during review skips printing that picture."),

@@ -15,8 +15,8 @@ public enum SettingType: Sendable, Hashable {
     case duration(range: ClosedRange<Int>, wholeSeconds: Bool)
     /// `off`, or a duration within `range` milliseconds.
     case durationOrOff(range: ClosedRange<Int>)
-    /// `WxH` in pixels, each side 1 to `SettingType.maxSizeSide`.
-    case size
+    /// `WxH` in pixels, each side at least 1 and within `limit` either way round.
+    case size(limit: SizeLimit)
     /// A byte count within `range` bytes, written with a unit.
     case bytes(range: ClosedRange<Int>)
     /// One of `choices`, any letter case in the file, canonical (lowercase) as listed.
@@ -31,9 +31,6 @@ public enum SettingType: Sendable, Hashable {
     case media
     /// An sRGB colour: `#rrggbb` or a name from `RGBColor.named`.
     case color
-
-    /// The largest width or height a `.size` accepts, in pixels.
-    public static let maxSizeSide = 16384
 
     /// A short name for the type, for docs: `"duration"`, `"size"`, ….
     public var name: String {
@@ -68,8 +65,8 @@ public enum SettingType: Sendable, Hashable {
                 + (wholeSeconds ? " in whole seconds" : "")
         case .durationOrOff(let range):
             return "off, or \(Units.formatDuration(range.lowerBound)) to \(Units.formatDuration(range.upperBound))"
-        case .size:
-            return "WxH in pixels, like 1280x720"
+        case .size(let limit):
+            return "WxH in pixels, like 1280x720, up to \(limit)"
         case .bytes(let range):
             return "\(Units.formatBytes(range.lowerBound)) to \(Units.formatBytes(range.upperBound))"
         case .choice(let choices):
@@ -86,6 +83,32 @@ public enum SettingType: Sendable, Hashable {
             return "#rrggbb or " + Units.list(RGBColor.named.map(\.name))
         }
     }
+}
+
+/// The largest `WxH` a size setting takes, from what the size is for: the longer side at most `long`
+/// pixels and the shorter at most `short`, so a portrait size (a screen mounted sideways, a camera on
+/// its side) is allowed as its landscape twin is.
+public struct SizeLimit: Sendable, Hashable, CustomStringConvertible {
+    /// The longer side's most, pixels.
+    public var long: Int
+    /// The shorter side's most, pixels.
+    public var short: Int
+    /// What makes it the limit, for messages: `"8K UHD, the largest screen"`.
+    public var reason: String
+
+    /// A screen's drawing (the preview file, the live view shown on it): 8K UHD, 7680x4320.
+    public static let screen = SizeLimit(long: 7680, short: 4320, reason: "8K UHD, the largest screen")
+    /// A camera's still: 12288x9216 (113 MP), above the largest cameras' ~100 MP (Fujifilm GFX100 11648x8736,
+    /// Hasselblad X2D 11656x8742).
+    public static let still = SizeLimit(long: 12288, short: 9216, reason: "above the largest cameras' 100 MP, 11648x8736")
+
+    /// True when `size` fits, either way round.
+    public func allows(_ size: FrameSize) -> Bool {
+        max(size.width, size.height) <= long && min(size.width, size.height) <= short
+    }
+
+    /// `7680x4320 (either way round: 8K UHD, the largest screen)`.
+    public var description: String { "\(long)x\(short) (either way round: \(reason))" }
 }
 
 /// A setting's value once read: the stored form of each type.
@@ -174,13 +197,11 @@ extension SettingType {
                 }
                 return .success(.milliseconds(ms))
             }
-        case .size:
+        case .size(let limit):
             guard let size = FrameSize(parsing: text.lowercased()) else {
                 return .failure(ValueProblem("\(q) is not a size; use WxH in pixels, like 1280x720"))
             }
-            guard size.width <= SettingType.maxSizeSide, size.height <= SettingType.maxSizeSide else {
-                return .failure(ValueProblem("\(q) is out of range; width and height from 1 to \(SettingType.maxSizeSide) pixels"))
-            }
+            guard limit.allows(size) else { return .failure(ValueProblem("\(q) is too large; allowed \(allowed)")) }
             return .success(.size(size))
         case .bytes(let range):
             let lower = text.lowercased()
