@@ -194,5 +194,38 @@ struct CheckSystemSettingsTests {
         let reply = try JSONDecoder().decode(ReloadReply.self, from: Data(reload.output.utf8))
         #expect(reply.changes?.map(\.key) == ["camera.backend"] && reply.changes?.first?.applied == false, "\(reload.output)")
     }
+
+    @Test("photoboothd --simulate refuses sizes that would make it hold too much: config set of 16384x16384, a reload of 8000x8000 and of 8K sizes together; the running sizes stay (#35)")
+    func oversizedSettingsRefusedByTheDaemon() throws {
+        let daemon = try builtProgram("photoboothd"), ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let socket = "\(dir)/control", conf = "\(dir)/booth.conf"
+        let start = "[camera]\npreview_size = 640x480\ncapture_size = 640x480\n"
+        try AtomicFile.write(Array(start.utf8), to: conf, replace: true)
+        let pid = spawnProgram(daemon, ["--simulate", "--config", conf, "--socket", socket], in: dir, output: "\(dir)/daemon.log")
+        try #require(pid > 0)
+        defer { terminate(pid) }
+        try #require(waitForDaemon(socket) != nil, "\(fileText("\(dir)/daemon.log"))")
+
+        let set = runProgram(ctl, ["config", "set", "preview.size", "16384x16384", "--socket", socket], in: dir)
+        #expect(set.status != 0, "\(set.output)")
+        #expect(set.output.contains("preview.size: '16384x16384' is too large; allowed WxH in pixels, like 1280x720, up to 7680x4320"), "\(set.output)")
+        #expect(fileText(conf) == start, "nothing written")
+
+        // The file edited by hand, then reloaded: the daemon's reload reads it as a config check does.
+        for (text, words) in [(start + "[preview]\nsize = 8000x8000\n", "preview.size: '8000x8000' is too large"),
+                              ("[camera]\npreview_size = 7680x4320\ncapture_size = 7680x4320\n[preview]\nsize = 7680x4320\n",
+                               "more than its limit of 512 MB")] {
+            try AtomicFile.write(Array(text.utf8), to: conf, replace: true)
+            let reload = runProgram(ctl, ["reload", "--socket", socket], in: dir)
+            #expect(reload.status != 0, "\(reload.output)")
+            #expect(reload.output.contains(words), "\(reload.output)")
+            let json = runProgram(ctl, ["status", "--json", "--socket", socket], in: dir)
+            let report = try JSONDecoder().decode(StatusReport.self, from: Data(json.output.utf8))
+            #expect(report.settings?.inForce["preview.size"] == "800x480", "the running size stays")
+            #expect(report.settings?.inForce["camera.preview_size"] == "640x480")
+        }
+        #expect(fileText("\(dir)/daemon.log").contains("reload refused, keeping the running settings"))
+    }
 }
 
