@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func anEmptyDefaultIsShownAsEmpty() {
-        #expect(Schema.markdownTable().contains("| `camera.device` | text | *(empty)* | any text, or empty |"))
+        #expect(Schema.markdownTable().contains("| `camera.device` | text | *(empty)* | any text of up to 500 characters, or empty |"))
     }
 
     @Test func describeNamesDefaultTypeAndAllowed() throws {

@@ -161,7 +161,7 @@ struct SettingsValueTests {
         #expect(accepted("led.line", "GPIO27")?.led.line == "GPIO27")
         #expect(accepted("preview.file", "")?.preview.file == "")
         #expect(accepted("storage.dir", "./photos")?.storage.dir == "./photos")
-        #expect(rejection("button.chip", "") == "button.chip: an empty value is not allowed; use any text, not empty")
+        #expect(rejection("button.chip", "") == "button.chip: an empty value is not allowed; use any text of up to 500 characters, not empty")
         #expect(rejection("storage.dir", "")?.contains("an empty value is not allowed") == true)
     }
 
@@ -185,6 +185,21 @@ struct SettingsValueTests {
         // The bound is what the docs say is allowed.
         let spec = try #require(Schema.spec(for: "preview.size"))
         #expect(spec.allowed == "WxH in pixels, like 1280x720, up to 7680x4320 (either way round: 8K UHD, the largest screen)")
+    }
+
+    @Test("texts and paths are bounded too: 500 characters of text, a path PATH_MAX's 4096 bytes, a Wi-Fi name 32 and its password 63 (#35)")
+    func lengthsBounded() {
+        let long = String(repeating: "a", count: 500)
+        #expect(accepted("text.idle", long)?.text.idle == long)
+        #expect(rejection("text.idle", long + "a") == "text.idle: a value of 501 characters is too long; use any text of up to 500 characters, not empty")
+        #expect(accepted("text.idle", String(repeating: "é", count: 500)) != nil, "characters, not bytes")
+        #expect(rejection("picture.footer_top", long + "b")?.contains("is too long") == true)
+        let path = "/" + String(repeating: "p", count: 4095)
+        #expect(accepted("storage.dir", path) != nil)
+        #expect(rejection("storage.dir", path + "p") == "storage.dir: a value of 4097 bytes is too long; use a path of up to 4096 bytes")
+        #expect(accepted("gallery.wifi_ssid", String(repeating: "s", count: 32)) != nil)
+        #expect(rejection("gallery.wifi_ssid", String(repeating: "s", count: 33))?.contains("up to 32 characters") == true)
+        #expect(rejection("gallery.wifi_password", String(repeating: "w", count: 64))?.contains("up to 63 characters") == true)
     }
 
     @Test("print.media: a PWG name with a finite size, each side 1 to 1000 mm; infinite, huge, tiny and size-less names refused with the rule")

@@ -98,8 +98,8 @@ public struct SettingSpec: Sendable {
     }
 
     static func string(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
-                       _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .string(allowsEmpty: allowsEmpty), d, reload, doc, read: { .text($0[keyPath: path]) },
+                       maxLength: Int = SettingType.textLength, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
+        SettingSpec(key, .string(allowsEmpty: allowsEmpty, maxLength: maxLength), d, reload, doc, read: { .text($0[keyPath: path]) },
                     write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
 
@@ -110,7 +110,7 @@ public struct SettingSpec: Sendable {
 
     static func path(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
                      _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
-        SettingSpec(key, .path(allowsEmpty: allowsEmpty), d, reload, doc, read: { .text($0[keyPath: path]) },
+        SettingSpec(key, .path(allowsEmpty: allowsEmpty, maxLength: SettingType.pathLength), d, reload, doc, read: { .text($0[keyPath: path]) },
                     write: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
 
@@ -395,10 +395,10 @@ public enum Schema {
                        "How long a picture stays downloadable after it was saved (e.g. 30d, the weeks after the event), or off: for as long as it is kept. Its file stays; a URL past it shows gallery.missing_text."),
         .durationOrOff("gallery.idle_code", \.gallery.idleCodeMilliseconds, 10_000...86_400_000, "5min", reload: .atOnce,
                        "How long the last picture's QR code stays on the idle screen after its review (a guest who missed it can still scan it; gone when the next session starts, or when the picture is taken down), or off."),
-        .string("gallery.wifi_ssid", \.gallery.wifiSSID, allowsEmpty: true, "", reload: .atOnce,
-                "The booth's Wi-Fi name: the idle screen shows a WIFI: QR code that phones join it with (README: The booth's Wi-Fi). Empty: no such code."),
-        .string("gallery.wifi_password", \.gallery.wifiPassword, allowsEmpty: true, "", reload: .atOnce,
-                "Its password (anyone who sees the screen can read it from the code: use one for guests only). Empty with wifi_security = nopass."),
+        .string("gallery.wifi_ssid", \.gallery.wifiSSID, allowsEmpty: true, maxLength: 32, "", reload: .atOnce,
+                "The booth's Wi-Fi name (at most 32 characters, as Wi-Fi allows): the idle screen shows a WIFI: QR code that phones join it with (README: The booth's Wi-Fi). Empty: no such code."),
+        .string("gallery.wifi_password", \.gallery.wifiPassword, allowsEmpty: true, maxLength: 63, "", reload: .atOnce,
+                "Its password, at most 63 characters as WPA's passphrase (anyone who sees the screen can read it from the code: use one for guests only). Empty with wifi_security = nopass."),
         .choice("gallery.wifi_security", \.gallery.wifiSecurity, "wpa", reload: .atOnce,
                 "wpa (WPA2/WPA3 personal), wep, or nopass for an open network."),
         .bool("gallery.list", \.gallery.list, "false", reload: .galleryRestart,

@@ -23,14 +23,20 @@ public enum SettingType: Sendable, Hashable {
     case choice([String])
     /// One or more of `choices`, separated by commas (`gpio, input`), each once; canonical as listed, in the file's order.
     case choiceList([String])
-    /// Free text; with `allowsEmpty == false` it must not be empty.
-    case string(allowsEmpty: Bool)
-    /// A file or directory path; with `allowsEmpty == false` it must not be empty.
-    case path(allowsEmpty: Bool)
+    /// Free text of at most `maxLength` characters; with `allowsEmpty == false` it must not be empty.
+    case string(allowsEmpty: Bool, maxLength: Int)
+    /// A file or directory path of at most `maxLength` bytes (UTF-8); with `allowsEmpty == false` it must not be empty.
+    case path(allowsEmpty: Bool, maxLength: Int)
     /// A PWG 5101.1 self-describing media name with a finite size, each side 1 to 1000 mm (``MediaSize``).
     case media
     /// An sRGB colour: `#rrggbb` or a name from `RGBColor.named`.
     case color
+
+    /// The longest text a `.string` takes unless its key says otherwise, in characters: what a screen, a
+    /// footer or a page shows is far shorter, and a value is one line of the config file.
+    public static let textLength = 500
+    /// The longest `.path`, in bytes: Linux's PATH_MAX, what open(2) takes.
+    public static let pathLength = 4096
 
     /// A short name for the type, for docs: `"duration"`, `"size"`, ….
     public var name: String {
@@ -73,10 +79,10 @@ public enum SettingType: Sendable, Hashable {
             return Units.list(choices)
         case .choiceList(let choices):
             return "one or more of " + choices.joined(separator: ", ") + ", separated by commas"
-        case .string(let allowsEmpty):
-            return allowsEmpty ? "any text, or empty" : "any text, not empty"
-        case .path(let allowsEmpty):
-            return allowsEmpty ? "a path, or empty" : "a path"
+        case .string(let allowsEmpty, let maxLength):
+            return "any text of up to \(maxLength) characters" + (allowsEmpty ? ", or empty" : ", not empty")
+        case .path(let allowsEmpty, let maxLength):
+            return "a path of up to \(maxLength) bytes" + (allowsEmpty ? ", or empty" : "")
         case .media:
             return MediaSize.allowed
         case .color:
@@ -235,9 +241,14 @@ extension SettingType {
                 picked.append(found)
             }
             return .success(.choices(picked))
-        case .string(let allowsEmpty), .path(let allowsEmpty):
+        case .string(let allowsEmpty, let most), .path(let allowsEmpty, let most):
             if text.isEmpty, !allowsEmpty {
                 return .failure(ValueProblem("an empty value is not allowed; use \(allowed)"))
+            }
+            let isPath = if case .path = self { true } else { false }
+            let length = isPath ? text.utf8.count : text.count
+            guard length <= most else {
+                return .failure(ValueProblem("a value of \(length) \(isPath ? "bytes" : "characters") is too long; use \(allowed)"))
             }
             return .success(.text(text))
         case .media:
