@@ -32,9 +32,9 @@ struct SettingsLexerTests {
     @Test("a '#' after a space or tab starts a comment; a quoted value keeps its '#'; ';' and a '#' inside a word stay")
     func commentsAfterValues() throws {
         let text = "[x]\nline = GPIO17          # the line name\nsource =    # or: gpio\nfooter = \"Party #1\"\t# quoted\n"
-            + "a = Anna ; Ben\nb = 2s#x\nc = \"un\" closed # note\nd = x\t#tab\n"
+            + "a = Anna ; Ben\nb = 2s#x\nc = \"un\" closed # note\nd = x\t#tab\nbackground = #ff0000   # red\ne = #\n"
         let doc = ConfigDocument(parsing: text)
-        #expect(doc.lines.map(\.value) == [nil, "GPIO17", "", "\"Party #1\"", "Anna ; Ben", "2s#x", "\"un\" closed", "x"])
+        #expect(doc.lines.map(\.value) == [nil, "GPIO17", "", "\"Party #1\"", "Anna ; Ben", "2s#x", "\"un\" closed", "x", "#ff0000", ""])
         #expect(doc.text == text)
         // An edit replaces the value and keeps the comment.
         let edited = try #require(doc.replacingValue(onLine: 2, with: "GPIO27"))

@@ -151,10 +151,14 @@ public struct ConfigDocument: Sendable, Hashable {
 
     /// Where the value starting at `lo` ends in `b[..<hi]` (the line's content, trimmed): before a comment
     /// (a `#` whose previous byte is a space or tab; `b[lo - 1]` is the `=` or a blank), trimmed; after the
-    /// closing quote of a value that opens with `"` when only blanks or a comment follow that quote.
+    /// closing quote of a value that opens with `"` when only blanks or a comment follow that quote. A `#`
+    /// that opens the value starts a comment only when a blank or the end follows it: `#ff0000` is a colour.
     static func valueEnd(_ b: [UInt8], from lo: Int, to hi: Int) -> Int {
         let quote = UInt8(ascii: "\""), hash = UInt8(ascii: "#")
-        func isCommentStart(_ i: Int) -> Bool { b[i] == hash && i > 0 && (b[i - 1] == 0x20 || b[i - 1] == 0x09) }
+        func isBlankOrEnd(_ i: Int) -> Bool { i >= hi || b[i] == 0x20 || b[i] == 0x09 }
+        func isCommentStart(_ i: Int) -> Bool {
+            b[i] == hash && i > 0 && (b[i - 1] == 0x20 || b[i - 1] == 0x09) && (i > lo || isBlankOrEnd(i + 1))
+        }
         if lo < hi, b[lo] == quote, let close = b[(lo + 1)..<hi].firstIndex(of: quote) {
             var rest = close + 1
             while rest < hi, isBlank(b[rest]) { rest += 1 }
@@ -166,12 +170,12 @@ public struct ConfigDocument: Sendable, Hashable {
         return end
     }
 
-    /// True when `value` written after `key = ` would not read back as itself: it starts with `#` or has a
-    /// `#` after a space or tab (read as a comment), and is not already in double quotes.
+    /// True when `value` written after `key = ` would not read back as itself: it has a `#` after a space or
+    /// tab, or is `#` or starts with `# ` (read as a comment), and is not already in double quotes.
     public static func needsQuotes(_ value: String) -> Bool {
         let b = Array(value.utf8)
         if b.count >= 2, b.first == UInt8(ascii: "\""), b.last == UInt8(ascii: "\"") { return false }
-        return b.first == UInt8(ascii: "#") || valueEnd([0x20] + b, from: 1, to: b.count + 1) != b.count + 1
+        return valueEnd([0x20] + b, from: 1, to: b.count + 1) != b.count + 1
     }
 
     /// Reads one line. `skip` bytes at the start (a byte order mark) are not content.
