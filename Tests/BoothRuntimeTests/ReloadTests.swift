@@ -75,7 +75,7 @@ final class ReloadBooth: Sendable {
         let dir = makeTempDir("reload")
         self.dir = dir
         let settings = try Settings.defaults.with(overrides: [
-            ("storage.dir", "\(dir)/photos"), ("storage.min_free", "0B"), ("preview.file", ""),
+            ("storage.dir", "\(dir)/photos"), ("storage.session_file", "\(dir)/session-number"), ("storage.min_free", "0B"), ("preview.file", ""),
             ("print.journal", "\(dir)/journal.json"), ("print.spool", "\(dir)/spool"),
             ("session.preview", "off"), ("session.preview_timeout", "10min"), ("session.countdown", "0s"),
             ("camera.preview_size", "640x480"), ("camera.capture_size", "640x480"), ("camera.rotation", "0"),
