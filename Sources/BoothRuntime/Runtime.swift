@@ -953,7 +953,12 @@ public final class BoothRuntime: Sendable {
         }
         let reply = ReloadReply(appliedNow: true, state: currentState.name, changes: changes.map { change in
             var c = ReloadReply.Change(change, applied: change.rule.appliesWithoutRestart && refused[change.key] == nil)
-            if let why = refused[change.key] { c.effect = why } else if let said = outcome[change.rule] { c.effect = said }
+            if let why = refused[change.key] {
+                c.effect = why
+                c.refused = true
+            } else if let said = outcome[change.rule] {
+                c.effect = said
+            }
             return c
         })
         state.withLock { $0.appliedReload = (ticket, reply) }

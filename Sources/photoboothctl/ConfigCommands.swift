@@ -99,7 +99,7 @@ func checkedSettings(_ path: String) -> Result<(settings: Settings, text: String
         let check = Settings.check(text: text, file: path)
         guard let settings = check.settings else {
             for d in check.diagnostics { FileHandleOutput.stderr(d.description) }
-            warn("\(path) is not valid (\(check.diagnostics.filter { $0.severity == .error }.count) errors)")
+            warn("\(path) is not valid (\(counted(check.diagnostics.filter { $0.severity == .error }.count, "error")))")
             return .failure(ExitFailure(code: ExitCode.config))
         }
         return .success((settings, text, check.diagnostics))
@@ -225,6 +225,7 @@ struct ConfigSet: Subcommand {
         restart applies says "takes effect after `systemctl restart photoboothd`".
         --json: {key, value, file, line, previous, reload} with the daemon's reload reply (null when none reads the file).
         Exit codes: 0; 64 unknown key; 65 invalid value; 66 file unreadable; 73 file not writable;
+        75 written, but the daemon refused the new value (a storage.dir not writable or not mounted: it says why);
         78 file invalid (or the daemon refused the reload).
         """
     static let options: [Option] = [.json, .file, .socket]
@@ -338,7 +339,7 @@ struct ConfigSet: Subcommand {
             if overridden != nil { say("photoboothd reloaded \(path), but \(key) stays as its command line sets it (see above)") }
             say("photoboothd " + Reload.text(reply))
             output(edit, unchanged: false, reload: reply)
-            return ExitCode.ok
+            return Reload.exitCode(reply)
         } catch {
             return report(error)
         }
@@ -404,8 +405,8 @@ struct ConfigValidate: Subcommand {
             for d in check.diagnostics { print(d.description) }
             let errors = check.diagnostics.filter { $0.severity == .error }.count
             let warnings = check.diagnostics.count - errors
-            print(check.isValid ? "\(path): valid" + (warnings > 0 ? " (\(warnings) warnings)" : "")
-                                : "\(path): \(errors) errors" + (warnings > 0 ? ", \(warnings) warnings" : ""))
+            print(check.isValid ? "\(path): valid" + (warnings > 0 ? " (\(counted(warnings, "warning")))" : "")
+                                : "\(path): \(counted(errors, "error"))" + (warnings > 0 ? ", \(counted(warnings, "warning"))" : ""))
         }
         return check.isValid ? ExitCode.ok : ExitCode.config
     }

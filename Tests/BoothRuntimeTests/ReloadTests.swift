@@ -290,6 +290,8 @@ extension ReloadReply {
         #expect(change.effect.hasPrefix("refused: storage.dir \(bad) not used: photos directory not writable: "), "\(change.effect)")
         #expect(change.effect.hasSuffix("photos stay in \(old); the file and the running setting now differ"), "\(change.effect)")
         #expect(reply.text.contains("  storage.dir: \(old) -> \(bad), refused: "), "\(reply.text)")
+        // photoboothctl reload and config set exit 75 on it.
+        #expect(reply.refusedKeys == ["storage.dir"])
         #expect(booth.logged("settings reloaded: 1 key changed"))
         let status = booth.runtime.statusReport(configPath: "test.conf")
         let settings = try #require(status.settings)
