@@ -22,7 +22,9 @@ expect_file /usr/local/bin/photoboothd 755
 expect_file /usr/local/bin/photoboothctl 755
 expect_file /usr/local/bin/photobooth-gallery 755
 expect_file /etc/systemd/system/photobooth-gallery.service 644
-expect_file /etc/photobooth/photobooth.conf 644
+expect_file /etc/photobooth/photobooth.conf 664
+# Group-writable and setgid: a member of group photobooth (the group is set by a real install) edits it with config set.
+[ "$(stat -c %a "$D/etc/photobooth")" = 2775 ] || fail "/etc/photobooth has mode $(stat -c %a "$D/etc/photobooth"), expected 2775"
 expect_file /etc/systemd/system/photoboothd.service 644
 expect_file /etc/udev/rules.d/90-photobooth.rules 644
 expect_file /etc/sysusers.d/photobooth.conf 644
