@@ -35,8 +35,8 @@ public protocol PhotoStorage: AnyObject, Sendable {
     var directory: String { get }
     /// The number the next session gets.
     var nextSession: Int { get }
-    /// Why the session-number file could not be made at the last prepare (numbers then follow the
-    /// photo files only), or nil.
+    /// Why a session-number record (the folder's, or the booth's own) could not be made at the last prepare
+    /// (numbers then follow the photo files and the record that could), or nil.
     var sessionFileProblem: String? { get }
     /// What a power cut can do on the photos directory's file system (vfat, exFAT, tmpfs, unknown; none on
     /// ext4), and temp files the last scan kept because a cut left them sharing a photo's data: operator

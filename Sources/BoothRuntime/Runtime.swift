@@ -968,7 +968,9 @@ public final class BoothRuntime: Sendable {
     /// The photos directory's warnings after a prepare or a switch: a session-number file not opened, one that
     /// held no number, what a power cut can do there.
     private func logStorageNotes() {
-        if let p = store.sessionFileProblem { log.warning("storage: session numbers follow the photo files only: \(p)") }
+        if let p = store.sessionFileProblem {
+            log.warning("storage: a session-number record could not be kept (numbers follow the photo files and the record that could): \(p)")
+        }
         for note in store.sessionNumberNotes + store.powerCutNotes { log.warning("storage: \(note)") }
     }
 
