@@ -57,7 +57,8 @@ Modes (one of):
                --static-swift-stdlib (reused while the sources are unchanged), installs
                photoboothd and photoboothctl to /usr/local/bin, the default config to
                /etc/photobooth/photobooth.conf (an existing config is never overwritten:
-               the difference is shown), the unit /etc/systemd/system/photoboothd.service,
+               the difference is shown; the folder and the file group photobooth and
+               group-writable, so its members run photoboothctl config set without sudo), the unit /etc/systemd/system/photoboothd.service,
                the udev rules /etc/udev/rules.d/90-photobooth.rules, the system user
                photobooth (groups video, gpio, lp, input; gpio created if missing) via
                /etc/sysusers.d/photobooth.conf, /var/lib/photobooth; then enables and
@@ -235,8 +236,13 @@ do_install() {
         "$conf" etc/photobooth/photobooth.conf | sed 's/^/    /' || true
     fi
   else
-    install_file etc/photobooth/photobooth.conf "$conf" 0644
+    install_file etc/photobooth/photobooth.conf "$conf" 0664
   fi
+  # photoboothctl config set writes the file as its caller (a temp file beside it, renamed over it): the
+  # folder setgid and group-writable, the file group-writable, so a member of group photobooth edits it
+  # without sudo (the group is set below, once it exists).
+  run_step "mode of $D/etc/photobooth" chmod 2775 "$D/etc/photobooth"
+  run_step "mode of $conf" chmod g+w "$conf"
   step "installing the systemd unit, udev rules, system user definition and README"
   install_file etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" 0644
   install_file etc/systemd/photobooth-gallery.service "$D/etc/systemd/system/photobooth-gallery.service" 0644
@@ -247,6 +253,8 @@ do_install() {
   if [ -z "$D" ]; then
     run_step "systemd-sysusers" systemd-sysusers /etc/sysusers.d/photobooth.conf
     id photobooth
+    run_step "group photobooth on /etc/photobooth" chgrp photobooth /etc/photobooth "$conf"
+    echo "  /etc/photobooth and its config: group photobooth, group-writable (members run photoboothctl config set without sudo)"
     run_step "create /var/lib/photobooth" install -d -m 0751 -o photobooth -g photobooth /var/lib/photobooth
     # A photoboothd once run by hand as root leaves root's files there (photos/, the totals): the service,
     # running as photobooth, would find its photos directory not writable. Given back, and said.

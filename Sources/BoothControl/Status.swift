@@ -54,6 +54,20 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var differences: [ReloadReply.Change]
         /// Why the file could not be compared (unreadable or invalid); nil when it was.
         public var fileProblem: String?
+        /// The keys photoboothd's command line sets (`--set`, `--simulate`'s working-directory paths), which win
+        /// over the file, in schema order; nil from an older daemon.
+        public var commandLine: [CommandLineKey]? = nil
+    }
+
+    /// A key photoboothd's command line sets: its value in force, and the file's own value where that differs.
+    public struct CommandLineKey: Codable, Sendable, Equatable {
+        /// Full `section.key`.
+        public var key: String
+        /// The value in force (the command line's), as written in a config file.
+        public var value: String
+        /// The value the file sets (or its default, when the file does not set it) when it differs from `value`;
+        /// nil when they agree or the file could not be read.
+        public var file: String?
     }
 
     /// `camera.rotation` and `display.rotation` as resolved.
@@ -175,9 +189,11 @@ extension BoothRuntime {
     /// (``BoothRuntime/configFileSettings()``, read each call). Thread-safe.
     /// - Parameters:
     ///   - configPath: the config file the daemon reads.
+    ///   - commandLineKeys: the keys its command line sets (``DaemonInfo/overriddenKeys``).
     ///   - clockSynchronized: whether the system clock is synchronised (``ClockSync/isSynchronized()``:
     ///     `adjtimex`, read now; a seam for tests).
-    public func statusReport(configPath: String, clockSynchronized: Bool? = ClockSync.isSynchronized()) -> StatusReport {
+    public func statusReport(configPath: String, commandLineKeys: [String] = [],
+                             clockSynchronized: Bool? = ClockSync.isSynchronized()) -> StatusReport {
         let s = statusSnapshot()
         var faults: [String: String] = [:]
         if case let .fault(reasons) = s.state {
@@ -208,21 +224,31 @@ extension BoothRuntime {
                            minFreeBytes: s.settings.storage.minFreeBytes, nextSession: s.nextSession,
                            savedSinceStart: s.savedSinceStart, powerCutNotes: s.powerCutNotes.isEmpty ? nil : s.powerCutNotes),
             counters: s.counters, printer: s.printer, stats: s.stats,
-            orientation: .init(s.orientation), settings: settingsReport(inForce: s.settingsInForce),
+            orientation: .init(s.orientation),
+            settings: settingsReport(inForce: s.settingsInForce, configPath: configPath, commandLineKeys: commandLineKeys),
             clockSynchronized: clockSynchronized, clockWarning: ClockSync.warning(synchronized: clockSynchronized))
     }
 
-    /// ``StatusReport/SettingsReport``: the settings in force and the file on disk compared with them.
-    func settingsReport(inForce: Settings) -> StatusReport.SettingsReport {
+    /// ``StatusReport/SettingsReport``: the settings in force and the file on disk compared with them, and the
+    /// keys the command line sets with the file's own values for them (the file read without the overrides).
+    func settingsReport(inForce: Settings, configPath: String, commandLineKeys: [String]) -> StatusReport.SettingsReport {
         var values: [String: String] = [:]
         for spec in Schema.settings { values[spec.key] = spec.text(in: inForce) }
+        let fileAlone = commandLineKeys.isEmpty ? nil : try? loadSettings(path: configPath, required: false, overrides: []).settings
+        let commandLine = Schema.settings.filter { commandLineKeys.contains($0.key) }.map { spec in
+            let value = spec.text(in: inForce), file = fileAlone.map(spec.text(in:))
+            return StatusReport.CommandLineKey(key: spec.key, value: value, file: file == value ? nil : file)
+        }
+        var report: StatusReport.SettingsReport
         switch configFileSettings() {
         case let .success(file):
             let differences = inForce.changes(to: file).map { ReloadReply.Change($0, applied: true) }
-            return .init(inForce: values, fileDiffers: !differences.isEmpty, differences: differences, fileProblem: nil)
+            report = .init(inForce: values, fileDiffers: !differences.isEmpty, differences: differences, fileProblem: nil)
         case let .failure(error):
-            return .init(inForce: values, fileDiffers: nil, differences: [], fileProblem: error.description)
+            report = .init(inForce: values, fileDiffers: nil, differences: [], fileProblem: error.description)
         }
+        report.commandLine = commandLine
+        return report
     }
 
     /// The control socket's handler: answers each command, posting to the main loop what needs it
@@ -250,7 +276,7 @@ extension BoothRuntime {
             case .hello:
                 return ControlReply(result: info).line()
             case .status:
-                var report = statusReport(configPath: info.configPath)
+                var report = statusReport(configPath: info.configPath, commandLineKeys: info.overriddenKeys ?? [])
                 report.gallery = gallery?.status
                 return ControlReply(result: report).line()
             case .devices:

@@ -35,13 +35,16 @@ public protocol PhotoStorage: AnyObject, Sendable {
     var directory: String { get }
     /// The number the next session gets.
     var nextSession: Int { get }
-    /// Why the session-number file could not be made at the last prepare (numbers then follow the
-    /// photo files only), or nil.
+    /// Why a session-number record (the folder's, or the booth's own) could not be made at the last prepare
+    /// (numbers then follow the photo files and the record that could), or nil.
     var sessionFileProblem: String? { get }
     /// What a power cut can do on the photos directory's file system (vfat, exFAT, tmpfs, unknown; none on
     /// ext4), and temp files the last scan kept because a cut left them sharing a photo's data: operator
     /// words, for the log at start and `status`. Empty when there is nothing to say.
     var powerCutNotes: [String] { get }
+    /// A session-number file (the folder's or the booth's) that held no number, with the number used:
+    /// operator words for the log, from the last prepare or directory switch. Empty when there is nothing to say.
+    var sessionNumberNotes: [String] { get }
     /// Creates the directory if missing, checks it is writable, removes leftover temp files and finds
     /// the next session number. - Throws: ``FileError`` naming the call and path.
     func prepare() throws(FileError)
@@ -74,6 +77,11 @@ public protocol PhotoStorage: AnyObject, Sendable {
     /// - Throws: ``StorageRefusal`` saying why, for the operator.
     @discardableResult
     func switchDirectory(to path: String, mount: String) throws(StorageRefusal) -> Int
+}
+
+extension PhotoStorage {
+    /// None: a store that keeps no session-number file.
+    public var sessionNumberNotes: [String] { [] }
 }
 
 /// Why the photos directory was not changed: the operator-facing reason.

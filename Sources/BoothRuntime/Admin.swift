@@ -91,6 +91,9 @@ public struct ReloadReply: Codable, Sendable, Equatable {
         /// under way ends`, ``ReloadRule/restartEffect``, or `refused: REASON; the file and the running
         /// setting now differ` (a new `storage.dir` that failed the start's checks).
         public var effect: String
+        /// True when the daemon refused the new value (a `storage.dir` that failed the start's checks, and a
+        /// `storage.mount` changed with it); nil otherwise, and from an older daemon.
+        public var refused: Bool?
 
         public init(_ change: SettingChange, applied: Bool) {
             key = change.key
@@ -107,6 +110,10 @@ public struct ReloadReply: Codable, Sendable, Equatable {
         self.state = state
         self.changes = changes
     }
+
+    /// The keys whose new value the daemon refused (``Change/refused``), in schema order: `photoboothctl reload`
+    /// and `config set` exit 75 when there is one.
+    public var refusedKeys: [String] { (changes ?? []).filter { $0.refused == true }.map(\.key) }
 
     /// The reply in words, as `photoboothctl reload` prints it and the daemon logs it (after `settings `):
     /// `reloaded: nothing changed`, or `reloaded: 2 keys changed` and a line per key,

@@ -70,8 +70,9 @@ public struct DeviceFactory: Sendable {
     /// False when `led` never opens a line by design (`--simulate`): a configured `led.line` is then
     /// not retried.
     public var opensLED: Bool
-    /// The photos directory for `storage.dir` (an absolute or relative path), made once at start.
-    public var photoStorage: @Sendable (String) -> any PhotoStorage
+    /// The photos directory for `[storage]` (`storage.dir`, an absolute or relative path, and the booth's
+    /// session-number record `storage.session_file`), made once at start.
+    public var photoStorage: @Sendable (Settings.Storage) -> any PhotoStorage
     /// The totals across restarts, kept in the directory given (`storage.dir`), made once at start.
     public var stats: @Sendable (String, Logger) -> any StatsRecording
     /// The printer for `[print]`, made once at start. Its arguments: the settings, the log, the wall
@@ -86,7 +87,7 @@ public struct DeviceFactory: Sendable {
                 screens: @escaping @Sendable (Settings, any MonotonicClock, Logger, any OrientationSource) -> [any DisplaySink],
                 opensLED: Bool,
                 orientation: @escaping @Sendable (Settings) -> any OrientationSource,
-                photoStorage: @escaping @Sendable (String) -> any PhotoStorage,
+                photoStorage: @escaping @Sendable (Settings.Storage) -> any PhotoStorage,
                 stats: @escaping @Sendable (String, Logger) -> any StatsRecording,
                 printer: @escaping @Sendable (Settings.Print, Logger, @escaping @Sendable () -> Double, any MonotonicClock) -> any Printer) {
         self.camera = camera
@@ -231,7 +232,7 @@ public final class BoothRuntime: Sendable {
         self.reloader = reloader
         let loop = EventLoop(clock: clock)
         self.loop = loop
-        self.store = factory.photoStorage(settings.storage.dir)
+        self.store = factory.photoStorage(settings.storage)
         self.admin = RuntimeAdmin(clock: clock, stats: factory.stats(settings.storage.dir, log))
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
         let printer = factory.printer(settings.print, log, options.wallClock, clock)
@@ -379,8 +380,7 @@ public final class BoothRuntime: Sendable {
         } else { do {
             try store.prepare()
             log.info("storage: \(store.directory), next session \(store.nextSession)")
-            if let p = store.sessionFileProblem { log.warning("storage: session numbers follow the photo files only: \(p)") }
-            for note in store.powerCutNotes { log.warning("storage: \(note)") }
+            logStorageNotes()
             admin.stats.open(scanning: store.directory)
         } catch {
             startFaults.append((.storage, "photos directory not writable: \(error)\(writablePathsHint(settings.storage.dir, error))"))
@@ -959,11 +959,25 @@ public final class BoothRuntime: Sendable {
         }
         let reply = ReloadReply(appliedNow: true, state: currentState.name, changes: changes.map { change in
             var c = ReloadReply.Change(change, applied: change.rule.appliesWithoutRestart && refused[change.key] == nil)
-            if let why = refused[change.key] { c.effect = why } else if let said = outcome[change.rule] { c.effect = said }
+            if let why = refused[change.key] {
+                c.effect = why
+                c.refused = true
+            } else if let said = outcome[change.rule] {
+                c.effect = said
+            }
             return c
         })
         state.withLock { $0.appliedReload = (ticket, reply) }
         log.notice("settings " + reply.text)
+    }
+
+    /// The photos directory's warnings after a prepare or a switch: a session-number file not opened, one that
+    /// held no number, what a power cut can do there.
+    private func logStorageNotes() {
+        if let p = store.sessionFileProblem {
+            log.warning("storage: a session-number record could not be kept (numbers follow the photo files and the record that could): \(p)")
+        }
+        for note in store.sessionNumberNotes + store.powerCutNotes { log.warning("storage: \(note)") }
     }
 
     /// Moves the photos to `storage.dir` of `new` (nil: it did not change), checked with its
@@ -976,8 +990,7 @@ public final class BoothRuntime: Sendable {
             let next = try store.switchDirectory(to: new.dir, mount: new.mount)
             admin.stats.follow(directory: store.directory)
             log.notice("storage: photos now in \(store.directory) (were in \(from)), next session \(next)")
-            if let p = store.sessionFileProblem { log.warning("storage: session numbers follow the photo files only: \(p)") }
-            for note in store.powerCutNotes { log.warning("storage: \(note)") }
+            logStorageNotes()
             if case let .fault(reasons) = currentState, reasons[.storage] != nil {
                 // The fault was the old directory's: the new one is tried now, not at the next retry.
                 storage.setMount(new.mount)

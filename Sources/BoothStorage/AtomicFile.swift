@@ -227,3 +227,38 @@ public func makeDirectories(_ path: String) throws(FileError) {
         }
     }
 }
+
+/// An exclusive `flock(2)` on a folder, held until ``release()`` or the end of the lock's life: the edits of
+/// a file that is replaced by ``AtomicFile/write(_:to:durable:replace:mode:syncDirectory:)`` (a new inode
+/// each time, so a lock on the file itself would not hold across writers) take it on the file's folder, and
+/// read the file again under it. Only readable access to the folder is needed; nothing is created in it.
+public final class FolderLock {
+    private var fd: Int32
+
+    /// Locks `folder`, waiting up to `seconds` for another holder (polled every 20 ms).
+    /// - Throws: ``FileError`` from `open` (the folder missing or unreadable) or from `flock`: `EWOULDBLOCK`
+    ///   when another process held it for all of `seconds`.
+    public init(_ folder: String, waitingUpTo seconds: Int) throws(FileError) {
+        fd = retryingEINTR { open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: folder) }
+        var tries = max(1, seconds * 50)
+        while retryingEINTR({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
+            let e = errno
+            tries -= 1
+            guard e == EWOULDBLOCK, tries > 0 else {
+                close(fd)
+                fd = -1
+                throw FileError(call: "flock", errno: e, path: folder)
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// Releases the lock (closes the folder's descriptor). Idempotent.
+    public func release() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
+    deinit { release() }
+}

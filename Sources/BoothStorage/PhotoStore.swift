@@ -10,7 +10,11 @@ import Synchronization
 /// date folder at ``prepare()``, so numbers keep increasing across days and restarts, and
 /// never depend on the clock. A number handed out is also recorded in ``sessionFileName``
 /// (rewritten in place, so it needs no free space): a session none of whose files could be
-/// saved (a full disk) keeps its number, and the next start does not hand it out again.
+/// saved (a full disk) keeps its number, and the next start does not hand it out again. The
+/// booth's own record (`storage.session_file`, outside the photos folders) holds the same number,
+/// so a number is never handed out twice when `storage.dir` moves to another folder and back, by a
+/// reload or a restart: the next session is one past the highest of the photos, the folder's record
+/// and the booth's.
 public final class PhotoStore: PhotoStorage {
     /// The photos directory (`storage.dir`, or the one ``switchDirectory(to:mount:)`` moved to).
     public var directory: String { dir.withLock { $0 } }
@@ -19,9 +23,11 @@ public final class PhotoStore: PhotoStorage {
     private let syncDirectory: @Sendable (String) throws(FileError) -> Void
     private let fileSystemOf: @Sendable (String) -> FileSystemKind?
     private let next = Mutex(1)
-    /// The open session-number file (-1: none) and whether its last rewrite is not yet fsynced.
-    private let numberFile = Mutex<(fd: Int32, unsynced: Bool)>((-1, false))
+    /// The folder's session-number file, and the booth's (`stateFile`).
+    private let folderRecord = SessionNumberFile(), boothRecord = SessionNumberFile()
+    private let stateFile: String?
     private let sessionFileError = Mutex<String?>(nil)
+    private let numberNotes = Mutex<[String]>([])
     private let powerCut = Mutex<[String]>([])
     /// The session-number file's name in the photos directory: the highest number handed out,
     /// 15 digits and a newline, rewritten in place (`pwrite`) at every session.
@@ -34,17 +40,20 @@ public final class PhotoStore: PhotoStorage {
 
     /// - Parameters:
     ///   - directory: `storage.dir`.
+    ///   - stateFile: `storage.session_file`, the booth's record of the highest number handed out in any
+    ///     folder (its folder is made when missing); nil: the photos folder's own record only.
     ///   - dateFolder: names today's folder; injected for tests (default: local date, `YYYY-MM-DD`).
     ///   - syncDirectory: fsyncs a folder after a save's rename (default ``AtomicFile/syncDirectory(_:)``);
     ///     injected by tests to make it fail.
     ///   - fileSystemOf: the file system of a photos directory (default ``FileSystemKind/of(_:)``); injected by
     ///     tests to stand for vfat.
-    public init(directory: String, dateFolder: @escaping @Sendable () -> String = { localDateString() },
+    public init(directory: String, stateFile: String? = nil, dateFolder: @escaping @Sendable () -> String = { localDateString() },
                 syncDirectory: @escaping @Sendable (String) throws(FileError) -> Void = { dir throws(FileError) in
                     try AtomicFile.syncDirectory(dir)
                 },
                 fileSystemOf: @escaping @Sendable (String) -> FileSystemKind? = { FileSystemKind.of($0) }) {
         self.dir = Mutex(directory)
+        self.stateFile = stateFile
         self.dateFolder = dateFolder
         self.syncDirectory = syncDirectory
         self.fileSystemOf = fileSystemOf
@@ -55,13 +64,15 @@ public final class PhotoStore: PhotoStorage {
     /// - Throws: ``FileError`` naming the call and path when the directory cannot be created or written.
     public func prepare() throws(FileError) {
         let directory = self.directory
-        let (highest, handedOut, notes) = try PhotoStore.scan(directory, fileSystemOf: fileSystemOf)
-        powerCut.withLock { $0 = notes }
+        let found = try PhotoStore.scan(directory, fileSystemOf: fileSystemOf)
+        let booth = stateFile.map(PhotoStore.readSessionFile)
         let first = next.withLock { n in
-            n = max(n, highest + 1, handedOut + 1)
+            n = max(n, found.highestFile + 1, (found.handedOut.number ?? 0) + 1, (booth?.number ?? 0) + 1)
             return n
         }
-        recordSessionFile(in: directory, handedOut: first - 1)
+        powerCut.withLock { $0 = found.notes }
+        numberNotes.withLock { $0 = [found.handedOut, booth].compactMap { $0?.problem.map { "\($0); next session \(first)" } } }
+        recordSessionFiles(in: directory, handedOut: first - 1)
     }
 
     /// Makes `directory` if missing, checks it is writable (creates and removes a probe file), removes
@@ -69,7 +80,7 @@ public final class PhotoStore: PhotoStorage {
     /// and of its session-number file. Changes nothing of this store.
     /// - Throws: ``FileError`` naming the call and path when the directory cannot be created or written.
     private static func scan(_ directory: String, fileSystemOf: (String) -> FileSystemKind?) throws(FileError)
-        -> (highestFile: Int, handedOut: Int, notes: [String]) {
+        -> (highestFile: Int, handedOut: (number: Int?, problem: String?), notes: [String]) {
         try makeDirectories(directory)
         let probe = "\(directory)/\(AtomicFile.tempPrefix)probe.\(AtomicFile.processTag)"
         let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -103,20 +114,32 @@ public final class PhotoStore: PhotoStorage {
                 }
             }
         }
-        let numbers = "\(directory)/\(PhotoStore.sessionFileName)"
-        let handedOut = (try? AtomicFile.read(numbers)).flatMap(PhotoStore.parseSessionFile) ?? 0
-        return (highest, handedOut, notes)
+        return (highest, readSessionFile("\(directory)/\(PhotoStore.sessionFileName)"), notes)
     }
 
-    /// Opens (or makes) the session-number file of `directory`, recording `handedOut`; a failure is kept
-    /// for ``sessionFileProblem``.
-    private func recordSessionFile(in directory: String, handedOut: Int) {
-        do {
-            try openSessionFile("\(directory)/\(PhotoStore.sessionFileName)", handedOut: handedOut)
-            sessionFileError.withLock { $0 = nil }
-        } catch {
-            sessionFileError.withLock { $0 = "\(error)" }
+    /// The number a session-number file holds (nil when it is missing or holds none), and, when it holds
+    /// something else, the operator's words for it (the file and what it holds).
+    static func readSessionFile(_ path: String) -> (number: Int?, problem: String?) {
+        guard let bytes = try? AtomicFile.read(path) else { return (nil, nil) }
+        if let n = parseSessionFile(bytes) { return (n, nil) }
+        let shown = String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription + (bytes.count > 40 ? "…" : "")
+        return (nil, "\(path) holds \(shown), not a session number (up to 15 digits and a newline); ignored")
+    }
+
+    /// Opens (or makes) the session-number file of `directory` and the booth's, recording `handedOut` in
+    /// both; a failure is kept for ``sessionFileProblem``.
+    private func recordSessionFiles(in directory: String, handedOut: Int) {
+        var problems: [String] = []
+        do { try folderRecord.open("\(directory)/\(PhotoStore.sessionFileName)", handedOut: handedOut) } catch { problems.append("\(error)") }
+        if let stateFile {
+            do throws(FileError) {
+                try makeDirectories(directoryName(of: stateFile))
+                try boothRecord.open(stateFile, handedOut: handedOut)
+            } catch {
+                problems.append("\(error)")
+            }
         }
+        sessionFileError.withLock { $0 = problems.isEmpty ? nil : problems.joined(separator: "; ") }
     }
 
     /// See ``PhotoStorage/switchDirectory(to:mount:)``: the mount check (``StorageGuard``), then the
@@ -128,7 +151,7 @@ public final class PhotoStore: PhotoStorage {
         if let problem = StorageGuard.mountProblem(mount: mount, dir: path) {
             throw StorageRefusal("storage.dir \(path) not used: \(problem); photos stay in \(old)")
         }
-        let found: (highestFile: Int, handedOut: Int, notes: [String])
+        let found: (highestFile: Int, handedOut: (number: Int?, problem: String?), notes: [String])
         do {
             found = try PhotoStore.scan(path, fileSystemOf: fileSystemOf)
         } catch {
@@ -136,13 +159,14 @@ public final class PhotoStore: PhotoStorage {
         }
         let first = next.withLock { n in
             // Never a number already handed out here or there.
-            n = max(n, found.highestFile + 1, found.handedOut + 1)
+            n = max(n, found.highestFile + 1, (found.handedOut.number ?? 0) + 1)
             return n
         }
         dir.withLock { $0 = path }
         powerCut.withLock { $0 = found.notes }
+        numberNotes.withLock { $0 = found.handedOut.problem.map { ["\($0); next session \(first)"] } ?? [] }
         moved.withLock { $0 = [] }
-        recordSessionFile(in: path, handedOut: first - 1)
+        recordSessionFiles(in: path, handedOut: first - 1)
         return first
     }
 
@@ -150,9 +174,13 @@ public final class PhotoStore: PhotoStorage {
         StorageGuard.mountProblem(mount: mount, dir: directory)
     }
 
-    /// Why the session-number file could not be opened or made at the last ``prepare()`` (numbers then
-    /// follow the files only), or nil.
+    /// Why the session-number file (the folder's or the booth's) could not be opened or made at the last
+    /// ``prepare()`` (numbers then follow the files and the other record only), or nil.
     public var sessionFileProblem: String? { sessionFileError.withLock { $0 } }
+
+    /// See ``PhotoStorage/sessionNumberNotes``: a session-number file that held no number, from the last
+    /// ``prepare()`` or ``switchDirectory(to:mount:)``.
+    public var sessionNumberNotes: [String] { numberNotes.withLock { $0 } }
 
     /// See ``PhotoStorage/powerCutNotes``: the directory's ``FileSystemKind/powerCutNote(dir:)`` and the temp
     /// files the last scan kept, from the last ``prepare()`` or ``switchDirectory(to:mount:)``.
@@ -167,54 +195,27 @@ public final class PhotoStore: PhotoStorage {
         return significant.isEmpty ? 0 : Int(String(decoding: significant, as: UTF8.self))
     }
 
-    private static func sessionFileBytes(_ n: Int) -> [UInt8] { Array((zeroPadded(n, 15) + "\n").utf8) }
-
-    /// Opens the session-number file (made at its full size, durably, if new or short), again at every
-    /// prepare: after the media was mounted again the old descriptor names a file no longer there.
-    private func openSessionFile(_ path: String, handedOut: Int) throws(FileError) {
-        syncSessionFile()
-        var st = stat()
-        if stat(path, &st) != 0 || st.st_size < 16 {
-            try AtomicFile.write(PhotoStore.sessionFileBytes(handedOut), to: path, durable: true, replace: true)
-        }
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: path) }
-        let old = numberFile.withLock { f in defer { f = (fd, false) }; return f.fd }
-        if old >= 0 { close(old) }
-    }
-
-    deinit {
-        let fd = numberFile.withLock { $0.fd }
-        if fd >= 0 { close(fd) }
-    }
-
-    /// Takes the next session number and records it in the session-number file, in place (no new
-    /// blocks: it works on a full disk); fsynced by ``syncSessionNumber()`` or the next save (the storage
-    /// thread), not here.
+    /// Takes the next session number and records it in the session-number files (the folder's and the
+    /// booth's), in place (no new blocks: it works on a full disk); fsynced by ``syncSessionNumber()`` or the
+    /// next save (the storage thread), not here.
     public func allocateSession() -> Int {
         let n = next.withLock { n in
             defer { n += 1 }
             return n
         }
-        numberFile.withLock { f in
-            guard f.fd >= 0 else { return }
-            let bytes = PhotoStore.sessionFileBytes(n)
-            if bytes.withUnsafeBytes({ pwrite(f.fd, $0.baseAddress, $0.count, 0) }) == bytes.count { f.unsynced = true }
-        }
+        folderRecord.record(n)
+        boothRecord.record(n)
         return n
     }
 
-    /// See ``PhotoStorage/syncSessionNumber()``: `fdatasync(2)` of the session-number file when its last
+    /// See ``PhotoStorage/syncSessionNumber()``: `fdatasync(2)` of the session-number files whose last
     /// `pwrite` is not yet synced; blocks on the disk (the storage thread calls it). Errors are not reported.
     public func syncSessionNumber() { syncSessionFile() }
 
     /// Makes the last recorded session number durable (`fdatasync`), if it is not yet.
     private func syncSessionFile() {
-        let fd = numberFile.withLock { f -> Int32 in
-            defer { f.unsynced = false }
-            return f.unsynced ? f.fd : -1
-        }
-        if fd >= 0 { _ = fdatasync(fd) }
+        folderRecord.sync()
+        boothRecord.sync()
     }
 
     /// The file name of shot `shot` (1-based) of `session`, `booth-000042-1.jpg`; shot 0 names the
@@ -312,4 +313,57 @@ public func localDateString(epochSeconds: Int = Int(time(nil))) -> String {
         return String(repeating: "0", count: max(0, w - s.count)) + s
     }
     return "\(pad(tmv.tm_year + 1900, 4))-\(pad(tmv.tm_mon + 1, 2))-\(pad(tmv.tm_mday, 2))"
+}
+
+/// A session-number file held open: the highest number handed out, 15 digits and a newline, rewritten in
+/// place (`pwrite`, no new blocks: it works on a full disk). A photos folder has one
+/// (``PhotoStore/sessionFileName``), and the booth one of its own (`storage.session_file`).
+final class SessionNumberFile: Sendable {
+    /// The open file (-1: none) and whether its last rewrite is not yet fsynced.
+    private let state = Mutex<(fd: Int32, unsynced: Bool)>((-1, false))
+
+    static func bytes(_ n: Int) -> [UInt8] { Array((zeroPadded(n, 15) + "\n").utf8) }
+
+    /// Opens `path` (made at its full size, durably, if new or short), again at every prepare: after the media
+    /// was mounted again the old descriptor names a file no longer there. A file that does not hold
+    /// `handedOut` (a lower number, or no number) is rewritten in place with it, durably.
+    /// - Throws: ``FileError`` from `open` or the write of a new file.
+    func open(_ path: String, handedOut: Int) throws(FileError) {
+        sync()
+        var st = stat()
+        if stat(path, &st) != 0 || st.st_size < 16 {
+            try AtomicFile.write(SessionNumberFile.bytes(handedOut), to: path, durable: true, replace: true)
+        }
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: path) }
+        let old = state.withLock { f in defer { f = (fd, false) }; return f.fd }
+        if old >= 0 { close(old) }
+        if (try? AtomicFile.read(path)).flatMap(PhotoStore.parseSessionFile) != handedOut {
+            record(handedOut)
+            sync()
+        }
+    }
+
+    /// Writes `n` in place; not yet durable (``sync()``).
+    func record(_ n: Int) {
+        state.withLock { f in
+            guard f.fd >= 0 else { return }
+            let bytes = SessionNumberFile.bytes(n)
+            if bytes.withUnsafeBytes({ pwrite(f.fd, $0.baseAddress, $0.count, 0) }) == bytes.count { f.unsynced = true }
+        }
+    }
+
+    /// `fdatasync(2)` when the last ``record(_:)`` is not yet synced.
+    func sync() {
+        let fd = state.withLock { f -> Int32 in
+            defer { f.unsynced = false }
+            return f.unsynced ? f.fd : -1
+        }
+        if fd >= 0 { _ = fdatasync(fd) }
+    }
+
+    deinit {
+        let fd = state.withLock { $0.fd }
+        if fd >= 0 { close(fd) }
+    }
 }

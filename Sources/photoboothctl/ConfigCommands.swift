@@ -52,6 +52,42 @@ func readConfig(_ path: String) -> Result<String?, ExitFailure> {
     }
 }
 
+/// Where an edit of the config file `path` writes: `path` itself, or, when it is a symbolic link, the file it
+/// points to (`realpath`), so the link stays and the real file gets the change (written atomically there).
+/// Prints why and returns 73 for a link whose target does not exist.
+func configWritePath(_ path: String) -> Result<String, ExitFailure> {
+    var st = stat()
+    guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return .success(path) }
+    if let real = realpath(path, nil) {
+        defer { free(real) }
+        return .success(String(cString: real))
+    }
+    var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = readlink(path, &buf, buf.count - 1)
+    let raw = n > 0 ? String(decoding: buf[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+    let target = raw.hasPrefix("/") ? raw : "\(directoryName(of: path))/\(raw)"
+    warn("cannot write \(path): it is a symbolic link to \(target), which does not exist "
+         + "(create \(target), or point the link at the config file: ln -sfn FILE \(path))")
+    return .failure(ExitFailure(code: ExitCode.cantCreate))
+}
+
+/// Holds the edit lock of the config file `path` (``FolderLock`` on its folder, up to 10 s): edits by several
+/// `config set` at once take turns, each reading the file under the lock. Nil, with nothing held, when the
+/// folder does not exist (the write then fails, saying so); prints why and returns 73 when it cannot be had.
+func lockConfigForEdit(_ path: String) -> Result<FolderLock?, ExitFailure> {
+    let folder = directoryName(of: path)
+    do throws(FileError) {
+        return .success(try FolderLock(folder, waitingUpTo: 10))
+    } catch where error.errno == ENOENT {
+        return .success(nil)
+    } catch where error.errno == EWOULDBLOCK {
+        warn("cannot write \(path): another edit of it (photoboothctl config set) held the lock on \(folder) for 10 s; try again")
+    } catch {
+        warn("cannot write \(path): cannot lock it for editing: \(error)")
+    }
+    return .failure(ExitFailure(code: ExitCode.cantCreate))
+}
+
 struct ExitFailure: Error { var code: Int32 }
 
 /// The settings a file gives, or the exit code (78) after printing every diagnostic.
@@ -63,7 +99,7 @@ func checkedSettings(_ path: String) -> Result<(settings: Settings, text: String
         let check = Settings.check(text: text, file: path)
         guard let settings = check.settings else {
             for d in check.diagnostics { FileHandleOutput.stderr(d.description) }
-            warn("\(path) is not valid (\(check.diagnostics.filter { $0.severity == .error }.count) errors)")
+            warn("\(path) is not valid (\(counted(check.diagnostics.filter { $0.severity == .error }.count, "error")))")
             return .failure(ExitFailure(code: ExitCode.config))
         }
         return .success((settings, text, check.diagnostics))
@@ -178,7 +214,9 @@ struct ConfigSet: Subcommand {
     static let details = """
         The value is checked first, then the whole file: nothing is written when the result would be invalid.
         Only the key's line changes (comments, order and every other line stay byte for byte); a key not yet in
-        the file is added at the end of its section. The file is replaced atomically, keeping its mode and owner.
+        the file is added at the end of its section. The file is replaced atomically, keeping its mode and owner;
+        a symbolic link stays and its target is written. Edits at the same time take turns (flock on the file's
+        folder, up to 10 s), each reading the file anew, so none is lost.
         A file that does not exist is created from the commented default ('config init'). The file is the running
         daemon's (asked over the socket: the one it was started from; ./photobooth.conf in its working directory
         under photoboothd --simulate without --config), else \(Schema.defaultConfigPath); --file names another.
@@ -187,6 +225,7 @@ struct ConfigSet: Subcommand {
         restart applies says "takes effect after `systemctl restart photoboothd`".
         --json: {key, value, file, line, previous, reload} with the daemon's reload reply (null when none reads the file).
         Exit codes: 0; 64 unknown key; 65 invalid value; 66 file unreadable; 73 file not writable;
+        75 written, but the daemon refused the new value (a storage.dir not writable or not mounted: it says why);
         78 file invalid (or the daemon refused the reload).
         """
     static let options: [Option] = [.json, .file, .socket]
@@ -219,8 +258,22 @@ struct ConfigSet: Subcommand {
                                  unchanged: unchanged, reload: reload))
             }
         }
+        // A link is written through to its target; `shown` names both.
+        let target: String
+        switch configWritePath(path) {
+        case let .failure(f): return f.code
+        case let .success(t): target = t
+        }
+        let shown = target == path ? path : "\(path) -> \(target)"
+        // Held until the file is written: a second config set at the same time reads the file after this one's write.
+        let lock: FolderLock?
+        switch lockConfigForEdit(target) {
+        case let .failure(f): return f.code
+        case let .success(l): lock = l
+        }
+        defer { lock?.release() }
         let existing: String?
-        switch readConfig(path) {
+        switch readConfig(target) {
         case let .failure(f): return f.code
         case let .success(t): existing = t
         }
@@ -245,16 +298,16 @@ struct ConfigSet: Subcommand {
             }
         }
         if edit.text == existing {
-            say("\(key) = \(edit.value) (unchanged, \(path) line \(edit.line))")
+            say("\(key) = \(edit.value) (unchanged, \(shown) line \(edit.line))")
             output(edit, unchanged: true, reload: nil)
             return ExitCode.ok
         }
         var st = stat()
-        let hadFile = stat(path, &st) == 0
+        let hadFile = stat(target, &st) == 0
         do {
-            try AtomicFile.write(Array(edit.text.utf8), to: path, durable: true, replace: true)
+            try AtomicFile.write(Array(edit.text.utf8), to: target, durable: true, replace: true)
         } catch {
-            let dir = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) : "."
+            let dir = directoryName(of: target)
             var dst = stat()
             if !dir.isEmpty, stat(dir, &dst) != 0 {
                 // The usual case with no daemon and no installed booth: /etc/photobooth is not there.
@@ -266,12 +319,13 @@ struct ConfigSet: Subcommand {
             return ExitCode.cantCreate
         }
         if hadFile {
-            _ = chmod(path, st.st_mode & 0o7777)
-            _ = chown(path, st.st_uid, st.st_gid)
+            _ = chmod(target, st.st_mode & 0o7777)
+            _ = chown(target, st.st_uid, st.st_gid)
         }
+        lock?.release()
         for w in edit.warnings { FileHandleOutput.stderr(w.description) }
         let was = edit.previous.map { "was \($0)" } ?? "added"
-        say("\(key) = \(edit.value) (\(path) line \(edit.line), \(was)\(existing == nil ? "; file created from the commented default" : ""))")
+        say("\(key) = \(edit.value) (\(shown) line \(edit.line), \(was)\(existing == nil ? "; file created from the commented default" : ""))")
         let overridden = overrideWarning(key, daemon)
         if let w = overridden { warn(w) }
         guard daemon != nil else {
@@ -285,7 +339,7 @@ struct ConfigSet: Subcommand {
             if overridden != nil { say("photoboothd reloaded \(path), but \(key) stays as its command line sets it (see above)") }
             say("photoboothd " + Reload.text(reply))
             output(edit, unchanged: false, reload: reply)
-            return ExitCode.ok
+            return Reload.exitCode(reply)
         } catch {
             return report(error)
         }
@@ -351,8 +405,8 @@ struct ConfigValidate: Subcommand {
             for d in check.diagnostics { print(d.description) }
             let errors = check.diagnostics.filter { $0.severity == .error }.count
             let warnings = check.diagnostics.count - errors
-            print(check.isValid ? "\(path): valid" + (warnings > 0 ? " (\(warnings) warnings)" : "")
-                                : "\(path): \(errors) errors" + (warnings > 0 ? ", \(warnings) warnings" : ""))
+            print(check.isValid ? "\(path): valid" + (warnings > 0 ? " (\(counted(warnings, "warning")))" : "")
+                                : "\(path): \(counted(errors, "error"))" + (warnings > 0 ? ", \(counted(warnings, "warning"))" : ""))
         }
         return check.isValid ? ExitCode.ok : ExitCode.config
     }
@@ -432,8 +486,15 @@ struct ConfigInit: Subcommand {
             warn("\(path) exists; not replacing it (use --force, or 'photoboothctl config set' to change one key)")
             return ExitCode.cantCreate
         }
+        let target: String
+        switch configWritePath(path) {
+        case let .failure(f): return f.code
+        case let .success(t): target = t
+        }
         do {
-            try AtomicFile.write(Array(text.utf8), to: path, durable: true, replace: true)
+            let lock = try FolderLock(directoryName(of: target), waitingUpTo: 10)
+            defer { lock.release() }
+            try AtomicFile.write(Array(text.utf8), to: target, durable: true, replace: true)
         } catch {
             warn("cannot write \(path): \(error)")
             return ExitCode.cantCreate

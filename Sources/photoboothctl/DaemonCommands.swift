@@ -88,9 +88,13 @@ struct Status: Subcommand {
                               row: (String, String) -> String) -> [String] {
         func shown(_ v: String) -> String { v.isEmpty ? "(empty)" : v }
         var out: [String] = []
+        // The command line's keys win over the file: said, with the file's value where it differs.
+        let commandLine = (r.commandLine ?? []).map { k in "\(k.key) = \(shown(k.value))" + (k.file.map { " (the file: \(shown($0)))" } ?? "") }
+        let keys = commandLine.count == 1 ? "the key" : "the \(commandLine.count) keys"
         switch r.fileDiffers {
         case false?:
-            out.append(row("settings", "in force as \(configPath) sets them"))
+            out.append(row("settings", "in force as \(configPath) sets them"
+                            + (commandLine.isEmpty ? "" : ", except \(keys) photoboothd's command line sets, which win over the file:")))
         case true?:
             let n = r.differences.count
             out.append(row("settings", "\(configPath) differs from the settings in force in \(n == 1 ? "1 key" : "\(n) keys"):"))
@@ -98,9 +102,11 @@ struct Status: Subcommand {
                 let how = d.rule == ReloadRule.restart.word ? d.effect : "photoboothctl reload applies it"
                 out.append(row("", "\(d.key): \(shown(d.from)) in force, \(shown(d.to)) in the file (\(how))"))
             }
+            if !commandLine.isEmpty { out.append(row("", "and \(keys) photoboothd's command line sets, which win over the file:")) }
         case nil:
             out.append(row("settings", "\(configPath) not compared: \(r.fileProblem ?? "unreadable")"))
         }
+        if r.fileDiffers != nil { out += commandLine.map { row("", $0) } }
         out.append("in force:")
         for section in Schema.sections {
             let pairs = Schema.settings(inSection: section.name).map { "\($0.name) = \(shown(r.inForce[$0.key] ?? "?"))" }
@@ -259,17 +265,17 @@ struct Press: Subcommand {
     static let words = ["press"]
     static let synopsis = "press [--json] [--socket PATH]"
     static let summary = "Press the button, as a guest would (starts a session from idle)."
-    static let details = "Exit codes: 0; 69 daemon not running; 77 not allowed."
+    static let details = "Exit codes: 0; 69 daemon not running; 75 the booth ignored or refused the press (the reply says why); 77 not allowed."
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.press), args, as: PressReply.self) { r in
+        answer(ControlRequest(.press), args, as: PressReply.self, text: { r in
             if let why = r.ignored { return "\(why): the press did nothing" }
             guard let after = r.stateAfter else { return "pressed in \(r.stateBefore); not handled yet (photoboothctl status shows the state)" }
             return after == r.stateBefore ? "pressed in \(r.stateBefore) (the state stays \(after))" : "pressed: \(r.stateBefore) -> \(after)"
-        }
+        }, code: { $0.ignored == nil ? ExitCode.ok : ExitCode.tempFail })
     }
 }
 
@@ -325,13 +331,17 @@ struct Reload: Subcommand {
         at start. In idle or fault the reply comes once the changes are applied; while a session is under way
         they apply when it ends, and the reply says so. An invalid file keeps the running settings, and every
         problem is printed. --json: the reply's changes with key, from, to, rule, applied and effect.
-        Exit codes: 0; 69 daemon not running; 77 not allowed; 78 file invalid (reload refused).
+        Exit codes: 0; 69 daemon not running; 75 a new value refused (a storage.dir not writable, or its media not
+        mounted: the reply says why, the running setting stays); 77 not allowed; 78 file invalid (reload refused).
         """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
 
-    func run() -> Int32 { answer(ControlRequest(.reload), args, as: ReloadReply.self, text: Reload.text) }
+    func run() -> Int32 { answer(ControlRequest(.reload), args, as: ReloadReply.self, text: Reload.text, code: Reload.exitCode) }
+
+    /// 75 (EX_TEMPFAIL) when the daemon refused a new value (``ReloadReply/refusedKeys``), else 0.
+    static func exitCode(_ r: ReloadReply) -> Int32 { r.refusedKeys.isEmpty ? ExitCode.ok : ExitCode.tempFail }
 
     /// `reloaded: nothing changed`, or the changed keys a line each with how they took effect
     /// (``ReloadReply/text``; `config set` prefixes `photoboothd `).

@@ -1,4 +1,5 @@
 import BoothControl
+import BoothCore
 import BoothPorts
 import BoothRuntime
 import Glibc
@@ -87,13 +88,19 @@ default:
 let match = commands
     .filter { argv.starts(with: $0.words) }
     .max { $0.words.count < $1.words.count }
+/// `; did you mean 'NAME'?` for the name closest to a mistyped `word`, as for a mistyped key (Spelling, BoothCore); else empty.
+func suggestion(_ word: String, among names: [String]) -> String {
+    Spelling.closest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
+}
+
 guard let command = match else {
     if argv.first == "config" {
         let known = commands.filter { $0.words.first == "config" }.map { $0.words.dropFirst().joined() }
-        warn(argv.count > 1 ? "unknown config command '\(argv[1])'; known: \(known.joined(separator: ", "))"
+        warn(argv.count > 1 ? "unknown config command '\(argv[1])'\(suggestion(argv[1], among: known)); known: \(known.joined(separator: ", "))"
                             : "config needs a command: \(known.joined(separator: ", "))")
     } else {
-        warn("unknown command '\(argv[0])'; see photoboothctl --help")
+        let firstWords = Array(Set(commands.compactMap { $0.words.first })).sorted()
+        warn("unknown command '\(argv[0])'\(suggestion(argv[0], among: firstWords)); see photoboothctl --help")
     }
     exit(ExitCode.usage)
 }

@@ -386,8 +386,9 @@ public final class GPIOLEDDevice: LEDDevice {
 // MARK: Storage and printer (BoothStorage, BoothPrint): the runtime sees them only through their ports
 // (DeviceFactory's `photoStorage`, `stats` and `printer`).
 
-/// The photos directory `directory` (`storage.dir`), behind the storage port.
-@Sendable func makePhotoStorage(_ directory: String) -> any PhotoStorage { PhotoStore(directory: directory) }
+/// The photos directory (`storage.dir`) with the booth's session-number record (`storage.session_file`),
+/// behind the storage port.
+@Sendable func makePhotoStorage(_ s: Settings.Storage) -> any PhotoStorage { PhotoStore(directory: s.dir, stateFile: s.sessionFile) }
 
 /// The totals file in `directory` (`<storage.dir>/.photobooth-stats.json`), behind the storage port.
 @Sendable func makeStatsRecorder(_ directory: String, _ log: Logger) -> any StatsRecording { StatsStore(directory: directory, log: log) }

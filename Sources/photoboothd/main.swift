@@ -23,6 +23,7 @@ let usage = """
       --simulate        built-in test-pattern camera, the terminal as the button
                         (Enter = press, c + Enter = long press); everything it keeps
                         stays in the working directory: photos and totals in ./photos,
+                        the session-number record ./session-number,
                         file preview ./preview.jpg, print journal ./print-journal.json,
                         print spool ./prints, gallery index ./gallery/index.sqlite
                         and secret ./gallery.secret, settings ./photobooth.conf

@@ -40,6 +40,25 @@ import Testing
         #expect(lines(edit2.text)[7] == "countdown = 3s   ")
     }
 
+    @Test func aCommentAfterTheValueIsKeptAndAValueWithHashIsQuoted() throws {
+        let text = "[button]\nline = GPIO17          # the line name\n"
+        let edit = try Settings.edit(text: text, file: "f.conf", key: "button.line", value: "GPIO27").get()
+        #expect(edit.text == "[button]\nline = GPIO27          # the line name\n")
+        #expect(edit.previous == "GPIO17")
+        let footer = try Settings.edit(text: text, file: "f.conf", key: "picture.footer_top", value: "Party #1").get()
+        #expect(footer.value == "\"Party #1\"")
+        #expect(Settings.parse(text: footer.text, file: "f.conf").map(\.picture.footerTop) == .success("Party #1"))
+        let hash = try Settings.edit(text: text, file: "f.conf", key: "picture.footer_top", value: "# 1").get()
+        #expect(hash.value == "\"# 1\"")
+        #expect(Settings.parse(text: hash.text, file: "f.conf").map(\.picture.footerTop) == .success("# 1"))
+        // A colour is no comment, and needs no quotes.
+        let colour = try Settings.edit(text: text, file: "f.conf", key: "picture.background", value: "#ff0000").get()
+        #expect(colour.value == "#ff0000")
+        #expect(Settings.parse(text: colour.text, file: "f.conf").map(\.picture.background) == .success(RGBColor(red: 255, green: 0, blue: 0)))
+        #expect(Settings.edit(text: text, file: "f.conf", key: "picture.footer_top", value: "say \"hi\" #1")
+                == .failure(.invalidValue("picture.footer_top: a value with '#' after a space is written in double quotes, and then cannot itself contain '\"'")))
+    }
+
     @Test func aMissingKeyIsAddedAtTheEndOfItsSection() throws {
         let edit = try Settings.edit(text: original, file: "f.conf", key: "session.review", value: "8s").get()
         let after = lines(edit.text)

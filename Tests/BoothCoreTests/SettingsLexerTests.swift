@@ -29,10 +29,17 @@ struct SettingsLexerTests {
         #expect(doc.text == text)
     }
 
-    @Test("values keep '#' and ';' and everything up to the end of the line")
-    func valuesRunToEndOfLine() {
-        let doc = ConfigDocument(parsing: "[x]\nfooter = Anna ; Ben # and Cleo\n")
-        #expect(doc.lines[1].value == "Anna ; Ben # and Cleo")
+    @Test("a '#' after a space or tab starts a comment; a quoted value keeps its '#'; ';' and a '#' inside a word stay")
+    func commentsAfterValues() throws {
+        let text = "[x]\nline = GPIO17          # the line name\nsource =    # or: gpio\nfooter = \"Party #1\"\t# quoted\n"
+            + "a = Anna ; Ben\nb = 2s#x\nc = \"un\" closed # note\nd = x\t#tab\nbackground = #ff0000   # red\ne = #\n"
+        let doc = ConfigDocument(parsing: text)
+        #expect(doc.lines.map(\.value) == [nil, "GPIO17", "", "\"Party #1\"", "Anna ; Ben", "2s#x", "\"un\" closed", "x", "#ff0000", ""])
+        #expect(doc.text == text)
+        // An edit replaces the value and keeps the comment.
+        let edited = try #require(doc.replacingValue(onLine: 2, with: "GPIO27"))
+        #expect(edited.lines[1].text == "line = GPIO27          # the line name")
+        #expect(edited.lines[1].value == "GPIO27")
     }
 
     @Test("text reassembles the file byte for byte: CRLF, no final newline, BOM, blank-only lines")

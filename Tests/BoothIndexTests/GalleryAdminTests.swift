@@ -24,6 +24,7 @@ struct GalleryAdminTests {
             dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
             var s = Settings.defaults
             s.storage.dir = "\(dir)/photos"
+            s.storage.sessionFile = "\(dir)/session-number"
             s.gallery.enabled = true
             s.gallery.urlBase = urlBase
             s.gallery.alertURL = alertURL

@@ -35,7 +35,7 @@ extension PrintWorkerCUPSTests {
         _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
         let env = ["CUPS_SERVER": stack.server]
         let pid = spawn(daemon, ["--simulate", "--config", "\(dir)/empty.conf", "--socket", "\(dir)/control",
-                                 "--set", "storage.dir=\(dir)/photos", "--set", "storage.min_free=0B", "--set", "preview.file=",
+                                 "--set", "storage.dir=\(dir)/photos", "--set", "storage.session_file=\(dir)/session-number", "--set", "storage.min_free=0B", "--set", "preview.file=",
                                  "--set", "print.mode=auto", "--set", "print.destination=\(stack.queue)",
                                  "--set", "print.journal=\(dir)/print-journal.json", "--set", "print.spool=\(dir)/prints",
                                  "--set", "print.poll_interval=200ms", "--set", "print.dpi=100", "--set", "print.sheets=20",

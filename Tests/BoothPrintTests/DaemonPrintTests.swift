@@ -32,7 +32,7 @@ private struct StackDaemon {
         self.stack = stack
         journalPath = "\(dir)/print-journal.json"
         _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
-        let common = ["storage.dir=\(dir)/photos", "storage.min_free=0B", "preview.file=", "session.preview=0s",
+        let common = ["storage.dir=\(dir)/photos", "storage.session_file=\(dir)/session-number", "storage.min_free=0B", "preview.file=", "session.preview=0s",
                       "session.countdown=0s", "print.mode=auto", "print.destination=\(stack.queue)",
                       "print.journal=\(journalPath)", "print.spool=\(dir)/prints",
                       "print.poll_interval=200ms", "print.dpi=100"]

@@ -49,7 +49,7 @@ final class PrintingBooth: Sendable {
 
     /// - Parameter qr: `picture.qr`; other than off, the gallery is on too (the daemon's index and
     ///   sink, `gallery.url_base` http://10.42.0.1:8080), so each print carries its picture's URL.
-    init(stack: CUPSStack, mode: PrintMode, qr: PictureQRSetting = .off, dpi: Int = 100, store: (@Sendable (String) -> any PhotoStorage)? = nil) {
+    init(stack: CUPSStack, mode: PrintMode, qr: PictureQRSetting = .off, dpi: Int = 100, store: (@Sendable (Settings.Storage) -> any PhotoStorage)? = nil) {
         // Review lasts until the test moves on (it stops the booth).
         var s = fastSettings(dir: stack.dir, reviewMilliseconds: 600_000)
         s.print = printSettings(dir: stack.dir, queue: stack.queue)

@@ -34,6 +34,7 @@ final class FailingSaves: PhotoStorage {
     var directory: String { store.directory }
     var nextSession: Int { store.nextSession }
     var sessionFileProblem: String? { store.sessionFileProblem }
+    var sessionNumberNotes: [String] { store.sessionNumberNotes }
     var powerCutNotes: [String] { store.powerCutNotes }
     func prepare() throws(FileError) { try store.prepare() }
     func allocateSession() -> Int { store.allocateSession() }
@@ -55,8 +56,8 @@ extension PrintWorkerCUPSTests {
         let stack = try CUPSStack()
         defer { stack.stop() }
         let failing = Mutex<FailingSaves?>(nil)
-        let store: @Sendable (String) -> any PhotoStorage = { dir in
-            let s = FailingSaves(dir)
+        let store: @Sendable (Settings.Storage) -> any PhotoStorage = { storage in
+            let s = FailingSaves(storage.dir)
             s.failing.withLock { $0 = true }
             failing.withLock { $0 = s }
             return s

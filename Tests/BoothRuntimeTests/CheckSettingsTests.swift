@@ -50,6 +50,7 @@ struct CheckSettingsTests {
         let text = "[print]\nmode = press\ndestination = Photo-Printer\n"
         var settings = try Settings.parse(text: text, file: "booth.conf").get()
         settings.storage.dir = "\(dir)/photos"
+        settings.storage.sessionFile = "\(dir)/session-number"
         let logs = LogRecorder()
         var asked: [String] = []
         let code = checkDevices(settings: settings, sources: SettingSources(file: "booth.conf", text: text), factory: devices(),

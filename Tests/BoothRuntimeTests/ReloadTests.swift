@@ -75,7 +75,7 @@ final class ReloadBooth: Sendable {
         let dir = makeTempDir("reload")
         self.dir = dir
         let settings = try Settings.defaults.with(overrides: [
-            ("storage.dir", "\(dir)/photos"), ("storage.min_free", "0B"), ("preview.file", ""),
+            ("storage.dir", "\(dir)/photos"), ("storage.session_file", "\(dir)/session-number"), ("storage.min_free", "0B"), ("preview.file", ""),
             ("print.journal", "\(dir)/journal.json"), ("print.spool", "\(dir)/spool"),
             ("session.preview", "off"), ("session.preview_timeout", "10min"), ("session.countdown", "0s"),
             ("camera.preview_size", "640x480"), ("camera.capture_size", "640x480"), ("camera.rotation", "0"),
@@ -313,6 +313,8 @@ extension ReloadReply {
         #expect(change.effect.hasPrefix("refused: storage.dir \(bad) not used: photos directory not writable: "), "\(change.effect)")
         #expect(change.effect.hasSuffix("photos stay in \(old); the file and the running setting now differ"), "\(change.effect)")
         #expect(reply.text.contains("  storage.dir: \(old) -> \(bad), refused: "), "\(reply.text)")
+        // photoboothctl reload and config set exit 75 on it.
+        #expect(reply.refusedKeys == ["storage.dir"])
         #expect(booth.logged("settings reloaded: 1 key changed"))
         let status = booth.runtime.statusReport(configPath: "test.conf")
         let settings = try #require(status.settings)

@@ -40,7 +40,7 @@ final class SimulatedBooth: Sendable {
 
     init(review: String = "1s") throws {
         let settings = try Settings.defaults.with(overrides: [
-            ("storage.dir", "\(makeTempDir())/photos"), ("preview.file", ""), ("session.preview", "0s"),
+            ("storage.dir", "\(dir)/photos"), ("storage.session_file", "\(dir)/session-number"), ("preview.file", ""), ("session.preview", "0s"),
             ("session.countdown", "0s"), ("session.review", review), ("storage.min_free", "0B"),
             ("camera.preview_size", "640x480"), ("camera.capture_size", "640x480"), ("camera.frame_rate", "30"),
         ]).get()
@@ -162,6 +162,7 @@ final class SimulatedBooth: Sendable {
         }
         var good = Settings.defaults
         good.storage.dir = booth.runtime.store.directory
+        good.storage.sessionFile = "\(booth.dir)/session-number"
         booth.reloadResult.value.withLock { $0 = .success(good) }
         let reloaded = try booth.ask(.reload, ReloadReply.self)
         #expect(reloaded.appliedNow)

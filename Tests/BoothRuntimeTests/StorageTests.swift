@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -373,6 +374,55 @@ private final class FailingDirectorySync: Sendable {
         try again.prepare()
         #expect(again.sessionFileProblem == nil)
         #expect(again.allocateSession() == unsaved + 1, "session \(unsaved) was handed out twice")
+    }
+
+    @Test("restarts alternating between two photos folders (A 1,2; B; A; B): no session number is handed out twice, and each folder's file says the highest")
+    func numbersNeverRepeatAcrossRestartsInTwoFolders() async throws {
+        let root = makeTempDir(); defer { removeTree(root) }
+        var seen: [String] = []
+        // One run of the booth with storage.dir = `folder`: `sessions` sessions; the files it saved.
+        func run(_ folder: String, sessions: Int) async throws -> [String] {
+            var settings = fastSettings(dir: root)
+            settings.storage.dir = "\(root)/\(folder)"
+            let booth = TestBooth(settings, clock: .startingNow())
+            booth.start()
+            defer { booth.shutdownAndWait() }
+            try #require(await eventually { booth.camera.isStreaming }, "\(booth.logText)")
+            for n in 1...sessions {
+                booth.button.press()
+                try #require(await booth.finishSession(completed: n), "\(booth.logText)")
+            }
+            // Every save done before the files are counted.
+            booth.shutdownAndWait()
+            return savedCaptures(in: settings.storage.dir)
+        }
+        for (folder, sessions) in [("A", 2), ("B", 2), ("A", 1), ("B", 1)] {
+            let before = Set(seen)
+            let all = try await run(folder, sessions: sessions)
+            let new = all.filter { !before.contains($0) }
+            #expect(new.count == sessions, "\(folder): \(all)")
+            seen += new
+        }
+        let numbers = seen.compactMap { PhotoStore.sessionNumber(inFileName: String($0.split(separator: "/").last ?? "")) }
+        #expect(numbers == [1, 2, 3, 4, 5, 6], "\(seen)")
+        #expect(try AtomicFile.read("\(root)/A/\(PhotoStore.sessionFileName)").starts(with: Array("000000000000005".utf8)))
+    }
+
+    @Test("a garbage .photobooth-session is warned of, naming the file, what it holds and the number used")
+    func garbageSessionFileIsWarnedOf() async throws {
+        let root = makeTempDir(); defer { removeTree(root) }
+        let settings = fastSettings(dir: root)
+        try makeDirectories("\(settings.storage.dir)/2026-11-29")
+        try AtomicFile.write([1], to: "\(settings.storage.dir)/2026-11-29/booth-000007-1.jpg")
+        try AtomicFile.write(Array("x7 not a number\n".utf8), to: "\(settings.storage.dir)/\(PhotoStore.sessionFileName)")
+        let booth = TestBooth(settings, clock: .startingNow())
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { booth.logged("storage: \(settings.storage.dir), next session 8") }, "\(booth.logText)")
+        #expect(await eventually {
+            booth.logged("<4>", "storage: \(settings.storage.dir)/\(PhotoStore.sessionFileName) holds \"x7 not a number\\n\", not a session number",
+                         "ignored; next session 8")
+        }, "\(booth.logText)")
     }
 
     @Test func sessionFileParsing() {

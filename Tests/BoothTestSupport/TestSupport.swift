@@ -37,7 +37,8 @@ public enum SharedImages {
 }
 
 /// Settings for fast runtime tests: the simulated camera at 320x240 YUYV 30 fps, no preview phase,
-/// no countdown, `reviewMilliseconds` of review, photos in `dir/photos`, no file preview. Fields
+/// no countdown, `reviewMilliseconds` of review, photos in `dir/photos` (the session-number record
+/// `dir/session-number`), no file preview. Fields
 /// are set directly, bypassing the file validation (a review under 1 s is not a valid setting).
 public func fastSettings(dir: String, reviewMilliseconds: Int = 100) -> Settings {
     var s = Settings.defaults
@@ -54,6 +55,7 @@ public func fastSettings(dir: String, reviewMilliseconds: Int = 100) -> Settings
     s.session.countdownMilliseconds = 0
     s.session.reviewMilliseconds = reviewMilliseconds
     s.storage.dir = "\(dir)/photos"
+    s.storage.sessionFile = "\(dir)/session-number"
     s.storage.minFreeBytes = 0
     s.preview.file = ""
     s.preview.frameRate = 10

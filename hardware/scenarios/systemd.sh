@@ -50,6 +50,17 @@ assert_contains "$(id photobooth)" "(video)" "photobooth's groups"
 assert_contains "$(id photobooth)" "(gpio)" "photobooth's groups"
 assert_contains "$(id photobooth)" "(input)" "photobooth's groups"
 assert_eq "$(systemctl is-enabled photoboothd)" enabled "photoboothd enabled"
+# README: a member of group photobooth runs config set without sudo; someone else cannot.
+C=/etc/photobooth/photobooth.conf
+useradd -M -s /bin/sh -G photobooth booth-operator 2>/dev/null || usermod -a -G photobooth booth-operator
+useradd -M -s /bin/sh booth-guest 2>/dev/null || true
+assert_cmd "config set as booth-operator, a member of group photobooth" \
+    runuser -u booth-operator -- /usr/local/bin/photoboothctl config set session.review 4s --file $C
+assert_contains "$(grep '^review' $C)" "review = 4s" "the member's change is in the file"
+assert_eq "$(stat -c %G:%a $C)" photobooth:664 "the config's group and mode after the member's edit"
+runuser -u booth-guest -- /usr/local/bin/photoboothctl config set session.review 6s --file $C > "$RESULTS/guest-set.txt" 2>&1
+assert_eq "$?" 73 "config set as booth-guest (not a member) exits 73"
+assert_contains "$(grep '^review' $C)" "review = 4s" "a non-member's change is not written"
 
 VIVID=$(vivid_node) || fail "no vivid capture node"
 gpiosim_create booth 2 button led

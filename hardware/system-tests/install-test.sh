@@ -22,7 +22,9 @@ expect_file /usr/local/bin/photoboothd 755
 expect_file /usr/local/bin/photoboothctl 755
 expect_file /usr/local/bin/photobooth-gallery 755
 expect_file /etc/systemd/system/photobooth-gallery.service 644
-expect_file /etc/photobooth/photobooth.conf 644
+expect_file /etc/photobooth/photobooth.conf 664
+# Group-writable and setgid: a member of group photobooth (the group is set by a real install) edits it with config set.
+[ "$(stat -c %a "$D/etc/photobooth")" = 2775 ] || fail "/etc/photobooth has mode $(stat -c %a "$D/etc/photobooth"), expected 2775"
 expect_file /etc/systemd/system/photoboothd.service 644
 expect_file /etc/udev/rules.d/90-photobooth.rules 644
 expect_file /etc/sysusers.d/photobooth.conf 644
@@ -42,6 +44,28 @@ total=$(( $(stat -c %s "$D/usr/local/bin/photoboothd") + $(stat -c %s "$D/usr/lo
 [ "$total" -le 60000000 ] || fail "photoboothd and photoboothctl take $total bytes together; the goal is at most 60 MB"
 echo "install-test: installed stripped, $((total / 1000000)) MB together ($(stat -c %s "$D/usr/local/bin/photoboothd") + $(stat -c %s "$D/usr/local/bin/photoboothctl") bytes; at most 60 MB)"
 echo "install-test: files and modes ok; the binary needs no Swift toolchain ($(ldd "$D/usr/local/bin/photoboothd" | wc -l) shared libraries, none from Swift)"
+
+# A member of the config's group edits it with config set, without root; someone else cannot. The real install
+# gives the folder and the file to group photobooth; here a test group stands for it (needs root for the users).
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v runuser >/dev/null; then
+  g=pbtest$$
+  groupadd "$g" && useradd -M -N -g users -G "$g" "$g-op" && useradd -M -N -g users "$g-x" || fail "cannot make test users"
+  trap 'userdel "$g-op" 2>/dev/null; userdel "$g-x" 2>/dev/null; groupdel "$g" 2>/dev/null; rm -rf "$D"' EXIT
+  chgrp "$g" "$D/etc/photobooth" "$D/etc/photobooth/photobooth.conf"
+  chmod o+x "$D"  # mktemp -d made it 0700: the users must reach the config and the program
+  conf="$D/etc/photobooth/photobooth.conf"
+  runuser -u "$g-op" -- "$D/usr/local/bin/photoboothctl" config set session.review 4s --file "$conf" --socket "$D/none" > "$D.member" 2>&1 \
+    || { cat "$D.member"; fail "config set as a member of the config's group failed"; }
+  grep -q '^review = 4s' "$conf" || fail "the member's config set did not change the file"
+  [ "$(stat -c %G:%a "$conf")" = "$g:664" ] || fail "after the member's edit the config is $(stat -c %G:%a "$conf"), expected $g:664"
+  rc=0; runuser -u "$g-x" -- "$D/usr/local/bin/photoboothctl" config set session.review 6s --file "$conf" --socket "$D/none" > "$D.member" 2>&1 || rc=$?
+  [ "$rc" = 73 ] || { cat "$D.member"; fail "config set by a non-member exited $rc, expected 73"; }
+  grep -q '^review = 4s' "$conf" || fail "a non-member's config set changed the file"
+  # Back to the installed default (the next checks compare with it), by root.
+  cp etc/photobooth/photobooth.conf "$conf" && chgrp root "$D/etc/photobooth" "$conf" && chmod 664 "$conf"
+  rm -f "$D.member"
+  echo "install-test: a member of the config's group ran config set without root; a non-member could not (73)"
+fi
 
 before=$(manifest)
 ./install.sh --install --destdir "$D" --no-start > "$D.log2" 2>&1 || { cat "$D.log2"; fail "second install failed"; }

@@ -45,7 +45,8 @@ extension Settings {
     ///   - text: the file's contents (`Schema.defaultConfigText()` for a file that does not exist yet).
     ///   - file: the name diagnostics use.
     ///   - key: full `section.key`.
-    ///   - value: as it would be written after `=`; leading and trailing blanks are dropped.
+    ///   - value: as it would be written after `=`; leading and trailing blanks are dropped. A value that has a
+    ///     `#` after a space (or starts with `#`) is written in double quotes, so it does not read as a comment.
     /// - Returns: the edit, or why not: ``ConfigEditError``.
     public static func edit(text: String, file: String, key: String, value rawValue: String) -> Result<ConfigEdit, ConfigEditError> {
         guard let spec = Schema.spec(for: key) else {
@@ -54,7 +55,15 @@ extension Settings {
         if ConfigDocument.hasLineBreak(rawValue) {
             return .failure(.invalidValue("\(key): a value must fit on one line"))
         }
-        let value = trimmed(rawValue)
+        var value = trimmed(rawValue)
+        if ConfigDocument.needsQuotes(value) {
+            // Written bare, ` #…` would read back as a comment.
+            guard !value.utf8.contains(UInt8(ascii: "\"")) else {
+                return .failure(.invalidValue("\(key): a value with '#' after a space is written in double quotes, "
+                                              + "and then cannot itself contain '\"'"))
+            }
+            value = "\"\(value)\""
+        }
         var scratch = Settings.defaults
         if case let .failure(problem) = apply(spec, value: unquoted(value), to: &scratch) {
             return .failure(.invalidValue(problem.message))

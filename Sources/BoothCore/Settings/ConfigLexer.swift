@@ -11,7 +11,9 @@ public struct ConfigLine: Sendable, Hashable {
         case comment
         /// `[name]`; `name` is trimmed.
         case section(name: String)
-        /// `key = value`; both trimmed. The value runs to the end of the line: a `#` or `;` in it is part of it.
+        /// `key = value`; both trimmed. The value runs to the end of the line or to a comment: a `#` after a
+        /// space or tab (`key = value   # note`). A value in double quotes runs to its closing quote, so
+        /// `"Anna #1"` keeps its `#`; a `;` is always part of the value.
         case entry(key: String, value: String)
         /// Anything else; `reason` says what was expected.
         case malformed(reason: String)
@@ -27,8 +29,9 @@ public struct ConfigLine: Sendable, Hashable {
     public var section: String?
     /// For `.entry`: where the key is in `text`, as UTF-8 offsets.
     public var keyRange: Range<Int>?
-    /// For `.entry`: where the trimmed value is in `text`, as UTF-8 offsets (empty range at the end of
-    /// the line for an empty value). Replacing exactly these bytes edits the value in place.
+    /// For `.entry`: where the trimmed value is in `text`, as UTF-8 offsets (empty range where the value
+    /// would start for an empty value), without a comment after it. Replacing exactly these bytes edits
+    /// the value in place and keeps the comment.
     public var valueRange: Range<Int>?
 
     /// The entry's key, when this line is an entry.
@@ -47,8 +50,10 @@ public struct ConfigLine: Sendable, Hashable {
 /// An INI config file as a list of lines, with the lexer's reading of each.
 ///
 /// The syntax: `[section]` headers, `key = value` entries, full-line comments starting with `#` or `;`,
-/// blank lines. A value runs to the end of its line and is trimmed of spaces and tabs; there are no
-/// inline comments and no continuation lines. `text` reassembles the file byte for byte.
+/// blank lines. A value runs to the end of its line, or to a comment after it (a `#` after a space or tab:
+/// `line = GPIO17   # the button`), and is trimmed of spaces and tabs; a value that needs ` #` is written
+/// in double quotes (`"Party #1"`: the value runs to the closing quote, which the parser removes). There
+/// are no continuation lines. `text` reassembles the file byte for byte.
 public struct ConfigDocument: Sendable, Hashable {
     /// Every line of the file, in order; a final `\n` does not start an extra line.
     public var lines: [ConfigLine]
@@ -144,6 +149,35 @@ public struct ConfigDocument: Sendable, Hashable {
 
     static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D }
 
+    /// Where the value starting at `lo` ends in `b[..<hi]` (the line's content, trimmed): before a comment
+    /// (a `#` whose previous byte is a space or tab; `b[lo - 1]` is the `=` or a blank), trimmed; after the
+    /// closing quote of a value that opens with `"` when only blanks or a comment follow that quote. A `#`
+    /// that opens the value starts a comment only when a blank or the end follows it: `#ff0000` is a colour.
+    static func valueEnd(_ b: [UInt8], from lo: Int, to hi: Int) -> Int {
+        let quote = UInt8(ascii: "\""), hash = UInt8(ascii: "#")
+        func isBlankOrEnd(_ i: Int) -> Bool { i >= hi || b[i] == 0x20 || b[i] == 0x09 }
+        func isCommentStart(_ i: Int) -> Bool {
+            b[i] == hash && i > 0 && (b[i - 1] == 0x20 || b[i - 1] == 0x09) && (i > lo || isBlankOrEnd(i + 1))
+        }
+        if lo < hi, b[lo] == quote, let close = b[(lo + 1)..<hi].firstIndex(of: quote) {
+            var rest = close + 1
+            while rest < hi, isBlank(b[rest]) { rest += 1 }
+            if rest == hi || isCommentStart(rest) { return close + 1 }
+        }
+        guard let comment = (lo..<hi).first(where: isCommentStart) else { return hi }
+        var end = comment
+        while end > lo, isBlank(b[end - 1]) { end -= 1 }
+        return end
+    }
+
+    /// True when `value` written after `key = ` would not read back as itself: it has a `#` after a space or
+    /// tab, or is `#` or starts with `# ` (read as a comment), and is not already in double quotes.
+    public static func needsQuotes(_ value: String) -> Bool {
+        let b = Array(value.utf8)
+        if b.count >= 2, b.first == UInt8(ascii: "\""), b.last == UInt8(ascii: "\"") { return false }
+        return valueEnd([0x20] + b, from: 1, to: b.count + 1) != b.count + 1
+    }
+
     /// Reads one line. `skip` bytes at the start (a byte order mark) are not content.
     static func lex(_ text: String, number: Int, skipping skip: Int, section: inout String?) -> ConfigLine {
         let b = Array(text.utf8)
@@ -185,9 +219,10 @@ public struct ConfigDocument: Sendable, Hashable {
             }
             var vlo = eq + 1
             while vlo < hi, isBlank(b[vlo]) { vlo += 1 }
-            line.kind = .entry(key: string(lo..<khi), value: string(vlo..<hi))
+            let vhi = valueEnd(b, from: vlo, to: hi)
+            line.kind = .entry(key: string(lo..<khi), value: string(vlo..<vhi))
             line.keyRange = lo..<khi
-            line.valueRange = vlo..<max(vlo, hi)
+            line.valueRange = vlo..<vhi
         }
         return line
     }

@@ -11,8 +11,9 @@ extension Schema {
             """)
         out.append("#")
         out += comment("""
-            Syntax: [section] headers, 'key = value' lines, and comments on lines of their own starting \
-            with # or ; (a # or ; after a value is part of the value). A key left out keeps its default.
+            Syntax: [section] headers, 'key = value' lines, and comments: lines starting with # or ;, or \
+            a # after a space at the end of a value (line = GPIO17   # the button). A value that needs ' #' \
+            goes in double quotes ("Party #1"); a ; after a value is part of it. A key left out keeps its default.
             """)
         out += comment("""
             Durations carry their unit: 40ms, 3s, 5min, 1h (decimals like 1.5s are fine). Sizes are WxH in \

@@ -1,5 +1,5 @@
 /// Spelling suggestions for unknown keys, sections and choices.
-enum Spelling {
+public enum Spelling {
     /// Optimal string alignment distance (Levenshtein plus adjacent transposition), case-insensitive:
     /// `"debunce"` → `"debounce"` is 1, `"ture"` → `"true"` is 1.
     static func distance(_ a: String, _ b: String) -> Int {
@@ -26,7 +26,7 @@ enum Spelling {
 
     /// The candidate closest to `word`, if it is close enough to be a likely typo:
     /// at most 2 edits, or a third of the longer word for long names. Ties go to the earlier candidate.
-    static func closest(to word: String, among candidates: [String]) -> String? {
+    public static func closest(to word: String, among candidates: [String]) -> String? {
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             let d = distance(word, candidate)

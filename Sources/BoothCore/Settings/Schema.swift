@@ -248,6 +248,9 @@ public enum Schema {
              "JPEG quality for photos the booth encodes (YUYV or RGB cameras); MJPEG frames are saved as they came."),
         .bytes("storage.min_free", \.storage.minFreeBytes, 0...1_000_000_000_000, "500MB", reload: .atOnce,
                "Free space to keep on the photos' disk; below it the booth refuses new sessions and says why."),
+        // Restart only: the running booth already counts on from the highest number it has seen.
+        .path("storage.session_file", \.storage.sessionFile, allowsEmpty: false, "/var/lib/photobooth/session-number", reload: .restart,
+              "The booth's own record of the highest session number handed out, whichever photos folder it went to, outside them: a number is never handed out twice, also when storage.dir moves to another folder (or card) and back. Each folder keeps its own record too (.photobooth-session); the next session is one past the highest of both and of the photos."),
         // Checked at once; changed together with storage.dir, both are checked as one and kept or refused as one.
         .path("storage.mount", \.storage.mount, allowsEmpty: true, "", reload: .atOnce,
               "Mount point of removable media holding dir (e.g. /media/photobooth). When nothing is mounted there, or dir is on another file system, the booth goes to fault(storage) instead of filling the SD card. Empty: no check."),

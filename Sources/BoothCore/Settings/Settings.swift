@@ -144,6 +144,8 @@ public struct Settings: Sendable, Hashable {
         public var jpegQuality = 0
         /// `storage.min_free`: bytes that must stay free in `dir`; below it, sessions are refused.
         public var minFreeBytes = 0
+        /// `storage.session_file`: the booth's record of the highest session number handed out, in any folder.
+        public var sessionFile = ""
         /// `storage.mount`: the mount point of removable media holding `dir`; empty for no check.
         public var mount = ""
     }

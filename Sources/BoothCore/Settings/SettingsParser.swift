@@ -31,7 +31,8 @@ extension Settings {
     /// Validates a config file's text and reports everything: unknown sections and keys (with the closest
     /// known name), values of the wrong type or out of range, duplicate keys, keys outside any section,
     /// malformed lines, and combinations of keys that do not work together (``combinationDiagnostics(sources:)``).
-    /// A value is read to the end of its line; one wrapped in double quotes (`"…"`) is unquoted.
+    /// A value is read to the end of its line or to a comment after it (` # …`); one wrapped in double quotes
+    /// (`"…"`, which may hold ` #`) is unquoted.
     public static func check(text: String, file: String) -> ConfigCheck {
         check(text: text, file: file, overrides: [])
     }
@@ -162,23 +163,24 @@ extension Settings {
         case .success(let parsed):
             spec.write(&settings, parsed)
             if hasInlineComment(value) {
-                return .success("\(spec.key): '\(value)' contains a '#' or ';' after a space, which is kept as part of the value; comments must be on their own line")
+                return .success("\(spec.key): '\(value)' contains a ';' after a space, which is kept as part of the value; a comment after a value starts with ' #'")
             }
             return .success(nil)
         case .failure(let problem):
             var message = "\(spec.key): \(problem.message)"
             if hasInlineComment(value) {
-                message += " (comments must be on their own line; a '#' or ';' after a value is part of the value)"
+                message += " (a ';' after a value is part of the value; a comment after a value starts with ' #')"
             }
             return .failure(ValueProblem(message))
         }
     }
 
-    /// True when `value` has ` #`, ` ;` (or a tab before them): what an inline comment looks like.
+    /// True when `value` has ` ;` (or a tab before it): what an inline comment in another INI dialect looks
+    /// like. (` #` starts a comment: the lexer has cut it off already, unless the value is quoted.)
     static func hasInlineComment(_ value: String) -> Bool {
         var previousBlank = false
         for b in value.utf8 {
-            if previousBlank, b == UInt8(ascii: "#") || b == UInt8(ascii: ";") { return true }
+            if previousBlank, b == UInt8(ascii: ";") { return true }
             previousBlank = b == 0x20 || b == 0x09
         }
         return false

@@ -1,0 +1,63 @@
+import BoothCore
+import BoothTestSupport
+import Foundation
+import Glibc
+import Testing
+@testable import BoothStorage
+
+// Words that must be true (issue 35): exit codes that follow the answer, status naming what the
+// command line sets, a mistyped command's suggestion, singular and plural. The built programs.
+
+@Suite(.serialized) struct CommandWordsTests {
+    @Test("photoboothctl press refused (storage.min_free not free) exits 75 and says why; status names the command line's keys after config set storage.dir under --simulate")
+    func refusedPressAndCommandLineKeys() throws {
+        let daemon = try builtProgram("photoboothd"), ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let socket = "\(dir)/control"
+        let pid = spawnProgram(daemon, ["--simulate", "--socket", socket, "--set", "storage.min_free=1000GB"], in: dir,
+                               output: "\(dir)/daemon.log")
+        try #require(pid > 0)
+        defer { terminate(pid) }
+        try #require(waitForDaemon(socket) != nil, "\(fileText("\(dir)/daemon.log"))")
+
+        let press = runProgram(ctl, ["press", "--socket", socket], in: dir)
+        #expect(press.status == 75, "\(press.output)")
+        #expect(press.output.contains("press refused: "), "\(press.output)")
+
+        let set = runProgram(ctl, ["config", "set", "storage.dir", "\(dir)/elsewhere", "--socket", socket], in: dir)
+        #expect(set.status == 0, "\(set.output)")
+        let status = runProgram(ctl, ["status", "--socket", socket], in: dir)
+        #expect(status.output.contains("in force as \(dir)/photobooth.conf sets them, except the 9 keys photoboothd's command line sets, "
+                                       + "which win over the file:\n"), "\(status.output)")
+        #expect(status.output.contains(" storage.dir = ./photos (the file: \(dir)/elsewhere)\n"), "\(status.output)")
+        #expect(status.output.contains(" storage.min_free = 1000GB (the file: 500MB)\n"), "\(status.output)")
+    }
+
+    @Test("a mistyped command gets the closest one, as a mistyped key does")
+    func mistypedCommand() throws {
+        let ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let typo = runProgram(ctl, ["sttaus"], in: dir)
+        #expect(typo.status == 64)
+        #expect(typo.output.contains("unknown command 'sttaus'; did you mean 'status'?"), "\(typo.output)")
+        let config = runProgram(ctl, ["config", "valdate"], in: dir)
+        #expect(config.status == 64)
+        #expect(config.output.contains("unknown config command 'valdate'; did you mean 'validate'?"), "\(config.output)")
+    }
+
+    @Test("config validate counts 1 error, 1 warning in the singular")
+    func singularCounts() throws {
+        let ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        try AtomicFile.write(Array("[camera]\ndevice = C920 ; the Logitech\nframe_rate = fast\n".utf8), to: "\(dir)/bad.conf")
+        let bad = runProgram(ctl, ["config", "validate", "\(dir)/bad.conf"], in: dir)
+        #expect(bad.status == 78)
+        #expect(bad.output.contains("\(dir)/bad.conf: 1 error, 1 warning\n"), "\(bad.output)")
+        try AtomicFile.write(Array("[camera]\ndevice = C920 ; the Logitech\n".utf8), to: "\(dir)/warned.conf")
+        let warned = runProgram(ctl, ["config", "validate", "\(dir)/warned.conf"], in: dir)
+        #expect(warned.status == 0)
+        #expect(warned.output.contains("\(dir)/warned.conf: valid (1 warning)\n"), "\(warned.output)")
+        let shown = runProgram(ctl, ["config", "show", "--file", "\(dir)/bad.conf", "--socket", "\(dir)/none"], in: dir)
+        #expect(shown.output.contains("\(dir)/bad.conf is not valid (1 error)"), "\(shown.output)")
+    }
+}
