@@ -20,8 +20,11 @@ public protocol Printer: PictureSink {
     func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int, code: PageCode?)
     /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if asked).
     func skip(captureID: UInt64)
-    /// Capture or picture `captureID` is on disk at `path`.
-    func noteSaved(captureID: UInt64, path: String)
+    /// Capture or picture `captureID` is on disk at `path`. With `promise` (`print.mode` prints this
+    /// picture), its print is journaled durably before this returns, on the calling thread (the storage
+    /// thread's, which never waits on CUPS): a restart prints it even if the booth is killed before the
+    /// print is asked for.
+    func noteSaved(captureID: UInt64, path: String, promise: PrintPromise?)
     /// The saved file of `captureID` (noted by ``noteSaved(captureID:path:)``), read back; nil when
     /// none was noted or it cannot be read.
     func savedPhoto(captureID: UInt64) -> [UInt8]?
@@ -55,7 +58,8 @@ public protocol Printer: PictureSink {
 
 extension Printer {
     public var sinkName: String { "printer" }
-    public func pictureSaved(_ picture: SavedPicture) { noteSaved(captureID: picture.captureID, path: picture.path) }
+    public func pictureSaved(_ picture: SavedPicture) { noteSaved(captureID: picture.captureID, path: picture.path, promise: nil) }
+    public func noteSaved(captureID: UInt64, path: String) { noteSaved(captureID: captureID, path: path, promise: nil) }
     public func request(jpeg: [UInt8], captureID: UInt64?, source: String) {
         request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: 0, code: nil)
     }
@@ -63,6 +67,17 @@ extension Printer {
         request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds, code: nil)
     }
     public func stop() { stop(timeoutSeconds: 5) }
+}
+
+/// The print `print.mode` promises for a picture, journaled with its save
+/// (``Printer/noteSaved(captureID:path:promise:)``): what it is (`"session 12"`) and its page's QR code.
+public struct PrintPromise: Sendable, Equatable {
+    public var source: String
+    public var code: PageCode?
+    public init(source: String, code: PageCode?) {
+        self.source = source
+        self.code = code
+    }
 }
 
 /// A QR code on a printed page: `text` (the picture's URL) encoded, drawn in `corner` of the page

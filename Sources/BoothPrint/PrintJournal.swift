@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import FoundationEssentials
 import Glibc
 
@@ -107,6 +108,26 @@ public struct PrintJournal: Codable, Sendable, Equatable {
         let r = PrintRequest(id: id, captureID: captureID, source: source, file: file, copies: copies, media: media,
                              requestedAt: now, title: "photobooth-\(tag)-\(id)", reprintOf: reprintOf)
         requests.append(r)
+        return r
+    }
+
+    /// A print `print.mode` promised for saved picture `captureID` (at `photo`), journaled with the save
+    /// before its page is rendered: a held request whose page is `renderPending`, rendered from `photo`
+    /// (by the runtime's request in this run, from the file after a restart). Nil when the journal has a
+    /// request for `captureID` already (asked for before the save: that one is the print).
+    /// - Parameters:
+    ///   - spool: `print.spool`, where the page will be written (`print-TAG-ID.jpg`).
+    ///   - now: the wall clock, seconds since 1970.
+    public mutating func promise(captureID: UInt64, source: String, photo: String, spool: String, copies: Int,
+                                 media: String, code: PageCode?, now: Double) -> PrintRequest? {
+        guard !requests.contains(where: { $0.captureID == captureID }) else { return nil }
+        var r = add(captureID: captureID, source: source, file: "\(spool)/print-\(tag)-\(nextID).jpg", copies: copies,
+                    media: media, now: now)
+        r.renderPending = true
+        r.photo = photo
+        r.codeText = code?.text
+        r.codeCorner = code?.corner.rawValue
+        requests[requests.count - 1] = r
         return r
     }
 

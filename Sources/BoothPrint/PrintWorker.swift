@@ -73,6 +73,17 @@ public final class PrintWorker: Printer {
         /// The journal's reserve was released (the file system is full) and is not made again yet:
         /// pages wait in memory, the room is the journal's.
         var reserveReleased = false
+        /// Requests promised with their picture's save whose page waits for the runtime's request (its
+        /// bytes, code and grace): not rendered from the saved file in this run. In memory only: after a
+        /// restart every promise is rendered from its picture.
+        var awaitingRequest: Set<Int> = []
+        /// Pictures whose print was skipped (a long press, the skip key) in this run, the latest 64: a
+        /// promise or request that comes after the skip is not printed.
+        var skipped: Set<UInt64> = []
+        /// A promise made on the loop's thread waits for the "print-watch" thread to journal it.
+        var persistAsked = false
+        /// The held requests print.mode off keeps from the printer were logged (once per time it is off).
+        var offNoted = false
     }
 
     private let shared: Mutex<Shared>
@@ -331,8 +342,10 @@ public final class PrintWorker: Printer {
     /// thread cannot, while it waits in libcups. Ends with the print thread.
     private func watchMain(_ w: WorkerThread) {
         while !printThread.hasEnded {
-            // Every 250 ms; the print thread's end finishes this one at once.
-            guard w.waitForWork(until: Monotonic.now().adding(milliseconds: 250)) == .timeout else { return }
+            // Every 250 ms, or at once for a promise to journal; the print thread's end finishes this one at once.
+            let wake = w.waitForWork(until: Monotonic.now().adding(milliseconds: 250)) { shared.withLock { $0.persistAsked } }
+            guard wake != .stop else { return }
+            if shared.withLock({ s in defer { s.persistAsked = false }; return s.persistAsked }) { persistIfBehind() }
             let flipped = shared.withLock { s -> Bool in
                 let stale = overdueSeconds(s) != nil
                 defer { s.staleSeen = stale }
@@ -370,18 +383,39 @@ public final class PrintWorker: Printer {
     /// picture's, or the capture's for one shot without a composer), or a test print with `captureID` nil.
     /// - Parameter graceMilliseconds: the request is journaled at once but not submitted before this
     ///   long has passed (monotonic clock), so a `skip` within it keeps it from CUPS altogether.
+    /// A picture saved already (a press-mode print) has its print promised at once
+    /// (``noteSaved(captureID:path:promise:)``), journaled by the "print-watch" thread, which never waits
+    /// on CUPS: a print thread stuck in libcups does not keep it from the disk.
     public func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int, code: PageCode?) {
+        let promised = shared.withLock { s -> Bool in
+            guard let id = captureID, let path = s.savedPaths[id], !s.skipped.contains(id),
+                  promiseLocked(&s, captureID: id, path: path, promise: PrintPromise(source: source, code: code)) != nil
+            else { return false }
+            s.persistAsked = true
+            return true
+        }
         post(.request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds, code: code))
+        if promised { watchThread.wake() }
     }
 
     /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if already asked).
-    public func skip(captureID: UInt64) { post(.skip(captureID: captureID)) }
+    public func skip(captureID: UInt64) {
+        shared.withLock { s in
+            s.skipped.insert(captureID)
+            if s.skipped.count > 64, let oldest = s.skipped.min() { s.skipped.remove(oldest) }
+        }
+        post(.skip(captureID: captureID))
+    }
 
     /// Capture or picture `captureID` is on disk at `path` (a press-mode print comes after the save).
-    /// A request for it whose page is not written yet takes the path (journaled by the print thread),
-    /// so the page can be rendered from the saved picture after a restart.
-    public func noteSaved(captureID: UInt64, path: String) {
-        let pending = shared.withLock { s -> Bool in
+    /// A request for it whose page is not written yet takes the path, so the page can be rendered from
+    /// the saved picture after a restart. With `promise` (`print.mode` prints this picture), the print is
+    /// journaled durably before this returns, on the calling thread (the storage thread, which never
+    /// waits on CUPS): a held request rendered from the runtime's bytes in this run, from `path` after a
+    /// restart (``PrintJournal/promise(captureID:source:photo:spool:copies:media:code:now:)``). A print
+    /// asked for before the save is journaled then too. Nothing is promised for a picture already skipped.
+    public func noteSaved(captureID: UInt64, path: String, promise: PrintPromise?) {
+        let (pending, promised) = shared.withLock { s -> (Bool, PrintRequest?) in
             s.savedPaths[captureID] = path
             if s.savedPaths.count > 32, let oldest = s.savedPaths.keys.min() { s.savedPaths[oldest] = nil }
             var pending = false
@@ -391,9 +425,24 @@ public final class PrintWorker: Printer {
                 pending = true
             }
             if pending { s.journalVersion += 1 }
-            return pending
+            guard let promise, !s.skipped.contains(captureID) else { return (pending, nil) }
+            return (pending, promiseLocked(&s, captureID: captureID, path: path, promise: promise))
         }
-        if pending { signal() }
+        if promise != nil, persistIfBehind(), let promised {
+            log.info("print \(promised.id) (\(promised.source)): journaled with the picture's save (\(path)); held")
+        }
+        if pending || promised != nil { signal() }
+    }
+
+    /// Journals (in memory) the print promised for saved picture `captureID`; nil when one is journaled.
+    private func promiseLocked(_ s: inout Shared, captureID: UInt64, path: String, promise: PrintPromise) -> PrintRequest? {
+        guard let r = s.journal.promise(captureID: captureID, source: promise.source, photo: path, spool: s.settings.spool,
+                                        copies: s.settings.copies, media: s.settings.media, code: promise.code, now: now())
+        else { return nil }
+        s.journalVersion += 1
+        s.requestedMonotonic[r.id] = clock.now()
+        s.awaitingRequest.insert(r.id)
+        return r
     }
 
     /// The saved photo of capture `captureID`, if it was noted and is readable.
@@ -629,19 +678,35 @@ public final class PrintWorker: Printer {
                 // of requests, before it polls and submits (a burst costs one write, not one each).
                 // Marked renderPending until its page is written: a journal another thread writes
                 // meanwhile never names a page that is not there.
-                let r = shared.withLock { s in
-                    let file = "\(settings.spool)/print-\(s.journal.tag)-\(s.journal.nextID).jpg"
-                    let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
-                                          media: settings.media, now: now())
-                    s.requestedMonotonic[r.id] = clock.now()
-                    if let i = s.journal.requests.indices.last {
+                let r = shared.withLock { s -> PrintRequest? in
+                    // A print promised with the picture's save (``noteSaved(captureID:path:promise:)``) is
+                    // this request: its page is rendered from these bytes; one skipped meanwhile stays so.
+                    let promised = captureID.flatMap { id in s.journal.requests.last { $0.captureID == id && $0.renderPending == true } }
+                    if let promised, let id = captureID {
+                        s.awaitingRequest.remove(promised.id)
+                        guard promised.state == .held, !s.skipped.contains(id) else { return nil }
+                    }
+                    let i: Int
+                    if let promised, let at = s.journal.requests.firstIndex(where: { $0.id == promised.id }) {
+                        i = at
+                    } else {
+                        let file = "\(settings.spool)/print-\(s.journal.tag)-\(s.journal.nextID).jpg"
+                        let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
+                                              media: settings.media, now: now())
+                        s.requestedMonotonic[r.id] = clock.now()
+                        i = s.journal.requests.count - 1
                         s.journal.requests[i].renderPending = true
                         s.journal.requests[i].photo = captureID.flatMap { s.savedPaths[$0] }
-                        s.journal.requests[i].codeText = code?.text
-                        s.journal.requests[i].codeCorner = code?.corner.rawValue
                     }
+                    s.journal.requests[i].codeText = code?.text ?? s.journal.requests[i].codeText
+                    s.journal.requests[i].codeCorner = code?.corner.rawValue ?? s.journal.requests[i].codeCorner
+                    let r = s.journal.requests[i]
                     if grace > 0 { s.notBefore[r.id] = clock.now().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
+                }
+                guard let r else {
+                    log.info("print of \(source): skipped before its page was rendered; not printed")
+                    return
                 }
                 if shared.withLock({ $0.reserveReleased }) {
                     shared.withLock { $0.pendingPages[r.id] = page }
@@ -707,7 +772,7 @@ public final class PrintWorker: Printer {
             s.pendingPages = s.pendingPages.filter { ids.contains($0.key) }
             return (pending, Set(s.pendingPages.keys))
         }
-        for r in pending {
+        for r in pending where !shared.withLock({ $0.awaitingRequest.contains(r.id) }) {
             var page = inMemory.contains(r.id) ? shared.withLock { $0.pendingPages[r.id] } : nil
             if page == nil {
                 guard let photo = r.photo else {
@@ -747,7 +812,11 @@ public final class PrintWorker: Printer {
                 log.debug("print \(r.id): page still not written: \(failure)")
                 return false
             }
-            log.notice("print \(r.id) (\(r.source)): page written to \(r.file) (the spool had room again); held")
+            if inMemory.contains(r.id) || r.photo == nil {
+                log.notice("print \(r.id) (\(r.source)): page written to \(r.file) (the spool had room again); held")
+            } else {
+                log.notice("print \(r.id) (\(r.source)): page rendered from \(r.photo ?? "") and written to \(r.file); held")
+            }
         }
         return true
     }
