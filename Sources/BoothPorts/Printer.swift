@@ -51,9 +51,16 @@ public protocol Printer: PictureSink {
     func reprint(requestID: Int) -> Result<Int, PrinterRefusal>
     /// `prints purge`: forgets finished requests and deletes their pages. - Returns: how many.
     func purge() -> Int
+    /// `prints resume`: submission goes on after a job failed at the printer.
+    /// - Returns: what had stopped it (`print 3's job 12 cancelled at the printer`), nil when nothing had.
+    func resume() -> String?
     /// `test-print` without a file: asks for a print of the printer's test chart.
     /// - Throws: when the chart cannot be made (its JPEG encoder failed).
     func requestTestChart(source: String) throws
+    /// `test-print FILE`: checks that `jpeg` (the bytes of `file`) is a JPEG the page renderer reads
+    /// (its header by `tjDecompressHeader3`, then a decode at 1/8 scale), then asks for its print.
+    /// - Throws: ``PrinterRefusal`` with code `bad-file`, naming `file` and what is wrong.
+    func requestTestPrint(jpeg: [UInt8], file: String) throws(PrinterRefusal)
 }
 
 extension Printer {
@@ -91,7 +98,8 @@ public struct PageCode: Sendable, Equatable {
     }
 }
 
-/// Why the printer refused an operator's command: `code` for scripts (`not-found`, `limit`), `message` for people.
+/// Why the printer refused an operator's command: `code` for scripts (`not-found`, `limit`, `bad-file`),
+/// `message` for people.
 public struct PrinterRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String
     public var message: String
@@ -121,12 +129,16 @@ public struct PrinterStatus: Codable, Sendable, Equatable {
     public var held: Int
     /// Jobs out at CUPS.
     public var outstanding: Int
-    /// Requests completed among those the journal keeps (every live one and the newest finished ones).
+    /// Requests completed since the journal began (not lowered by `prints purge` or forgotten requests).
     public var completed: Int
     public var lastError: String?
+    /// Jobs that failed at the printer since the journal began (aborted, or cancelled there); each
+    /// request held again. Nil from a daemon before it was counted.
+    public var failed: Int?
 
     public init(mode: String, destination: String, queue: String?, health: String, reasons: [String], message: String?,
-                sheetsRemaining: Int?, held: Int, outstanding: Int, completed: Int, lastError: String?) {
+                sheetsRemaining: Int?, held: Int, outstanding: Int, completed: Int, lastError: String?, failed: Int? = nil) {
+        self.failed = failed
         self.mode = mode
         self.destination = destination
         self.queue = queue

@@ -127,6 +127,8 @@ public final class PrintWorker: Printer {
         // (the review text and a long press must not find it).
         for i in journal.requests.indices { journal.requests[i].captureID = nil }
         if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
+        // A journal from before the count: its kept completed requests.
+        if journal.printed == nil { journal.printed = journal.requests.filter { $0.state == .completed }.count }
         let recovered = PrintWorker.recoverPages(&journal, settings: settings, log: log)
         shared = Mutex(Shared(settings: settings, journal: journal))
         for r in recovered {
@@ -469,7 +471,7 @@ public final class PrintWorker: Printer {
     /// `photoboothctl refill SHEETS`: sets the paper counter.
     public func refill(sheets: Int) {
         mutate { $0.journal.sheetsRemaining = sheets }
-        log.notice("paper refilled: \(sheets) sheets")
+        log.notice("paper refilled: \(counted(sheets, "sheet"))")
         signal()
     }
 
@@ -523,8 +525,16 @@ public final class PrintWorker: Printer {
             return (s.journal.purge(), files)
         }
         for f in Set(files) { unlink(f) }
-        log.notice("prints purge: \(n) finished requests forgotten")
+        log.notice("prints purge: \(counted(n, "finished request")) forgotten")
         return n
+    }
+
+    /// `photoboothctl prints resume`: submission goes on after a failed job (``PrintJournal/resume()``).
+    public func resume() -> String? {
+        let why = mutate { $0.journal.resume() }
+        if let why { log.notice("prints resume: printing resumed (it stopped as \(why))") }
+        signal()
+        return why
     }
 
     /// The journal as it is now.
@@ -533,6 +543,26 @@ public final class PrintWorker: Printer {
     public var requests: [PrintEntry] { journal.requests.map(PrintEntry.init) }
     /// The paper counter (sheets), nil when not counted.
     public var sheetsRemaining: Int? { shared.withLock { $0.journal.sheetsRemaining } }
+
+    /// `test-print FILE`: refused unless `jpeg` is a whole JPEG the renderer reads (header by
+    /// `tjDecompressHeader3`, then ``JPEGDecoder/validate(_:)``); else asked for as `test print of FILE`.
+    /// - Throws: ``PrinterRefusal`` `bad-file`, naming `file`, what is wrong and what is allowed.
+    public func requestTestPrint(jpeg: [UInt8], file: String) throws(PrinterRefusal) {
+        func refuse(_ why: String) -> PrinterRefusal {
+            PrinterRefusal(code: "bad-file", message: "\(file): \(why); test-print takes a JPEG file (nothing printed)")
+        }
+        guard !jpeg.isEmpty else { throw refuse("the file is empty") }
+        do {
+            let decoder = try JPEGDecoder()
+            _ = try decoder.header(jpeg)
+            guard decoder.validate(jpeg) else { throw refuse("not a whole JPEG (its data is truncated or corrupt)") }
+        } catch let refusal as PrinterRefusal {
+            throw refusal
+        } catch {
+            throw refuse("not a JPEG (\(error))")
+        }
+        request(jpeg: jpeg, captureID: nil, source: "test print of \(file)")
+    }
 
     /// `test-print` without a file: a print of ``testChart()``.
     /// - Throws: ``JPEGError`` when the chart cannot be encoded.
@@ -575,7 +605,12 @@ public final class PrintWorker: Printer {
                 // as far as the guest goes.
                 request = PrintRequest(id: 0, captureID: captureID, source: "", file: "", copies: 1, media: "", requestedAt: 0, title: "")
             }
-            return reviewPrintText(health: currentHealth(s), request: request)
+            // A press-mode print waiting out the long press with room at the printer goes out next: printing.
+            let next = request.map { r in
+                s.notBefore[r.id] != nil && s.journal.outstanding < s.settings.pendingLimit
+                    && s.journal.paperShort(sheetsPerCopy: s.settings.sheetsPerPicture) == nil
+            } ?? false
+            return reviewPrintText(health: currentHealth(s), request: request, sentNext: next)
         }
     }
 
@@ -591,8 +626,8 @@ public final class PrintWorker: Printer {
                                  sheetsRemaining: s.journal.sheetsRemaining,
                                  held: s.journal.requests.filter { $0.state == .held }.count,
                                  outstanding: s.journal.outstanding,
-                                 completed: s.journal.requests.filter { $0.state == .completed }.count,
-                                 lastError: s.lastError)
+                                 completed: s.journal.printed ?? 0,
+                                 lastError: s.lastError, failed: s.journal.failedJobs ?? 0)
         }
     }
 
@@ -723,7 +758,7 @@ public final class PrintWorker: Printer {
                 }
             } catch {
                 log.error("print of \(source) not rendered: \(error)")
-                shared.withLock { $0.lastError = "render: \(error)" }
+                shared.withLock { $0.lastError = "print of \(source) not rendered: \(error)" }
             }
         case let .skip(captureID):
             let live = shared.withLock { s in s.journal.requests.filter { $0.captureID == captureID && $0.state.isLive } }
@@ -890,7 +925,7 @@ public final class PrintWorker: Printer {
         var health = PrinterHealth.classify(queue: queue, device: device)
         if case .failure = queue { connection = nil }
         let sheets = shared.withLock { $0.journal.sheetsRemaining }
-        if let sheets, sheets <= settings.paperWarning {
+        if let sheets, sheets > 0, sheets <= settings.paperWarning {
             switch health {
             case .ready, .unknown: health = .warning(reasons: ["paper-low"])
             case let .warning(r): health = .warning(reasons: r + ["paper-low"])
@@ -906,6 +941,20 @@ public final class PrintWorker: Printer {
             switch health {
             case let .unavailable(r, m): health = .unavailable(reasons: r + [reason], message: m.isEmpty ? message : m)
             default: health = .unavailable(reasons: [reason], message: message)
+            }
+        } else if sheets == 0 {
+            // Nothing can print until a refill: out of paper, whether or not a request waits.
+            let message = "0 sheets counted — refill (photoboothctl refill SHEETS)"
+            switch health {
+            case let .unavailable(r, m): health = .unavailable(reasons: r + ["paper-out"], message: m.isEmpty ? message : m)
+            default: health = .unavailable(reasons: ["paper-out"], message: message)
+            }
+        }
+        if let why = shared.withLock({ $0.journal.stoppedAfterFailure }) {
+            let message = "printing stopped: \(why); held requests wait until a job completes or photoboothctl prints resume"
+            switch health {
+            case let .unavailable(r, m): health = .unavailable(reasons: r + ["job-failed"], message: m.isEmpty ? message : m)
+            default: health = .unavailable(reasons: ["job-failed"], message: message)
             }
         }
         setHealth(health)
@@ -937,6 +986,18 @@ public final class PrintWorker: Printer {
         forgetOldFinished()
         // A stop asked for while this poll waited in libcups: nothing more is submitted by this thread.
         guard connection != nil, !shared.withLock({ $0.stopping }) else { return }
+        // print.mode off prints nothing, not even requests journaled before it was set off (a start
+        // with printing off never prints a surprise): they wait, held, until printing is on again.
+        guard settings.mode != .off else {
+            let held = shared.withLock { s in s.offNoted ? 0 : s.journal.held.count }
+            if held > 0 {
+                shared.withLock { $0.offNoted = true }
+                log.notice("print.mode is off: \(counted(held, "held request")) not printed (printed once print.mode is auto or press; "
+                           + "photoboothctl prints cancel ID drops one)")
+            }
+            return
+        }
+        shared.withLock { $0.offNoted = false }
         let next = shared.withLock { s in
             let t = clock.now().nanoseconds
             s.notBefore = s.notBefore.filter { $0.value > t }
@@ -1032,7 +1093,7 @@ public final class PrintWorker: Printer {
     /// no `refill`).
     static func paperText(_ sheets: Int?) -> String {
         guard let sheets else { return "paper not counted" }
-        return sheets == 1 ? "1 sheet left" : "\(sheets) sheets left"
+        return "\(counted(sheets, "sheet")) left"
     }
 
     private func report(_ r: PrintRequest, from: PrintRequestState) {
@@ -1042,6 +1103,9 @@ public final class PrintWorker: Printer {
             log.info("print \(r.id) (\(r.source)): job \(r.jobID ?? 0) completed; \(PrintWorker.paperText(sheets))")
         case .aborted, .cancelled, .failed, .dropped:
             log.warning("print \(r.id) (\(r.source)): job \(r.jobID ?? 0) \(r.state.rawValue)\(r.note.map { " (\($0))" } ?? "") — not counted")
+        case .held where r.failedJobs != nil && from != .submitting && from != .held:
+            log.warning("print \(r.id) (\(r.source)): \(r.note ?? "job failed") — not counted; nothing more is submitted until a job "
+                        + "completes or photoboothctl prints resume")
         case .held:
             log.warning("print \(r.id): was being submitted when the booth stopped and never reached CUPS; held again")
         case .submitted, .submitting:

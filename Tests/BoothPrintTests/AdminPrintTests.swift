@@ -12,6 +12,18 @@ import Testing
 // over the control socket — printer fields in `status`, printers in `devices`, `test-print [FILE]`,
 // `refill`, `prints list | reprint | cancel | purge`.
 
+/// photoboothd and photoboothctl as built in .build/debug; nil (after saying why) without the CUPS
+/// tools, or after recording an issue when either is not built.
+func builtDaemonAndCtl() -> (daemon: String, ctl: String)? {
+    if let why = missingCUPSTools() { print(why); return nil }
+    let daemon = "\(packageRoot())/.build/debug/photoboothd", ctl = "\(packageRoot())/.build/debug/photoboothctl"
+    guard FileManager.default.isExecutableFile(atPath: daemon), FileManager.default.isExecutableFile(atPath: ctl) else {
+        Issue.record("missing prerequisite: photoboothd or photoboothctl not built in .build/debug (swift build first)")
+        return nil
+    }
+    return (daemon, ctl)
+}
+
 /// The JSON object in a command's output, decoded.
 func decodeJSON<T: Decodable>(_ type: T.Type, _ output: String) -> T? {
     guard let start = output.firstIndex(of: "{"), let end = output.lastIndex(of: "}") else { return nil }
@@ -22,12 +34,7 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ output: String) -> T? {
 extension PrintWorkerCUPSTests {
     @Test("admin: status and devices show the printer; test-print FILE and the chart print; refill; prints list, reprint within the limit, cancel, purge")
     func admin() async throws {
-        if let why = missingCUPSTools() { print(why); return }
-        let daemon = "\(packageRoot())/.build/debug/photoboothd", ctlPath = "\(packageRoot())/.build/debug/photoboothctl"
-        guard FileManager.default.isExecutableFile(atPath: daemon), FileManager.default.isExecutableFile(atPath: ctlPath) else {
-            Issue.record("missing prerequisite: photoboothd or photoboothctl not built in .build/debug (swift build first)")
-            return
-        }
+        guard let (daemon, ctlPath) = builtDaemonAndCtl() else { return }
         let photo = try #require(samplePhoto(), "no sample photo")
         let stack = try CUPSStack()
         defer { stack.stop() }
