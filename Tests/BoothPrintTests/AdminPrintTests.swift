@@ -24,6 +24,18 @@ func builtDaemonAndCtl() -> (daemon: String, ctl: String)? {
     return (daemon, ctl)
 }
 
+/// photoboothd's arguments for the tests that run it against `stack`: the simulated camera, files under
+/// the stack's directory (an empty config file there), print.mode `mode`, fast polls at 100 dpi, and
+/// each of `extra` as a `--set`.
+func printingDaemonArguments(_ stack: CUPSStack, mode: String, _ extra: [String] = []) -> [String] {
+    let dir = stack.dir
+    _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
+    let sets = ["storage.dir=\(dir)/photos", "storage.min_free=0B", "preview.file=", "print.mode=\(mode)",
+                "print.destination=\(stack.queue)", "print.journal=\(dir)/print-journal.json", "print.spool=\(dir)/prints",
+                "print.poll_interval=200ms", "print.dpi=100"] + extra
+    return ["--simulate", "--config", "\(dir)/empty.conf", "--socket", "\(dir)/control"] + sets.flatMap { ["--set", $0] }
+}
+
 /// The JSON object in a command's output, decoded.
 func decodeJSON<T: Decodable>(_ type: T.Type, _ output: String) -> T? {
     guard let start = output.firstIndex(of: "{"), let end = output.lastIndex(of: "}") else { return nil }
@@ -39,14 +51,8 @@ extension PrintWorkerCUPSTests {
         let stack = try CUPSStack()
         defer { stack.stop() }
         let dir = stack.dir
-        _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
         let env = ["CUPS_SERVER": stack.server]
-        let pid = spawn(daemon, ["--simulate", "--config", "\(dir)/empty.conf", "--socket", "\(dir)/control",
-                                 "--set", "storage.dir=\(dir)/photos", "--set", "storage.min_free=0B", "--set", "preview.file=",
-                                 "--set", "print.mode=auto", "--set", "print.destination=\(stack.queue)",
-                                 "--set", "print.journal=\(dir)/print-journal.json", "--set", "print.spool=\(dir)/prints",
-                                 "--set", "print.poll_interval=200ms", "--set", "print.dpi=100", "--set", "print.sheets=20",
-                                 "--set", "print.reprint_limit=1"],
+        let pid = spawn(daemon, printingDaemonArguments(stack, mode: "auto", ["print.sheets=20", "print.reprint_limit=1"]),
                         env: env, output: "\(dir)/daemon.log")
         try #require(pid > 0)
         defer { kill(pid, SIGTERM); _ = waitFor(pid) }

@@ -151,15 +151,9 @@ extension PrintWorkerCUPSTests {
         let stack = try CUPSStack()
         defer { stack.stop() }
         let dir = stack.dir
-        _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
         let env = ["CUPS_SERVER": stack.server]
         func start(_ mode: String) -> pid_t {
-            spawn(daemon, ["--simulate", "--config", "\(dir)/empty.conf", "--socket", "\(dir)/control",
-                           "--set", "storage.dir=\(dir)/photos", "--set", "storage.min_free=0B", "--set", "preview.file=",
-                           "--set", "print.mode=\(mode)", "--set", "print.destination=\(stack.queue)",
-                           "--set", "print.journal=\(dir)/print-journal.json", "--set", "print.spool=\(dir)/prints",
-                           "--set", "print.poll_interval=200ms", "--set", "print.dpi=100",
-                           "--set", "session.preview=0s", "--set", "session.countdown=0s", "--set", "session.review=5min"],
+            spawn(daemon, printingDaemonArguments(stack, mode: mode, ["session.preview=0s", "session.countdown=0s", "session.review=5min"]),
                   env: env, output: "\(dir)/daemon-\(mode).log")
         }
         func ctl(_ args: String...) -> (status: Int32, out: String) { run(ctlPath, args + ["--socket", "\(dir)/control"], env: env) }
