@@ -20,8 +20,11 @@ public protocol Printer: PictureSink {
     func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int, code: PageCode?)
     /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if asked).
     func skip(captureID: UInt64)
-    /// Capture or picture `captureID` is on disk at `path`.
-    func noteSaved(captureID: UInt64, path: String)
+    /// Capture or picture `captureID` is on disk at `path`. With `promise` (`print.mode` prints this
+    /// picture), its print is journaled durably before this returns, on the calling thread (the storage
+    /// thread's, which never waits on CUPS): a restart prints it even if the booth is killed before the
+    /// print is asked for.
+    func noteSaved(captureID: UInt64, path: String, promise: PrintPromise?)
     /// The saved file of `captureID` (noted by ``noteSaved(captureID:path:)``), read back; nil when
     /// none was noted or it cannot be read.
     func savedPhoto(captureID: UInt64) -> [UInt8]?
@@ -48,14 +51,22 @@ public protocol Printer: PictureSink {
     func reprint(requestID: Int) -> Result<Int, PrinterRefusal>
     /// `prints purge`: forgets finished requests and deletes their pages. - Returns: how many.
     func purge() -> Int
+    /// `prints resume`: submission goes on after a job failed at the printer.
+    /// - Returns: what had stopped it (`print 3's job 12 cancelled at the printer`), nil when nothing had.
+    func resume() -> String?
     /// `test-print` without a file: asks for a print of the printer's test chart.
     /// - Throws: when the chart cannot be made (its JPEG encoder failed).
     func requestTestChart(source: String) throws
+    /// `test-print FILE`: checks that `jpeg` (the bytes of `file`) is a JPEG the page renderer reads
+    /// (its header by `tjDecompressHeader3`, then a decode at 1/8 scale), then asks for its print.
+    /// - Throws: ``PrinterRefusal`` with code `bad-file`, naming `file` and what is wrong.
+    func requestTestPrint(jpeg: [UInt8], file: String) throws(PrinterRefusal)
 }
 
 extension Printer {
     public var sinkName: String { "printer" }
-    public func pictureSaved(_ picture: SavedPicture) { noteSaved(captureID: picture.captureID, path: picture.path) }
+    public func pictureSaved(_ picture: SavedPicture) { noteSaved(captureID: picture.captureID, path: picture.path, promise: nil) }
+    public func noteSaved(captureID: UInt64, path: String) { noteSaved(captureID: captureID, path: path, promise: nil) }
     public func request(jpeg: [UInt8], captureID: UInt64?, source: String) {
         request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: 0, code: nil)
     }
@@ -63,6 +74,17 @@ extension Printer {
         request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds, code: nil)
     }
     public func stop() { stop(timeoutSeconds: 5) }
+}
+
+/// The print `print.mode` promises for a picture, journaled with its save
+/// (``Printer/noteSaved(captureID:path:promise:)``): what it is (`"session 12"`) and its page's QR code.
+public struct PrintPromise: Sendable, Equatable {
+    public var source: String
+    public var code: PageCode?
+    public init(source: String, code: PageCode?) {
+        self.source = source
+        self.code = code
+    }
 }
 
 /// A QR code on a printed page: `text` (the picture's URL) encoded, drawn in `corner` of the page
@@ -76,7 +98,8 @@ public struct PageCode: Sendable, Equatable {
     }
 }
 
-/// Why the printer refused an operator's command: `code` for scripts (`not-found`, `limit`), `message` for people.
+/// Why the printer refused an operator's command: `code` for scripts (`not-found`, `limit`, `bad-file`),
+/// `message` for people.
 public struct PrinterRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String
     public var message: String
@@ -106,12 +129,16 @@ public struct PrinterStatus: Codable, Sendable, Equatable {
     public var held: Int
     /// Jobs out at CUPS.
     public var outstanding: Int
-    /// Requests completed among those the journal keeps (every live one and the newest finished ones).
+    /// Requests completed since the journal began (not lowered by `prints purge` or forgotten requests).
     public var completed: Int
     public var lastError: String?
+    /// Jobs that failed at the printer since the journal began (aborted, or cancelled there); each
+    /// request held again. Nil from a daemon before it was counted.
+    public var failed: Int?
 
     public init(mode: String, destination: String, queue: String?, health: String, reasons: [String], message: String?,
-                sheetsRemaining: Int?, held: Int, outstanding: Int, completed: Int, lastError: String?) {
+                sheetsRemaining: Int?, held: Int, outstanding: Int, completed: Int, lastError: String?, failed: Int? = nil) {
+        self.failed = failed
         self.mode = mode
         self.destination = destination
         self.queue = queue

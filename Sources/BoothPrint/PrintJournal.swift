@@ -1,4 +1,5 @@
 import BoothCore
+import BoothPorts
 import FoundationEssentials
 import Glibc
 
@@ -50,6 +51,9 @@ public struct PrintRequest: Codable, Sendable, Equatable {
     public var reprintOf: Int?
     /// When it reached its final state, seconds since 1970.
     public var finishedAt: Double?
+    /// Jobs of this request that failed at the printer (aborted, or cancelled there, not by the booth),
+    /// each held again; nil: none. The next job's title carries it (`photobooth-TAG-ID-N`).
+    public var failedJobs: Int?
     /// True while the page at `file` is not written yet (the spool's file system was full): the request
     /// is held, not submitted, and the page is rendered again (from memory, or from `photo` after a
     /// restart) until it is written. Nil (absent in journals before it existed): the page is written.
@@ -96,8 +100,24 @@ public struct PrintJournal: Codable, Sendable, Equatable {
     /// A random tag of this journal, part of every job title (so jobs of another booth on the same
     /// queue are never taken for ours).
     public var tag: String
+    /// Requests completed since the journal began (`status`'s `printed`): not lowered when finished
+    /// requests are forgotten or purged. Nil in journals from before it was kept (counted at load).
+    public var printed: Int?
+    /// Jobs that failed at the printer since the journal began (aborted, or cancelled at the printer);
+    /// `status`'s `failed`. Nil in journals from before it was kept.
+    public var failedJobs: Int?
+    /// Why nothing is submitted: a job failed at the printer (`print 3's job 12 cancelled at the printer`),
+    /// and no job has completed since nor has the operator resumed (`photoboothctl prints resume`).
+    /// Nil: submitting. Kept across restarts, so a restart does not send the held backlog to a failing printer.
+    public var stoppedAfterFailure: String?
 
-    public init(tag: String) { self.tag = tag }
+    /// The note of a job CUPS or the printer cancelled (not the booth: its own cancels note who asked).
+    public static let cancelledAtPrinter = "cancelled at the printer"
+
+    public init(tag: String) {
+        self.tag = tag
+        printed = 0
+    }
 
     /// A new held request for `file`; returns it (also appended).
     public mutating func add(captureID: UInt64?, source: String, file: String, copies: Int, media: String,
@@ -107,6 +127,26 @@ public struct PrintJournal: Codable, Sendable, Equatable {
         let r = PrintRequest(id: id, captureID: captureID, source: source, file: file, copies: copies, media: media,
                              requestedAt: now, title: "photobooth-\(tag)-\(id)", reprintOf: reprintOf)
         requests.append(r)
+        return r
+    }
+
+    /// A print `print.mode` promised for saved picture `captureID` (at `photo`), journaled with the save
+    /// before its page is rendered: a held request whose page is `renderPending`, rendered from `photo`
+    /// (by the runtime's request in this run, from the file after a restart). Nil when the journal has a
+    /// request for `captureID` already (asked for before the save: that one is the print).
+    /// - Parameters:
+    ///   - spool: `print.spool`, where the page will be written (`print-TAG-ID.jpg`).
+    ///   - now: the wall clock, seconds since 1970.
+    public mutating func promise(captureID: UInt64, source: String, photo: String, spool: String, copies: Int,
+                                 media: String, code: PageCode?, now: Double) -> PrintRequest? {
+        guard !requests.contains(where: { $0.captureID == captureID }) else { return nil }
+        var r = add(captureID: captureID, source: source, file: "\(spool)/print-\(tag)-\(nextID).jpg", copies: copies,
+                    media: media, now: now)
+        r.renderPending = true
+        r.photo = photo
+        r.codeText = code?.text
+        r.codeCorner = code?.corner.rawValue
+        requests[requests.count - 1] = r
         return r
     }
 
@@ -170,7 +210,7 @@ public struct PrintJournal: Codable, Sendable, Equatable {
     /// The held requests to submit now, oldest first: none while `health` forbids it, else as many as
     /// the pending limit leaves room for.
     public func toSubmit(pendingLimit: Int, health: PrinterHealth) -> [PrintRequest] {
-        guard health.allowsSubmission else { return [] }
+        guard health.allowsSubmission, stoppedAfterFailure == nil else { return [] }
         return Array(held.filter { $0.renderPending != true }.prefix(max(0, pendingLimit - outstanding)))
     }
 
@@ -186,7 +226,10 @@ public struct PrintJournal: Codable, Sendable, Equatable {
     /// never submitted and is held again. A held request whose title is in the list was submitted by a
     /// run that could not journal it (a full disk, a crash): it takes that job, and is never submitted
     /// again. A submitted job CUPS no longer lists is taken as completed (CUPS forgets finished jobs
-    /// only) — never submitted again.
+    /// only) — never submitted again. A job that failed at the printer (aborted, or cancelled there and
+    /// not by the booth) holds its request again, under a new title, and stops submission
+    /// (``stoppedAfterFailure``) until a job completes or the operator resumes (``resume()``): one
+    /// failing printer costs one job, not the whole held backlog.
     public mutating func reconcile(jobs: [CUPSJob], sheetsPerCopy: Int, now: Double) -> [Change] {
         var changes: [Change] = []
         for i in requests.indices where requests[i].state.isLive {
@@ -204,8 +247,19 @@ public struct PrintJournal: Codable, Sendable, Equatable {
                 switch job.state {
                 case .completed: requests[i].state = .completed
                 case .aborted: requests[i].state = .aborted; requests[i].note = "aborted by the printer or CUPS"
-                case .cancelled: requests[i].state = .cancelled; requests[i].note = requests[i].note ?? "cancelled at the printer"
+                case .cancelled: requests[i].state = .cancelled; requests[i].note = requests[i].note ?? PrintJournal.cancelledAtPrinter
                 case .pending, .held, .processing, .stopped: break
+                }
+                if requests[i].state == .aborted || requests[i].note == PrintJournal.cancelledAtPrinter && requests[i].state == .cancelled {
+                    let what = requests[i].state == .aborted ? "aborted at the printer" : PrintJournal.cancelledAtPrinter
+                    let attempts = (before.failedJobs ?? 0) + 1
+                    requests[i].state = .held
+                    requests[i].jobID = nil
+                    requests[i].failedJobs = attempts
+                    requests[i].title = "photobooth-\(tag)-\(before.id)-\(attempts)"
+                    requests[i].note = "job \(job.id) \(what); held again"
+                    failedJobs = (failedJobs ?? 0) + 1
+                    stoppedAfterFailure = "print \(before.id)'s job \(job.id) \(what)"
                 }
             } else if before.state == .submitting {
                 requests[i].state = .held
@@ -214,8 +268,10 @@ public struct PrintJournal: Codable, Sendable, Equatable {
                 requests[i].note = "job \(before.jobID ?? 0) no longer listed by CUPS"
             }
             if !requests[i].state.isLive { requests[i].finishedAt = now }
-            if requests[i].state == .completed, let s = sheetsRemaining {
-                sheetsRemaining = max(0, s - requests[i].copies * sheetsPerCopy)
+            if requests[i].state == .completed {
+                printed = (printed ?? 0) + 1
+                stoppedAfterFailure = nil   // the printer proved itself
+                if let s = sheetsRemaining { sheetsRemaining = max(0, s - requests[i].copies * sheetsPerCopy) }
             }
             if requests[i] != before { changes.append(Change(request: requests[i], from: before.state)) }
         }
@@ -238,6 +294,13 @@ public struct PrintJournal: Codable, Sendable, Equatable {
         let gone = requests.filter { forget.contains($0.id) }.sorted { $0.id < $1.id }
         requests.removeAll { forget.contains($0.id) }
         return gone
+    }
+
+    /// `photoboothctl prints resume`: submission goes on after a failed job (``stoppedAfterFailure``).
+    /// - Returns: what had stopped it, nil when nothing had.
+    public mutating func resume() -> String? {
+        defer { stoppedAfterFailure = nil }
+        return stoppedAfterFailure
     }
 
     /// Forgets finished requests; returns how many.
@@ -291,14 +354,20 @@ public struct PrintJournalError: Error, Equatable, Sendable, CustomStringConvert
 }
 
 /// What the review screen says about printing, from the printer's health and this picture's request
-/// (nil when printing is off or nothing was asked for this picture).
-public func reviewPrintText(health: PrinterHealth, request: PrintRequest?) -> String? {
+/// (nil when printing is off or nothing was asked for this picture). `sentNext`: the held request goes
+/// out as soon as its press-mode grace (`button.long_press`) ends, nothing ahead of it: "Printing…".
+public func reviewPrintText(health: PrinterHealth, request: PrintRequest?, sentNext: Bool = false) -> String? {
     guard let request else { return nil }
     switch request.state {
     case .completed: return "Printed"
+    case .cancelled where request.note == PrintJournal.cancelledAtPrinter: return "Printing failed — your photo is saved"
     case .cancelled: return "Not printing"
     case .dropped, .aborted, .failed: return "Printing failed — your photo is saved"
     case .held, .submitting, .submitted:
+        // Its own job failed (held again), or the printer failed a job and nothing is sent until it prints.
+        if request.failedJobs != nil || request.state == .held && health.reasons.contains("job-failed") {
+            return "Printing failed — your photo is saved"
+        }
         if case let .unavailable(reasons, _) = health {
             if reasons.contains("media-empty") || reasons.contains("media-needed") {
                 return "Out of paper — your photo is saved"
@@ -310,6 +379,6 @@ public func reviewPrintText(health: PrinterHealth, request: PrintRequest?) -> St
             if reasons.contains("offline") || reasons.contains("cups-unreachable") { return "Printer offline — your photo is saved" }
             return "Printer paused — your photo is saved"
         }
-        return request.state == .held ? "Waiting to print…" : "Printing…"
+        return request.state == .held && !sentNext ? "Waiting to print…" : "Printing…"
     }
 }

@@ -73,6 +73,17 @@ public final class PrintWorker: Printer {
         /// The journal's reserve was released (the file system is full) and is not made again yet:
         /// pages wait in memory, the room is the journal's.
         var reserveReleased = false
+        /// Requests promised with their picture's save whose page waits for the runtime's request (its
+        /// bytes, code and grace): not rendered from the saved file in this run. In memory only: after a
+        /// restart every promise is rendered from its picture.
+        var awaitingRequest: Set<Int> = []
+        /// Pictures whose print was skipped (a long press, the skip key) in this run, the latest 64: a
+        /// promise or request that comes after the skip is not printed.
+        var skipped: Set<UInt64> = []
+        /// A promise made on the loop's thread waits for the "print-watch" thread to journal it.
+        var persistAsked = false
+        /// The held requests print.mode off keeps from the printer were logged (once per time it is off).
+        var offNoted = false
     }
 
     private let shared: Mutex<Shared>
@@ -116,6 +127,8 @@ public final class PrintWorker: Printer {
         // (the review text and a long press must not find it).
         for i in journal.requests.indices { journal.requests[i].captureID = nil }
         if journal.sheetsRemaining == nil && settings.sheets > 0 { journal.sheetsRemaining = settings.sheets }
+        // A journal from before the count: its kept completed requests.
+        if journal.printed == nil { journal.printed = journal.requests.filter { $0.state == .completed }.count }
         let recovered = PrintWorker.recoverPages(&journal, settings: settings, log: log)
         shared = Mutex(Shared(settings: settings, journal: journal))
         for r in recovered {
@@ -331,8 +344,10 @@ public final class PrintWorker: Printer {
     /// thread cannot, while it waits in libcups. Ends with the print thread.
     private func watchMain(_ w: WorkerThread) {
         while !printThread.hasEnded {
-            // Every 250 ms; the print thread's end finishes this one at once.
-            guard w.waitForWork(until: Monotonic.now().adding(milliseconds: 250)) == .timeout else { return }
+            // Every 250 ms, or at once for a promise to journal; the print thread's end finishes this one at once.
+            let wake = w.waitForWork(until: Monotonic.now().adding(milliseconds: 250)) { shared.withLock { $0.persistAsked } }
+            guard wake != .stop else { return }
+            if shared.withLock({ s in defer { s.persistAsked = false }; return s.persistAsked }) { persistIfBehind() }
             let flipped = shared.withLock { s -> Bool in
                 let stale = overdueSeconds(s) != nil
                 defer { s.staleSeen = stale }
@@ -370,18 +385,39 @@ public final class PrintWorker: Printer {
     /// picture's, or the capture's for one shot without a composer), or a test print with `captureID` nil.
     /// - Parameter graceMilliseconds: the request is journaled at once but not submitted before this
     ///   long has passed (monotonic clock), so a `skip` within it keeps it from CUPS altogether.
+    /// A picture saved already (a press-mode print) has its print promised at once
+    /// (``noteSaved(captureID:path:promise:)``), journaled by the "print-watch" thread, which never waits
+    /// on CUPS: a print thread stuck in libcups does not keep it from the disk.
     public func request(jpeg: [UInt8], captureID: UInt64?, source: String, graceMilliseconds: Int, code: PageCode?) {
+        let promised = shared.withLock { s -> Bool in
+            guard let id = captureID, let path = s.savedPaths[id], !s.skipped.contains(id),
+                  promiseLocked(&s, captureID: id, path: path, promise: PrintPromise(source: source, code: code)) != nil
+            else { return false }
+            s.persistAsked = true
+            return true
+        }
         post(.request(jpeg: jpeg, captureID: captureID, source: source, graceMilliseconds: graceMilliseconds, code: code))
+        if promised { watchThread.wake() }
     }
 
     /// The guest long-pressed in review: picture `captureID` is not printed (cancelled if already asked).
-    public func skip(captureID: UInt64) { post(.skip(captureID: captureID)) }
+    public func skip(captureID: UInt64) {
+        shared.withLock { s in
+            s.skipped.insert(captureID)
+            if s.skipped.count > 64, let oldest = s.skipped.min() { s.skipped.remove(oldest) }
+        }
+        post(.skip(captureID: captureID))
+    }
 
     /// Capture or picture `captureID` is on disk at `path` (a press-mode print comes after the save).
-    /// A request for it whose page is not written yet takes the path (journaled by the print thread),
-    /// so the page can be rendered from the saved picture after a restart.
-    public func noteSaved(captureID: UInt64, path: String) {
-        let pending = shared.withLock { s -> Bool in
+    /// A request for it whose page is not written yet takes the path, so the page can be rendered from
+    /// the saved picture after a restart. With `promise` (`print.mode` prints this picture), the print is
+    /// journaled durably before this returns, on the calling thread (the storage thread, which never
+    /// waits on CUPS): a held request rendered from the runtime's bytes in this run, from `path` after a
+    /// restart (``PrintJournal/promise(captureID:source:photo:spool:copies:media:code:now:)``). A print
+    /// asked for before the save is journaled then too. Nothing is promised for a picture already skipped.
+    public func noteSaved(captureID: UInt64, path: String, promise: PrintPromise?) {
+        let (pending, promised) = shared.withLock { s -> (Bool, PrintRequest?) in
             s.savedPaths[captureID] = path
             if s.savedPaths.count > 32, let oldest = s.savedPaths.keys.min() { s.savedPaths[oldest] = nil }
             var pending = false
@@ -391,9 +427,24 @@ public final class PrintWorker: Printer {
                 pending = true
             }
             if pending { s.journalVersion += 1 }
-            return pending
+            guard let promise, !s.skipped.contains(captureID) else { return (pending, nil) }
+            return (pending, promiseLocked(&s, captureID: captureID, path: path, promise: promise))
         }
-        if pending { signal() }
+        if promise != nil, persistIfBehind(), let promised {
+            log.info("print \(promised.id) (\(promised.source)): journaled with the picture's save (\(path)); held")
+        }
+        if pending || promised != nil { signal() }
+    }
+
+    /// Journals (in memory) the print promised for saved picture `captureID`; nil when one is journaled.
+    private func promiseLocked(_ s: inout Shared, captureID: UInt64, path: String, promise: PrintPromise) -> PrintRequest? {
+        guard let r = s.journal.promise(captureID: captureID, source: promise.source, photo: path, spool: s.settings.spool,
+                                        copies: s.settings.copies, media: s.settings.media, code: promise.code, now: now())
+        else { return nil }
+        s.journalVersion += 1
+        s.requestedMonotonic[r.id] = clock.now()
+        s.awaitingRequest.insert(r.id)
+        return r
     }
 
     /// The saved photo of capture `captureID`, if it was noted and is readable.
@@ -420,7 +471,7 @@ public final class PrintWorker: Printer {
     /// `photoboothctl refill SHEETS`: sets the paper counter.
     public func refill(sheets: Int) {
         mutate { $0.journal.sheetsRemaining = sheets }
-        log.notice("paper refilled: \(sheets) sheets")
+        log.notice("paper refilled: \(counted(sheets, "sheet"))")
         signal()
     }
 
@@ -474,8 +525,16 @@ public final class PrintWorker: Printer {
             return (s.journal.purge(), files)
         }
         for f in Set(files) { unlink(f) }
-        log.notice("prints purge: \(n) finished requests forgotten")
+        log.notice("prints purge: \(counted(n, "finished request")) forgotten")
         return n
+    }
+
+    /// `photoboothctl prints resume`: submission goes on after a failed job (``PrintJournal/resume()``).
+    public func resume() -> String? {
+        let why = mutate { $0.journal.resume() }
+        if let why { log.notice("prints resume: printing resumed (it stopped as \(why))") }
+        signal()
+        return why
     }
 
     /// The journal as it is now.
@@ -484,6 +543,26 @@ public final class PrintWorker: Printer {
     public var requests: [PrintEntry] { journal.requests.map(PrintEntry.init) }
     /// The paper counter (sheets), nil when not counted.
     public var sheetsRemaining: Int? { shared.withLock { $0.journal.sheetsRemaining } }
+
+    /// `test-print FILE`: refused unless `jpeg` is a whole JPEG the renderer reads (header by
+    /// `tjDecompressHeader3`, then ``JPEGDecoder/validate(_:)``); else asked for as `test print of FILE`.
+    /// - Throws: ``PrinterRefusal`` `bad-file`, naming `file`, what is wrong and what is allowed.
+    public func requestTestPrint(jpeg: [UInt8], file: String) throws(PrinterRefusal) {
+        func refuse(_ why: String) -> PrinterRefusal {
+            PrinterRefusal(code: "bad-file", message: "\(file): \(why); test-print takes a JPEG file (nothing printed)")
+        }
+        guard !jpeg.isEmpty else { throw refuse("the file is empty") }
+        do {
+            let decoder = try JPEGDecoder()
+            _ = try decoder.header(jpeg)
+            guard decoder.validate(jpeg) else { throw refuse("not a whole JPEG (its data is truncated or corrupt)") }
+        } catch let refusal as PrinterRefusal {
+            throw refusal
+        } catch {
+            throw refuse("not a JPEG (\(error))")
+        }
+        request(jpeg: jpeg, captureID: nil, source: "test print of \(file)")
+    }
 
     /// `test-print` without a file: a print of ``testChart()``.
     /// - Throws: ``JPEGError`` when the chart cannot be encoded.
@@ -526,7 +605,12 @@ public final class PrintWorker: Printer {
                 // as far as the guest goes.
                 request = PrintRequest(id: 0, captureID: captureID, source: "", file: "", copies: 1, media: "", requestedAt: 0, title: "")
             }
-            return reviewPrintText(health: currentHealth(s), request: request)
+            // A press-mode print waiting out the long press with room at the printer goes out next: printing.
+            let next = request.map { r in
+                s.notBefore[r.id] != nil && s.journal.outstanding < s.settings.pendingLimit
+                    && s.journal.paperShort(sheetsPerCopy: s.settings.sheetsPerPicture) == nil
+            } ?? false
+            return reviewPrintText(health: currentHealth(s), request: request, sentNext: next)
         }
     }
 
@@ -542,8 +626,8 @@ public final class PrintWorker: Printer {
                                  sheetsRemaining: s.journal.sheetsRemaining,
                                  held: s.journal.requests.filter { $0.state == .held }.count,
                                  outstanding: s.journal.outstanding,
-                                 completed: s.journal.requests.filter { $0.state == .completed }.count,
-                                 lastError: s.lastError)
+                                 completed: s.journal.printed ?? 0,
+                                 lastError: s.lastError, failed: s.journal.failedJobs ?? 0)
         }
     }
 
@@ -629,19 +713,35 @@ public final class PrintWorker: Printer {
                 // of requests, before it polls and submits (a burst costs one write, not one each).
                 // Marked renderPending until its page is written: a journal another thread writes
                 // meanwhile never names a page that is not there.
-                let r = shared.withLock { s in
-                    let file = "\(settings.spool)/print-\(s.journal.tag)-\(s.journal.nextID).jpg"
-                    let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
-                                          media: settings.media, now: now())
-                    s.requestedMonotonic[r.id] = clock.now()
-                    if let i = s.journal.requests.indices.last {
+                let r = shared.withLock { s -> PrintRequest? in
+                    // A print promised with the picture's save (``noteSaved(captureID:path:promise:)``) is
+                    // this request: its page is rendered from these bytes; one skipped meanwhile stays so.
+                    let promised = captureID.flatMap { id in s.journal.requests.last { $0.captureID == id && $0.renderPending == true } }
+                    if let promised, let id = captureID {
+                        s.awaitingRequest.remove(promised.id)
+                        guard promised.state == .held, !s.skipped.contains(id) else { return nil }
+                    }
+                    let i: Int
+                    if let promised, let at = s.journal.requests.firstIndex(where: { $0.id == promised.id }) {
+                        i = at
+                    } else {
+                        let file = "\(settings.spool)/print-\(s.journal.tag)-\(s.journal.nextID).jpg"
+                        let r = s.journal.add(captureID: captureID, source: source, file: file, copies: settings.copies,
+                                              media: settings.media, now: now())
+                        s.requestedMonotonic[r.id] = clock.now()
+                        i = s.journal.requests.count - 1
                         s.journal.requests[i].renderPending = true
                         s.journal.requests[i].photo = captureID.flatMap { s.savedPaths[$0] }
-                        s.journal.requests[i].codeText = code?.text
-                        s.journal.requests[i].codeCorner = code?.corner.rawValue
                     }
+                    s.journal.requests[i].codeText = code?.text ?? s.journal.requests[i].codeText
+                    s.journal.requests[i].codeCorner = code?.corner.rawValue ?? s.journal.requests[i].codeCorner
+                    let r = s.journal.requests[i]
                     if grace > 0 { s.notBefore[r.id] = clock.now().nanoseconds + UInt64(max(0, grace)) * 1_000_000 }
                     return r
+                }
+                guard let r else {
+                    log.info("print of \(source): skipped before its page was rendered; not printed")
+                    return
                 }
                 if shared.withLock({ $0.reserveReleased }) {
                     shared.withLock { $0.pendingPages[r.id] = page }
@@ -658,7 +758,7 @@ public final class PrintWorker: Printer {
                 }
             } catch {
                 log.error("print of \(source) not rendered: \(error)")
-                shared.withLock { $0.lastError = "render: \(error)" }
+                shared.withLock { $0.lastError = "print of \(source) not rendered: \(error)" }
             }
         case let .skip(captureID):
             let live = shared.withLock { s in s.journal.requests.filter { $0.captureID == captureID && $0.state.isLive } }
@@ -707,7 +807,7 @@ public final class PrintWorker: Printer {
             s.pendingPages = s.pendingPages.filter { ids.contains($0.key) }
             return (pending, Set(s.pendingPages.keys))
         }
-        for r in pending {
+        for r in pending where !shared.withLock({ $0.awaitingRequest.contains(r.id) }) {
             var page = inMemory.contains(r.id) ? shared.withLock { $0.pendingPages[r.id] } : nil
             if page == nil {
                 guard let photo = r.photo else {
@@ -747,7 +847,11 @@ public final class PrintWorker: Printer {
                 log.debug("print \(r.id): page still not written: \(failure)")
                 return false
             }
-            log.notice("print \(r.id) (\(r.source)): page written to \(r.file) (the spool had room again); held")
+            if inMemory.contains(r.id) || r.photo == nil {
+                log.notice("print \(r.id) (\(r.source)): page written to \(r.file) (the spool had room again); held")
+            } else {
+                log.notice("print \(r.id) (\(r.source)): page rendered from \(r.photo ?? "") and written to \(r.file); held")
+            }
         }
         return true
     }
@@ -821,7 +925,7 @@ public final class PrintWorker: Printer {
         var health = PrinterHealth.classify(queue: queue, device: device)
         if case .failure = queue { connection = nil }
         let sheets = shared.withLock { $0.journal.sheetsRemaining }
-        if let sheets, sheets <= settings.paperWarning {
+        if let sheets, sheets > 0, sheets <= settings.paperWarning {
             switch health {
             case .ready, .unknown: health = .warning(reasons: ["paper-low"])
             case let .warning(r): health = .warning(reasons: r + ["paper-low"])
@@ -837,6 +941,20 @@ public final class PrintWorker: Printer {
             switch health {
             case let .unavailable(r, m): health = .unavailable(reasons: r + [reason], message: m.isEmpty ? message : m)
             default: health = .unavailable(reasons: [reason], message: message)
+            }
+        } else if sheets == 0 {
+            // Nothing can print until a refill: out of paper, whether or not a request waits.
+            let message = "0 sheets counted — refill (photoboothctl refill SHEETS)"
+            switch health {
+            case let .unavailable(r, m): health = .unavailable(reasons: r + ["paper-out"], message: m.isEmpty ? message : m)
+            default: health = .unavailable(reasons: ["paper-out"], message: message)
+            }
+        }
+        if let why = shared.withLock({ $0.journal.stoppedAfterFailure }) {
+            let message = "printing stopped: \(why); held requests wait until a job completes or photoboothctl prints resume"
+            switch health {
+            case let .unavailable(r, m): health = .unavailable(reasons: r + ["job-failed"], message: m.isEmpty ? message : m)
+            default: health = .unavailable(reasons: ["job-failed"], message: message)
             }
         }
         setHealth(health)
@@ -868,6 +986,18 @@ public final class PrintWorker: Printer {
         forgetOldFinished()
         // A stop asked for while this poll waited in libcups: nothing more is submitted by this thread.
         guard connection != nil, !shared.withLock({ $0.stopping }) else { return }
+        // print.mode off prints nothing, not even requests journaled before it was set off (a start
+        // with printing off never prints a surprise): they wait, held, until printing is on again.
+        guard settings.mode != .off else {
+            let held = shared.withLock { s in s.offNoted ? 0 : s.journal.held.count }
+            if held > 0 {
+                shared.withLock { $0.offNoted = true }
+                log.notice("print.mode is off: \(counted(held, "held request")) not printed (printed once print.mode is auto or press; "
+                           + "photoboothctl prints cancel ID drops one)")
+            }
+            return
+        }
+        shared.withLock { $0.offNoted = false }
         let next = shared.withLock { s in
             let t = clock.now().nanoseconds
             s.notBefore = s.notBefore.filter { $0.value > t }
@@ -963,7 +1093,7 @@ public final class PrintWorker: Printer {
     /// no `refill`).
     static func paperText(_ sheets: Int?) -> String {
         guard let sheets else { return "paper not counted" }
-        return sheets == 1 ? "1 sheet left" : "\(sheets) sheets left"
+        return "\(counted(sheets, "sheet")) left"
     }
 
     private func report(_ r: PrintRequest, from: PrintRequestState) {
@@ -973,6 +1103,9 @@ public final class PrintWorker: Printer {
             log.info("print \(r.id) (\(r.source)): job \(r.jobID ?? 0) completed; \(PrintWorker.paperText(sheets))")
         case .aborted, .cancelled, .failed, .dropped:
             log.warning("print \(r.id) (\(r.source)): job \(r.jobID ?? 0) \(r.state.rawValue)\(r.note.map { " (\($0))" } ?? "") — not counted")
+        case .held where r.failedJobs != nil && from != .submitting && from != .held:
+            log.warning("print \(r.id) (\(r.source)): \(r.note ?? "job failed") — not counted; nothing more is submitted until a job "
+                        + "completes or photoboothctl prints resume")
         case .held:
             log.warning("print \(r.id): was being submitted when the booth stopped and never reached CUPS; held again")
         case .submitted, .submitting:

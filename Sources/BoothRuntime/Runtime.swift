@@ -141,6 +141,8 @@ public final class BoothRuntime: Sendable {
     public let printer: any Printer
     /// Hands each saved capture and picture to ``RuntimeOptions/pictureSinks``.
     private let delivery: PictureDelivery
+    /// Prints `print.mode` promises for pictures not saved yet: journaled with their save.
+    private let printPromises: PrintPromises
     /// The picture composer's thread, when there is a composer.
     private let composeWorker: ComposeWorker
     /// Start time, last press and the persisted totals, for `photoboothctl` (Admin.swift).
@@ -239,12 +241,21 @@ public final class BoothRuntime: Sendable {
         self.printer = printer
         let delivery = PictureDelivery(sinks: options.pictureSinks, log: log)
         self.delivery = delivery
-        // The printer first (it only notes the path, at once), then the other sinks' queues: all
-        // before the loop hears `saved`, so a print asked for at `.saved` finds the path noted.
+        let promises = PrintPromises(), pictureLink = options.pictureLink
+        self.printPromises = promises
+        // The printer first (it notes the path, and journals a promised print: durable with the save),
+        // then the other sinks' queues: all before the loop hears `saved`, so a print asked for at
+        // `.saved` finds the path noted.
         self.storage = StorageWorker(store: store, captures: captures, minFree: UInt64(settings.storage.minFreeBytes),
                                      mount: settings.storage.mount, clock: clock, log: log, post: post,
                                      saved: { picture in
-                                         printer.pictureSaved(picture)
+                                         if let (source, corner) = promises.take(picture.captureID) {
+                                             let text = corner == .off ? nil : pictureLink?(picture.path, picture.bytes.count)
+                                             printer.noteSaved(captureID: picture.captureID, path: picture.path,
+                                                               promise: PrintPromise(source: source, code: text.map { PageCode(text: $0, corner: corner) }))
+                                         } else {
+                                             printer.pictureSaved(picture)
+                                         }
                                          delivery.deliver(picture)
                                      })
         let orientation = factory.orientation(settings)
@@ -577,6 +588,7 @@ public final class BoothRuntime: Sendable {
             let afterPress = admin.lastPressAt.map { clock.now().milliseconds(since: $0) }
             log.info("session \(n) begins" + (afterPress.map { ", \(Double(Int(($0 * 10).rounded())) / 10) ms after the press (its event time)" } ?? ""))
         case let .endSession(end):
+            if end != .completed { printPromises.withdrawUnrequested() }
             let (n, done, limit) = state.withLock { s -> (Int, Int, Int?) in
                 switch end {
                 case .completed: s.counters.completed += 1
@@ -605,7 +617,10 @@ public final class BoothRuntime: Sendable {
             }
             loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(ms))), afterMilliseconds: ms)
         case let .print(id):
-            let (session, grace, held) = state.withLock { ($0.session, printGrace($0.settings), $0.sessionJPEGs[id]) }
+            let (session, grace, held, corner) = state.withLock {
+                ($0.session, printGrace($0.settings), $0.sessionJPEGs[id], $0.settings.picture.qr)
+            }
+            printPromises.promise(id, source: "session \(session)", corner: corner, requested: true)
             if wantsCode(), savedPath(id) == nil, !state.withLock({ $0.failedSaves.contains(id) }) {
                 // The code carries the saved file's token: printed once the save is noted (`printSaved`).
                 state.withLock { _ = $0.printsAwaitingCode.insert(id) }
@@ -634,9 +649,15 @@ public final class BoothRuntime: Sendable {
                 log.error("print of the picture of session \(session): \(path) cannot be read back; not printed")
             }
         case let .skipPrint(id):
+            printPromises.withdraw(id)
             state.withLock { _ = $0.printsAwaitingCode.remove(id) }
             printer.skip(captureID: id)
         case let .compose(pictureID, ids):
+            // In auto mode the picture's review prints it: promised now, as it may be saved before the review begins.
+            let (session, settings) = state.withLock { ($0.session, $0.settings) }
+            if settings.print.mode == .auto {
+                printPromises.promise(pictureID, source: "session \(session)", corner: settings.picture.qr, requested: false)
+            }
             compose(pictureID: pictureID, captureIDs: ids)
         case let .deleteCaptures(ids):
             state.withLock { s in

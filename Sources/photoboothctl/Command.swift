@@ -156,7 +156,8 @@ func report(_ error: ControlClientError) -> Int32 {
     case .notAllowed: return ExitCode.noPermission
     case let .failed(failure):
         switch failure.code {
-        case "reload-refused": return ExitCode.config
+        case "reload-refused", "printing-off": return ExitCode.config
+        case "bad-file", "out-of-range": return ExitCode.dataError
         case "unavailable", "busy": return ExitCode.tempFail
         default: return ExitCode.software
         }

@@ -274,6 +274,8 @@ struct Press: Subcommand {
         answer(ControlRequest(.press), args, as: PressReply.self, text: { r in
             if let why = r.ignored { return "\(why): the press did nothing" }
             guard let after = r.stateAfter else { return "pressed in \(r.stateBefore); not handled yet (photoboothctl status shows the state)" }
+            // The one press review acts on: print.mode press asks for the picture's print (any other is ignored).
+            if r.stateBefore == "review" && after == "review" { return "pressed in review: the picture's print requested" }
             return after == r.stateBefore ? "pressed in \(r.stateBefore) (the state stays \(after))" : "pressed: \(r.stateBefore) -> \(after)"
         }, code: { $0.ignored == nil ? ExitCode.ok : ExitCode.tempFail })
     }

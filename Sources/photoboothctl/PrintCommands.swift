@@ -14,7 +14,7 @@ enum PrintsCommand {
 
     /// `prints list`'s table: the paper line, then one line a request.
     static func table(_ r: PrintsReply) -> String {
-        var out = ["paper: \(r.sheetsRemaining.map { "\($0) sheets left" } ?? "not counted")"]
+        var out = ["paper: \(r.sheetsRemaining.map { "\(counted($0, "sheet")) left" } ?? "not counted")"]
         if r.requests.isEmpty { out.append("no print requests"); return out.joined(separator: "\n") }
         out.append("ID    STATE       JOB   COPIES  REQUESTED            SOURCE")
         for e in r.requests {
@@ -37,7 +37,8 @@ enum PrintsCommand {
         if !p.reasons.isEmpty { line += " (\(p.reasons.joined(separator: ", ")))" }
         if let m = p.message { line += " — \(m)" }
         line += "; mode \(p.mode), \(p.held) held, \(p.outstanding) at the printer, \(p.completed) printed"
-        if let s = p.sheetsRemaining { line += ", \(s) sheets left" }
+        if let f = p.failed { line += ", \(f) failed" }
+        if let s = p.sheetsRemaining { line += ", \(counted(s, "sheet")) left" }
         if let e = p.lastError { line += "; last error: \(e)" }
         return line
     }
@@ -71,7 +72,9 @@ struct TestPrint: Subcommand {
     static let summary = "Print FILE (a JPEG), or a test chart, through the booth's print path."
     static let details = """
         The picture is rendered for print.media like a guest's and journaled; 'prints list' follows it.
-        Exit codes: 0 queued; 66 FILE unreadable; 69 daemon not running; 77 not allowed.
+        FILE must be a JPEG; with print.mode off nothing is printed, so test-print is refused.
+        Exit codes: 0 queued; 65 FILE not a whole JPEG (empty, PNG, corrupt); 66 FILE unreadable;
+        69 daemon not running; 77 not allowed; 78 print.mode is off.
         """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...1
@@ -96,14 +99,16 @@ struct Refill: Subcommand {
     static let words = ["refill"]
     static let synopsis = "refill SHEETS [--json] [--socket PATH]"
     static let summary = "Set the paper counter after loading paper (completed prints count it down)."
-    static let details = "Exit codes: 0; 65 SHEETS not a number ≥ 0; 69 daemon not running; 77 not allowed."
+    static let details = "Exit codes: 0; 65 SHEETS not a whole number from 0 to 100000 (print.sheets' range); 69 daemon not running; 77 not allowed."
     static let options: [Option] = [.json, .socket]
     static let positionals = 1...1
     let args: ParsedArguments
 
     func run() -> Int32 {
-        guard let sheets = args.positional.first.flatMap({ Int($0) }), sheets >= 0 else {
-            warn("refill needs a number of sheets ≥ 0, got '\(args.positional.first ?? "")'")
+        let range = Settings.Print.sheetsRange
+        guard let sheets = args.positional.first.flatMap({ Int($0) }), range.contains(sheets) else {
+            warn("refill needs a whole number of sheets from \(range.lowerBound) to \(range.upperBound) (print.sheets' range), "
+                 + "got '\(args.positional.first ?? "")'")
             return ExitCode.dataError
         }
         return PrintsCommand.send(ControlRequest(.refill, sheets: sheets), args)
@@ -128,8 +133,8 @@ struct PrintsList: Subcommand {
 /// `prints` alone: the same as `prints list`.
 struct Prints: Subcommand {
     static let words = ["prints"]
-    static let synopsis = "prints [list|reprint ID|cancel ID|purge] [--json] [--socket PATH]"
-    static let summary = "The print journal (prints list); reprint, cancel or purge requests."
+    static let synopsis = "prints [list|reprint ID|cancel ID|purge|resume] [--json] [--socket PATH]"
+    static let summary = "The print journal (prints list); reprint, cancel or purge requests; resume after a failed job."
     static let details = "Without a word: prints list. Exit codes: 0; 64 unknown word; 69 daemon not running; 77 not allowed."
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
@@ -154,17 +159,33 @@ struct PrintsCancel: PrintsIDSubcommand {
     let args: ParsedArguments
 }
 
+/// `prints ACTION` without an ID (purge, resume): the same command but for the action word.
+protocol PrintsActionSubcommand: Subcommand {
+    /// The word after `prints`, also the request's action.
+    static var action: String { get }
+}
+
+extension PrintsActionSubcommand {
+    static var words: [String] { ["prints", action] }
+    static var synopsis: String { "prints \(action) [--json] [--socket PATH]" }
+    static var options: [Option] { [.json, .socket] }
+    static var positionals: ClosedRange<Int> { 0...0 }
+
+    func run() -> Int32 { PrintsCommand.send(ControlRequest(.prints, action: Self.action), args) }
+}
+
 /// `prints purge`.
-struct PrintsPurge: Subcommand {
-    static let words = ["prints", "purge"]
-    static let synopsis = "prints purge [--json] [--socket PATH]"
+struct PrintsPurge: PrintsActionSubcommand {
+    static let action = "purge"
     static let summary = "Forget finished print requests and delete their rendered pages."
     static let details = "Exit codes: 0; 69 daemon not running; 77 not allowed."
-    static let options: [Option] = [.json, .socket]
-    static let positionals = 0...0
     let args: ParsedArguments
+}
 
-    func run() -> Int32 {
-        PrintsCommand.send(ControlRequest(.prints, action: "purge"), args)
-    }
+/// `prints resume`.
+struct PrintsResume: PrintsActionSubcommand {
+    static let action = "resume"
+    static let summary = "Send held prints again after a job failed at the printer (fix the printer first)."
+    static let details = "After a failed job nothing is submitted until a job completes or this. Exit codes: 0; 69 daemon not running; 77 not allowed."
+    let args: ParsedArguments
 }

@@ -10,7 +10,7 @@ import Glibc
 let commands: [any Subcommand.Type] = [
     ConfigShow.self, ConfigGet.self, ConfigSet.self, ConfigValidate.self, ConfigDescribe.self, ConfigInit.self,
     Status.self, Devices.self, Press.self, Snapshot.self, Reload.self, Stats.self,
-    TestPrint.self, Refill.self, Prints.self, PrintsList.self, PrintsReprint.self, PrintsCancel.self, PrintsPurge.self,
+    TestPrint.self, Refill.self, Prints.self, PrintsList.self, PrintsReprint.self, PrintsCancel.self, PrintsPurge.self, PrintsResume.self,
     Gallery.self, GalleryStatusCommand.self, GalleryURL.self, GalleryRemove.self, GalleryRebuild.self, GalleryTestAlert.self,
 ]
 

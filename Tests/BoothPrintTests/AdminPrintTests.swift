@@ -12,6 +12,30 @@ import Testing
 // over the control socket — printer fields in `status`, printers in `devices`, `test-print [FILE]`,
 // `refill`, `prints list | reprint | cancel | purge`.
 
+/// photoboothd and photoboothctl as built in .build/debug; nil (after saying why) without the CUPS
+/// tools, or after recording an issue when either is not built.
+func builtDaemonAndCtl() -> (daemon: String, ctl: String)? {
+    if let why = missingCUPSTools() { print(why); return nil }
+    let daemon = "\(packageRoot())/.build/debug/photoboothd", ctl = "\(packageRoot())/.build/debug/photoboothctl"
+    guard FileManager.default.isExecutableFile(atPath: daemon), FileManager.default.isExecutableFile(atPath: ctl) else {
+        Issue.record("missing prerequisite: photoboothd or photoboothctl not built in .build/debug (swift build first)")
+        return nil
+    }
+    return (daemon, ctl)
+}
+
+/// photoboothd's arguments for the tests that run it against `stack`: the simulated camera, files under
+/// the stack's directory (an empty config file there), print.mode `mode`, fast polls at 100 dpi, and
+/// each of `extra` as a `--set`.
+func printingDaemonArguments(_ stack: CUPSStack, mode: String, _ extra: [String] = []) -> [String] {
+    let dir = stack.dir
+    _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
+    let sets = ["storage.dir=\(dir)/photos", "storage.session_file=\(dir)/session-number", "storage.min_free=0B", "preview.file=", "print.mode=\(mode)",
+                "print.destination=\(stack.queue)", "print.journal=\(dir)/print-journal.json", "print.spool=\(dir)/prints",
+                "print.poll_interval=200ms", "print.dpi=100"] + extra
+    return ["--simulate", "--config", "\(dir)/empty.conf", "--socket", "\(dir)/control"] + sets.flatMap { ["--set", $0] }
+}
+
 /// The JSON object in a command's output, decoded.
 func decodeJSON<T: Decodable>(_ type: T.Type, _ output: String) -> T? {
     guard let start = output.firstIndex(of: "{"), let end = output.lastIndex(of: "}") else { return nil }
@@ -22,24 +46,13 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ output: String) -> T? {
 extension PrintWorkerCUPSTests {
     @Test("admin: status and devices show the printer; test-print FILE and the chart print; refill; prints list, reprint within the limit, cancel, purge")
     func admin() async throws {
-        if let why = missingCUPSTools() { print(why); return }
-        let daemon = "\(packageRoot())/.build/debug/photoboothd", ctlPath = "\(packageRoot())/.build/debug/photoboothctl"
-        guard FileManager.default.isExecutableFile(atPath: daemon), FileManager.default.isExecutableFile(atPath: ctlPath) else {
-            Issue.record("missing prerequisite: photoboothd or photoboothctl not built in .build/debug (swift build first)")
-            return
-        }
+        guard let (daemon, ctlPath) = builtDaemonAndCtl() else { return }
         let photo = try #require(samplePhoto(), "no sample photo")
         let stack = try CUPSStack()
         defer { stack.stop() }
         let dir = stack.dir
-        _ = FileManager.default.createFile(atPath: "\(dir)/empty.conf", contents: Data())
         let env = ["CUPS_SERVER": stack.server]
-        let pid = spawn(daemon, ["--simulate", "--config", "\(dir)/empty.conf", "--socket", "\(dir)/control",
-                                 "--set", "storage.dir=\(dir)/photos", "--set", "storage.session_file=\(dir)/session-number", "--set", "storage.min_free=0B", "--set", "preview.file=",
-                                 "--set", "print.mode=auto", "--set", "print.destination=\(stack.queue)",
-                                 "--set", "print.journal=\(dir)/print-journal.json", "--set", "print.spool=\(dir)/prints",
-                                 "--set", "print.poll_interval=200ms", "--set", "print.dpi=100", "--set", "print.sheets=20",
-                                 "--set", "print.reprint_limit=1"],
+        let pid = spawn(daemon, printingDaemonArguments(stack, mode: "auto", ["print.sheets=20", "print.reprint_limit=1"]),
                         env: env, output: "\(dir)/daemon.log")
         try #require(pid > 0)
         defer { kill(pid, SIGTERM); _ = waitFor(pid) }

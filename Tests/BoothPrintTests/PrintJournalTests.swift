@@ -102,7 +102,8 @@ struct PrintJournalTests {
                     CUPSJob(id: 13, state: .processing, title: j.requests[2].title),
                     CUPSJob(id: 14, state: .completed, title: "someone else's job")]
         let changes = j.reconcile(jobs: jobs, sheetsPerCopy: 1, now: 3000)
-        #expect(j.requests.map(\.state) == [.completed, .aborted, .submitted, .held])
+        #expect(j.requests.map(\.state) == [.completed, .held, .submitted, .held], "the aborted job's request held again")
+        #expect(j.requests[1].failedJobs == 1 && j.stoppedAfterFailure != nil)
         #expect(j.requests[2].jobID == 13)
         #expect(j.sheetsRemaining == 8, "2 copies × 1 sheet, the aborted one not counted")
         #expect(changes.map(\.request.id) == [1, 2, 3, 4])

@@ -180,7 +180,7 @@ struct PrintWorkerCUPSTests {
         #expect(await eventually { rig.logs.contains("printer ready") })
     }
 
-    @Test("job ended at CUPS without printing (cancelled there, not by the booth): reported, the paper counter unchanged")
+    @Test("job ended at CUPS without printing (cancelled there, not by the booth): reported, held again, the paper counter unchanged")
     func aborted() async throws {
         if let why = missingCUPSTools() { print(why); return }
         let photo = try #require(samplePhoto(), "no sample photo")
@@ -197,7 +197,10 @@ struct PrintWorkerCUPSTests {
                 "\(rig.logs.text)")
         let job = try #require(rig.worker.journal.requests.first?.jobID)
         #expect(rig.stack.lp("cancel", ["\(rig.stack.queue)-\(job)"]) == 0)
-        #expect(await eventually { [.aborted, .cancelled].contains(rig.states().first ?? .held) }, "\(rig.logs.text)")
+        // A failure at the printer: held again (not lost), submission stopped until the printer proves itself.
+        #expect(await eventually { rig.worker.journal.requests.first?.failedJobs == 1 }, "\(rig.logs.text)")
+        #expect(rig.states() == [.held])
+        #expect(rig.worker.status().failed == 1)
         #expect(rig.worker.journal.sheetsRemaining == 50)
         #expect(await eventually { rig.logs.contains("print 1 (session 1)", "not counted") }, "\(rig.logs.text)")
     }

@@ -10,6 +10,8 @@ extension Settings {
         /// The copies a picture may have: the schema's range for `print.copies`, and what a print
         /// journal's request may hold.
         public static let copiesRange = 1...10
+        /// `print.sheets` and `photoboothctl refill SHEETS`: the paper counter's range, sheets.
+        public static let sheetsRange = 0...100_000
         /// `print.media`: PWG media name (`na_index-4x6_4x6in`). Setting it parses it, once, into ``mediaSize``.
         public var media = "" { didSet { mediaSize = MediaSize(pwg: media) } }
         /// `print.media` parsed (the page's size for the renderer and the picture's sheet): set with

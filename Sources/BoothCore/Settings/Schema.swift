@@ -285,7 +285,7 @@ public enum Schema {
         .duration("print.backlog_max_age", \.print.backlogMaxAgeMilliseconds, 1000...86_400_000, "15min", reload: .atOnce,
                   "With backlog = max-age: held requests older than this are dropped."),
         // Seeds the paper count at once when the journal has none yet; once it counts, only refill sets it (as at a restart).
-        .int("print.sheets", \.print.sheets, 0...100_000, unit: "sheets", "0", reload: .atOnce,
+        .int("print.sheets", \.print.sheets, Settings.Print.sheetsRange, unit: "sheets", "0", reload: .atOnce,
              "Sheets loaded when the journal has no paper count yet (0: not counted until photoboothctl refill SHEETS); after that the count lives in the journal and refill sets it."),
         .int("print.sheets_per_picture", \.print.sheetsPerPicture, 1...10, unit: "sheets", "1", reload: .atOnce,
              "Sheets one copy of a picture uses; completed jobs take copies x this off the paper count."),
