@@ -304,7 +304,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         // orientation); a quarter turn needs a transpose, which is ours.
         _ = pb_lc_camera_want_turn(camera, request.turn == .r180 ? 180 : 0)
         self.still = nil
-        var oneStreamNote: String?
+        var oneStreamWhy: String?
         if let stillSize, stillSize != size {
             pair: for format in LibcameraFormat.preference {
                 var viewfinder = pb_lc_stream_config(role: Int32(PB_LC_ROLE_VIEWFINDER), fourcc: format.rawValue,
@@ -316,7 +316,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
                 let rc = pb_lc_camera_configure_pair(camera, &viewfinder, &still)
                 switch rc {
                 case -ENOTSUP:
-                    oneStreamNote = "one stream (\(String(cString: pb_lc_last_error()))): a still switches it to \(stillSize) and back"
+                    oneStreamWhy = String(cString: pb_lc_last_error())
                     break pair
                 case ..<0 where rc != -EINVAL:
                     throw libcameraError("Camera::configure", rc, device: device)
@@ -347,6 +347,11 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         // A still's switch asks for the capture size: that setting is the one not offered then.
         if got != size { warnings.append("\(size == request.size ? "camera.preview_size" : "camera.capture_size") \(size) not offered: libcamera adjusted it to \(got)") }
         stream = (format, got, Int(config.stride))
+        // The size the still's switch will give (libcamera adjusts a size its pipeline lacks: 4056x3040 to
+        // 4056x2160 on vimc), as validated now, not the size asked.
+        let oneStreamNote = oneStreamWhy.map { why in
+            stillSize.map { "one stream (\(why)): a still switches it to \(offeredSize(nearestTo: $0) ?? $0) and back" } ?? "one stream (\(why))"
+        }
         bufferCount = Int(config.buffer_count)
         var controls = startControls(forStill: size != request.size)
         let rc = pb_lc_camera_start(camera, &controls)

@@ -339,7 +339,9 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         return info
     }
 
-    /// STREAMOFF, munmap, REQBUFS 0.
+    /// STREAMOFF, munmap, REQBUFS 0. libv4l2 refuses REQBUFS (EBUSY) while it sees a buffer mapped, and
+    /// v4l2loopback's buffers are mapped by its writer too: that error says so (a size switch then fails,
+    /// and the fault's probe opens the camera afresh).
     private func releaseBuffers() throws(V4L2Error) {
         guard let node else { return }
         if streaming {
@@ -349,7 +351,16 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         for m in mapped { node.unmap(m.start, length: m.length) }
         let hadBuffers = !mapped.isEmpty
         mapped = []
-        if hadBuffers { _ = try node.requestBuffers(count: 0) }
+        guard hadBuffers else { return }
+        do throws(V4L2Error) {
+            _ = try node.requestBuffers(count: 0)
+        } catch {
+            guard error.errno == EBUSY else { throw error }
+            var busy = error
+            busy.detail = "the buffers are still mapped elsewhere (v4l2loopback shares them with its writer), "
+                + "so the stream's size cannot be switched on this open"
+            throw busy
+        }
     }
 
     // MARK: - Controls

@@ -169,7 +169,7 @@ public enum Schema {
         .size("camera.preview_size", \.camera.previewSize, "1280x720", reload: .cameraStream,
               "Live-view size in pixels. A size the camera does not offer is replaced by the nearest one it does, with a warning."),
         .size("camera.capture_size", \.camera.captureSize, "1280x720", reload: .cameraStream,
-              "Photo size in pixels. When it differs from preview_size, the camera switches size for the capture and back; a libcamera camera whose pipeline gives a still stream beside the live view (a Raspberry Pi camera module) takes it there, without a switch."),
+              "Photo size in pixels. When the size the camera gives for it differs from the size the live view streams at (compared as the camera negotiates them: a camera that offers one size never switches), the camera switches size for the capture and back, and the no-frames time that makes a camera fault counts from the end of the switch; a libcamera camera whose pipeline gives a still stream beside the live view (a Raspberry Pi camera module) takes it there, without a switch."),
         .int("camera.frame_rate", \.camera.frameRate, 1...120, unit: "frames per second", "30", reload: .cameraStream,
              "Frames per second asked of the camera."),
         .int("camera.settle_frames", \.camera.settleFrames, 0...60, unit: "frames", "3", reload: .cameraStream,
