@@ -109,6 +109,19 @@ extension pb_lc_controls {
 /// libcamera's version (`CameraManager::version()`, `"v0.0.3"`).
 public func libcameraVersion() -> String { String(cString: pb_lc_version()) }
 
+/// Routes libcamera's log to `line` (its priority and the line, ``libcameraLogLine(_:)``'s shape), or back to
+/// stderr with nil (`pb_lc_route_log`: `logSetStream`, colours off).
+func routeLibcameraLog(_ line: pb_lc_log_fn?) { pb_lc_route_log(line) }
+
+/// One line as libcamera logs it, as the booth logs it (`pb_lc_log_line`): colours stripped, its timestamp
+/// and thread dropped, its severity as the priority: `"[0:00:01.2] [812] ERROR V4L2 v.cpp:19 gone"` is
+/// (.error, `"libcamera: V4L2 v.cpp:19 gone"`).
+public func libcameraLogLine(_ raw: String) -> (priority: LogPriority, line: String) {
+    var out = [CChar](repeating: 0, count: 1024)
+    let priority = pb_lc_log_line(raw, &out, out.count)
+    return (LogPriority(rawValue: Int(priority)) ?? .info, String(nulTerminated: out))
+}
+
 /// The libcamera error of a failed shim call, as the camera sources understand camera errors.
 func libcameraError(_ call: String, _ rc: Int32, device: String) -> V4L2Error {
     let words = String(cString: pb_lc_last_error())
