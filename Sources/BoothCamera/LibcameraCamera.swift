@@ -109,6 +109,19 @@ extension pb_lc_controls {
 /// libcamera's version (`CameraManager::version()`, `"v0.0.3"`).
 public func libcameraVersion() -> String { String(cString: pb_lc_version()) }
 
+/// Routes libcamera's log to `line` (its priority and the line, ``libcameraLogLine(_:)``'s shape), or back to
+/// stderr with nil (`pb_lc_route_log`: `logSetStream`, colours off).
+func routeLibcameraLog(_ line: pb_lc_log_fn?) { pb_lc_route_log(line) }
+
+/// One line as libcamera logs it, as the booth logs it (`pb_lc_log_line`): colours stripped, its timestamp
+/// and thread dropped, its severity as the priority: `"[0:00:01.2] [812] ERROR V4L2 v.cpp:19 gone"` is
+/// (.error, `"libcamera: V4L2 v.cpp:19 gone"`).
+public func libcameraLogLine(_ raw: String) -> (priority: LogPriority, line: String) {
+    var out = [CChar](repeating: 0, count: 1024)
+    let priority = pb_lc_log_line(raw, &out, out.count)
+    return (LogPriority(rawValue: Int(priority)) ?? .info, String(nulTerminated: out))
+}
+
 /// The libcamera error of a failed shim call, as the camera sources understand camera errors.
 func libcameraError(_ call: String, _ rc: Int32, device: String) -> V4L2Error {
     let words = String(cString: pb_lc_last_error())
@@ -304,7 +317,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         // orientation); a quarter turn needs a transpose, which is ours.
         _ = pb_lc_camera_want_turn(camera, request.turn == .r180 ? 180 : 0)
         self.still = nil
-        var oneStreamNote: String?
+        var oneStreamWhy: String?
         if let stillSize, stillSize != size {
             pair: for format in LibcameraFormat.preference {
                 var viewfinder = pb_lc_stream_config(role: Int32(PB_LC_ROLE_VIEWFINDER), fourcc: format.rawValue,
@@ -316,7 +329,7 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
                 let rc = pb_lc_camera_configure_pair(camera, &viewfinder, &still)
                 switch rc {
                 case -ENOTSUP:
-                    oneStreamNote = "one stream (\(String(cString: pb_lc_last_error()))): a still switches it to \(stillSize) and back"
+                    oneStreamWhy = String(cString: pb_lc_last_error())
                     break pair
                 case ..<0 where rc != -EINVAL:
                     throw libcameraError("Camera::configure", rc, device: device)
@@ -347,6 +360,11 @@ public final class LibcameraCamera: CameraDevice, @unchecked Sendable {
         // A still's switch asks for the capture size: that setting is the one not offered then.
         if got != size { warnings.append("\(size == request.size ? "camera.preview_size" : "camera.capture_size") \(size) not offered: libcamera adjusted it to \(got)") }
         stream = (format, got, Int(config.stride))
+        // The size the still's switch will give (libcamera adjusts a size its pipeline lacks: 4056x3040 to
+        // 4056x2160 on vimc), as validated now, not the size asked.
+        let oneStreamNote = oneStreamWhy.map { why in
+            stillSize.map { "one stream (\(why)): a still switches it to \(offeredSize(nearestTo: $0) ?? $0) and back" } ?? "one stream (\(why))"
+        }
         bufferCount = Int(config.buffer_count)
         var controls = startControls(forStill: size != request.size)
         let rc = pb_lc_camera_start(camera, &controls)

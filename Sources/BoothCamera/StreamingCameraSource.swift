@@ -11,8 +11,9 @@ import Synchronization
 ///
 /// A still request is answered from the last few frames kept (``recentFrameLimit``: a press is known
 /// only after its debounce, so the frame at its edge has often gone by as live view) or from the next
-/// ones (``CaptureFrameSelector``); when `camera.capture_size` differs from the live-view size the
-/// stream switches to it for the still and back (dropping `camera.settle_frames`). A stream without
+/// ones (``CaptureFrameSelector``); when the size the camera gives for `camera.capture_size` differs from
+/// the size the live view streams at (as negotiated, not as asked) the stream switches to it for the
+/// still and back (dropping `camera.settle_frames`). A stream without
 /// frames for ``stallMilliseconds`` is a fault (``CameraSourceEvent/fault(_:)``, `"camera lost: …"`).
 public final class StreamingCameraSource: CameraSource {
     /// What the thread is asked to do.
@@ -207,9 +208,15 @@ public final class StreamingCameraSource: CameraSource {
         var recent: [Frame] = []
         /// When the stream started or last delivered a frame (the source's clock).
         var lastFrameAt: MonotonicInstant?
-        /// Where the no-frames time counts from: ``lastFrameAt``, or the end of a capture's wait
-        /// (its deadline) when that is later.
+        /// Where the no-frames time counts from: ``lastFrameAt``, the end of a capture's wait (its
+        /// deadline), or the end of the booth's own work on a still (its encode, a size switch), whichever
+        /// is latest: only time the camera was asked for frames counts.
         var quietSince: MonotonicInstant?
+        /// The stream runs at the capture size for the pending still (switched for it), to be switched
+        /// back to the live-view size after it.
+        var atCaptureSize = false
+        /// The live-view stream's size as the camera gives it (the negotiated size, not the one asked).
+        var liveSize: FrameSize?
         /// Bad frames dropped on arrival, cumulative, and their rate-limited log.
         var drops = DroppedFrameTally()
         /// Frames rejected at capture for the pending capture (only the first is logged).
@@ -285,6 +292,8 @@ public final class StreamingCameraSource: CameraSource {
         do {
             let info = try device.start(request)
             local.streaming = true
+            local.liveSize = info.size
+            local.atCaptureSize = false
             local.lastFrameAt = clock.now()
             local.quietSince = local.lastFrameAt
             local.drops.streamStarted()
@@ -318,6 +327,8 @@ public final class StreamingCameraSource: CameraSource {
         local.latest = nil
         local.recent = []
         local.stillFromStream = false
+        local.atCaptureSize = false
+        local.liveSize = nil
         local.gap = nil  // a still's switch the stop cut short: no gap to report after a restart
         local.generation += 1
         if local.streaming { log.info("camera: stream stopped") }
@@ -365,16 +376,18 @@ public final class StreamingCameraSource: CameraSource {
             local.stillFromStream = true
             return
         }
-        if captureSize != stream.size {
+        if !local.atCaptureSize, switchSize(for: captureSize, device: device, local) {
             do {
                 let since = local.lastLiveAt ?? clock.now()
                 local.pending = still  // a failed switch stops the stream, which fails this capture
                 let info = try device.reconfigure(size: captureSize)
                 local.pending = nil
+                local.atCaptureSize = true
                 local.selector.streamRestarted()
                 local.generation += 1
                 local.recent = []
                 local.gap = (since, still.captureID)
+                local.quietSince = clock.now()  // the switch was the booth's own time, not the camera's silence
                 log.info("camera: switched to \(info.size) for the capture")
             } catch {
                 fail(local, error)
@@ -385,6 +398,29 @@ public final class StreamingCameraSource: CameraSource {
         local.rejected = 0
         local.selector.arm(at: still.trigger)
         takeFromRecent(local)
+    }
+
+    /// Whether a still at `captureSize` needs the stream switched: the size the camera would give for it
+    /// (``CameraDevice/offeredSize(nearestTo:)``, as negotiated; `captureSize` itself when the device
+    /// cannot tell) differs from the size the live view streams at. A camera that offers one size (a
+    /// v4l2loopback fed 1920x1080 only) never switches, whatever the settings ask.
+    private func switchSize(for captureSize: FrameSize, device: any CameraDevice, _ local: Local) -> Bool {
+        guard let live = local.liveSize else { return captureSize != settings.withLock { $0.stream.size } }
+        return (device.offeredSize(nearestTo: captureSize) ?? captureSize) != live
+    }
+
+    /// Back to the live-view size after a still that switched (``Local/atCaptureSize``); a failure is a fault.
+    /// The no-frames time counts from the end of the switch.
+    private func switchBack(_ device: any CameraDevice, _ local: Local) {
+        guard local.atCaptureSize else { return }
+        local.atCaptureSize = false
+        do {
+            _ = try device.reconfigure(size: settings.withLock { $0.stream.size })
+            local.selector.streamRestarted()
+            local.generation += 1
+            local.recent = []
+            local.quietSince = clock.now()
+        } catch { fail(local, error) }
     }
 
     /// A streaming camera that delivers no frame for this long (ms) is a camera fault; while a
@@ -413,6 +449,8 @@ public final class StreamingCameraSource: CameraSource {
     /// Turns `frame` into still `p` and reports it; false when the frame is rejected (then the next
     /// frame is taken).
     private func take(_ frame: Frame, latency: Double, for p: Pending, _ local: Local) -> Bool {
+        // The encode is the booth's own time, not the camera's silence: the no-frames time starts after it.
+        defer { local.quietSince = clock.now() }
         do {
             let made = try local.jpeg.make(frame, rotation: p.rotation, quality: p.jpegQuality)
             local.pending = nil
@@ -499,14 +537,7 @@ public final class StreamingCameraSource: CameraSource {
             local.selector.arm(at: p.trigger)
             return true
         }
-        let (stream, captureSize) = settings.withLock { $0 }
-        if captureSize != stream.size {
-            do {
-                _ = try device.reconfigure(size: stream.size)
-                local.selector.streamRestarted()
-                local.generation += 1
-            } catch { fail(local, error) }
-        }
+        switchBack(device, local)
         return true
     }
 
@@ -540,14 +571,8 @@ public final class StreamingCameraSource: CameraSource {
         local.quietSince = max(local.quietSince ?? deadline, deadline)
         log.info("capture \(p.captureID): no good frame by its deadline"
                  + (local.rejected > 0 ? " (\(counted(local.rejected, "frame")) did not decode)" : ""))
-        let (stream, captureSize) = settings.withLock { $0 }
-        guard captureSize != stream.size, !fromStream, let device = local.device else { return }
-        do {
-            _ = try device.reconfigure(size: stream.size)
-            local.selector.streamRestarted()
-            local.generation += 1
-            local.recent = []
-        } catch { fail(local, error) }
+        guard !fromStream, let device = local.device else { return }
+        switchBack(device, local)
     }
 
     /// Publishes the stream's counters and folds its drops into the totals (logging them, rate-limited).

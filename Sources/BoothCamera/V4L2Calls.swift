@@ -51,6 +51,11 @@ enum Sys {
         case failed(Int32)
     }
 
+    /// Routes libv4l2's own messages to `line` (its priority, the line), or back to stderr with nil.
+    /// Wraps `pb_v4l2_route_log` (`v4l2_log_file` on a `fopencookie` stream). False when the stream
+    /// could not be made (libv4l2 then keeps writing to stderr).
+    static func routeLibv4l2Log(_ line: pb_log_line_fn?) -> Bool { pb_v4l2_route_log(line) == 0 }
+
     /// Waits up to `timeoutMilliseconds` for `fd` to become readable. Wraps `poll`.
     static func pollReadable(_ fd: Int32, timeoutMilliseconds: Int32) -> PollOutcome {
         var revents: Int16 = 0

@@ -31,8 +31,8 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
     /// Buffers dequeued since the last `VIDIOC_STREAMON` (the first one may be stale: see
     /// ``FrameDefect/wholeBufferAfterStreamOn``).
     private var dequeuedSinceStreamOn = 0
-    /// The sequence number of the last buffer dequeued since `VIDIOC_STREAMON` (stale ones aside).
-    private var lastSequence: UInt32?
+    /// The sequence numbers of this stream's buffers: the frames lost within it.
+    private var sequence = StreamSequence()
     private var recentStamps: [UInt64] = []
 
     public init(discovery: CameraDiscovery = CameraDiscovery(), bufferCount: Int = 4) {
@@ -189,10 +189,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
             noteTimestamp(V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt) ?? dequeuedAt)
             dequeuedSinceStreamOn += 1
             let defect = defect(of: buffer, stream: stream, firstAfterStreamOn: dequeuedSinceStreamOn == 1)
-            if defect != .wholeBufferAfterStreamOn {
-                statistics.framesLost += V4L2Camera.lostFrames(after: lastSequence, sequence: buffer.sequence)
-                lastSequence = buffer.sequence
-            }
+            statistics.framesLost += sequence.lost(before: buffer.sequence)
             if let defect {
                 statistics.noteDropped(defect)
                 try node.queueBuffer(index: buffer.index)
@@ -218,6 +215,29 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         let captured = V4L2Camera.captureInstant(buffer, dequeuedAt: dequeuedAt)
         return Frame(format: stream.format, size: stream.size, bytesPerLine: stream.bytesPerLine, bytes: bytes,
                      timestamp: captured ?? dequeuedAt, timestampIsMonotonic: captured != nil, sequence: buffer.sequence)
+    }
+
+    /// Frames lost within one stream: gaps in its buffers' sequence numbers from the second buffer
+    /// dequeued after `VIDIOC_STREAMON` on. The first may be left over from before the start: v4l2loopback
+    /// hands out its last buffer again (sequence 0, while its writer is at frame N), and the gap after it
+    /// counts the frames sent while the booth was not streaming, none of them lost.
+    struct StreamSequence: Sendable, Equatable {
+        private var last: UInt32?
+        private var dequeued = 0
+
+        /// A stream started (`VIDIOC_STREAMON`): the next buffer may be left over.
+        mutating func streamOn() {
+            last = nil
+            dequeued = 0
+        }
+
+        /// Takes the next buffer's `sequence`; returns the frames lost right before it.
+        mutating func lost(before sequence: UInt32) -> Int {
+            dequeued += 1
+            guard dequeued > 1 else { return 0 }
+            defer { last = sequence }
+            return V4L2Camera.lostFrames(after: last, sequence: sequence)
+        }
     }
 
     /// Frames missing between a buffer with sequence `last` and the next with `sequence`
@@ -330,7 +350,7 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         try node.streamOn()
         streaming = true
         dequeuedSinceStreamOn = 0
-        lastSequence = nil
+        sequence.streamOn()
         settleRemaining = max(request.settleFrames, 0)
         let info = StreamInfo(devicePath: node.path, card: card, format: format, size: set.size,
                               bytesPerLine: bytesPerLine, frameInterval: interval,
@@ -339,7 +359,9 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         return info
     }
 
-    /// STREAMOFF, munmap, REQBUFS 0.
+    /// STREAMOFF, munmap, REQBUFS 0. libv4l2 refuses REQBUFS (EBUSY) while it sees a buffer mapped, and
+    /// v4l2loopback's buffers are mapped by its writer too: that error says so (a size switch then fails,
+    /// and the fault's probe opens the camera afresh).
     private func releaseBuffers() throws(V4L2Error) {
         guard let node else { return }
         if streaming {
@@ -349,7 +371,16 @@ public final class V4L2Camera: CameraDevice, @unchecked Sendable {
         for m in mapped { node.unmap(m.start, length: m.length) }
         let hadBuffers = !mapped.isEmpty
         mapped = []
-        if hadBuffers { _ = try node.requestBuffers(count: 0) }
+        guard hadBuffers else { return }
+        do throws(V4L2Error) {
+            _ = try node.requestBuffers(count: 0)
+        } catch {
+            guard error.errno == EBUSY else { throw error }
+            var busy = error
+            busy.detail = "the buffers are still mapped elsewhere (v4l2loopback shares them with its writer), "
+                + "so the stream's size cannot be switched on this open"
+            throw busy
+        }
     }
 
     // MARK: - Controls

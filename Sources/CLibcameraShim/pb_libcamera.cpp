@@ -26,6 +26,8 @@
 #include <libcamera/version.h>
 
 #include <algorithm>
+#include <atomic>
+#include <iostream>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -216,20 +218,114 @@ struct pb_lc_camera {
     }
 };
 
+namespace {
+
+// libcamera logs every camera it finds at INFO and its sensor database gaps at WARN ("No static
+// properties available for 'Sensor B'"): the journal and `photoboothctl devices`. Its errors are what an
+// operator needs; our own messages say what failed. LIBCAMERA_LOG_LEVELS set by the operator (`*:WARN`,
+// `*:DEBUG`) wins. Read once, when libcamera's logger is made: before its first use.
+void defaultLogLevels() { setenv("LIBCAMERA_LOG_LEVELS", "*:ERROR", 0); }
+
+// libcamera's log as whole lines (it writes each message with one write, from any of its threads) to the
+// routed function: never destroyed (libcamera may log while the process's statics are torn down).
+class LogLines : public std::streambuf {
+public:
+    std::atomic<pb_lc_log_fn> target { nullptr };
+
+protected:
+    int overflow(int c) override {
+        if (c == traits_type::eof()) return traits_type::not_eof(c);
+        char ch = static_cast<char>(c);
+        xsputn(&ch, 1);
+        return c;
+    }
+    std::streamsize xsputn(const char *s, std::streamsize n) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (std::streamsize i = 0; i < n; i++) {
+            if (s[i] != '\n') { if (line_.size() < 4096) line_ += s[i]; continue; }
+            char out[1024];
+            int priority = pb_lc_log_line(line_.c_str(), out, sizeof out);
+            if (auto fn = target.load()) fn(priority, out);
+            line_.clear();
+        }
+        return n;
+    }
+
+private:
+    std::mutex mutex_;
+    std::string line_;
+};
+
+LogLines *logLines;
+std::ostream *logStream;
+
+}  // namespace
+
 extern "C" {
 
 const char *pb_lc_version(void) { return CameraManager::version().c_str(); }
 
 const char *pb_lc_last_error(void) { return lastError.c_str(); }
 
+int pb_lc_log_line(const char *raw, char *out, size_t out_len) {
+    std::string line;
+    for (const char *p = raw; *p; p++) {
+        if (*p == '\033' && p[1] == '[') {  // a colour: ESC [ parameters, ended by a letter
+            p += 2;
+            while (*p && !((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))) p++;
+            if (!*p) break;
+            continue;
+        }
+        line += *p;
+    }
+    int priority = 6;
+    std::string text = line;
+    size_t at = 0;
+    for (int field = 0; field < 2 && at < line.size() && line[at] == '['; field++) {  // [time] [thread]
+        size_t end = line.find(']', at);
+        if (end == std::string::npos) break;
+        at = line.find_first_not_of(' ', end + 1);
+        if (at == std::string::npos) at = line.size();
+    }
+    static const struct { const char *name; int priority; } severities[] = {
+        { "DEBUG", 7 }, { "INFO", 6 }, { "WARN", 4 }, { "ERROR", 3 }, { "FATAL", 3 },
+    };
+    if (at > 0) {
+        for (auto &s : severities) {
+            size_t n = std::strlen(s.name);
+            if (line.compare(at, n, s.name) == 0 && (at + n == line.size() || line[at + n] == ' ')) {
+                priority = s.priority;
+                text = line.substr(std::min(line.size(), at + n + 1));
+                break;
+            }
+        }
+    }
+    if (out && out_len > 0) std::snprintf(out, out_len, "libcamera: %s", text.c_str());
+    return priority;
+}
+
+void pb_lc_route_log(pb_lc_log_fn fn) {
+    std::lock_guard<std::mutex> lock(sharedMutex);
+    defaultLogLevels();
+    if (std::getenv("LIBCAMERA_LOG_FILE")) return;  // the operator's choice of log file stands
+    if (!fn) {
+        if (logLines) logLines->target.store(nullptr);
+        logSetStream(&std::cerr);
+        return;
+    }
+    if (!logLines) {
+        logLines = new (std::nothrow) LogLines();
+        logStream = logLines ? new (std::nothrow) std::ostream(logLines) : nullptr;
+        if (!logStream) return;
+    }
+    logLines->target.store(fn);
+    logSetStream(logStream, false);
+}
+
 pb_lc_manager *pb_lc_manager_new(int *error) {
     std::lock_guard<std::mutex> lock(sharedMutex);
     if (!sharedManager) {
-        // libcamera logs every camera it finds at INFO and its sensor database gaps at WARN ("No static
-        // properties available for 'Sensor B'") to stderr: the journal and `photoboothctl devices`. Its
-        // errors are what an operator needs; our own messages say what failed. LIBCAMERA_LOG_LEVELS set by
-        // the operator (`*:WARN`, `*:DEBUG`) wins.
-        setenv("LIBCAMERA_LOG_LEVELS", "*:ERROR", 0);
+        defaultLogLevels();
         auto manager = new (std::nothrow) CameraManager();
         if (!manager) {
             if (error) *error = fail(-ENOMEM, "out of memory");

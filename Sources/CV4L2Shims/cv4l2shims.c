@@ -1,7 +1,10 @@
 // See include/cv4l2shims.h.
+#define _GNU_SOURCE  // fopencookie
 #include "cv4l2shims.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -35,6 +38,66 @@ void *pb_v4l2_mmap(size_t length, int fd, int64_t offset) {
 
 int pb_v4l2_munmap(void *start, size_t length) {
     return v4l2_munmap(start, length);
+}
+
+int pb_v4l2_log_priority(const char *line) {
+    static const char prefix[] = "libv4l2: ";
+    if (line[0] == 0 || line[0] == ' ' || line[0] == '\t') return -1;  // the ioctl trace's fields
+    if (strncmp(line, "request == ", 11) == 0 || strncmp(line, "result == ", 10) == 0) return -1;
+    if (strncmp(line, prefix, sizeof prefix - 1) != 0) return 4;
+    const char *rest = line + sizeof prefix - 1;
+    if (strncmp(rest, "error", 5) == 0) return 3;
+    if (strncmp(rest, "warning", 7) == 0) return 4;
+    return 7;
+}
+
+/* The routed log: the line being written, and where lines go. Used only under the stream's own lock
+ * (stdio locks a FILE for each call, and libv4l2 flushes after each message). */
+static pb_log_line_fn log_line;
+static char log_pending[1024];
+static size_t log_pending_length;
+
+static void log_emit(void) {
+    if (log_pending_length == 0) return;
+    log_pending[log_pending_length] = 0;
+    int priority = pb_v4l2_log_priority(log_pending);
+    if (priority >= 0 && log_line) log_line(priority, log_pending);
+    log_pending_length = 0;
+}
+
+/* A flush of the stream: libv4l2 flushes after each message, and not every message ends its line
+ * ("libv4l2: error getting capabilities: …" is followed by libv4lconvert's own on the same line), so
+ * the end of a write ends a line as a newline does. */
+static ssize_t log_write(void *cookie, const char *bytes, size_t size) {
+    (void)cookie;
+    for (size_t i = 0; i < size; i++) {
+        if (bytes[i] == '\n') {
+            log_emit();
+        } else if (log_pending_length < sizeof log_pending - 1) {
+            log_pending[log_pending_length++] = bytes[i];
+        }
+    }
+    log_emit();
+    return (ssize_t)size;
+}
+
+int pb_v4l2_route_log(pb_log_line_fn fn) {
+    static FILE *routed;
+    if (!fn) {
+        if (v4l2_log_file == routed) v4l2_log_file = NULL;
+        return 0;
+    }
+    if (!routed) {
+        cookie_io_functions_t io = { .read = NULL, .write = log_write, .seek = NULL, .close = NULL };
+        routed = fopencookie(NULL, "w", io);
+        if (!routed) return -1;
+        setvbuf(routed, NULL, _IOFBF, sizeof log_pending - 1);
+    }
+    flockfile(routed);
+    log_line = fn;
+    funlockfile(routed);
+    v4l2_log_file = routed;
+    return 0;
 }
 
 int pb_poll_one(int fd, short events, int timeout_ms, short *revents) {

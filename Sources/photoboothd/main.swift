@@ -1,3 +1,4 @@
+import BoothCamera
 import BoothClock
 import BoothControl
 import BoothCore
@@ -148,6 +149,8 @@ if args.simulate {
     if let cam = args.cameraPath { overrides.append((key: "camera.device", value: cam)) }
 }
 let log = Logger(threshold: args.verbose ? .debug : .info)
+// libv4l2's and libcamera's own messages, which they write to stderr bare, into this log at their priority.
+for problem in CameraLibraryLogs.route(to: log) { log.warning("camera: \(problem)") }
 /// The settings as loaded, with the soak hooks that go below the schema's floors applied.
 func withTestHooks(_ s: Settings, _ args: Arguments) -> Settings {
     var s = s

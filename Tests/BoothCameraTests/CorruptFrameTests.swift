@@ -70,6 +70,20 @@ private func mjpegFrame() throws -> [UInt8] {
     @Test func kindNamesAreStable() {
         #expect(FrameDefect.allCases.map(\.rawValue) == ["empty", "driver-error", "oversize", "no-soi", "no-eoi", "short", "stale"])
     }
+
+    /// Frames lost count gaps within a stream only: v4l2loopback's first buffer after STREAMON is its last one
+    /// again (sequence 0) while its writer is at frame 174; the frames it sent while the booth was not
+    /// streaming are none lost. A gap between two buffers of the stream is.
+    @Test func framesSentWhileNotStreamingAreNotLost() {
+        var sequence = V4L2Camera.StreamSequence()
+        for writer in [UInt32(174), 530] {
+            sequence.streamOn()
+            #expect(sequence.lost(before: 0) == 0, "the left-over buffer")
+            #expect(sequence.lost(before: writer) == 0, "frames sent before the stream started")
+            #expect(sequence.lost(before: writer + 1) == 0)
+            #expect(sequence.lost(before: writer + 4) == 2, "a gap within the stream")
+        }
+    }
 }
 
 @Suite struct FrameCorruptionTests {

@@ -23,6 +23,11 @@
 #    still shows the colour bars turned (black to white, left to right); with it, settings vimc cannot
 #    take are said in the log: camera.format (V4L2's), camera.frame_rate (no FrameDurationLimits), and a
 #    camera.capture_size libcamera adjusts (warned of at start with the size the still then has);
+#  - camera.capture_size 4056x3040 (a Raspberry Pi HQ camera's full size), which vimc gives as 4056x2160:
+#    the controls line names 4056x2160; a 4-shot session switches the one stream to it and back for each
+#    still, and no camera fault follows (the encode and the switches are the booth's own time, not the
+#    camera's silence: before #35, 3 of 4 stills ended in "stream stalled: no frames for 3 s"); every
+#    line of the log carries a syslog priority and no colour (libcamera's own lines routed);
 #  - the live view's gap around each still (last preview frame before the switch to the first after
 #    the switch back, from the log's stream restarts) and trigger -> saved, reported as RESULT lines.
 # vm-module: vimc
@@ -219,6 +224,30 @@ colour_bars "$turned" turned
 info=$(jpeg-decode "$turned") || fail "$turned does not decode: $info"
 assert_contains "$info" "width=${offered%x*} height=${offered#*x}" "the still has the size the start-up warning gave"
 pass "camera.rotation 180: the still shows the colour bars turned ($(grep -m1 -oE 'capture [0-9]+: frame .*turned [^,]*' "$BOOTH_LOG"))"
+booth_stop
+
+# ---------------------------------------------------------------- a large still on one stream
+LARGE=/tmp/photobooth-large.conf
+booth_config "$LARGE" \
+    camera.backend=libcamera camera.preview_size=640x480 camera.capture_size=4056x3040 camera.settle_frames=2 \
+    camera.capture_timeout=30s \
+    button.chip="$CHIP" button.line=button button.debounce=30ms \
+    session.preview=0s session.countdown=1s session.shots=4 session.between_shots=1s session.review=1s \
+    picture.compose_single_shot=false storage.dir=/tmp/photos-large storage.min_free=0B
+BOOTH_LOG=$RESULTS/photoboothd-large.log
+booth_start "$LARGE"
+one=$(wait_for_line "$BOOTH_LOG" 'camera: controls: .*one stream' 30)
+assert_contains "$one" "a still switches it to 4056x2160 and back" "the controls line names the size the switch gives"
+wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
+sleep 2
+tap
+wait_for_count 'capture [0-9]+ saved:' 4 240
+booth_wait_state idle 1 60
+sleep 5   # past the stall window after the last switch back
+assert_eq "$(log_count 'fault \(camera\)')" 0 "camera faults after four 4056x2160 stills"
+assert_eq "$(log_count 'stream stalled')" 0 "stalls after four 4056x2160 stills"
+assert_eq "$(grep -v '^<[0-7]>' "$BOOTH_LOG" | grep -cE 'ERROR|WARN|libcamera|libv4l2' || true)" 0 "library lines without a syslog priority"
+assert_eq "$(grep -c $'\e\[' "$BOOTH_LOG" || true)" 0 "log lines with ANSI colours"
 booth_stop
 
 # ---------------------------------------------------------------- figures

@@ -170,7 +170,7 @@ public enum Schema {
         .size("camera.preview_size", \.camera.previewSize, limit: .screen, "1280x720", reload: .cameraStream,
               "Live-view size in pixels, at most a screen's 8K (7680x4320): the live view is only drawn on screens. A size the camera does not offer is replaced by the nearest one it does, with a warning."),
         .size("camera.capture_size", \.camera.captureSize, limit: .still, "1280x720", reload: .cameraStream,
-              "Photo size in pixels (a V4L2 or libcamera camera's; a gphoto2 camera takes its own), at most 12288x9216, above the largest cameras' 100 MP. When it differs from preview_size, the camera switches size for the capture and back; a libcamera camera whose pipeline gives a still stream beside the live view (a Raspberry Pi camera module) takes it there, without a switch."),
+              "Photo size in pixels (a V4L2 or libcamera camera's; a gphoto2 camera takes its own), at most 12288x9216, above the largest cameras' 100 MP. When the size the camera gives for it differs from the size the live view streams at (compared as the camera negotiates them: a camera that offers one size never switches), the camera switches size for the capture and back, and the no-frames time that makes a camera fault counts from the end of the switch; a libcamera camera whose pipeline gives a still stream beside the live view (a Raspberry Pi camera module) takes it there, without a switch."),
         .int("camera.frame_rate", \.camera.frameRate, 1...120, unit: "frames per second", "30", reload: .cameraStream,
              "Frames per second asked of the camera."),
         .int("camera.settle_frames", \.camera.settleFrames, 0...60, unit: "frames", "3", reload: .cameraStream,

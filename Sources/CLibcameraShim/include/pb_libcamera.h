@@ -31,6 +31,23 @@ const char *pb_lc_version(void);
 /** The words of the last error on the calling thread ("" when none). */
 const char *pb_lc_last_error(void);
 
+/** One line of libcamera's log, without its newline, and its syslog priority (3 error, 4 warning,
+ *  6 info, 7 debug): the booth's logger takes it from here. */
+typedef void (*pb_lc_log_fn)(int priority, const char *line);
+
+/** Routes libcamera's log to fn (logSetStream, colours off), a line at a time as pb_lc_log_line makes
+ *  it, from whichever thread logs (libcamera's own threads too). NULL: back to stderr. Sets
+ *  LIBCAMERA_LOG_LEVELS to *:ERROR unless it is set; an operator's LIBCAMERA_LOG_FILE is left in
+ *  force (nothing routed). */
+void pb_lc_route_log(pb_lc_log_fn fn);
+
+/** One line libcamera logs ("[0:00:01.234567890] [812] ERROR V4L2 v4l2_videodevice.cpp:1906 msg", its
+ *  severity colour-coded or not) as the booth logs it: ANSI colour sequences stripped, the timestamp
+ *  and thread dropped, the severity as the priority (FATAL and ERROR 3, WARN 4, INFO 6, DEBUG 7),
+ *  "libcamera: V4L2 v4l2_videodevice.cpp:1906 msg" into out (truncated to out_len - 1 bytes). A line
+ *  of another shape (a message's second line) is kept whole at 6. Returns the priority. */
+int pb_lc_log_line(const char *raw, char *out, size_t out_len);
+
 /** A handle on the process's camera manager (CameraManager::start: enumerates the media devices and
  *  their pipeline handlers). libcamera allows one CameraManager a process, so all handles share one,
  *  started with the first and stopped with the last; the next first one enumerates afresh. Sets

@@ -37,6 +37,23 @@ void *pb_v4l2_mmap(size_t length, int fd, int64_t offset);
 /// `v4l2_munmap(start, length)`. Returns 0 or -1 with errno.
 int pb_v4l2_munmap(void *start, size_t length);
 
+/// One line of a library's own log, without its newline, and its syslog priority (3 error, 4 warning,
+/// 7 debug): the booth's logger takes it from here.
+typedef void (*pb_log_line_fn)(int priority, const char *line);
+
+/// Routes libv4l2's own messages ("libv4l2: error setting pixformat: …"), which it writes to stderr
+/// with no priority unless `v4l2_log_file` is set, to `fn`, a line at a time: `v4l2_log_file` becomes a
+/// stream of ours (`fopencookie`; libv4l2 flushes after each message, and a flush ends a line).
+/// Priorities by `pb_v4l2_log_priority`. NULL sends them to stderr again. Returns 0, or -1 with errno
+/// when the stream cannot be made (then libv4l2 keeps writing to stderr).
+int pb_v4l2_route_log(pb_log_line_fn fn);
+
+/// The syslog priority of a line libv4l2 logs: "libv4l2: error …" 3, "libv4l2: warning …" 4, any other
+/// "libv4l2: …" line 7 (its plugin loading), a line of libv4lconvert's 4; -1 for a line of the ioctl
+/// trace libv4l2 writes once it has a log file ("request == VIDIOC_…", "result == …", indented
+/// fields): dropped, not a message.
+int pb_v4l2_log_priority(const char *line);
+
 /// `poll` on one fd for `events`, with a timeout in milliseconds.
 /// Returns >0 with `*revents` set, 0 on timeout, -1 with errno (EINTR is
 /// returned, not retried: callers loop until their own deadline).
