@@ -173,6 +173,9 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
     let log: GPIOLog
     let handler: @Sendable (ButtonEvent) -> Void
     var debouncer: ButtonDebouncer
+    /// The re-read that found the line inactive against the edges (a release edge missed), until
+    /// the release it makes is logged.
+    var missedBy: MonotonicInstant?
 
     init(line: Line, control: ThreadControl, configuration: GPIOButton.Configuration, resolved: GPIOResolvedLine,
          log: @escaping GPIOLog, handler: @escaping @Sendable (ButtonEvent) -> Void, debouncer: ButtonDebouncer) {
@@ -217,14 +220,14 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
                 switch line.value() {
                 case .success(let active):
                     let said = debouncer.lineActive ? "active" : "inactive"
-                    if active != debouncer.lineActive {
-                        log(.notice, "button: level re-read at \(now) is \(active ? "active" : "inactive"), "
-                            + "edges said \(said) since \(debouncer.lineActiveSince): missed edge")
-                    }
                     if afterLoss {
                         log(.notice, "button: line re-read at \(now), edges suspected lost: \(active ? "active" : "inactive")"
                             + (active == debouncer.lineActive ? ", as the edges said" : ", edges said \(said): resynchronised"))
+                    } else if active != debouncer.lineActive {
+                        log(.notice, "button: line re-read at \(now), an edge was missed: \(active ? "active" : "inactive"), "
+                            + "edges said \(said) since \(debouncer.lineActiveSince)")
                     }
+                    if active != debouncer.lineActive { missedBy = active ? nil : now }
                     deliver(debouncer.poll(now: now, lineActive: active))
                 case .failure(let failure):
                     return fail(call: Shim.callName(.getValue), errno: failure.code)
@@ -273,7 +276,13 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
             case .longPress(let id, let at):
                 log(.info, "button: long press #\(id) at \(at)")
             case .release(let id, let at, let held):
-                log(.info, "button: edge accepted: falling at \(at), stable \(debounce) ms: release #\(id), held \(ms(held)) ms")
+                if let reRead = missedBy {
+                    log(.info, "button: release #\(id) found by the line re-read at \(reRead), stable \(debounce) ms (its edge "
+                        + "missed): held \(ms(held)) ms, to the last sign of the line active at \(at)")
+                } else {
+                    log(.info, "button: edge accepted: falling at \(at), stable \(debounce) ms: release #\(id), held \(ms(held)) ms")
+                }
+                missedBy = nil
             case .rejected(let edge, let reason, let pulse):
                 log(.info, "button: edge rejected: \(edge), pulse \(ms(pulse)) ms (\(reason.rawValue), debounce \(debounce) ms)")
             case .stuck(let at):

@@ -146,13 +146,18 @@ struct GPIOButtonThreadTests {
         line.push(true, at: t0)
         #expect(inbox.next() == .press(id: 1, at: t0))
         line.setLevelSilently(false)
-        guard case .release(1, _, _)? = inbox.next() else {
+        guard case .release(1, _, let held)? = inbox.next() else {
             Issue.record("expected release #1, got \(inbox.pending)")
             return
         }
+        #expect(held < 800, "held to the last sign of the line active, not to the re-read at the long-press deadline")
         button.stop()
         #expect(inbox.pending.isEmpty, "no long press after the release")
-        #expect(inbox.logLines.withLock { $0 }.contains { $0.contains("missed edge") })
+        let log = inbox.logLines.withLock { $0 }
+        #expect(log.contains { $0.contains("line re-read at") && $0.contains("an edge was missed: inactive, edges said active") },
+                "\(log)")
+        #expect(log.contains { $0.contains("release #1 found by the line re-read at") && $0.contains("to the last sign of the line active at") },
+                "\(log)")
     }
 
     @Test("a press edge while believed pressed: the lost release is logged, the line re-read, a new press")
