@@ -232,7 +232,9 @@ extension BoothRuntime {
             }
             switch command {
             case .hello:
-                return ControlReply(result: info).line()
+                var reply = info
+                reply.stopping = isStopping
+                return ControlReply(result: reply).line()
             case .status:
                 var report = statusReport(configPath: info.configPath)
                 report.gallery = gallery?.status
