@@ -228,7 +228,9 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
                             + "edges said \(said) since \(debouncer.lineActiveSince)")
                     }
                     if active != debouncer.lineActive { missedBy = active ? nil : now }
-                    deliver(debouncer.poll(now: now, lineActive: active))
+                    // After a full read the edges after the 16th may be lost (libgpiod v1's queue drops the
+                    // newest): the level is known only from the re-read, as after SYN_DROPPED.
+                    deliver(queueFull ? debouncer.resync(now: now, lineActive: active) : debouncer.poll(now: now, lineActive: active))
                 case .failure(let failure):
                     return fail(call: Shim.callName(.getValue), errno: failure.code)
                 }

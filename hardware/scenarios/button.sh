@@ -129,7 +129,7 @@ wait_for_count 'long press #' $((longs + 1)) 10
 # The daemon tells a loss by a full read (16 edges at once), a level that disagrees with the edges, or
 # two edges the same way in a row (the one between was lost: under a loaded host gpio-sim may coalesce
 # the burst below 16 events, so the queue never fills). Counted from here, not over the whole log.
-lost_re='edges at once|edges? lost|missed edge|repeated-edge'
+lost_re='edges at once|edges? lost|edge was missed|repeated-edge'
 lost_before=$(log_count "$lost_re")
 kill -STOP "$BOOTH_PID"
 pulse booth 0 '(high:1,low:1)*20' high:0

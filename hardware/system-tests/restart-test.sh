@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Restart by hand: `kill -TERM old; photoboothd …` while the old simulated booth is still stopping. The new
 # one must wait for the old one's lock (it says it is stopping on its socket) and start; a daemon that runs
-# and is not stopping is still refused at once (exit 75, "stop it first"). About 10 s.
+# and is not stopping is still refused at once (exit 75, "stop it first"). A few seconds.
 #
 #   hardware/system-tests/restart-test.sh     (PHOTOBOOTHD=path overrides the binary)
 set -euo pipefail
