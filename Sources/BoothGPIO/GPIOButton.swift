@@ -18,7 +18,8 @@ import Glibc
 /// Lost edges (a gap in the edges' sequence numbers with libgpiod v2; with libgpiod v1,
 /// which has none, a press edge while held or a release while released) are logged and
 /// the level re-read at once; so is a read of a whole kernel queue's worth of edges
-/// (16), which may have overflowed.
+/// (16), which may have overflowed (the level read then counts from the re-read:
+/// `ButtonDebouncer.resync`). A release a re-read finds is timed to the last edge seen.
 /// If the line fails while in use, `handler` gets `.failed(GPIOError)` and the
 /// thread ends, releasing the line; start a new button to recover (see
 /// `GPIOLineAddress.resolve()` to test whether the chip and line are back).
