@@ -160,6 +160,10 @@ public struct DaemonInfo: Codable, Sendable, Equatable {
     /// The keys given on the daemon's command line (`--set`, and what `--simulate` sets: ``simulatedOverrides``),
     /// sorted; they win over the file on every reload. Nil from a daemon that does not say.
     public var overriddenKeys: [String]?
+    /// True when the daemon has been asked to stop (SIGTERM) and is releasing its devices: a new
+    /// photoboothd waits for its lock rather than refusing (``ControlSocketLock/take(socketPath:waitingUpTo:clock:log:)``).
+    /// Nil from a daemon that does not say.
+    public var stopping: Bool?
 
     public init(version: String, protocolVersion: Int, pid: Int32, configPath: String, simulated: Bool,
                 overriddenKeys: [String]? = nil) {

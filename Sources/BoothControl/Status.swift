@@ -274,7 +274,9 @@ extension BoothRuntime {
             }
             switch command {
             case .hello:
-                return ControlReply(result: info).line()
+                var reply = info
+                reply.stopping = isStopping
+                return ControlReply(result: reply).line()
             case .status:
                 var report = statusReport(configPath: info.configPath, commandLineKeys: info.overriddenKeys ?? [])
                 report.gallery = gallery?.status

@@ -50,7 +50,9 @@ public enum ButtonEvent: Sendable, Hashable {
     /// The press `id` has been held `longPress` (`at` = press + threshold). Once per press,
     /// only while still held (the line's level is re-read before it fires).
     case longPress(id: UInt64, at: MonotonicInstant)
-    /// The press `id` ended: the line went inactive at `at` and stayed so for `debounce`.
+    /// The press `id` ended: the line went inactive at `at` and stayed so for `debounce`. A release
+    /// whose edge was missed (a re-read found the line inactive) is timed to the last edge or re-read
+    /// that saw the line active: held only as long as the edges prove, never to the re-read.
     case release(id: UInt64, at: MonotonicInstant, heldMilliseconds: Double)
     /// An edge that changed nothing, with the width of the pulse it started, in ms.
     case rejected(edge: ButtonEdge, reason: ButtonRejectReason, pulseMilliseconds: Double)
@@ -106,8 +108,10 @@ public struct ButtonTiming: Sendable, Hashable {
 /// lasted `debounce`: shorter pulses are rejected with their width, a release is
 /// never a press. Long press and stuck are timed from the press edge. If the
 /// re-read level disagrees with the edges (a missed edge), the edges since the last
-/// one are not trusted: a missed release is then released after `debounce`, and
-/// never produces a long press.
+/// one are not trusted: a missed release is then released after `debounce`, timed to
+/// the last edge or re-read that saw the line active (held only as long as the edges
+/// prove), and never produces a long press. After events were dropped (`resync`), a
+/// level still settling is stable only from the resync.
 ///
 /// Lost edges (the kernel's event queue overflowed) are detected from the edges'
 /// sequence numbers where the library reports them (libgpiod v2), and otherwise
@@ -139,6 +143,11 @@ public struct ButtonDebouncer: Sendable {
     /// The last edge's time (as taken, see `edge(_:)`): a press edge within `debounce`
     /// of it is part of a burst, not a lone press.
     private var lastEdgeAt: MonotonicInstant?
+    /// The last time an edge or a re-read showed the line at `lineActive`.
+    private var lastSeenAt: MonotonicInstant
+    /// A held press whose release a re-read found (its edge missed): the last time the line was
+    /// seen active, which the release is timed to (held only as long as the edges prove).
+    private var missedReleaseAfter: MonotonicInstant?
 
     private struct Held: Sendable {
         /// nil for a line already active when the debouncer started: not a press.
@@ -154,6 +163,7 @@ public struct ButtonDebouncer: Sendable {
         self.timing = timing
         self.lineActive = lineActive
         self.lineActiveSince = at
+        self.lastSeenAt = at
         self.held = lineActive ? Held(id: nil, since: at, longPressFired: true, stuckFired: false) : nil
     }
 
@@ -188,6 +198,14 @@ public struct ButtonDebouncer: Sendable {
         advance(to: t, into: &events)
         let previousEdge = lastEdgeAt
         lastEdgeAt = t
+        if let missed = missedReleaseAfter, !active, active == lineActive {
+            // The missed release edge, read late: it proves when the line went inactive (at the latest
+            // the re-read that found it).
+            missedReleaseAfter = max(missed, min(edge.at, lineActiveSince))
+        } else {
+            missedReleaseAfter = nil
+        }
+        lastSeenAt = t
         if let suspect = suspectPressAt {
             // Another edge within `debounce` of the lone press edge: that edge was chatter.
             suspectPressAt = nil
@@ -260,11 +278,29 @@ public struct ButtonDebouncer: Sendable {
     /// Called at (or after) `nextDeadline`, or whenever the line is re-read, with the
     /// line's level read at `now`.
     public mutating func poll(now: MonotonicInstant, lineActive active: Bool) -> [ButtonEvent] {
+        reRead(now: now, lineActive: active, afterLoss: false)
+    }
+
+    /// Called when events were dropped before `now` (`SYN_DROPPED`: the kernel's buffer overflowed and
+    /// the device's state was read again), with the line's level read then. Unlike `poll`, the level is
+    /// known only since `now`: a level still settling starts its `debounce` again at `now`, however
+    /// long ago the last edge read said the same, so edges lost in a flood of bounces never make a press.
+    public mutating func resync(now: MonotonicInstant, lineActive active: Bool) -> [ButtonEvent] {
+        reRead(now: now, lineActive: active, afterLoss: true)
+    }
+
+    private mutating func reRead(now: MonotonicInstant, lineActive active: Bool, afterLoss: Bool) -> [ButtonEvent] {
         resyncAt = nil
         var events: [ButtonEvent] = []
         let t = max(now, lineActiveSince)
         if active == lineActive {
-            advance(to: t, into: &events)
+            if afterLoss, lineActive != isHeld {
+                // Settling, but the edges since the last one read are lost: stable only from now.
+                lineActiveSince = t
+            } else {
+                advance(to: t, into: &events)
+            }
+            lastSeenAt = t
             return events
         }
         if let suspect = suspectPressAt {
@@ -279,8 +315,11 @@ public struct ButtonDebouncer: Sendable {
             events.append(.rejected(edge: ButtonEdge(active: lineActive, at: lineActiveSince), reason: .contradictedByLevel,
                                     pulseMilliseconds: t.milliseconds(since: lineActiveSince)))
         }
+        // A held press read released: the release is timed to the last sign of the line active.
+        missedReleaseAfter = !active && isHeld ? lastSeenAt : nil
         lineActive = active
         lineActiveSince = t
+        lastSeenAt = t
         return events
     }
 
@@ -316,9 +355,11 @@ public struct ButtonDebouncer: Sendable {
                     held = Held(id: lastID, since: lineActiveSince, longPressFired: false, stuckFired: false)
                     events.append(.press(id: lastID, at: lineActiveSince))
                 } else if let ended = held {
+                    let releasedAt = missedReleaseAfter.map { max($0, ended.since) } ?? lineActiveSince
+                    missedReleaseAfter = nil
                     if let id = ended.id {
-                        events.append(.release(id: id, at: lineActiveSince,
-                                               heldMilliseconds: lineActiveSince.milliseconds(since: ended.since)))
+                        events.append(.release(id: id, at: releasedAt,
+                                               heldMilliseconds: releasedAt.milliseconds(since: ended.since)))
                     }
                     if ended.stuckFired { events.append(.unstuck(at: lineActiveSince)) }
                     held = nil

@@ -18,7 +18,8 @@ import Glibc
 /// Lost edges (a gap in the edges' sequence numbers with libgpiod v2; with libgpiod v1,
 /// which has none, a press edge while held or a release while released) are logged and
 /// the level re-read at once; so is a read of a whole kernel queue's worth of edges
-/// (16), which may have overflowed.
+/// (16), which may have overflowed (the level read then counts from the re-read:
+/// `ButtonDebouncer.resync`). A release a re-read finds is timed to the last edge seen.
 /// If the line fails while in use, `handler` gets `.failed(GPIOError)` and the
 /// thread ends, releasing the line; start a new button to recover (see
 /// `GPIOLineAddress.resolve()` to test whether the chip and line are back).
@@ -173,6 +174,9 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
     let log: GPIOLog
     let handler: @Sendable (ButtonEvent) -> Void
     var debouncer: ButtonDebouncer
+    /// The re-read that found the line inactive against the edges (a release edge missed), until
+    /// the release it makes is logged.
+    var missedBy: MonotonicInstant?
 
     init(line: Line, control: ThreadControl, configuration: GPIOButton.Configuration, resolved: GPIOResolvedLine,
          log: @escaping GPIOLog, handler: @escaping @Sendable (ButtonEvent) -> Void, debouncer: ButtonDebouncer) {
@@ -217,15 +221,17 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
                 switch line.value() {
                 case .success(let active):
                     let said = debouncer.lineActive ? "active" : "inactive"
-                    if active != debouncer.lineActive {
-                        log(.notice, "button: level re-read at \(now) is \(active ? "active" : "inactive"), "
-                            + "edges said \(said) since \(debouncer.lineActiveSince): missed edge")
-                    }
                     if afterLoss {
                         log(.notice, "button: line re-read at \(now), edges suspected lost: \(active ? "active" : "inactive")"
                             + (active == debouncer.lineActive ? ", as the edges said" : ", edges said \(said): resynchronised"))
+                    } else if active != debouncer.lineActive {
+                        log(.notice, "button: line re-read at \(now), an edge was missed: \(active ? "active" : "inactive"), "
+                            + "edges said \(said) since \(debouncer.lineActiveSince)")
                     }
-                    deliver(debouncer.poll(now: now, lineActive: active))
+                    if active != debouncer.lineActive { missedBy = active ? nil : now }
+                    // After a full read the edges after the 16th may be lost (libgpiod v1's queue drops the
+                    // newest): the level is known only from the re-read, as after SYN_DROPPED.
+                    deliver(queueFull ? debouncer.resync(now: now, lineActive: active) : debouncer.poll(now: now, lineActive: active))
                 case .failure(let failure):
                     return fail(call: Shim.callName(.getValue), errno: failure.code)
                 }
@@ -273,7 +279,13 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
             case .longPress(let id, let at):
                 log(.info, "button: long press #\(id) at \(at)")
             case .release(let id, let at, let held):
-                log(.info, "button: edge accepted: falling at \(at), stable \(debounce) ms: release #\(id), held \(ms(held)) ms")
+                if let reRead = missedBy {
+                    log(.info, "button: release #\(id) found by the line re-read at \(reRead), stable \(debounce) ms (its edge "
+                        + "missed): held \(ms(held)) ms, to the last sign of the line active at \(at)")
+                } else {
+                    log(.info, "button: edge accepted: falling at \(at), stable \(debounce) ms: release #\(id), held \(ms(held)) ms")
+                }
+                missedBy = nil
             case .rejected(let edge, let reason, let pulse):
                 log(.info, "button: edge rejected: \(edge), pulse \(ms(pulse)) ms (\(reason.rawValue), debounce \(debounce) ms)")
             case .stuck(let at):

@@ -59,7 +59,9 @@ public struct KeyEdgeFilter: Sendable {
 /// deadline as timeout, reads events with `libevdev_next_event`, feeds the key's edges to a
 /// ``ButtonDebouncer`` (the GPIO button's: the same debounce, long press and stuck rules), and at a
 /// deadline re-reads the key's state (`libevdev_get_event_value`). A `SYN_DROPPED` (the kernel's
-/// buffer overflowed) is resynchronised (`LIBEVDEV_READ_FLAG_SYNC` until `-EAGAIN`) and the state re-read.
+/// buffer overflowed) is resynchronised (`LIBEVDEV_READ_FLAG_SYNC` until `-EAGAIN`) and the state re-read:
+/// a key read down then counts as a press only `debounce` after the resync (``ButtonDebouncer/resync(now:lineActive:)``);
+/// its warning is rate-limited (``DroppedEventsLog``).
 /// When the device goes away (`-ENODEV`: unplugged) or a read fails, `failed` gets an
 /// ``InputError`` and the thread ends, closing the node; start a new button to recover.
 public final class EvdevButton: Sendable {
@@ -187,6 +189,7 @@ private final class EvdevLoop: @unchecked Sendable {
     var debouncer: ButtonDebouncer
     var filter: KeyEdgeFilter
     var repeatsLogged = 0
+    var drops = DroppedEventsLog()
 
     init(handle: EvdevHandle, device: InputDeviceInfo, key: InputKey, timing: ButtonTiming, wakeFD: Int32, thread: WorkerThread,
          log: @escaping @Sendable (LogPriority, String) -> Void, handler: @escaping @Sendable (ButtonEvent) -> Void,
@@ -214,7 +217,8 @@ private final class EvdevLoop: @unchecked Sendable {
         }
         var fds = [pollfd(fd: handle.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         while !thread.isStopping {
-            let timeout = pollTimeout(until: debouncer.nextDeadline, now: Monotonic.now())
+            let deadlines = [debouncer.nextDeadline, drops.nextDeadline].compactMap { $0 }
+            let timeout = pollTimeout(until: deadlines.min(), now: Monotonic.now())
             fds[0].revents = 0
             fds[1].revents = 0
             if retryingEINTR({ poll(&fds, 2, timeout) }) < 0 {
@@ -229,6 +233,11 @@ private final class EvdevLoop: @unchecked Sendable {
             let now = Monotonic.now()
             if let due = debouncer.nextDeadline, due <= now {
                 deliver(debouncer.poll(now: now, lineActive: keyDown))
+            }
+            if let untold = drops.flush(at: now) {
+                log(.warning, "button: \(device.path): events dropped by the kernel (SYN_DROPPED) \(untold) more "
+                    + "\(untold == 1 ? "time" : "times") since the last such line (\(drops.total) since start); "
+                    + "each resynchronised, \(key) \(keyDown ? "down" : "up") at \(now)")
             }
         }
     }
@@ -266,9 +275,17 @@ private final class EvdevLoop: @unchecked Sendable {
                 // Presses may have been lost with the same state before and after (a release and a press):
                 // the next edge is numbered past a gap, so the debouncer reports the loss there.
                 filter.dropped()
-                log(.warning, "button: \(device.path): events dropped by the kernel (SYN_DROPPED); resynchronised "
-                    + "(\(synced) state changes), \(key) \(down ? "down" : "up") at \(now)")
-                deliver(debouncer.poll(now: now, lineActive: down))
+                let line = "button: \(device.path): events dropped by the kernel (SYN_DROPPED); resynchronised "
+                    + "(\(synced) state changes), \(key) \(down ? "down" : "up") at \(now)"
+                if let told = drops.dropped(at: now) {
+                    log(.warning, line + (told > 1 ? " (\(told) drops since the last such line, \(drops.total) since start)" : "")
+                        + (drops.total == 1 ? "; further drops are told at most once every "
+                           + "\(DroppedEventsLog.intervalMilliseconds / 1000) s" : ""))
+                } else {
+                    log(.debug, line)
+                }
+                // The key's state is known only from now: a key read down needs `debounce` from here.
+                deliver(debouncer.resync(now: now, lineActive: down))
                 continue
             }
             if rc < 0 {
@@ -322,8 +339,14 @@ private final class EvdevLoop: @unchecked Sendable {
                 log(.warning, "button: \(key) stuck: down since \(debouncer.lineActiveSince), longer than \(timing.stuckMilliseconds) ms at \(at)")
             case .unstuck(let at):
                 log(.notice, "button: \(key) no longer stuck, released at \(at)")
-            case .edgesLost, .releaseLost, .failed:
-                log(.notice, "button: \(event)")
+            case .edgesLost(_, let before):
+                log(.notice, "button: \(key) \(before.active ? "down" : "up") at \(before.at) follows events the kernel "
+                    + "dropped (SYN_DROPPED): the key's edges before it may be lost")
+            case .releaseLost(let id, let before, let held):
+                log(.notice, "button: release #\(id) lost: released at or before \(before), held at most "
+                    + "\(Int(held.rounded())) ms; the \(key) down at \(before) is a new press")
+            case .failed(let error):
+                log(.error, "button: \(error)")
             }
             handler(event)
         }

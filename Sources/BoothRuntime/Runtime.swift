@@ -198,6 +198,8 @@ public final class BoothRuntime: Sendable {
         var counters = BoothCounters()
         var nextAutoPressID: UInt64 = 1 << 62
         var exitCode: Int32 = 0
+        /// Asked to stop (SIGTERM, or its last session done): `hello` says so, for a new daemon waiting for the socket's lock.
+        var stopping = false
         /// JPEG bytes of the session's captures and its picture, by id, for composing, the review
         /// screen and printing (a held capture leaves the ``CaptureBox`` once saved). Emptied when a
         /// session begins.
@@ -371,9 +373,14 @@ public final class BoothRuntime: Sendable {
 
     /// Asks the booth to stop (SIGTERM): a save in flight finishes, devices are released.
     public func requestShutdown() {
+        state.withLock { $0.stopping = true }
         supervisor.stopping()
         loop.post(.shutdown)
     }
+
+    /// True once the booth was asked to stop (``requestShutdown()``, or its main loop ended): it is
+    /// releasing its devices and exits next. Thread-safe.
+    public var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// The current state (thread-safe snapshot).
     public var currentState: BoothState { state.withLock { $0.machine.state } }
@@ -413,6 +420,7 @@ public final class BoothRuntime: Sendable {
         loop.post(.storageStatus(refusal: storage.refusal()))
         superviseAfterEvent()
         loop.run(tickEveryMilliseconds: supervisor.tickMilliseconds, tick: { self.tick() }) { event in self.handle(event) }
+        state.withLock { $0.stopping = true }
         return shutdownDevices()
     }
 

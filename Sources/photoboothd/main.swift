@@ -197,9 +197,13 @@ if args.check {
 let socketPath = args.socketPath ?? ControlSocketPath.forDaemon(simulated: args.simulate)
 var socketLock: ControlSocketLock?
 do {
-    socketLock = try ControlSocketLock(socketPath: socketPath)
+    // A daemon that is stopping (a restart by hand: kill -TERM, then start) is waited for, up to 10 s.
+    socketLock = try ControlSocketLock.take(socketPath: socketPath, log: { log.notice("control socket: \($0)") })
 } catch {
-    if case .held = error { fail("not starting: \(error)", ExitCode.tempFail) }
+    switch error {
+    case .held, .stillStopping: fail("not starting: \(error)", ExitCode.tempFail)
+    case .failed: break
+    }
     // The lock could not even be tried (its file unreadable, a directory, a link): still never a second
     // booth beside one that answers on this socket, opening the same camera and button.
     if let probe = try? ControlClient.connect(socketPath) {

@@ -151,8 +151,8 @@ struct ButtonDebouncerTests {
         r.run([(0, true)], until: 10_000, truth: { $0 < 700 })
         #expect(r.longPresses.isEmpty)
         #expect(!r.events.contains(.stuck(at: t(5000))))
-        #expect(r.events == [.press(id: 1, at: t(0)), .release(id: 1, at: t(1500), heldMilliseconds: 1500)],
-                "released at the re-read that found it, after debounce: \(r.events)")
+        #expect(r.events == [.press(id: 1, at: t(0)), .release(id: 1, at: t(30), heldMilliseconds: 30)],
+                "found by the re-read at 1500 ms, released after debounce, held as long as seen (the re-read at 30 ms): \(r.events)")
         #expect(!r.debouncer.isHeld)
         #expect(r.debouncer.nextDeadline == nil)
     }
@@ -352,6 +352,34 @@ struct ButtonDebouncerTests {
         let late = d.edge(active: false, at: t(990))
         #expect(late.count == 1)
         if case .rejected(_, let reason, _) = late.first { #expect(reason == .repeatedEdge) } else { Issue.record("\(late)") }
-        #expect(d.poll(now: t(1030), lineActive: false) == [.release(id: 1, at: t(1000), heldMilliseconds: 1000)])
+        #expect(d.poll(now: t(1030), lineActive: false) == [.release(id: 1, at: t(990), heldMilliseconds: 990)],
+                "the late edge times the release the re-read found")
+    }
+    @Test("a release found by a re-read is timed to the last edge seen, not to the re-read (a 100 ms tap is not held 394 ms)")
+    func missedReleaseTimedToLastEdge() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500),
+                                lineActive: false, at: t(0))
+        _ = d.edge(ButtonEdge(active: true, at: t(0), sequence: 1))
+        #expect(d.poll(now: t(30), lineActive: true) == [.press(id: 1, at: t(0))])
+        // The release bounced; the kernel read the last edge's direction late (rising at 100 ms).
+        _ = d.edge(ButtonEdge(active: false, at: t(90), sequence: 2))
+        _ = d.edge(ButtonEdge(active: true, at: t(100), sequence: 3))
+        // The re-read (a full queue read at once) comes 294 ms later and finds the line inactive.
+        #expect(d.poll(now: t(394), lineActive: false).isEmpty)
+        #expect(d.poll(now: t(424), lineActive: false) == [.release(id: 1, at: t(100), heldMilliseconds: 100)])
+    }
+
+    @Test("a half-second tap whose release was missed, re-read after the long-press threshold: no long press, held 500 ms")
+    func missedReleaseReReadAfterThreshold() {
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500),
+                                lineActive: false, at: t(0))
+        _ = d.edge(ButtonEdge(active: true, at: t(0), sequence: 1))
+        #expect(d.poll(now: t(30), lineActive: true) == [.press(id: 1, at: t(0))])
+        _ = d.edge(ButtonEdge(active: false, at: t(495), sequence: 2))
+        _ = d.edge(ButtonEdge(active: true, at: t(500), sequence: 3))
+        #expect(d.nextDeadline == t(1500))
+        #expect(d.poll(now: t(1510), lineActive: false).isEmpty, "the line read inactive at the long-press deadline")
+        #expect(d.poll(now: t(1540), lineActive: false) == [.release(id: 1, at: t(500), heldMilliseconds: 500)])
+        #expect(d.nextDeadline == nil)
     }
 }

@@ -146,13 +146,18 @@ struct GPIOButtonThreadTests {
         line.push(true, at: t0)
         #expect(inbox.next() == .press(id: 1, at: t0))
         line.setLevelSilently(false)
-        guard case .release(1, _, _)? = inbox.next() else {
+        guard case .release(1, _, let held)? = inbox.next() else {
             Issue.record("expected release #1, got \(inbox.pending)")
             return
         }
+        #expect(held < 800, "held to the last sign of the line active, not to the re-read at the long-press deadline")
         button.stop()
         #expect(inbox.pending.isEmpty, "no long press after the release")
-        #expect(inbox.logLines.withLock { $0 }.contains { $0.contains("missed edge") })
+        let log = inbox.logLines.withLock { $0 }
+        #expect(log.contains { $0.contains("line re-read at") && $0.contains("an edge was missed: inactive, edges said active") },
+                "\(log)")
+        #expect(log.contains { $0.contains("release #1 found by the line re-read at") && $0.contains("to the last sign of the line active at") },
+                "\(log)")
     }
 
     @Test("a press edge while believed pressed: the lost release is logged, the line re-read, a new press")
@@ -204,27 +209,46 @@ struct GPIOButtonThreadTests {
                 "\(log)")
     }
 
-    @Test("a read of a whole kernel queue of edges re-reads the line: a level the edges missed is found")
-    func fullQueueReRead() throws {
+    /// Queues `edges` (at ms from now) at once with the line at `level`, and returns the events up to the first
+    /// press, the time the edges were queued, and the log.
+    private func untilPress(after edges: [(ms: Int64, active: Bool)], level: Bool) throws -> ([ButtonEvent], MonotonicInstant, [String]) {
         let line = try FakeLine()
         let inbox = Inbox()
         let button = try start(line, inbox)
         let t0 = Sys.now()
-        // 16 edges of glitches (no sequence numbers, libgpiod v1), ending inactive; the kernel
-        // dropped the rest, and the button is in fact held.
-        line.push((0..<16).map { ButtonEdge(active: $0 % 2 == 0, at: t0.adding(milliseconds: Int64($0) - 20)) }, level: true)
+        line.push(edges.map { ButtonEdge(active: $0.active, at: t0.adding(milliseconds: $0.ms)) }, level: level)
         var seen: [ButtonEvent] = []
         while let event = inbox.next() {
             seen.append(event)
             if case .press = event { break }
         }
         button.stop()
+        return (seen, t0, inbox.logLines.withLock { $0 })
+    }
+
+    @Test("a read of a whole kernel queue of edges re-reads the line: a level the edges missed is found")
+    func fullQueueReRead() throws {
+        // 16 edges of glitches (no sequence numbers, libgpiod v1), ending inactive; the kernel
+        // dropped the rest, and the button is in fact held.
+        let (seen, t0, log) = try untilPress(after: (0..<16).map { (Int64($0) - 20, $0 % 2 == 0) }, level: true)
         guard case .press(1, let at)? = seen.last else {
             Issue.record("expected press #1 from the re-read, got \(seen)")
             return
         }
         #expect(at >= t0, "pressed from the re-read, not from an edge of the burst (the last at -5 ms)")
-        #expect(inbox.logLines.withLock { $0 }.contains { $0.contains("read 16 edges at once") })
+        #expect(log.contains { $0.contains("read 16 edges at once") })
+    }
+
+    @Test("a full queue ending active: the press is timed from the re-read, not from the 16th edge")
+    func fullQueueEndingActive() throws {
+        // 16 edges of a bounce, the last one active; the edges after it were dropped (libgpiod v1's queue
+        // keeps the first 16), and the line reads active now.
+        let (seen, t0, _) = try untilPress(after: (0..<16).map { (Int64($0) - 200, $0 % 2 == 1) }, level: true)
+        guard case .press(1, let at)? = seen.last else {
+            Issue.record("expected press #1, got \(seen)")
+            return
+        }
+        #expect(at >= t0, "stable only from the re-read after the full read, not from the 16th edge")
     }
 
     @Test("stop from the handler does not deadlock; the line is released and events stop")

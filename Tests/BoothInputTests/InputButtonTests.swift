@@ -144,3 +144,93 @@ struct InputDeviceSelectionTests {
         }
     }
 }
+
+@Suite("A flooded key device (SYN_DROPPED)")
+struct KeyFloodTests {
+    /// The key toggled every 0.1 ms from `from` to `to` (bounce noise far shorter than the debounce),
+    /// through the filter; the kernel's buffer overflows at `dropAt`: the events from there are
+    /// never read, libevdev's resync reads the key `downAtResync` at `resyncAt`.
+    private func flood(_ debouncer: inout ButtonDebouncer, _ filter: inout KeyEdgeFilter, from: Int64, dropAt: Int64,
+                       resyncAt: Int64, downAtResync: Bool) -> [ButtonEvent] {
+        var events: [ButtonEvent] = []
+        var down = true
+        var at = t(from)
+        while at <= t(dropAt) {
+            if let edge = filter.edge(InputEvent(type: 1, code: 57, value: down ? 1 : 0, at: at)) { events += debouncer.edge(edge) }
+            down.toggle()
+            at = MonotonicInstant(nanoseconds: at.nanoseconds + 100_000)
+        }
+        filter.dropped()
+        events += debouncer.resync(now: t(resyncAt), lineActive: downAtResync)
+        return events
+    }
+
+    private func presses(_ events: [ButtonEvent]) -> [ButtonEvent] { events.filter { if case .press = $0 { true } else { false } } }
+
+    @Test("a flood in idle whose resync reads the key down, then up: no press")
+    func floodInIdle() {
+        var filter = KeyEdgeFilter(key: space)
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500), lineActive: false, at: t(0))
+        // The last edge read before the drop is a key-down at 110 ms; the resync 60 ms later reads it down.
+        var events = flood(&d, &filter, from: 100, dropAt: 110, resyncAt: 170, downAtResync: true)
+        #expect(presses(events).isEmpty, "the key read down at the resync has been stable for no time: \(events)")
+        // The flood goes on after the resync and ends with the key up: still no press.
+        var down = false
+        for us in stride(from: Int64(170_100), to: 180_000, by: 100) {
+            if let edge = filter.edge(InputEvent(type: 1, code: 57, value: down ? 1 : 0, at: MonotonicInstant(nanoseconds: t(0).nanoseconds + UInt64(us) * 1000))) {
+                events += d.edge(edge)
+            }
+            down.toggle()
+        }
+        while let due = d.nextDeadline, due <= t(1000) { events += d.poll(now: due, lineActive: false) }
+        #expect(presses(events).isEmpty, "\(events.suffix(4))")
+        #expect(!d.isHeld)
+    }
+
+    @Test("a press after a resync needs a stable period measured from the resync")
+    func stableFromResync() {
+        var filter = KeyEdgeFilter(key: space)
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500), lineActive: false, at: t(0))
+        _ = flood(&d, &filter, from: 100, dropAt: 110, resyncAt: 170, downAtResync: true)
+        #expect(d.nextDeadline == t(200), "debounce from the resync at 170 ms")
+        #expect(d.poll(now: t(199), lineActive: true).isEmpty)
+        // Really held (the guest holds the key): a press, timed from the resync, and its long press 1500 ms later.
+        #expect(d.poll(now: t(200), lineActive: true) == [.press(id: 1, at: t(170))])
+        #expect(d.poll(now: t(1670), lineActive: true) == [.longPress(id: 1, at: t(1670))])
+    }
+
+    @Test("a flood while a press is held: the hold goes on, no second press")
+    func floodWhileHeld() {
+        var filter = KeyEdgeFilter(key: space)
+        var d = ButtonDebouncer(timing: ButtonTiming(debounceMilliseconds: 30, longPressMilliseconds: 1500), lineActive: false, at: t(0))
+        _ = d.edge(filter.edge(key(1, at: 0))!)
+        #expect(d.poll(now: t(30), lineActive: true) == [.press(id: 1, at: t(0))])
+        // Up at 100 (pending), a flood from 105: the resync reads the key down 60 ms after the last edge read.
+        var events = d.edge(filter.edge(key(0, at: 100))!)
+        events += flood(&d, &filter, from: 105, dropAt: 115, resyncAt: 175, downAtResync: true)
+        while let due = d.nextDeadline, due <= t(400) { events += d.poll(now: due, lineActive: true) }
+        #expect(presses(events).isEmpty, "\(events.suffix(4))")
+        #expect(d.heldPressID == 1)
+    }
+}
+
+@Suite("SYN_DROPPED warnings, rate-limited")
+struct DroppedEventsLogTests {
+    @Test("the first drop is told at once; the next ones wait for the interval and are counted")
+    func rateLimited() {
+        var log = DroppedEventsLog()
+        let interval = DroppedEventsLog.intervalMilliseconds
+        #expect(log.dropped(at: t(0)) == 1)
+        #expect(log.nextDeadline == nil, "nothing held back")
+        // 26 more drops within the next 2 s (the flood that logged 27 lines): held back.
+        for ms in stride(from: Int64(75), through: 2000, by: 75) { #expect(log.dropped(at: t(ms)) == nil) }
+        #expect(log.untold == 26)
+        #expect(log.nextDeadline == t(interval))
+        #expect(log.flush(at: t(interval - 1)) == nil)
+        #expect(log.flush(at: t(interval)) == 26, "told when due, though no drop follows")
+        #expect(log.flush(at: t(2 * interval)) == nil, "nothing left to tell")
+        #expect(log.dropped(at: t(interval + 1)) == nil, "within the interval of the last line")
+        #expect(log.dropped(at: t(2 * interval)) == 2)
+        #expect(log.total == 29)
+    }
+}

@@ -124,6 +124,78 @@ final class Calls: Sendable {
         _ = try ControlClient(socket: stalePath).send(ControlRequest(.hello), expecting: NoResult.self)
     }
 
+    /// A daemon's control socket whose `hello` says `stopping`, holding the lock as photoboothd does.
+    private func daemon(stopping: Bool?, in dir: String) throws -> ControlServer {
+        var info = DaemonInfo(version: "test", protocolVersion: ControlProtocol.version, pid: getpid(), configPath: "/dev/null", simulated: true)
+        info.stopping = stopping
+        let reply = ControlReply(result: info).line()
+        let server = ControlServer(path: "\(dir)/control", log: LogRecorder().logger()) { _, _ in reply }
+        try server.start()
+        return server
+    }
+
+    @Test("a restart while the old daemon is stopping waits for its lock, then takes it")
+    func restartWaitsForAStoppingDaemon() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let old = try daemon(stopping: true, in: dir)
+        defer { old.stop() }
+        let clock = ManualClock()
+        let tries = Mutex(0)
+        var said: [String] = []
+        // The old daemon ends (its socket removed, its lock released) during the third wait.
+        let lock = try ControlSocketLock.take(socketPath: "\(dir)/control", clock: clock, sleep: { ms in
+            clock.advance(milliseconds: Int(ms))
+            if tries.withLock({ $0 += 1; return $0 }) == 3 { old.stop() }
+        }, log: { said.append($0) })
+        lock.release()
+        #expect(tries.withLock { $0 } == 3)
+        #expect(said.count == 2)
+        #expect(said.first?.contains("(pid \(getpid())) is stopping on the control socket \(dir)/control: waiting up to 10 s") == true, "\(said)")
+        #expect(said.last?.contains("released \(dir)/control.lock after 300 ms of waiting; starting") == true, "\(said)")
+    }
+
+    @Test("a daemon still stopping when the wait runs out: refused, saying it waited")
+    func stoppingDaemonThatDoesNotEnd() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let old = try daemon(stopping: true, in: dir)
+        defer { old.stop() }
+        let clock = ManualClock()
+        #expect(throws: ControlSocketLock.Failure.stillStopping(lockPath: "\(dir)/control.lock", socketPath: "\(dir)/control",
+                                                               pid: getpid(), waitedMilliseconds: ControlSocketLock.stoppingWaitMilliseconds)) {
+            _ = try ControlSocketLock.take(socketPath: "\(dir)/control", clock: clock,
+                                           sleep: { clock.advance(milliseconds: Int($0)) }, log: { _ in })
+        }
+    }
+
+    @Test("a running daemon (not stopping, or one that does not say) is refused at once, without waiting")
+    func runningDaemonIsRefusedAtOnce() throws {
+        for stopping in [false, nil] as [Bool?] {
+            let dir = makeTempDir(); defer { removeTree(dir) }
+            let old = try daemon(stopping: stopping, in: dir)
+            defer { old.stop() }
+            let waits = Mutex(0)
+            #expect(throws: ControlSocketLock.Failure.held(lockPath: "\(dir)/control.lock", socketPath: "\(dir)/control", pid: getpid())) {
+                _ = try ControlSocketLock.take(socketPath: "\(dir)/control", clock: ManualClock(),
+                                               sleep: { _ in waits.withLock { $0 += 1 } }, log: { _ in })
+            }
+            #expect(waits.withLock { $0 } == 0)
+        }
+    }
+
+    @Test("a lock holder that does not answer on its socket (closed as it ends) is waited for")
+    func silentLockHolderIsWaitedFor() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let held = try ControlSocketLock(socketPath: "\(dir)/control")
+        let clock = ManualClock()
+        var said: [String] = []
+        let lock = try ControlSocketLock.take(socketPath: "\(dir)/control", clock: clock, sleep: { ms in
+            clock.advance(milliseconds: Int(ms))
+            held.release()
+        }, log: { said.append($0) })
+        lock.release()
+        #expect(said.first?.contains("holds \(dir)/control.lock and does not answer on the control socket") == true, "\(said)")
+    }
+
     @Test func clientExplainsANotRunningDaemon() throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         #expect(throws: ControlClientError.notRunning(paths: ["\(dir)/control"])) {

@@ -9,6 +9,9 @@
 //   down | up        touch down (a finger at the centre) or up; the key down or up
 //   sleep MS         waits MS milliseconds (clock_nanosleep, CLOCK_MONOTONIC, absolute: no drift)
 //   burst N MS       N times: down, MS ms, up, MS ms (a bouncing contact; timed absolutely)
+//   flood N          N times down and up, each pair in one write (the key is down for microseconds
+//                    however the writer is scheduled): bounce noise far faster than any debounce, the
+//                    reader's kernel buffer overflows (SYN_DROPPED); the key ends up
 //   quit             destroys the device and exits (so does end of input)
 // Each down/up is written with its SYN_REPORT at once; the kernel stamps the events.
 #define _GNU_SOURCE
@@ -113,6 +116,16 @@ int main(int argc, char **argv) {
         else if (sscanf(line, "sleep %ld", &ms) == 1) wait_ms(ms);
         else if (sscanf(line, "burst %ld %ld", &n, &ms) == 2) {
             for (long i = 0; i < n; i++) { set(1); wait_ms(ms); set(0); wait_ms(ms); }
+        } else if (sscanf(line, "flood %ld", &n) == 1) {
+            if (touch) { fprintf(stderr, "uinput-events: flood is for a key\n"); continue; }
+            struct input_event pair[4];
+            memset(pair, 0, sizeof pair);
+            pair[0].type = EV_KEY; pair[0].code = key; pair[0].value = 1;
+            pair[1].type = EV_SYN; pair[1].code = SYN_REPORT;
+            pair[2].type = EV_KEY; pair[2].code = key; pair[2].value = 0;
+            pair[3].type = EV_SYN; pair[3].code = SYN_REPORT;
+            for (long i = 0; i < n; i++)
+                if (write(fd, pair, sizeof pair) != (ssize_t)sizeof pair) die("write");
         } else if (!strncmp(line, "quit", 4)) break;
         else fprintf(stderr, "uinput-events: unknown command: %s", line);
         printf("done %s", line);
