@@ -8,7 +8,7 @@ extension JPEGDecoder {
     /// live view: speed over the last bit of quality). Throws `TurboJPEGError` as `decode(_:scale:into:)`.
     @discardableResult
     public func decodeXRGB(_ jpeg: [UInt8], scale: JPEGScale = .full, into pixels: inout [UInt32]) throws(TurboJPEGError) -> FrameSize {
-        let size = scale.scaled(try checkedHeader(jpeg).size)
+        let size = scale.scaled(try checkedHeader(jpeg, scale: scale).size)
         if pixels.count != size.area { pixels = [UInt32](repeating: 0, count: size.area) }
         let w = Int32(size.width), h = Int32(size.height)
         let rc = jpeg.withUnsafeBufferPointer { src in
@@ -52,7 +52,8 @@ public final class JPEGRotator {
             throw TurboJPEGError(call: "tjInitTransform", message: TurboJPEGHandle.message(nil))
         }
         transformer = TurboJPEGHandle(raw: raw)
-        decoder = try JPEGDecoder()
+        // A turn that cannot be lossless decodes the whole still: up to the largest a supported camera makes.
+        decoder = try JPEGDecoder(maxPixels: JPEGDecoder.largestStillPixels)
         encoder = try JPEGEncoder()
     }
 
@@ -82,14 +83,14 @@ public final class JPEGRotator {
     }
 
     /// `jpeg` turned clockwise by `rotation`, and how. `quality` (1–100) is used only when re-encoding.
-    /// - Throws: `TurboJPEGError` from the header read (also for an image over the decoder's 40 MP limit,
-    ///   call `tjDecompress2`, not turned), the transform, decode or encode (a corrupt JPEG);
+    /// - Throws: `TurboJPEGError` from the header read (also for an image over a supported camera's still,
+    ///   `JPEGDecoder.largestStillPixels`, call `tjDecompress2`, not turned), the transform, decode or encode (a corrupt JPEG);
     ///   `JPEGFrameError` for a bad quality.
     public func rotate(_ jpeg: [UInt8], by rotation: Rotation, quality: Int) throws -> (bytes: [UInt8], method: JPEGRotationMethod) {
         guard rotation != .r0 else { return (jpeg, .unchanged) }
-        // The decoder's pixel limit holds for the lossless transform too: a 200-byte header claiming
-        // 65376x1446 kept tjTransform busy for seconds (found by fuzz/run rotation).
-        let header = try decoder.checkedHeader(jpeg)
+        // The decoder's limit of a supported camera's still holds for the lossless transform too: a 200-byte
+        // header claiming 65376x1446 kept tjTransform busy for seconds (found by fuzz/run rotation).
+        let header = try decoder.checkedHeader(jpeg, scale: nil)
         if JPEGRotator.isLossless(header, rotation), let bytes = try? transform(jpeg, rotation) {
             return (bytes, .lossless)
         }
@@ -119,13 +120,13 @@ public final class JPEGRotator {
     /// pixels. Either way the other markers (Exif, ICC, XMP, comments; the Exif thumbnail is not
     /// turned) are kept and the Orientation value is set to 1, so no viewer turns the pixels again.
     /// Orientation 1, no tag or an unreadable one: the bytes as they came (`.unchanged`).
-    /// - Throws: `TurboJPEGError` from the header read (also over the decoder's 40 MP limit, call
-    ///   `tjDecompress2`), decode or encode (a corrupt JPEG); `JPEGFrameError` for a bad quality.
+    /// - Throws: `TurboJPEGError` from the header read (also over a supported camera's still,
+    ///   `JPEGDecoder.largestStillPixels`, call `tjDecompress2`), decode or encode (a corrupt JPEG); `JPEGFrameError` for a bad quality.
     public func upright(_ jpeg: [UInt8], quality: Int) throws
         -> (bytes: [UInt8], method: JPEGRotationMethod, orientation: EXIFOrientation) {
         let orientation = EXIFOrientation.read(jpeg)
         guard orientation != .topLeft else { return (jpeg, .unchanged, orientation) }
-        let header = try decoder.checkedHeader(jpeg)
+        let header = try decoder.checkedHeader(jpeg, scale: nil)
         if JPEGRotator.isLossless(header, orientation), let bytes = try? transform(jpeg, op: orientation.transformOp, options: TJXOPT_PERFECT) {
             return (EXIFOrientation.resettingTag(bytes), .lossless, orientation)
         }

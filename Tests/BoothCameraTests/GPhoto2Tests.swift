@@ -202,6 +202,29 @@ final class LogLines: Sendable {
             }
     }
 
+    /// Stills of the largest bodies (45, 61 and 102 MP, made at test time, served by the virtual camera's
+    /// `photo=PATH`), stored portrait (EXIF Orientation 6): kept, upright and whole.
+    @Test func stillsOfTheLargestBodiesAreKeptUpright() throws {
+        try vcam.exclusively {
+            let (source, events, log) = launched(settings { $0.captureTimeoutMilliseconds = 60_000 })
+            defer { source.shutdown(timeoutSeconds: 3) }
+            for (i, size) in [LargeStill.mp45, LargeStill.mp61, LargeStill.mp100].enumerated() {
+                let id = UInt64(i + 1)
+                try vcam.say("photo=\(try LargeStill.file(size, orientation: 6).path)")
+                source.takeStill(request(id, deadlineMilliseconds: 60_000))
+                #expect(events.wait(60) { _ in events.stills.contains { $0.captureID == id } || events.failure(id) != nil }, "still \(id)")
+                #expect(events.failure(id) == nil, "\(size): \(events.failure(id) ?? "")")
+                let still = try #require(events.stills.first { $0.captureID == id })
+                #expect(still.size == FrameSize(width: size.height, height: size.width), "\(size) upright")
+                #expect(EXIFOrientation.read(still.jpeg) == .topLeft)
+                #expect(try JPEGDecoder().header(still.jpeg).size == still.size)
+            }
+            #expect(log.contains("EXIF orientation 6 made upright, reencoded"), "the 45 MP one: 5464 rows are not whole MCUs")
+            #expect(log.contains("EXIF orientation 6 made upright, lossless"))
+            #expect(!log.contains("not kept"))
+        }
+    }
+
     @Test func aFullCardIsAFaultWithTheOperatorsWords() throws {
         try vcam.exclusively {
             let (source, events, _) = launched(settings())
