@@ -1,5 +1,6 @@
 import BoothCamera
 import BoothClock
+import BoothControl
 import BoothCore
 import BoothJPEG
 import BoothPorts
@@ -110,6 +111,33 @@ import Testing
             #expect(!logs.all.contains { $0.contains("not kept") || $0.contains("could not be decoded") }, "\(log())")
             clock.advance(milliseconds: s.session.reviewMilliseconds)
             #expect(await eventually { runtime.currentState.isIdle && runtime.counters.completed == 1 }, "\(log())")
+        }
+    }
+
+    /// The battery of the camera in use reaches `photoboothctl status` (text and `--json`) and `devices` through the
+    /// daemon; at 20 % or less `status` warns.
+    @Test func theBatteryReachesStatusAndDevicesThroughTheDaemon() async throws {
+        let vcam = try VirtualCamera.shared.get()
+        let ctl = try builtProgram("photoboothctl")
+        try await vcam.exclusively {
+            let dir = makeTempDir(); defer { removeTree(dir) }
+            try vcam.say("battery=15")
+            let (runtime, _, _, _, logs, stop) = try Self.running(Self.settings(dir: dir))
+            defer { stop() }
+            let server = ControlServer(path: "\(dir)/control", log: LogRecorder().logger(),
+                                       handler: runtime.daemonControlHandler(info: DaemonInfo(
+                                           version: photoboothVersion, protocolVersion: 1, pid: getpid(),
+                                           configPath: "\(dir)/photobooth.conf", simulated: false)))
+            try server.start()
+            defer { server.stop() }
+            #expect(await eventually { runtime.statusReport(configPath: "").camera.batteryPercent == 15 }, "\(logs.all)")
+            let text = runProgram(ctl, ["status", "--socket", "\(dir)/control"], in: dir).output
+            #expect(text.contains("battery 15%"), "\(text)")
+            #expect(text.split(separator: "\n").contains { $0.hasPrefix("warning:") && $0.contains("battery 15%: charge or swap it soon") }, "\(text)")
+            let json = runProgram(ctl, ["status", "--json", "--socket", "\(dir)/control"], in: dir).output
+            #expect(json.contains("\"batteryPercent\" : 15"), "\(json)")
+            let devices = runProgram(ctl, ["devices", "--socket", "\(dir)/control"], in: dir).output
+            #expect(devices.contains("in use: camera usb:001,001 (Nikon DSC D750), battery 15%"), "\(devices)")
         }
     }
 }
