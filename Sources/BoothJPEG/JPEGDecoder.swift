@@ -73,6 +73,14 @@ public enum JPEGScale: Int, Sendable, CaseIterable {
     /// The denominator; the numerator is 1.
     public var denominator: Int { rawValue }
 
+    /// The smallest scale (1/8, 1/4, 1/2, else 1/1) at which `size` still covers `needed` both ways: what a step
+    /// that draws a `size` image (or the part of it it shows) at `needed` pixels decodes at.
+    public static func smallest(from size: FrameSize, covering needed: FrameSize) -> JPEGScale {
+        [JPEGScale.eighth, .quarter, .half].first { s in
+            size.width / s.denominator >= needed.width && size.height / s.denominator >= needed.height
+        } ?? .full
+    }
+
     /// The decoded size for an image of `size`, rounded up as TurboJPEG's `TJSCALED`.
     public func scaled(_ size: FrameSize) -> FrameSize {
         FrameSize(width: (size.width + denominator - 1) / denominator,

@@ -192,11 +192,7 @@ public final class PictureComposer {
     /// The TurboJPEG scale for showing `crop` (full-size pixels) in `destination`: the smallest of
     /// 1/8, 1/4, 1/2 whose scaled crop is still at least the destination's size, else 1/1.
     public static func decodeScale(crop: PixelRect, destination: PixelRect) -> JPEGScale {
-        for scale in [JPEGScale.eighth, .quarter, .half]
-        where crop.width / scale.denominator >= destination.width && crop.height / scale.denominator >= destination.height {
-            return scale
-        }
-        return .full
+        JPEGScale.smallest(from: crop.size, covering: destination.size)
     }
 
     private func drawBase(_ plan: PicturePlan, texts: [String], on canvas: I420Canvas) throws(PictureError) {
