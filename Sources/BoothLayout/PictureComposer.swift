@@ -54,7 +54,8 @@ public final class PictureComposer {
         let decoder: JPEGDecoder
         var planes = YUVPlanes()
         var error: PictureError?
-        init() throws(TurboJPEGError) { decoder = try JPEGDecoder() }
+        // A slot over a quarter of its capture (a large sheet's) needs the whole capture: up to a supported camera's still.
+        init() throws(TurboJPEGError) { decoder = try JPEGDecoder(maxPixels: JPEGDecoder.largestStillPixels) }
     }
 
     private enum BackgroundImage {

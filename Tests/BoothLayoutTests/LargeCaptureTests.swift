@@ -21,4 +21,12 @@ struct LargeCaptureTests {
         }
         #expect(bright > 1000 && dark > 1000, "both halves of the captures are drawn: \(bright) bright, \(dark) dark samples")
     }
+
+    /// A slot larger than a quarter of the capture (a single layout at 1000 dpi: about 22 MP) needs the whole 45 MP
+    /// capture decoded: the composer's decodes may be as large as a supported camera's still.
+    @Test func aLargeSlotDecodesTheWholeCapture() throws {
+        let composer = try PictureComposer(options: PictureOptions(layout: .single, dpi: 1000))
+        let picture = try composer.compose(captures: [try LargeStill.jpeg(LargeStill.mp45)], takenAt: Date())
+        #expect(try JPEGDecoder().header(picture).size == FrameSize(width: 6000, height: 4000))
+    }
 }
