@@ -39,13 +39,12 @@ public enum LargeStill {
         return bytes
     }
 
-    /// ``jpeg(_:orientation:)`` written to a file in the temporary directory (for the virtual camera's `photo=PATH`).
+    /// ``jpeg(_:orientation:)`` written to a file in the temporary directory (for the virtual camera's `photo=PATH`):
+    /// one name per size and orientation, written atomically at each call (test processes share it, none leaves its own).
     public static func file(_ size: FrameSize, orientation: Int = 1) throws -> URL {
         let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("large-still-\(getpid())-\(size.width)x\(size.height)-\(orientation).jpg")
-        if !FileManager.default.fileExists(atPath: url.path) {
-            try Data(try jpeg(size, orientation: orientation)).write(to: url, options: .atomic)
-        }
+            .appendingPathComponent("photobooth-large-still-\(size.width)x\(size.height)-\(orientation).jpg")
+        try Data(try jpeg(size, orientation: orientation)).write(to: url, options: .atomic)
         return url
     }
 }
