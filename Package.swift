@@ -99,7 +99,7 @@ let package = Package(
                           path: "bench/BoothBench"),
 
         // Helpers shared by the test targets (the real photos' folder, fast runtime settings).
-        .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts"], path: "Tests/BoothTestSupport"),
+        .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts", "BoothJPEG"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
@@ -109,7 +109,7 @@ let package = Package(
                     exclude: ["webhook-listener.py"]),
         .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
-        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
+        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
                                                        "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "photoboothd"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],

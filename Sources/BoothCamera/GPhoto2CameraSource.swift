@@ -119,7 +119,9 @@ public final class GPhoto2CameraSource: CameraSource {
     }
 
     /// `--check`: opens the camera on the caller's thread, takes a live-view frame where it has live view,
-    /// reads its battery, releases it.
+    /// reads its battery and the card's free space, releases it. Fails (the daemon's words) for an empty battery
+    /// (0 %: the camera would rest) and, with `camera.capture_target = card`, a card with less than 50 MB free;
+    /// warns of a battery at 20 % or less.
     public func check() -> CameraCheckResult {
         guard let camera = GPhoto2Camera() else { return .fails("gp_context_new failed (out of memory)") }
         let s = settings.withLock { $0 }
@@ -128,6 +130,16 @@ public final class GPhoto2CameraSource: CameraSource {
             defer { camera.close() }
             var warnings: [String] = []
             let details = camera.details()
+            // What would rest the camera or fail every still: the daemon's fault, in its words.
+            if let level = details.batteryPercent, level <= Self.batteryEmptyPercent {
+                return .fails("\(info): \(Self.batteryEmptyText(level))")
+            }
+            if s.captureTarget == .card, let free = details.freeBytes, free < Self.minimumFreeBytes {
+                return .fails("\(info): \(GPhoto2Advice.text(for: .cardFull)) (\(free / 1_000_000) MB free, camera.capture_target = card)")
+            }
+            if let level = details.batteryPercent, level <= CameraSourceStatus.batteryLowPercent {
+                warnings.append(CameraSourceStatus.batteryLowText(level))
+            }
             if let w = captureTargetWarning(s.captureTarget, details) { warnings.append(w) }
             var what = "\(info)"
             if ownLiveView {
@@ -390,13 +402,18 @@ public final class GPhoto2CameraSource: CameraSource {
     /// A battery at or below this level is empty (%): the camera is resting until it is charged or swapped.
     static let batteryEmptyPercent = 0
 
+    /// The operator's words for an empty battery at `level` percent (the log's, the fault's and `--check`'s).
+    static func batteryEmptyText(_ level: Int) -> String {
+        "the camera's battery is empty (\(level)%): charge or swap it (a mains adapter keeps the body going all night)"
+    }
+
     /// The battery is empty: a fault whose reason starts with ``FaultKind/cameraRestingPrefix`` (the guests
     /// read `text.fault_camera_resting`); the captures a session took are kept, the session ends as failed.
     private func batteryEmpty(_ level: Int, _ local: Local) {
         guard !local.unusable.contains(.batteryEmpty) else { return }
         local.unusable.insert(.batteryEmpty)
         local.liveView = false
-        let text = "the camera's battery is empty (\(level)%): charge or swap it (a mains adapter keeps the body going all night)"
+        let text = Self.batteryEmptyText(level)
         statusBox.withLock { $0.lastError = text; $0.batteryPercent = level }
         log.error("camera: \(text)")
         post(.fault(FaultKind.cameraRestingPrefix + text))
@@ -411,7 +428,7 @@ public final class GPhoto2CameraSource: CameraSource {
         }
         let before = statusBox.withLock { s in defer { s.batteryPercent = level }; return s.batteryPercent }
         if level <= CameraSourceStatus.batteryLowPercent, before.map({ $0 > CameraSourceStatus.batteryLowPercent }) ?? true {
-            log.warning("camera: battery \(level)%: charge or swap it soon (a mains adapter keeps the body going all night)")
+            log.warning("camera: " + CameraSourceStatus.batteryLowText(level))
         }
     }
 
@@ -513,6 +530,9 @@ public final class GPhoto2CameraSource: CameraSource {
             post(.stillFailed(captureID: request.captureID, message: "camera not available", at: clock.now()))
             return
         }
+        // The level is read before each still as well as every 30 s: an empty battery rests the camera before its
+        // shutter, not after the stills of the 30 s since the last reading.
+        if !local.unusable.contains(.batteryEmpty) { pollBattery(local) }
         if local.unusable.contains(.batteryEmpty) {
             post(.stillFailed(captureID: request.captureID, message: "the camera's battery is empty", at: clock.now()))
             return

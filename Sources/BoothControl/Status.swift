@@ -144,6 +144,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
         /// (`camera.capture_size` included: the size captures will have), a control that failed.
         /// Nil from an older daemon.
         public var warnings: [String]? = nil
+        /// The camera's battery level in percent (0…100), as last read (a gphoto2 body: at its open, every 30 s
+        /// and before each still); nil for a camera that reports none (a webcam) and from an older daemon.
+        public var batteryPercent: Int? = nil
     }
 
     /// The button's figures.
@@ -215,7 +218,8 @@ extension BoothRuntime {
                           framesDropped: cam.framesDropped,
                           framesDroppedByKind: cam.droppedByKind,
                           framesLost: cam.framesLost,
-                          badFrames: cam.badFrames, lastError: cam.lastError, warnings: cam.warnings),
+                          badFrames: cam.badFrames, lastError: cam.lastError, warnings: cam.warnings,
+                          batteryPercent: cam.batteryPercent),
             button: .init(device: s.buttonIdentity ?? "none", chip: s.settings.button.chip, line: s.settings.button.line,
                           running: s.buttonRunning, ended: s.buttonEnded,
                           lastPress: pressAge.map { StatsStore.dateText(Int(time(nil)) - Int($0.rounded())) },
@@ -287,7 +291,8 @@ extension BoothRuntime {
                 let inUse = DeviceReport.InUse(camera: status.devicePath.map { "\($0) (\(status.card ?? ""))" },
                                                button: buttonIdentity,
                                                accelerometer: o.accelerometer,
-                                               rotation: "camera \(o.camera.rawValue), display \(o.display.rawValue) (\(o.source))")
+                                               rotation: "camera \(o.camera.rawValue), display \(o.display.rawValue) (\(o.source))",
+                                               cameraBatteryPercent: status.batteryPercent)
                 var report = devices("photoboothd (pid \(getpid()))")
                 report.inUse = inUse
                 return ControlReply(result: report).line()
@@ -510,10 +515,14 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         public var accelerometer: String? = nil
         /// `"camera 90, display 0 (accelerometer)"`.
         public var rotation: String? = nil
+        /// The battery level of the camera in use (%), as the camera thread last read it; nil for a camera that
+        /// reports none and from an older daemon.
+        public var cameraBatteryPercent: Int? = nil
 
         /// Each field as described above.
         public init(camera: String? = nil, button: String? = nil, accelerometer: String? = nil,
-                    rotation: String? = nil) {
+                    rotation: String? = nil, cameraBatteryPercent: Int? = nil) {
+            self.cameraBatteryPercent = cameraBatteryPercent
             self.camera = camera
             self.button = button
             self.accelerometer = accelerometer

@@ -16,6 +16,8 @@ public final class ScreenCompositor {
     /// left for the mirrored live view on an unturned XRGB8888 screen, ``Canvas/storedMirrored``:
     /// read it with ``Canvas/rgb(x:y:)``).
     public private(set) var canvas = Canvas(size: FrameSize(width: 0, height: 0))
+    /// The picture whose undrawable capture was last reported (``reviewFailureToReport``).
+    private var reportedReview: UInt64?
 
     public init(framebuffer: any Framebuffer, renderer: ScreenRenderer) {
         self.framebuffer = framebuffer
@@ -36,6 +38,14 @@ public final class ScreenCompositor {
             && ScreenCompositor.showsLiveView(screen)
         renderer.render(screen, live: live, capture: capture, status: status, link: link, wifi: wifi, options: options, into: &canvas)
         converter.present(canvas, rotation: displayRotation, on: framebuffer)
+    }
+
+    /// What to log after drawing `screen`: for a review whose capture could not be drawn
+    /// (``ScreenRenderer/reviewFailure``), the line saying so, once per picture; nil otherwise.
+    public func reviewFailureToReport(_ screen: Screen) -> String? {
+        guard case let .review(pictureID) = screen, let why = renderer.reviewFailure, reportedReview != pictureID else { return nil }
+        reportedReview = pictureID
+        return "review of picture \(pictureID): the capture cannot be drawn (\(why)); the screen shows text.review_not_shown"
     }
 
     static func showsLiveView(_ screen: Screen) -> Bool {
@@ -198,6 +208,7 @@ public final class FramebufferDisplay: DisplaySink {
             options.cameraRotation = rotation.camera
             confined.compositor.draw(screen, live: live, capture: capture, status: status, link: link, wifi: wifi, options: options,
                                      displayRotation: rotation.display)
+            if let failure = confined.compositor.reviewFailureToReport(screen) { log("display: \(failure)") }
             lastRotation = rotation
             drewLive = live != nil && ScreenCompositor.showsLiveView(screen)
             lastDraw = Double(Monotonic.now().nanoseconds) / 1e9

@@ -65,12 +65,7 @@ public final class PictureScaler {
         let full = try decoder.header(jpeg).size
         // The part of the (turned) picture shown and how large it is drawn decide the decode scale.
         let (dest, crop) = scaling.placement(of: rotation.rotated(full), in: area)
-        var scale = JPEGScale.full
-        for s in [JPEGScale.eighth, .quarter, .half] where crop.width / s.denominator >= dest.width
-            && crop.height / s.denominator >= dest.height {
-            scale = s
-            break
-        }
+        let scale = JPEGScale.smallest(from: crop.size, covering: dest.size)
         lastScale = scale
         guard exact else {
             sourceSize = try decoder.decodeXRGB(jpeg, scale: scale, into: &source)

@@ -18,12 +18,16 @@ public struct ScreenTexts: Sendable, Equatable {
     public var scan: String
     /// Under the idle screen's `WIFI:` code.
     public var wifi: String
+    /// On the review screen when the capture cannot be drawn.
+    public var reviewNotShown: String
 
     public init(idle: String, preview: String, faultCamera: String, faultButton: String, faultStorage: String,
                 countdownShot: String = "Photo {shot} of {shots}", betweenShots: String = "{shot} of {shots}",
                 scan: String = "Scan to get your photo", wifi: String = "Join the booth's Wi-Fi",
-                faultCameraResting: String = "The camera is resting — back soon") {
+                faultCameraResting: String = "The camera is resting — back soon",
+                reviewNotShown: String = "Your photo cannot be shown here") {
         self.faultCameraResting = faultCameraResting
+        self.reviewNotShown = reviewNotShown
         self.idle = idle
         self.scan = scan
         self.wifi = wifi
@@ -39,7 +43,7 @@ public struct ScreenTexts: Sendable, Equatable {
     public init(_ t: Settings.Texts) {
         self.init(idle: t.idle, preview: t.preview, faultCamera: t.faultCamera, faultButton: t.faultButton,
                   faultStorage: t.faultStorage, countdownShot: t.countdownShot, betweenShots: t.betweenShots, scan: t.scan,
-                  wifi: t.wifi, faultCameraResting: t.faultCameraResting)
+                  wifi: t.wifi, faultCameraResting: t.faultCameraResting, reviewNotShown: t.reviewNotShown)
     }
 
     /// `template` with `{shot}` and `{shots}` replaced: `"{shot} of {shots}"`, 2, 4 → `"2 of 4"`.
@@ -93,6 +97,10 @@ public final class ScreenRenderer {
         self.texts = texts
     }
 
+    /// Why the review's capture was not drawn, the last time a review was drawn (the decoder's error); nil when it
+    /// was. The screen then shows `texts.reviewNotShown`; the display's owner logs this once per capture.
+    public private(set) var reviewFailure: String?
+
     /// The TurboJPEG scale of the last JPEG drawn.
     public var lastDecodeScale: JPEGScaleName { JPEGScaleName(scaler.lastScale.denominator) }
 
@@ -114,8 +122,9 @@ public final class ScreenRenderer {
     /// Draws `screen` over the canvas. `live` is the newest camera frame (nil when the stream is
     /// stopped); `capture` the capture's JPEG for `.review`; `status` the review screen's status
     /// line as the runtime worded it ("Printing…", "Out of paper — your photo is saved"; nil or
-    /// empty: nothing), drawn in ``statusRegion(_:)``. A frame or capture that does not decode
-    /// leaves a dark background: a screen is always drawn.
+    /// empty: nothing), drawn in ``statusRegion(_:)``. A live frame that does not decode leaves a dark
+    /// background; a capture that does not decode leaves `texts.reviewNotShown` on black, and its error in
+    /// ``reviewFailure``: a screen is always drawn.
     ///
     /// `link` is a picture's URL, drawn as a QR code (``qrPanel(_:modules:)``, `texts.scan` under
     /// it) beside the review's picture, and on the idle screen (the last picture's, kept until the
@@ -176,7 +185,14 @@ public final class ScreenRenderer {
             if let capture {
                 // With a code, the picture keeps the part of the screen beside its panel.
                 let area = panel.map { p in PixelRect(x: 0, y: 0, width: max(1, p.x - s / 30), height: size.height) } ?? whole
-                try? scaler.draw(jpeg: capture, into: &canvas, area: area, scaling: .fit)
+                do {
+                    try scaler.draw(jpeg: capture, into: &canvas, area: area, scaling: .fit)
+                    reviewFailure = nil
+                } catch {
+                    reviewFailure = "\(error)"
+                    let m = font.mask(texts.reviewNotShown, pixelHeight: s * 7 / 100, maxWidth: area.width * 9 / 10)
+                    canvas.draw(m, x: area.x + (area.width - m.width) / 2, y: (size.height - m.height) / 2, color: 0xFF_FFFF)
+                }
             }
             if let code, let panel { drawCode(code, in: panel, text: texts.scan, into: &canvas) }
             if let status, !status.isEmpty { band(status, in: &canvas) }

@@ -73,6 +73,14 @@ public enum JPEGScale: Int, Sendable, CaseIterable {
     /// The denominator; the numerator is 1.
     public var denominator: Int { rawValue }
 
+    /// The smallest scale (1/8, 1/4, 1/2, else 1/1) at which `size` still covers `needed` both ways: what a step
+    /// that draws a `size` image (or the part of it it shows) at `needed` pixels decodes at.
+    public static func smallest(from size: FrameSize, covering needed: FrameSize) -> JPEGScale {
+        [JPEGScale.eighth, .quarter, .half].first { s in
+            size.width / s.denominator >= needed.width && size.height / s.denominator >= needed.height
+        } ?? .full
+    }
+
     /// The decoded size for an image of `size`, rounded up as TurboJPEG's `TJSCALED`.
     public func scaled(_ size: FrameSize) -> FrameSize {
         FrameSize(width: (size.width + denominator - 1) / denominator,
@@ -100,12 +108,26 @@ public struct RGBImage: Sendable, Equatable {
 public final class JPEGDecoder {
     var handle: TurboJPEGHandle
     private var scratch: [UInt8] = []
-    /// Images with more pixels than this are refused before decoding (a hostile header can claim
-    /// 65500x65500, 12 GB of RGB).
+
+    /// The largest still of the cameras the booth supports, in pixels: 11648x8736 (Fujifilm's GFX100
+    /// bodies, 102 MP); a 45 MP body (Canon R5 8192x5464, Nikon D850/Z7 8256x5504) and a 61 MP one
+    /// (Sony A7R IV/V 9504x6336) are within it. A JPEG whose header claims more is refused before anything
+    /// is done with it, the lossless turn (`tjTransform`) included: a hostile header can claim 65500x65500.
+    public static let largestStillPixels = 11_648 * 8_736
+    /// The longest side of a supported camera's still, in pixels (the GFX100's 11648): a header claiming a
+    /// longer side (a 200-byte file claiming 65376x1446 kept `tjTransform` busy for seconds) is refused.
+    public static let largestStillSide = 11_648
+
+    /// The most pixels one decode makes, after TurboJPEG's scaling: bounds the memory of a decode (3 bytes a
+    /// pixel for RGB24, 4 for XRGB, about 1.5 for 4:2:0 planes). A step that needs less than the whole
+    /// still decodes at a scale (``JPEGScale``) and stays under it; a decode over it is refused, not made.
     public let maxPixels: Int
 
-    /// Creates a decompressor refusing images over `maxPixels` pixels (default 40 MP).
-    /// Throws `TurboJPEGError` (call `tjInitDecompress`) when TurboJPEG cannot allocate one.
+    /// Creates a decompressor whose decodes make at most `maxPixels` pixels each (default 40 MP: a whole
+    /// 45 MP still is decoded at 1/2, a ``JPEGRotator`` re-encoding a whole still uses
+    /// ``largestStillPixels``). Headers over ``largestStillPixels`` or ``largestStillSide`` are refused
+    /// whatever `maxPixels` is. Throws `TurboJPEGError` (call `tjInitDecompress`) when TurboJPEG cannot
+    /// allocate one.
     public init(maxPixels: Int = 40_000_000) throws(TurboJPEGError) {
         handle = try TurboJPEGHandle(compress: false)
         self.maxPixels = maxPixels
@@ -142,10 +164,10 @@ public final class JPEGDecoder {
     /// size (its storage is reused when large enough), and returns that size.
     /// Wraps `tjDecompressHeader3` + `tjDecompress2`. Throws `TurboJPEGError`: a fatal error, a
     /// warning (`isWarning`: corrupt or truncated data; `rgb` then holds what libjpeg made of it),
-    /// or an image over `maxPixels` (call `tjDecompress2`, not decoded).
+    /// or an image over a supported camera's still or over `maxPixels` at `scale` (call `tjDecompress2`, not decoded).
     @discardableResult
     public func decode(_ jpeg: [UInt8], scale: JPEGScale = .full, into rgb: inout [UInt8]) throws(TurboJPEGError) -> FrameSize {
-        let size = scale.scaled(try checkedHeader(jpeg).size)
+        let size = scale.scaled(try checkedHeader(jpeg, scale: scale).size)
         let count = size.width * 3 * size.height
         if rgb.count > count {
             rgb.removeLast(rgb.count - count)  // keeps the storage
@@ -171,7 +193,7 @@ public final class JPEGDecoder {
     /// `00` padding allowed), and decodes with no TurboJPEG error and no warning (libjpeg warns on
     /// truncated or corrupt entropy data). Decodes at 1/8 scale into a reused buffer: the whole
     /// entropy-coded data is still read and checked, only the IDCT output is smaller.
-    /// Images over `maxPixels` are invalid.
+    /// Images over a supported camera's still (``largestStillPixels``) are invalid.
     public func validate(_ jpeg: [UInt8]) -> Bool {
         guard JPEGMarkers.startsWithSOI(jpeg), JPEGMarkers.endsWithEOI(jpeg) else { return false }
         do {
@@ -182,11 +204,25 @@ public final class JPEGDecoder {
         }
     }
 
-    func checkedHeader(_ jpeg: [UInt8]) throws(TurboJPEGError) -> JPEGHeader {
+    /// The header of `jpeg`, refused (call `tjDecompress2`, "over the decoder's limit") when it claims more
+    /// than a supported camera's still (``largestStillPixels``, ``largestStillSide``) or when its decode at
+    /// `scale` would make more than ``maxPixels`` pixels. The lossless turn checks with `scale` nil: the
+    /// still's size alone.
+    func checkedHeader(_ jpeg: [UInt8], scale: JPEGScale? = .full) throws(TurboJPEGError) -> JPEGHeader {
         let header = try header(jpeg)
-        guard header.size.width > 0, header.size.height > 0, header.size.area <= maxPixels else {
+        let size = header.size
+        guard size.width > 0, size.height > 0 else {
+            throw TurboJPEGError(call: "tjDecompress2", message: "image \(size) has no pixels; not decoded")
+        }
+        guard size.area <= Self.largestStillPixels, max(size.width, size.height) <= Self.largestStillSide else {
             throw TurboJPEGError(call: "tjDecompress2",
-                                 message: "image \(header.size) is over the decoder's limit of \(maxPixels) pixels; not decoded")
+                                 message: "image \(size) is over the decoder's limit of \(Self.largestStillPixels) pixels and "
+                                     + "\(Self.largestStillSide) a side (the largest still of a supported camera); not decoded")
+        }
+        if let scale, scale.scaled(size).area > maxPixels {
+            throw TurboJPEGError(call: "tjDecompress2",
+                                 message: "image \(size) decoded at 1/\(scale.denominator) is \(scale.scaled(size)), over the "
+                                     + "decoder's limit of \(maxPixels) pixels for one decode; not decoded")
         }
         return header
     }

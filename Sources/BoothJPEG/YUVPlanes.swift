@@ -68,11 +68,11 @@ extension JPEGDecoder {
     /// Returns the header (size before scaling). Wraps `tjDecompressHeader3` +
     /// `tjDecompressToYUVPlanes`. Throws `TurboJPEGError`: a fatal error, a warning (`isWarning`:
     /// corrupt or truncated data; `planes` then hold what libjpeg made of it), a CMYK/YCCK JPEG
-    /// (no Y'CbCr planes), or an image over `maxPixels`.
+    /// (no Y'CbCr planes), or an image over a supported camera's still or over `maxPixels` at `scale`.
     @discardableResult
     public func decodeYUVPlanes(_ jpeg: [UInt8], scale: JPEGScale = .full,
                                 into planes: inout YUVPlanes) throws(TurboJPEGError) -> JPEGHeader {
-        let header = try checkedHeader(jpeg)
+        let header = try checkedHeader(jpeg, scale: scale)
         guard header.colorspace != .cmyk, header.colorspace != .ycck else {
             throw TurboJPEGError(call: "tjDecompressToYUVPlanes", message: "a \(header.colorspace) JPEG has no Y'CbCr planes")
         }

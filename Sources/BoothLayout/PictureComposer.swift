@@ -54,7 +54,8 @@ public final class PictureComposer {
         let decoder: JPEGDecoder
         var planes = YUVPlanes()
         var error: PictureError?
-        init() throws(TurboJPEGError) { decoder = try JPEGDecoder() }
+        // A slot over a quarter of its capture (a large sheet's) needs the whole capture: up to a supported camera's still.
+        init() throws(TurboJPEGError) { decoder = try JPEGDecoder(maxPixels: JPEGDecoder.largestStillPixels) }
     }
 
     private enum BackgroundImage {
@@ -192,11 +193,7 @@ public final class PictureComposer {
     /// The TurboJPEG scale for showing `crop` (full-size pixels) in `destination`: the smallest of
     /// 1/8, 1/4, 1/2 whose scaled crop is still at least the destination's size, else 1/1.
     public static func decodeScale(crop: PixelRect, destination: PixelRect) -> JPEGScale {
-        for scale in [JPEGScale.eighth, .quarter, .half]
-        where crop.width / scale.denominator >= destination.width && crop.height / scale.denominator >= destination.height {
-            return scale
-        }
-        return .full
+        JPEGScale.smallest(from: crop.size, covering: destination.size)
     }
 
     private func drawBase(_ plan: PicturePlan, texts: [String], on canvas: I420Canvas) throws(PictureError) {

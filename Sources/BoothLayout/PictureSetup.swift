@@ -2,9 +2,9 @@ import BoothCore
 import BoothDisplay
 import FoundationEssentials
 
-/// The largest picture the booth composes, in pixels: the decoder behind the review screen and the
-/// print renderer refuses JPEGs over 40 megapixels (`JPEGDecoder.maxPixels`), so a larger sheet
-/// would be saved but never shown or printed.
+/// The largest picture the booth composes, in pixels: the print renderer decodes the picture whole, and a
+/// decode makes at most 40 megapixels (`JPEGDecoder.maxPixels`), so a larger sheet would be saved but never
+/// printed.
 public let maxPicturePixels = 40_000_000
 
 /// The least a capture's slot may measure on its shorter side, in millimetres at the picture's dpi:

@@ -179,12 +179,19 @@ public struct CameraSourceStatus: Sendable, Equatable {
     public var lastError: String?
     /// Negotiation warnings (size, format or rate not offered, a control that failed), as logged at the start.
     public var warnings: [String] = []
-    /// The camera's battery level in percent (0…100), for a body that reports one; nil for one that
-    /// does not (a V4L2 webcam, the simulated camera: no backend sets it yet). The operator's
-    /// `camera-battery-low` alert is raised at ``batteryLowPercent`` or below.
+    /// The camera's battery level in percent (0…100), for a body that reports one (the gphoto2 backend:
+    /// read at the open, before each still and every 30 s); nil for one that does not (a V4L2 webcam,
+    /// the simulated camera). `photoboothctl status` shows it; the operator's `camera-battery-low`
+    /// alert is raised at ``batteryLowPercent`` or below.
     public var batteryPercent: Int?
     /// The battery level the `camera-battery-low` alert is raised at, in percent.
     public static let batteryLowPercent = 20
+
+    /// The operator's words for a battery at `level` percent, at or below ``batteryLowPercent``: the log's
+    /// warning and `photoboothctl status`'s.
+    public static func batteryLowText(_ level: Int) -> String {
+        "battery \(level)%: charge or swap it soon (a mains adapter keeps the body going all night)"
+    }
 
     public init() {}
 }

@@ -3,7 +3,8 @@ import BoothJPEG
 import BoothPorts
 import BoothQRCode
 
-/// Renders a picture for the printer: the JPEG decoded (TurboJPEG) and turned upright as its Exif
+/// Renders a picture for the printer: the JPEG decoded (TurboJPEG, at the scale the page needs:
+/// ``decodeScale(for:page:)``) and turned upright as its Exif
 /// Orientation says (`EXIFOrientation`: a file from a camera or phone held sideways), turned a quarter when its
 /// orientation differs from the media's, cropped to the media's exact aspect (fill: no white
 /// border, the centre kept), resampled bilinearly to the media's size at `dpi`, and encoded again
@@ -61,12 +62,21 @@ public final class PrintRenderer {
         guard size.width >= 1, size.height >= 1, !overflow, pixels <= PrintRenderer.maxPagePixels else {
             throw PrintPageTooLarge(media: "\(size)", dpi: 0, maxDPI: 0, maxPixels: PrintRenderer.maxPagePixels)
         }
-        let image = EXIFOrientation.read(jpeg).upright(try decoder.decodeRGB(jpeg))
+        // A large still (a 45 to 102 MP body's) is decoded at the scale the page needs, never whole.
+        let scale = PrintRenderer.decodeScale(for: try decoder.header(jpeg).size, page: size)
+        let image = EXIFOrientation.read(jpeg).upright(try decoder.decodeRGB(jpeg, scale: scale))
         var page = PrintRenderer.fill(image, to: size)
         let drawn = code.map { PrintRenderer.stamp($0, on: &page, size: size, dpi: dpi) } ?? false
         let frame = Frame(format: .rgb24, size: size, bytesPerLine: size.width * 3, bytes: page,
                           timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0)
         return (try encoder.encode(frame, quality: quality), drawn)
+    }
+
+    /// The TurboJPEG scale to decode an image of `image` pixels at for a page of `page`: the smallest (1/8, 1/4,
+    /// 1/2, else 1/1) whose longer and shorter sides still cover the page's (the page is filled, turned to suit).
+    public static func decodeScale(for image: FrameSize, page: FrameSize) -> JPEGScale {
+        JPEGScale.smallest(from: FrameSize(width: max(image.width, image.height), height: min(image.width, image.height)),
+                           covering: FrameSize(width: max(page.width, page.height), height: min(page.width, page.height)))
     }
 
     /// The side of a code's module in pixels at `dpi`: the code about 20 mm square with its quiet zone

@@ -53,9 +53,13 @@ struct Status: Subcommand {
         if !kinds.isEmpty { cam += " (" + kinds.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")" }
         if let lost = c.framesLost, lost > 0 { cam += ", \(lost) lost" }
         cam += ", \(c.badFrames) bad"
+        if let level = c.batteryPercent { cam += "; battery \(level)%" }
         out.append(row("camera", cam))
         if let e = c.lastError { out.append(row("", "last camera error: \(e)")) }
         for w in c.warnings ?? [] { out.append(row("warning", "camera: \(w)")) }
+        if let level = c.batteryPercent, level <= CameraSourceStatus.batteryLowPercent {
+            out.append(row("warning", "camera: " + CameraSourceStatus.batteryLowText(level)))
+        }
         let b = s.button
         var button = b.device + (b.ended.map { " (\($0): no presses from it)" } ?? (b.running ? "" : " (NOT RUNNING)"))
         if let last = b.lastPress, let ago = b.secondsSinceLastPress {
@@ -151,7 +155,8 @@ struct Devices: Subcommand {
     static func text(_ d: DeviceReport) -> String {
         var out = ["listed by \(d.source)"]
         if let use = d.inUse {
-            out.append("in use: camera \(use.camera ?? "none streaming"), button \(use.button ?? "none")")
+            out.append("in use: camera \(use.camera ?? "none streaming")" + (use.cameraBatteryPercent.map { ", battery \($0)%" } ?? "")
+                       + ", button \(use.button ?? "none")")
         }
         out.append("")
         out.append(d.cameras.isEmpty ? "cameras: none (no /dev/video* node)" : "cameras:")

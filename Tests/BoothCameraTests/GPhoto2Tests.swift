@@ -202,6 +202,29 @@ final class LogLines: Sendable {
             }
     }
 
+    /// Stills of the largest bodies (45, 61 and 102 MP, made at test time, served by the virtual camera's
+    /// `photo=PATH`), stored portrait (EXIF Orientation 6): kept, upright and whole.
+    @Test func stillsOfTheLargestBodiesAreKeptUpright() throws {
+        try vcam.exclusively {
+            let (source, events, log) = launched(settings { $0.captureTimeoutMilliseconds = 60_000 })
+            defer { source.shutdown(timeoutSeconds: 3) }
+            for (i, size) in [LargeStill.mp45, LargeStill.mp61, LargeStill.mp100].enumerated() {
+                let id = UInt64(i + 1)
+                try vcam.say("photo=\(try LargeStill.file(size, orientation: 6).path)")
+                source.takeStill(request(id, deadlineMilliseconds: 60_000))
+                #expect(events.wait(60) { _ in events.stills.contains { $0.captureID == id } || events.failure(id) != nil }, "still \(id)")
+                #expect(events.failure(id) == nil, "\(size): \(events.failure(id) ?? "")")
+                let still = try #require(events.stills.first { $0.captureID == id })
+                #expect(still.size == FrameSize(width: size.height, height: size.width), "\(size) upright")
+                #expect(EXIFOrientation.read(still.jpeg) == .topLeft)
+                #expect(try JPEGDecoder().header(still.jpeg).size == still.size)
+            }
+            #expect(log.contains("EXIF orientation 6 made upright, reencoded"), "the 45 MP one: 5464 rows are not whole MCUs")
+            #expect(log.contains("EXIF orientation 6 made upright, lossless"))
+            #expect(!log.contains("not kept"))
+        }
+    }
+
     @Test func aFullCardIsAFaultWithTheOperatorsWords() throws {
         try vcam.exclusively {
             let (source, events, _) = launched(settings())
@@ -332,14 +355,20 @@ final class LogLines: Sendable {
 
     /// An empty battery (also mid-series): a fault whose reason tells the screens the camera is resting; a
     /// still is refused before the shutter; charged, a probe finds it again.
+    /// A source launched, its live view running and one still taken while the battery lasts.
+    private func launchedWithAStill(batteryPollMilliseconds: Int64 = 30_000) -> (GPhoto2CameraSource, SourceEvents, LogLines) {
+        let (source, events, log) = launched(settings(), batteryPollMilliseconds: batteryPollMilliseconds)
+        source.startLiveView()
+        #expect(events.waitFrames(2, 10))
+        source.takeStill(request(1))
+        #expect(events.wait(20) { _ in !events.stills.isEmpty }, "a still while the battery lasts")
+        return (source, events, log)
+    }
+
     @Test func anEmptyBatteryRestsTheCameraUntilItIsCharged() throws {
         try vcam.exclusively {
-            let (source, events, _) = launched(settings(), batteryPollMilliseconds: 300)
+            let (source, events, _) = launchedWithAStill(batteryPollMilliseconds: 300)
             defer { source.shutdown(timeoutSeconds: 3) }
-            source.startLiveView()
-            #expect(events.waitFrames(2, 10))
-            source.takeStill(request(1))
-            #expect(events.wait(20) { _ in !events.stills.isEmpty }, "a still while the battery lasts")
             try vcam.say("battery=0")
             #expect(events.wait(5) { _ in events.faults.contains { $0.hasPrefix(FaultKind.cameraRestingPrefix) } }, "\(events.faults)")
             #expect(events.faults.first?.contains("battery is empty (0%)") == true)
@@ -399,6 +428,46 @@ final class LogLines: Sendable {
             #expect(events.wait(20) { _ in events.stills.count == 2 }, "the still is taken anyway")
             #expect(log.contains("autofocus before the shutter failed"))
             #expect(log.contains("Out of Focus") || log.contains("0xa002"), "the driver's words: \(log.lines.withLock { $0.filter { $0.contains("autofocus") } })")
+        }
+    }
+
+    /// The level is read before each still, not only every 30 s: a battery that emptied since the last reading
+    /// rests the camera before its shutter (no still taken, the camera-resting fault).
+    @Test func anEmptyBatteryIsReadBeforeTheShutter() throws {
+        try vcam.exclusively {
+            let (source, events, log) = launchedWithAStill()
+            defer { source.shutdown(timeoutSeconds: 3) }
+            try vcam.say("battery=0")
+            // libgphoto2's ptp2 keeps a property's value for a second or two.
+            usleep(2_500_000)
+            source.takeStill(request(2))
+            #expect(events.wait(20) { _ in events.failure(2) != nil || events.stills.count > 1 })
+            #expect(events.failure(2)?.contains("battery is empty") == true, "\(events.events.withLock { $0 })")
+            #expect(events.stills.count == 1, "no shutter on an empty battery")
+            #expect(events.faults.first?.hasPrefix(FaultKind.cameraRestingPrefix) == true, "\(events.faults)")
+            #expect(log.lines.withLock { $0 }.filter { $0.contains("trigger→shutter") }.count == 1)
+        }
+    }
+
+    /// `photoboothd --check` (the source's `check`): an empty battery and, with `camera.capture_target = card`, a full
+    /// card fail it in the daemon's words; a low battery is a warning.
+    @Test func theCheckReportsAnEmptyBatteryAndAFullCard() throws {
+        try vcam.exclusively {
+            func check(_ target: CaptureTargetSetting = .ram) -> CameraCheckResult {
+                GPhoto2CameraSource(settings: settings { $0.captureTarget = target }, clock: SystemClock(), log: LogLines().logger).check()
+            }
+            guard case let .works(_, healthy) = check() else { Issue.record("\(check())"); return }
+            #expect(!healthy.contains { $0.contains("battery") })
+            try vcam.say("battery=0")
+            guard case let .fails(empty) = check() else { Issue.record("--check ok at 0% battery: \(check())"); return }
+            #expect(empty.contains("the camera's battery is empty (0%): charge or swap it"), "\(empty)")
+            try vcam.say("battery=15")
+            guard case let .works(_, low) = check() else { Issue.record("\(check())"); return }
+            #expect(low.contains { $0.contains("battery 15%: charge or swap it soon") }, "\(low)")
+            try vcam.say("store-full")
+            guard case let .fails(full) = check(.card) else { Issue.record("--check ok with a full card: \(check(.card))"); return }
+            #expect(full.contains("card is full") && full.contains("camera.capture_target = card"), "\(full)")
+            guard case .works = check(.ram) else { Issue.record("a full card fails the RAM target: \(check(.ram))"); return }
         }
     }
 

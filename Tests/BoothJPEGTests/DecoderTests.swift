@@ -109,11 +109,13 @@ import Testing
         #expect(decoder.validate(jpeg))
     }
 
-    @Test func imagesOverTheLimitAreRefused() throws {
+    /// `maxPixels` bounds what one decode makes, after scaling: the whole image is refused, a half-size decode made.
+    @Test func decodesOverTheLimitAreRefused() throws {
         let jpeg = try Self.sample()
         let decoder = try JPEGDecoder(maxPixels: 320 * 240 - 1)
         #expect(try decoder.header(jpeg).size == FrameSize(width: 320, height: 240))
-        #expect(!decoder.validate(jpeg))
+        #expect(decoder.validate(jpeg), "validate decodes at 1/8")
         #expect(throws: TurboJPEGError.self) { try decoder.decodeRGB(jpeg) }
+        #expect(try decoder.decodeRGB(jpeg, scale: .half).size == FrameSize(width: 160, height: 120))
     }
 }

@@ -190,6 +190,14 @@ if args.first == "upscale" {
     print("upscaled \((args[3] as NSString).lastPathComponent) to \(size)")
     exit(0)
 }
+if args.first == "large-still-rss" {
+    // BoothBench large-still-rss --megapixels N CAPTURE
+    guard args.count == 4, args[1] == "--megapixels", let mp = Double(args[2]), mp > 0 else {
+        print("usage: BoothBench large-still-rss --megapixels N CAPTURE"); exit(64)
+    }
+    try largeStillRSS(megapixels: mp, path: args[3])
+    exit(0)
+}
 if args.first == "libcamera-nv12" {
     // BoothBench libcamera-nv12 [--seconds S] CAPTURE_1280x720
     var seconds = 10.0, path = ""

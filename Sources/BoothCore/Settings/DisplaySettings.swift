@@ -111,6 +111,8 @@ extension Settings {
         public var faultStorage = ""
         /// `text.scan`: beside the QR code of the picture's URL on the review.
         public var scan = ""
+        /// `text.review_not_shown`: the review screen's words when the capture cannot be drawn.
+        public var reviewNotShown = ""
         /// `text.wifi`: under the `WIFI:` QR code on the idle screen.
         public var wifi = ""
     }

@@ -339,6 +339,8 @@ public enum Schema {
                 "Shown while photos cannot be saved."),
         .string("text.scan", \.text.scan, allowsEmpty: false, "Scan to get your photo", reload: .reopen(.screen),
                 "Under the QR code of the picture's URL on the review screen (gallery.enabled and gallery.url_base set)."),
+        .string("text.review_not_shown", \.text.reviewNotShown, allowsEmpty: false, "Your photo cannot be shown here", reload: .reopen(.screen),
+                "Shown on the review screen when the capture cannot be drawn there (the log says why)."),
         .string("text.wifi", \.text.wifi, allowsEmpty: false, "Join the booth's Wi-Fi", reload: .reopen(.screen),
                 "Under the WIFI: QR code on the idle screen (gallery.wifi_ssid set)."),
 
