@@ -719,7 +719,15 @@ public final class PrintWorker: Printer {
                     let promised = captureID.flatMap { id in s.journal.requests.last { $0.captureID == id && $0.renderPending == true } }
                     if let promised, let id = captureID {
                         s.awaitingRequest.remove(promised.id)
-                        guard promised.state == .held, !s.skipped.contains(id) else { return nil }
+                        guard promised.state == .held, !s.skipped.contains(id) else {
+                            // Skipped before its page was made: ended here, or the pending-page pass
+                            // would render it from the saved picture and send it before the skip's op.
+                            if promised.state == .held {
+                                _ = s.journal.finish(promised.id, .cancelled, note: "skipped by a long press", now: now())
+                                s.journalVersion += 1
+                            }
+                            return nil
+                        }
                     }
                     let i: Int
                     if let promised, let at = s.journal.requests.firstIndex(where: { $0.id == promised.id }) {

@@ -170,7 +170,7 @@ extension PrintWorkerCUPSTests {
         #expect(await eventually { again.logs.contains("press ignored in review") }, "\(again.logs.text)")
         #expect(await again.settle(8), "past the long-press grace")
         #expect(again.printer.journal.requests.count == 2, "no request after the skip")
-        #expect(try stack.jobs().count == 1, "the skipped picture never reached CUPS")
+        #expect(try stack.jobs().count == 1, "the skipped picture never reached CUPS\n\(again.logs.text)")
         #expect(stack.printed().count == 1)
         #expect(again.printer.journal.sheetsRemaining == 49)
     }
