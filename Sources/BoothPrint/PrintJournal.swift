@@ -364,10 +364,10 @@ public func reviewPrintText(health: PrinterHealth, request: PrintRequest?, sentN
     case .cancelled: return "Not printing"
     case .dropped, .aborted, .failed: return "Printing failed — your photo is saved"
     case .held, .submitting, .submitted:
-        // Its own job failed (held again), or the printer failed a job and nothing is sent until it prints.
-        if request.failedJobs != nil || request.state == .held && health.reasons.contains("job-failed") {
-            return "Printing failed — your photo is saved"
-        }
+        // Its own job failed (held again): a failure. Another's job failed and nothing is sent until the
+        // printer prints again: this one was never tried, so it waits on the operator, not failed.
+        if request.failedJobs != nil { return "Printing failed — your photo is saved" }
+        if request.state == .held && health.reasons.contains("job-failed") { return "Printer needs attention — your photo is saved" }
         if case let .unavailable(reasons, _) = health {
             if reasons.contains("media-empty") || reasons.contains("media-needed") {
                 return "Out of paper — your photo is saved"

@@ -67,8 +67,9 @@ struct PrintJournalFailureTests {
         r.state = .held
         r.note = nil
         let stopped = PrinterHealth.unavailable(reasons: ["job-failed"], message: "printing stopped")
-        #expect(reviewPrintText(health: stopped, request: r) == "Printing failed — your photo is saved")
+        #expect(reviewPrintText(health: stopped, request: r) == "Printer needs attention — your photo is saved")
         r.failedJobs = 1
+        #expect(reviewPrintText(health: stopped, request: r) == "Printing failed — your photo is saved")
         #expect(reviewPrintText(health: .ready, request: r) == "Printing failed — your photo is saved")
         r.failedJobs = nil
         #expect(reviewPrintText(health: .ready, request: r) == "Waiting to print…")
@@ -110,7 +111,10 @@ extension PrintWorkerCUPSTests {
         #expect(rig.stack.printed().count == 1, "one job sent to the failing printer, not the backlog")
         #expect(rig.states() == [.held, .held, .held, .held], "\(rig.logs.text)")
         #expect(rig.worker.status().failed == 1)
-        for i in UInt64(1)...4 { #expect(rig.worker.reviewText(captureID: i) == "Printing failed — your photo is saved") }
+        // The one whose job failed reads as a failure; the three never tried wait on the operator.
+        let words = (UInt64(1)...4).map { rig.worker.reviewText(captureID: $0) }
+        #expect(words.filter { $0 == "Printing failed — your photo is saved" }.count == 1, "\(words)")
+        #expect(words.filter { $0 == "Printer needs attention — your photo is saved" }.count == 3, "\(words)")
         // Mended, resumed: all four print, once each.
         rig.stack.setJobMode("ok")
         #expect(rig.worker.resume() != nil)
