@@ -48,6 +48,20 @@ struct PrintJournalFailureTests {
         #expect(j.printed == 1)
     }
 
+    @Test("a request whose job fails at the printer a second time (after a resume, the printer still failing) is held again, not finished")
+    func secondFailureHeldAgain() {
+        var j = journal(2)
+        j.requests[0].state = .submitted; j.requests[0].jobID = 11
+        _ = j.reconcile(jobs: [CUPSJob(id: 11, state: .cancelled, title: j.requests[0].title)], sheetsPerCopy: 1, now: 10)
+        _ = j.resume()
+        j.requests[0].state = .submitted; j.requests[0].jobID = 12
+        _ = j.reconcile(jobs: [CUPSJob(id: 12, state: .cancelled, title: j.requests[0].title)], sheetsPerCopy: 1, now: 11)
+        #expect(j.requests[0].state == .held, "the failed request stays held, not lost")
+        #expect(j.requests[0].failedJobs == 2 && j.requests[0].title == "photobooth-t-1-2")
+        #expect(j.failedJobs == 2)
+        #expect(j.stoppedAfterFailure == "print 1's job 12 cancelled at the printer")
+    }
+
     @Test("a job the booth cancelled (skip, operator) is not a failure")
     func boothCancelIsNoFailure() {
         var j = journal(1)
