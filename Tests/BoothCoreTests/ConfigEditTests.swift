@@ -59,6 +59,20 @@ import Testing
                 == .failure(.invalidValue("picture.footer_top: a value with '#' after a space is written in double quotes, and then cannot itself contain '\"'")))
     }
 
+    /// A value in quotes at both ends whose first quote closes before a ` #` (`"Party" #1 "Fun"`) was written bare and
+    /// read back as `Party`, while config set said it set the whole value: it reads back as set, or is refused.
+    @Test func aQuotedValueWithACommentInsideReadsBackAsSet() {
+        let text = "[picture]\nfooter_top = x\n"
+        let value = "\"Party\" #1 \"Fun\""
+        switch Settings.edit(text: text, file: "f.conf", key: "picture.footer_top", value: value) {
+        case let .success(edit):
+            #expect(Settings.parse(text: edit.text, file: "f.conf").map(\.picture.footerTop) == .success("Party\" #1 \"Fun"),
+                    "config set said \(edit.value)")
+        case let .failure(error):
+            #expect(error == .invalidValue("picture.footer_top: a value with '#' after a space is written in double quotes, and then cannot itself contain '\"'"))
+        }
+    }
+
     @Test func aMissingKeyIsAddedAtTheEndOfItsSection() throws {
         let edit = try Settings.edit(text: original, file: "f.conf", key: "session.review", value: "8s").get()
         let after = lines(edit.text)

@@ -171,10 +171,10 @@ public struct ConfigDocument: Sendable, Hashable {
     }
 
     /// True when `value` written after `key = ` would not read back as itself: it has a `#` after a space or
-    /// tab, or is `#` or starts with `# ` (read as a comment), and is not already in double quotes.
+    /// tab, or is `#` or starts with `# ` (read as a comment), and is not a value in double quotes that reads
+    /// back whole (`"Party #1"` does; `"Party" #1 "Fun"` would read back as `"Party"`).
     public static func needsQuotes(_ value: String) -> Bool {
         let b = Array(value.utf8)
-        if b.count >= 2, b.first == UInt8(ascii: "\""), b.last == UInt8(ascii: "\"") { return false }
         return valueEnd([0x20] + b, from: 1, to: b.count + 1) != b.count + 1
     }
 
