@@ -498,6 +498,11 @@ public final class PrintWorker: Printer {
     public func reprint(requestID id: Int) -> Result<Int, PrinterRefusal> {
         let s = shared.withLock { $0 }
         guard let r = s.journal.request(id) else { return .failure(PrinterRefusal(code: "not-found", message: "no print request \(id)")) }
+        // With printing off nothing is printed, now or whenever it is next on (a surprise print): refused, as test-print is.
+        guard s.settings.mode != .off else {
+            return .failure(PrinterRefusal(code: "printing-off", message: "print.mode is off: nothing is printed, reprints included "
+                                           + "(nothing queued); set print.mode to auto or press, then reprint \(id) again"))
+        }
         let original = r.reprintOf ?? id
         guard s.journal.reprints(of: original) < s.settings.reprintLimit else {
             return .failure(PrinterRefusal(code: "limit", message: "request \(original) was reprinted \(s.settings.reprintLimit) time(s) already (print.reprint_limit)"))

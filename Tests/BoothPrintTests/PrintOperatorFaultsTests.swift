@@ -62,6 +62,29 @@ struct PrintJournalFailureTests {
         #expect(j.stoppedAfterFailure == "print 1's job 12 cancelled at the printer")
     }
 
+    /// `prints reprint` with print.mode off answered `request N reprints M`, exit 0, and printed nothing, then printed
+    /// it whenever printing was next on (days later, at another event): the surprise print test-print was refused for.
+    @Test("prints reprint with print.mode off is refused, nothing journaled")
+    func reprintWithPrintingOff() throws {
+        let dir = NSTemporaryDirectory() + "reprint-off-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir + "/prints", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var s = printSettings(dir: dir, queue: "nowhere")
+        s.mode = .off
+        var j = PrintJournal(tag: "t")
+        _ = j.add(captureID: 1, source: "session 1", file: "\(dir)/prints/print-t-1.jpg", copies: 1, media: s.media, now: 1)
+        j.requests[0].state = .completed
+        try Data("page".utf8).write(to: URL(fileURLWithPath: j.requests[0].file))
+        try JSONEncoder().encode(j).write(to: URL(fileURLWithPath: s.journal))
+        let worker = PrintWorker(settings: s, log: LogLines().logger())
+        #expect(worker.journal.requests.count == 1, "the journal was read")
+        switch worker.reprint(requestID: 1) {
+        case .success(let id): Issue.record("reprint \(id) journaled with printing off")
+        case .failure(let refusal): #expect(refusal.code == "printing-off", "\(refusal)")
+        }
+        #expect(worker.journal.requests.count == 1)
+    }
+
     @Test("a job the booth cancelled (skip, operator) is not a failure")
     func boothCancelIsNoFailure() {
         var j = journal(1)
