@@ -882,13 +882,22 @@ public final class PrintWorker: Printer {
             log.warning("print \(requestID): job \(jobID) not cancelled, CUPS not reachable")
             return
         }
+        // Who cancels is journaled first: a kill right after the cancel must not leave a cancelled job whose request
+        // has no note, which the restart reads as cancelled at the printer (held again, printing stopped).
+        let previous = mutate { s -> String?? in
+            guard let i = s.journal.requests.firstIndex(where: { $0.id == requestID }) else { return nil }
+            defer { s.journal.requests[i].note = note }
+            return .some(s.journal.requests[i].note)
+        }
         do {
             try connection.cancel(job: jobID)
-            mutate { s in
-                if let i = s.journal.requests.firstIndex(where: { $0.id == requestID }) { s.journal.requests[i].note = note }
-            }
             log.info("print \(requestID): job \(jobID) cancelled (\(note))")
         } catch {
+            if let previous {
+                mutate { s in
+                    if let i = s.journal.requests.firstIndex(where: { $0.id == requestID }) { s.journal.requests[i].note = previous }
+                }
+            }
             log.warning("print \(requestID): cancelling job \(jobID) failed: \(error)")
         }
     }

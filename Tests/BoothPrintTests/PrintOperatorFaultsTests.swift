@@ -245,3 +245,36 @@ extension PrintWorkerCUPSTests {
         #expect(press.out.contains("print requested"), "\(press.out)")
     }
 }
+
+extension PrintWorkerCUPSTests {
+    /// A skip (or `prints cancel`) of a job at CUPS cancelled it first and journaled its note after: a kill between
+    /// the two left a cancelled job whose request had no note, which the restart read as cancelled at the printer
+    /// (a failure: held again, printing stopped until `prints resume`, and the skipped picture printed then).
+    @Test("a skip's note is on disk before its job is cancelled at CUPS")
+    func skipNoteBeforeCancel() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let stack = try CUPSStack()
+        defer { stack.release(); stack.stop() }
+        stack.setJobMode("hold")
+        let s = printSettings(dir: stack.dir, queue: stack.queue)
+        // For each journal written with the skip's note: the job's state at CUPS as it was written.
+        let seen = Box<[String]>([])
+        let worker = PrintWorker(settings: s, log: LogLines().logger(), journalWriter: { bytes, path in
+            if let j = try? PrintJournal.decode(Data(bytes)), let r = j.requests.first, r.note == "skipped by a long press",
+               let id = r.jobID {
+                let state = (try? stack.jobs())?.first { $0.id == id }?.state
+                seen.update { $0.append(state.map(\.rawValue) ?? "not listed") }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        })
+        worker.launch()
+        defer { worker.stop() }
+        worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { worker.journal.requests.first?.state == .submitted })
+        worker.skip(captureID: 1)
+        #expect(await eventually { worker.journal.requests.first?.state == .cancelled }, "\(worker.journal.requests)")
+        #expect(seen.get.first.map { $0 != "cancelled" } == true, "the note was journaled with the job \(seen.get)")
+        #expect(worker.journal.failedJobs == nil && worker.journal.stoppedAfterFailure == nil)
+    }
+}
