@@ -799,6 +799,10 @@ public final class PrintWorker: Printer {
         return nil
     }
 
+    /// How long a print promised with its picture's save waits for the runtime's request before its page is
+    /// rendered from the saved picture, ms.
+    static let awaitingRequestMilliseconds = 60_000
+
     /// Writes the pages of held requests the spool had no room for: from memory, or rendered again from
     /// the saved picture (after a restart). Stops at the first that fails (the spool is still full).
     /// A page that can never be made (no picture known, the picture unreadable) fails its request.
@@ -811,6 +815,20 @@ public final class PrintWorker: Printer {
             let ids = Set(pending.map(\.id))
             s.pendingPages = s.pendingPages.filter { ids.contains($0.key) }
             return (pending, Set(s.pendingPages.keys))
+        }
+        // A promise waits for the runtime's request (its bytes, code and grace), which comes within a moment of the
+        // save; one whose request never came (its session ended at the compose deadline, its picture not read back)
+        // is rendered from its picture after ``awaitingRequestMilliseconds``, not left unprinted until a restart.
+        let t = clock.now()
+        let overdue = shared.withLock { s in
+            s.awaitingRequest.filter { id in
+                s.requestedMonotonic[id].map { t.milliseconds(since: $0) >= Double(PrintWorker.awaitingRequestMilliseconds) } ?? true
+            }
+        }
+        for id in overdue.sorted() {
+            shared.withLock { _ = $0.awaitingRequest.remove(id) }
+            log.notice("print \(id): no request for its promised picture in \(PrintWorker.awaitingRequestMilliseconds / 1000) s; "
+                       + "rendered from the saved picture")
         }
         for r in pending where !shared.withLock({ $0.awaitingRequest.contains(r.id) }) {
             var page = inMemory.contains(r.id) ? shared.withLock { $0.pendingPages[r.id] } : nil
