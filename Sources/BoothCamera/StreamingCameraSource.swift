@@ -401,12 +401,16 @@ public final class StreamingCameraSource: CameraSource {
     }
 
     /// Whether a still at `captureSize` needs the stream switched: the size the camera would give for it
-    /// (``CameraDevice/offeredSize(nearestTo:)``, as negotiated; `captureSize` itself when the device
-    /// cannot tell) differs from the size the live view streams at. A camera that offers one size (a
-    /// v4l2loopback fed 1920x1080 only) never switches, whatever the settings ask.
+    /// (``CameraDevice/offeredSize(nearestTo:)``, as negotiated) differs from the size the live view streams
+    /// at. A camera that offers one size (a v4l2loopback fed 1920x1080 only) never switches, whatever the
+    /// settings ask. When the device cannot tell, the sizes asked are compared (`camera.capture_size` and
+    /// `camera.preview_size`): the asked capture size against the negotiated live size would switch a camera
+    /// that streams another size than asked even with the two settings equal.
     private func switchSize(for captureSize: FrameSize, device: any CameraDevice, _ local: Local) -> Bool {
-        guard let live = local.liveSize else { return captureSize != settings.withLock { $0.stream.size } }
-        return (device.offeredSize(nearestTo: captureSize) ?? captureSize) != live
+        guard let live = local.liveSize, let offered = device.offeredSize(nearestTo: captureSize) else {
+            return captureSize != settings.withLock { $0.stream.size }
+        }
+        return offered != live
     }
 
     /// Back to the live-view size after a still that switched (``Local/atCaptureSize``); a failure is a fault.

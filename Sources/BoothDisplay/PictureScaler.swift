@@ -65,7 +65,8 @@ public final class PictureScaler {
         let full = try decoder.header(jpeg).size
         // The part of the (turned) picture shown and how large it is drawn decide the decode scale.
         let (dest, crop) = scaling.placement(of: rotation.rotated(full), in: area)
-        let scale = JPEGScale.smallest(from: crop.size, covering: dest.size)
+        // A large still drawn larger than at 1/2 (a 45 MP capture on an 8K screen) is decoded within the limit, scaled up.
+        let scale = JPEGScale.smallest(from: crop.size, covering: dest.size).within(decoder.maxPixels, for: full)
         lastScale = scale
         guard exact else {
             sourceSize = try decoder.decodeXRGB(jpeg, scale: scale, into: &source)

@@ -253,6 +253,8 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
                 count += edges.count
                 for edge in edges {
                     log(.debug, "button: edge \(edge)")
+                    // The line seen active again: a release the last re-read found is not the next one.
+                    if edge.active { missedBy = nil }
                     deliver(debouncer.edge(edge))
                 }
             case .failure(let failure):

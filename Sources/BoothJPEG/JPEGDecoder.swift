@@ -81,6 +81,15 @@ public enum JPEGScale: Int, Sendable, CaseIterable {
         } ?? .full
     }
 
+    /// This scale, or the largest smaller one whose decode of an image of `size` makes at most `maxPixels`: a
+    /// step whose covering scale would decode a large still whole (a page or a screen larger than it at 1/2)
+    /// decodes within the decoder's limit and resamples up (1/8 when none fits).
+    public func within(_ maxPixels: Int, for size: FrameSize) -> JPEGScale {
+        var scale = self
+        while scale.scaled(size).area > maxPixels, let smaller = JPEGScale(rawValue: scale.rawValue * 2) { scale = smaller }
+        return scale
+    }
+
     /// The decoded size for an image of `size`, rounded up as TurboJPEG's `TJSCALED`.
     public func scaled(_ size: FrameSize) -> FrameSize {
         FrameSize(width: (size.width + denominator - 1) / denominator,

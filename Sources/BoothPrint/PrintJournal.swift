@@ -113,6 +113,8 @@ public struct PrintJournal: Codable, Sendable, Equatable {
 
     /// The note of a job CUPS or the printer cancelled (not the booth: its own cancels note who asked).
     public static let cancelledAtPrinter = "cancelled at the printer"
+    /// The end of the note of a request whose job failed at the printer (`job 12 aborted at the printer; held again`).
+    static let heldAgainSuffix = "; held again"
 
     public init(tag: String) {
         self.tag = tag
@@ -247,7 +249,11 @@ public struct PrintJournal: Codable, Sendable, Equatable {
                 switch job.state {
                 case .completed: requests[i].state = .completed
                 case .aborted: requests[i].state = .aborted; requests[i].note = "aborted by the printer or CUPS"
-                case .cancelled: requests[i].state = .cancelled; requests[i].note = requests[i].note ?? PrintJournal.cancelledAtPrinter
+                case .cancelled:
+                    // A note the booth's own cancel left says who asked; the one an earlier failed job left
+                    // ("…; held again") does not: that job's request was failed by the printer again.
+                    let boothNote = before.note.flatMap { $0.hasSuffix(PrintJournal.heldAgainSuffix) ? nil : $0 }
+                    requests[i].state = .cancelled; requests[i].note = boothNote ?? PrintJournal.cancelledAtPrinter
                 case .pending, .held, .processing, .stopped: break
                 }
                 if requests[i].state == .aborted || requests[i].note == PrintJournal.cancelledAtPrinter && requests[i].state == .cancelled {
@@ -257,7 +263,7 @@ public struct PrintJournal: Codable, Sendable, Equatable {
                     requests[i].jobID = nil
                     requests[i].failedJobs = attempts
                     requests[i].title = "photobooth-\(tag)-\(before.id)-\(attempts)"
-                    requests[i].note = "job \(job.id) \(what); held again"
+                    requests[i].note = "job \(job.id) \(what)\(PrintJournal.heldAgainSuffix)"
                     failedJobs = (failedJobs ?? 0) + 1
                     stoppedAfterFailure = "print \(before.id)'s job \(job.id) \(what)"
                 }

@@ -63,7 +63,10 @@ public final class PrintRenderer {
             throw PrintPageTooLarge(media: "\(size)", dpi: 0, maxDPI: 0, maxPixels: PrintRenderer.maxPagePixels)
         }
         // A large still (a 45 to 102 MP body's) is decoded at the scale the page needs, never whole.
-        let scale = PrintRenderer.decodeScale(for: try decoder.header(jpeg).size, page: size)
+        let still = try decoder.header(jpeg).size
+        // A page larger than the still at 1/2 (8x10 in or A4 at 600 dpi from a 45 MP body) would need it decoded
+        // whole, over the decoder's limit: it is decoded at the largest scale within the limit and resampled up.
+        let scale = PrintRenderer.decodeScale(for: still, page: size).within(decoder.maxPixels, for: still)
         let image = EXIFOrientation.read(jpeg).upright(try decoder.decodeRGB(jpeg, scale: scale))
         var page = PrintRenderer.fill(image, to: size)
         let drawn = code.map { PrintRenderer.stamp($0, on: &page, size: size, dpi: dpi) } ?? false

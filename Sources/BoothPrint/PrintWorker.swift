@@ -498,6 +498,11 @@ public final class PrintWorker: Printer {
     public func reprint(requestID id: Int) -> Result<Int, PrinterRefusal> {
         let s = shared.withLock { $0 }
         guard let r = s.journal.request(id) else { return .failure(PrinterRefusal(code: "not-found", message: "no print request \(id)")) }
+        // With printing off nothing is printed, now or whenever it is next on (a surprise print): refused, as test-print is.
+        guard s.settings.mode != .off else {
+            return .failure(PrinterRefusal(code: "printing-off", message: "print.mode is off: nothing is printed, reprints included "
+                                           + "(nothing queued); set print.mode to auto or press, then reprint \(id) again"))
+        }
         let original = r.reprintOf ?? id
         guard s.journal.reprints(of: original) < s.settings.reprintLimit else {
             return .failure(PrinterRefusal(code: "limit", message: "request \(original) was reprinted \(s.settings.reprintLimit) time(s) already (print.reprint_limit)"))
@@ -802,6 +807,10 @@ public final class PrintWorker: Printer {
         return nil
     }
 
+    /// How long a print promised with its picture's save waits for the runtime's request before its page is
+    /// rendered from the saved picture, ms.
+    static let awaitingRequestMilliseconds = 60_000
+
     /// Writes the pages of held requests the spool had no room for: from memory, or rendered again from
     /// the saved picture (after a restart). Stops at the first that fails (the spool is still full).
     /// A page that can never be made (no picture known, the picture unreadable) fails its request.
@@ -814,6 +823,20 @@ public final class PrintWorker: Printer {
             let ids = Set(pending.map(\.id))
             s.pendingPages = s.pendingPages.filter { ids.contains($0.key) }
             return (pending, Set(s.pendingPages.keys))
+        }
+        // A promise waits for the runtime's request (its bytes, code and grace), which comes within a moment of the
+        // save; one whose request never came (its session ended at the compose deadline, its picture not read back)
+        // is rendered from its picture after ``awaitingRequestMilliseconds``, not left unprinted until a restart.
+        let t = clock.now()
+        let overdue = shared.withLock { s in
+            s.awaitingRequest.filter { id in
+                s.requestedMonotonic[id].map { t.milliseconds(since: $0) >= Double(PrintWorker.awaitingRequestMilliseconds) } ?? true
+            }
+        }
+        for id in overdue.sorted() {
+            shared.withLock { _ = $0.awaitingRequest.remove(id) }
+            log.notice("print \(id): no request for its promised picture in \(PrintWorker.awaitingRequestMilliseconds / 1000) s; "
+                       + "rendered from the saved picture")
         }
         for r in pending where !shared.withLock({ $0.awaitingRequest.contains(r.id) }) {
             var page = inMemory.contains(r.id) ? shared.withLock { $0.pendingPages[r.id] } : nil
@@ -885,13 +908,22 @@ public final class PrintWorker: Printer {
             log.warning("print \(requestID): job \(jobID) not cancelled, CUPS not reachable")
             return
         }
+        // Who cancels is journaled first: a kill right after the cancel must not leave a cancelled job whose request
+        // has no note, which the restart reads as cancelled at the printer (held again, printing stopped).
+        let previous = mutate { s -> String?? in
+            guard let i = s.journal.requests.firstIndex(where: { $0.id == requestID }) else { return nil }
+            defer { s.journal.requests[i].note = note }
+            return .some(s.journal.requests[i].note)
+        }
         do {
             try connection.cancel(job: jobID)
-            mutate { s in
-                if let i = s.journal.requests.firstIndex(where: { $0.id == requestID }) { s.journal.requests[i].note = note }
-            }
             log.info("print \(requestID): job \(jobID) cancelled (\(note))")
         } catch {
+            if let previous {
+                mutate { s in
+                    if let i = s.journal.requests.firstIndex(where: { $0.id == requestID }) { s.journal.requests[i].note = previous }
+                }
+            }
             log.warning("print \(requestID): cancelling job \(jobID) failed: \(error)")
         }
     }

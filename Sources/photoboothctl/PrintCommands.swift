@@ -147,7 +147,7 @@ struct Prints: Subcommand {
 struct PrintsReprint: PrintsIDSubcommand {
     static let action = "reprint"
     static let summary = "Print request ID again (within print.reprint_limit)."
-    static let details = "Exit codes: 0 queued; 65 ID not a number; 69 daemon not running; 77 not allowed; 70 refused (unknown ID, limit)."
+    static let details = "Exit codes: 0 queued; 65 ID not a number; 69 daemon not running; 77 not allowed; 70 refused (unknown ID, limit); 78 print.mode is off."
     let args: ParsedArguments
 }
 

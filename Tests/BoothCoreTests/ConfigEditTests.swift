@@ -59,6 +59,32 @@ import Testing
                 == .failure(.invalidValue("picture.footer_top: a value with '#' after a space is written in double quotes, and then cannot itself contain '\"'")))
     }
 
+    /// A value in quotes at both ends whose first quote closes before a ` #` (`"Party" #1 "Fun"`) was written bare and
+    /// read back as `Party`, while config set said it set the whole value: it reads back as set, or is refused.
+    @Test func aQuotedValueWithACommentInsideReadsBackAsSet() {
+        let text = "[picture]\nfooter_top = x\n"
+        let value = "\"Party\" #1 \"Fun\""
+        switch Settings.edit(text: text, file: "f.conf", key: "picture.footer_top", value: value) {
+        case let .success(edit):
+            #expect(Settings.parse(text: edit.text, file: "f.conf").map(\.picture.footerTop) == .success("Party\" #1 \"Fun"),
+                    "config set said \(edit.value)")
+        case let .failure(error):
+            #expect(error == .invalidValue("picture.footer_top: a value with '#' after a space is written in double quotes, and then cannot itself contain '\"'"))
+        }
+    }
+
+    /// An empty value with a comment after it (`footer_top =    # none yet`): its value range was the empty range at
+    /// the `#`, so the new value was written against it (`Hello# none yet`), and the `#` no longer started a comment.
+    @Test func anEmptyValueBeforeACommentIsReplacedKeepingTheComment() throws {
+        let text = "[picture]\nfooter_top =    # none yet\n"
+        let edit = try Settings.edit(text: text, file: "f.conf", key: "picture.footer_top", value: "Hello").get()
+        #expect(Settings.parse(text: edit.text, file: "f.conf").map(\.picture.footerTop) == .success("Hello"), "\(edit.text)")
+        #expect(edit.text.contains("# none yet"), "the comment kept: \(edit.text)")
+        let source = Settings.edit(text: "[button]\nsource =    # or: gpio\n", file: "f.conf", key: "button.source", value: "input")
+        #expect(source.map { Settings.parse(text: $0.text, file: "f.conf").map(\.button.sources) } == .success(.success([.input])),
+                "\(source)")
+    }
+
     @Test func aMissingKeyIsAddedAtTheEndOfItsSection() throws {
         let edit = try Settings.edit(text: original, file: "f.conf", key: "session.review", value: "8s").get()
         let after = lines(edit.text)

@@ -19,6 +19,20 @@ struct LargeReviewTests {
         #expect(green(screen.width / 2 + 200) > 20 && green(screen.width / 2 + 200) < 100, "the dark half is drawn, not black")
         #expect(c.renderer.reviewFailure == nil)
     }
+
+    /// On an 8K screen (7680x4320, display and preview.size's bound) a 45 MP capture drawn to fit is wider than its
+    /// half-scale decode (4096 of 6476 pixels): the covering scale is 1/1, over the scaler's decoder limit. It is
+    /// drawn from the largest decode within the limit, not replaced by text.review_not_shown.
+    @Test("the review of a 45 MP capture on an 8K screen draws the picture")
+    func reviewOnAnEightKScreen() throws {
+        let screen = FrameSize(width: 7680, height: 4320)
+        let fb = MemoryFramebuffer(format: .xrgb8888(screen))
+        let c = ScreenCompositor(framebuffer: fb, renderer: try Fixture.renderer())
+        c.draw(.review(pictureID: 1), live: nil, capture: try LargeStill.jpeg(LargeStill.mp45), options: LiveViewOptions(), displayRotation: .r0)
+        #expect(c.renderer.reviewFailure == nil)
+        let green = { (x: Int) in Int((fb.rgb(x: x, y: screen.height / 2) >> 8) & 0xFF) }
+        #expect(green(screen.width / 2 - 400) > 150, "the bright half is drawn")
+    }
 }
 
 @Suite("A review that cannot draw")

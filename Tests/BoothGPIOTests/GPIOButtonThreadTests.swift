@@ -160,6 +160,32 @@ struct GPIOButtonThreadTests {
                 "\(log)")
     }
 
+    /// A re-read that found the line inactive under a press still settling (no press, so no release) left the
+    /// loop's "release found by a re-read" mark set: the next press's release, its edge read, was logged as found
+    /// by that old re-read.
+    @Test("a release read from its edge is logged as such after an earlier re-read contradicted a settling press")
+    func releaseAfterContradictedPress() throws {
+        let line = try FakeLine()
+        let inbox = Inbox()
+        let button = try start(line, inbox)
+        let t0 = Sys.now()
+        line.push([ButtonEdge(active: true, at: t0)], level: false)
+        guard case .rejected(_, .contradictedByLevel, _)? = inbox.next() else {
+            Issue.record("expected the press edge rejected by the re-read, got \(inbox.pending)")
+            return
+        }
+        let t1 = Sys.now()
+        line.push(true, at: t1)
+        #expect(inbox.next() == .press(id: 1, at: t1))
+        let t2 = t1.adding(milliseconds: 100)
+        line.push(false, at: t2)
+        #expect(inbox.next() == .release(id: 1, at: t2, heldMilliseconds: 100))
+        button.stop()
+        let log = inbox.logLines.withLock { $0 }
+        #expect(log.contains { $0.contains("edge accepted: falling at \(t2)") && $0.contains("release #1") }, "\(log)")
+        #expect(!log.contains { $0.contains("found by the line re-read") }, "\(log)")
+    }
+
     @Test("a press edge while believed pressed: the lost release is logged, the line re-read, a new press")
     func pressWhileBelievedPressed() throws {
         let line = try FakeLine()

@@ -17,6 +17,16 @@ struct LargeStillPrintTests {
         #expect(green(100) > 150 && green(pageSize.width - 100) < 100, "both halves: \(green(100)), \(green(pageSize.width - 100))")
     }
 
+    /// A page larger than the still at 1/2 (8x10 in at 600 dpi, 6000x4800, from a 45 MP body) would need the still
+    /// decoded whole, over the renderer's decoder limit: it is decoded at the largest scale within the limit
+    /// (1/2) and resampled up, not refused.
+    @Test("a 45 MP capture prints on a page larger than its half-scale decode (8x10 in at 600 dpi)")
+    func largeStillLargePage() throws {
+        let pageSize = FrameSize(width: 6000, height: 4800)
+        let page = try JPEGDecoder().decodeRGB(try PrintRenderer().render(try LargeStill.jpeg(LargeStill.mp45), to: pageSize))
+        #expect(page.size == pageSize)
+    }
+
     @Test("the decode scale is the smallest whose sides still cover the page's, either way round")
     func decodeScale() {
         let page = FrameSize(width: 1800, height: 1200)

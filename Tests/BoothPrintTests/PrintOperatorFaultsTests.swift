@@ -48,6 +48,43 @@ struct PrintJournalFailureTests {
         #expect(j.printed == 1)
     }
 
+    @Test("a request whose job fails at the printer a second time (after a resume, the printer still failing) is held again, not finished")
+    func secondFailureHeldAgain() {
+        var j = journal(2)
+        j.requests[0].state = .submitted; j.requests[0].jobID = 11
+        _ = j.reconcile(jobs: [CUPSJob(id: 11, state: .cancelled, title: j.requests[0].title)], sheetsPerCopy: 1, now: 10)
+        _ = j.resume()
+        j.requests[0].state = .submitted; j.requests[0].jobID = 12
+        _ = j.reconcile(jobs: [CUPSJob(id: 12, state: .cancelled, title: j.requests[0].title)], sheetsPerCopy: 1, now: 11)
+        #expect(j.requests[0].state == .held, "the failed request stays held, not lost")
+        #expect(j.requests[0].failedJobs == 2 && j.requests[0].title == "photobooth-t-1-2")
+        #expect(j.failedJobs == 2)
+        #expect(j.stoppedAfterFailure == "print 1's job 12 cancelled at the printer")
+    }
+
+    /// `prints reprint` with print.mode off answered `request N reprints M`, exit 0, and printed nothing, then printed
+    /// it whenever printing was next on (days later, at another event): the surprise print test-print was refused for.
+    @Test("prints reprint with print.mode off is refused, nothing journaled")
+    func reprintWithPrintingOff() throws {
+        let dir = NSTemporaryDirectory() + "reprint-off-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir + "/prints", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var s = printSettings(dir: dir, queue: "nowhere")
+        s.mode = .off
+        var j = PrintJournal(tag: "t")
+        _ = j.add(captureID: 1, source: "session 1", file: "\(dir)/prints/print-t-1.jpg", copies: 1, media: s.media, now: 1)
+        j.requests[0].state = .completed
+        try Data("page".utf8).write(to: URL(fileURLWithPath: j.requests[0].file))
+        try JSONEncoder().encode(j).write(to: URL(fileURLWithPath: s.journal))
+        let worker = PrintWorker(settings: s, log: LogLines().logger())
+        #expect(worker.journal.requests.count == 1, "the journal was read")
+        switch worker.reprint(requestID: 1) {
+        case .success(let id): Issue.record("reprint \(id) journaled with printing off")
+        case .failure(let refusal): #expect(refusal.code == "printing-off", "\(refusal)")
+        }
+        #expect(worker.journal.requests.count == 1)
+    }
+
     @Test("a job the booth cancelled (skip, operator) is not a failure")
     func boothCancelIsNoFailure() {
         var j = journal(1)
@@ -210,5 +247,38 @@ extension PrintWorkerCUPSTests {
         let press = ctl("press")
         #expect(press.status == 0)
         #expect(press.out.contains("print requested"), "\(press.out)")
+    }
+}
+
+extension PrintWorkerCUPSTests {
+    /// A skip (or `prints cancel`) of a job at CUPS cancelled it first and journaled its note after: a kill between
+    /// the two left a cancelled job whose request had no note, which the restart read as cancelled at the printer
+    /// (a failure: held again, printing stopped until `prints resume`, and the skipped picture printed then).
+    @Test("a skip's note is on disk before its job is cancelled at CUPS")
+    func skipNoteBeforeCancel() async throws {
+        if let why = missingCUPSTools() { print(why); return }
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let stack = try CUPSStack()
+        defer { stack.release(); stack.stop() }
+        stack.setJobMode("hold")
+        let s = printSettings(dir: stack.dir, queue: stack.queue)
+        // For each journal written with the skip's note: the job's state at CUPS as it was written.
+        let seen = Box<[String]>([])
+        let worker = PrintWorker(settings: s, log: LogLines().logger(), journalWriter: { bytes, path in
+            if let j = try? PrintJournal.decode(Data(bytes)), let r = j.requests.first, r.note == "skipped by a long press",
+               let id = r.jobID {
+                let state = (try? stack.jobs())?.first { $0.id == id }?.state
+                seen.update { $0.append(state.map(\.rawValue) ?? "not listed") }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        })
+        worker.launch()
+        defer { worker.stop() }
+        worker.request(jpeg: photo, captureID: 1, source: "session 1")
+        #expect(await eventually { worker.journal.requests.first?.state == .submitted })
+        worker.skip(captureID: 1)
+        #expect(await eventually { worker.journal.requests.first?.state == .cancelled }, "\(worker.journal.requests)")
+        #expect(seen.get.first.map { $0 != "cancelled" } == true, "the note was journaled with the job \(seen.get)")
+        #expect(worker.journal.failedJobs == nil && worker.journal.stoppedAfterFailure == nil)
     }
 }

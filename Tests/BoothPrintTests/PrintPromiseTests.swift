@@ -74,6 +74,30 @@ struct PrintPromiseTests {
         #expect(onDisk(s) == nil)
     }
 
+    /// A promise journaled with its save waited, in memory, for the runtime's request to render its page; when none
+    /// came (the session ended at the compose deadline just after the picture's save, or the picture could not be
+    /// read back) it stayed held and unrendered for the whole run, printed only after a restart.
+    @Test("a promise whose request never comes is rendered from its picture after a while")
+    func promiseWithoutRequestIsRendered() async throws {
+        let photo = try #require(samplePhoto(), "no sample photo")
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = printSettings(dir: dir, queue: "nowhere")
+        let path = "\(dir)/booth-000002-1.jpg"
+        try Data(photo).write(to: URL(fileURLWithPath: path))
+        let clock = ManualClock()
+        let worker = PrintWorker(settings: s, log: LogLines().logger(), clock: clock)
+        worker.noteSaved(captureID: 4, path: path, promise: PrintPromise(source: "session 2", code: nil))
+        worker.launch()
+        defer { worker.stop() }
+        try await Task.sleep(nanoseconds: 600_000_000)
+        #expect(worker.journal.requests.first?.renderPending == true, "the runtime's request is awaited at first")
+        clock.advance(milliseconds: 120_000)
+        #expect(await eventually(timeoutSeconds: 10) { worker.journal.requests.first?.renderPending == nil }, "\(worker.journal.requests)")
+        let r = try #require(worker.journal.requests.first)
+        #expect(r.state == .held && FileManager.default.fileExists(atPath: r.file))
+    }
+
     @Test("the runtime's request renders the promised print (one request); a restart renders a promise from its picture")
     func requestBindsAndRestartRenders() async throws {
         let photo = try #require(samplePhoto(), "no sample photo")

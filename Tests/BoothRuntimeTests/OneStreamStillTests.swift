@@ -24,7 +24,12 @@ private final class OneStreamCamera: CameraDevice, @unchecked Sendable {
     let identity = "one-stream"
     var statistics: CameraStatistics { CameraStatistics() }
 
-    init(offered: [FrameSize], clock: ManualClock, switchMilliseconds: Int = 0, switchFails: Bool = false) {
+    /// False: ``offeredSize(nearestTo:)`` cannot tell (nil, as a libcamera camera whose validate fails), though
+    /// the camera still streams the nearest size it offers.
+    private let tellsOffered: Bool
+
+    init(offered: [FrameSize], clock: ManualClock, switchMilliseconds: Int = 0, switchFails: Bool = false, tellsOffered: Bool = true) {
+        self.tellsOffered = tellsOffered
         self.offered = offered
         self.clock = clock
         self.switchMilliseconds = switchMilliseconds
@@ -38,10 +43,10 @@ private final class OneStreamCamera: CameraDevice, @unchecked Sendable {
     func emptyPollsSinceSwitch() -> Int { condition.lock(); defer { condition.unlock() }; return pollsSinceSwitch }
 
     func offeredSize(nearestTo size: FrameSize) -> FrameSize? {
-        FrameSizeOffer.discrete(offered).nearest(to: size)
+        tellsOffered ? FrameSizeOffer.discrete(offered).nearest(to: size) : nil
     }
     private func info(_ size: FrameSize) -> StreamInfo {
-        let got = offeredSize(nearestTo: size) ?? size
+        let got = FrameSizeOffer.discrete(offered).nearest(to: size) ?? size
         return StreamInfo(devicePath: "/dev/one-stream", card: "one-stream", format: .yuyv, size: got,
                           bytesPerLine: got.width * 2, frameInterval: nil, warnings: [], controlNotes: [])
     }
@@ -95,9 +100,10 @@ private func yuyv(_ size: FrameSize, at instant: MonotonicInstant, sequence: UIn
     static let stillSize = FrameSize(width: 32, height: 24)
 
     /// `camera` streaming through a ``StreamingCameraHarness`` (preview 16x16 asked, captures at 32x24) on `clock`.
-    fileprivate static func streaming(_ camera: OneStreamCamera, clock: ManualClock, events: Events, captures: CaptureBox) -> StreamingCameraHarness {
+    fileprivate static func streaming(_ camera: OneStreamCamera, clock: ManualClock, events: Events, captures: CaptureBox,
+                                      captureSize: FrameSize = stillSize) -> StreamingCameraHarness {
         let worker = StreamingCameraHarness(device: { camera }, stream: StreamRequest(format: .yuyv, size: preview),
-                                            captureSize: stillSize, jpegQuality: 90, captures: captures, clock: clock,
+                                            captureSize: captureSize, jpegQuality: 90, captures: captures, clock: clock,
                                             log: Logger(threshold: .error) { _ in }, post: { events.post($0) }, onFrame: { events.frame($0) })
         worker.launch()
         worker.startStream()
@@ -154,6 +160,27 @@ private func yuyv(_ size: FrameSize, at instant: MonotonicInstant, sequence: UIn
             #expect(camera.wait { captures.get(id) != nil || events.faults > 0 })
             #expect(try #require(captures.get(id)).size == Self.stillSize)
         }
+        #expect(events.faults == 0, "\(events.all)")
+        #expect(camera.switched().isEmpty)
+    }
+
+    /// A camera that cannot tell the size it would give (``CameraDevice/offeredSize(nearestTo:)`` nil) and streams
+    /// another size than `camera.preview_size` asks: with `camera.capture_size` equal to `preview_size` nothing needs a
+    /// switch (as before the negotiated comparison), not a switch from the negotiated live size to the asked one.
+    @Test func equalSizesOnACameraThatCannotTellNeedNoSwitch() throws {
+        let clock = ManualClock()
+        let camera = OneStreamCamera(offered: [Self.stillSize], clock: clock, switchFails: true, tellsOffered: false)
+        let events = Events(), captures = CaptureBox()
+        let worker = Self.streaming(camera, clock: clock, events: events, captures: captures, captureSize: Self.preview)
+        defer { worker.shutdown() }
+        camera.pushLive(yuyv(Self.stillSize, at: clock.now(), sequence: 1))
+        #expect(camera.wait { events.liveFrames.count == 1 })
+        captures.assign(id: 1, session: 1, shot: 1)
+        clock.advance(milliseconds: 1000)
+        let trigger = clock.now()
+        worker.capture(id: 1, trigger: trigger, deadline: trigger.adding(milliseconds: 10_000))
+        camera.pushLive(yuyv(Self.stillSize, at: trigger.adding(milliseconds: 10), sequence: 2))
+        #expect(camera.wait { captures.get(1) != nil || events.faults > 0 })
         #expect(events.faults == 0, "\(events.all)")
         #expect(camera.switched().isEmpty)
     }

@@ -107,7 +107,11 @@ public struct ConfigDocument: Sendable, Hashable {
     public func replacingValue(onLine number: Int, with value: String) -> ConfigDocument? {
         guard let old = line(number), let range = old.valueRange, !ConfigDocument.hasLineBreak(value) else { return nil }
         let bytes = Array(old.text.utf8)
-        let edited = Array(bytes[..<range.lowerBound]) + Array(value.utf8) + Array(bytes[range.upperBound...])
+        var new = Array(value.utf8)
+        // An empty value right before a comment (`key =   # note`) is the empty range at its `#`: a blank after the
+        // new value keeps the `#` a comment's, not part of the value.
+        if range.isEmpty, !new.isEmpty, range.upperBound < bytes.count, bytes[range.upperBound] == UInt8(ascii: "#") { new.append(0x20) }
+        let edited = Array(bytes[..<range.lowerBound]) + new + Array(bytes[range.upperBound...])
         var section = old.section
         let skip = number == 1 && bytes.starts(with: ConfigDocument.byteOrderMark) ? 3 : 0
         var copy = self
@@ -171,10 +175,10 @@ public struct ConfigDocument: Sendable, Hashable {
     }
 
     /// True when `value` written after `key = ` would not read back as itself: it has a `#` after a space or
-    /// tab, or is `#` or starts with `# ` (read as a comment), and is not already in double quotes.
+    /// tab, or is `#` or starts with `# ` (read as a comment), and is not a value in double quotes that reads
+    /// back whole (`"Party #1"` does; `"Party" #1 "Fun"` would read back as `"Party"`).
     public static func needsQuotes(_ value: String) -> Bool {
         let b = Array(value.utf8)
-        if b.count >= 2, b.first == UInt8(ascii: "\""), b.last == UInt8(ascii: "\"") { return false }
         return valueEnd([0x20] + b, from: 1, to: b.count + 1) != b.count + 1
     }
 
