@@ -10,16 +10,23 @@ import Testing
 @Suite struct SizeAndThreadTests {
     @Test func osThreadRunsItsBodyUnderItsNameOnAThreadOfItsOwn() async throws {
         let seen = Mutex<(name: String, thread: pthread_t)?>(nil)
+        let done = Mutex(false)
+        // The caller's thread, read before start and with no suspension point between: after an await
+        // the test may go on on another thread, and an ended thread's pthread_t can be handed out again.
+        let caller = pthread_self()
         let started = OSThread.start(name: "pb-test-thread") {
             // The kernel's name of this thread, as ps -L and top -H show it.
             let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             seen.withLock { $0 = (comm.trimmingCharacters(in: .whitespacesAndNewlines), pthread_self()) }
+            // Alive until the test has compared (at most 10 s), so its pthread_t is nobody else's.
+            for _ in 0..<10_000 where !done.withLock({ $0 }) { usleep(1_000) }
         }
+        defer { done.withLock { $0 = true } }
         #expect(started)
         for _ in 0..<400 where seen.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
         let got = try #require(seen.withLock { $0 }, "the thread's body never ran")
         #expect(got.name == "pb-test-thread")
-        #expect(pthread_equal(got.thread, pthread_self()) == 0, "the body ran on the caller's thread")
+        #expect(pthread_equal(got.thread, caller) == 0, "the body ran on the caller's thread")
     }
 
     /// `pthread_setname_np` refuses a name over 15 bytes (ERANGE) and leaves the creator's name: the
