@@ -56,6 +56,10 @@ extension Settings {
         public var listText = ""
         /// `gallery.cache`: the folder the gallery keeps its thumbnails in (its own; not the photos').
         public var cache = ""
+        /// `gallery.state`: the gallery's own folder for what must survive a restart and must not be
+        /// emptied (the sync ledger, the alerts' cursor, the PIN cookie's key); `gallery.cache` holds
+        /// only what can be made again.
+        public var state = ""
         /// `gallery.public_url`: a synced copy's public URL, `{token}` for its name; empty: `url_base`'s.
         public var publicURL = ""
         /// `gallery.sync_remote`: rclone's destination (`REMOTE:path` or an absolute folder); empty: no sync.

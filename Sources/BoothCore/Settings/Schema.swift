@@ -422,6 +422,8 @@ public enum Schema {
                 "The heading of the list and the slideshow's title."),
         .path("gallery.cache", \.gallery.cache, allowsEmpty: false, "/var/cache/photobooth-gallery", reload: .galleryRestart,
               "The gallery's own folder for the thumbnails it makes (systemd's CacheDirectory of photobooth-gallery.service); made when missing, safe to empty."),
+        .path("gallery.state", \.gallery.state, allowsEmpty: false, "/var/lib/photobooth-gallery", reload: .galleryRestart,
+              "The gallery's own folder for what must not be lost (systemd's StateDirectory of photobooth-gallery.service, mode 0700): the sync ledger, the alerts' cursor, the PIN cookie's key. Made when missing; keep it across restarts and upgrades."),
         .string("gallery.public_url", \.gallery.publicURL, allowsEmpty: true, "", reload: .restart,
                 "With sync: the public address of a synced copy, {token} standing for its name (https://photos.example.org/wedding/{token}.jpg). The review's and the print's QR codes then carry it instead of gallery.url_base's, so they work away from the booth's network. Empty: gallery.url_base."),
         .string("gallery.sync_remote", \.gallery.syncRemote, allowsEmpty: true, "", reload: .galleryRestart,
