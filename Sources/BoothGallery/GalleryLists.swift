@@ -71,7 +71,7 @@ extension GalleryServer {
         }
         let path: String
         do {
-            path = try thumbnails.file(for: picture, source: "\(config.photosDir)/\(picture.path)")
+            path = try thumbnails.file(for: picture, under: config.photosDir)
         } catch {
             log.warning("gallery: no thumbnail of \(picture.path): \(error)")
             return missing(c)

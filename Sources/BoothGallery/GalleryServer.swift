@@ -3,6 +3,7 @@ import BoothCore
 import BoothIndex
 import BoothJPEG
 import BoothPorts
+import BoothStorage
 import CHTTPShims
 import CMicroHTTPD
 import Glibc
@@ -222,7 +223,12 @@ public final class GalleryServer: Sendable {
                 return respond(c, 503, text: "index unavailable\n", headers: [("Cache-Control", "no-store")])
             }
         case let .page(token):
-            return found(token, c) { respond(c, 200, html: PicturePage.html($0, config: config), headers: [("Cache-Control", "no-cache")]) }
+            return found(token, c) { picture in
+                // The page only for a picture its `.jpg` serves: the same open and checks, the file closed again.
+                guard let file = openServable(picture) else { return missing(c) }
+                close(file.fd)
+                return respond(c, 200, html: PicturePage.html(picture, config: config), headers: [("Cache-Control", "no-cache")])
+            }
         case let .image(token):
             return found(token, c) { serveFile(c, $0, attachment: false) }
         case let .download(token):
@@ -277,38 +283,44 @@ public final class GalleryServer: Sendable {
         return respond(c, 404, html: PicturePage.missing(config: config), headers: [("Cache-Control", "no-store")])
     }
 
-    /// The picture from its descriptor: 200, 206 for a range, 304 when the client's copy is current,
-    /// 416 for a range past the end; 404 when the file is gone.
-    private func serveFile(_ c: OpaquePointer, _ picture: IndexedPicture, attachment: Bool) -> Bool {
+    /// The picture's file as it is served, opened (the caller closes `fd`): nil, logged with why,
+    /// when it cannot be: gone, not a regular file, a symbolic link on its way or a path leaving
+    /// `storage.dir` (``BeneathFile``), another size than indexed, or a header whose private Exif
+    /// fields cannot be checked. The one decision for the page and the file: a page is answered
+    /// only for a picture its `.jpg` serves.
+    func openServable(_ picture: IndexedPicture) -> (fd: Int32, st: stat, privacy: EXIFPrivacy?)? {
         let path = "\(config.photosDir)/\(picture.path)"
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            log.warning("gallery: \(path): \(String(cString: strerror(errno))) (indexed as \(picture.token), not served)")
-            return missing(c)
+        let fd: Int32, st: stat
+        do {
+            (fd, st) = try BeneathFile.open(picture.path, under: config.photosDir)
+        } catch {
+            log.warning("gallery: \(error) (indexed as \(picture.token), not served)")
+            return nil
         }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            return missing(c)
-        }
-        let size = Int64(st.st_size), mtime = Int64(st.st_mtim.tv_sec)
+        let size = Int64(st.st_size)
         guard size == picture.bytes else {
             // Another file under the indexed name: never served in its place.
             close(fd)
             log.warning("gallery: \(path) has \(size) bytes, indexed with \(picture.bytes) for \(picture.token); not served")
-            return missing(c)
+            return nil
         }
         // What is served: the file, or (a camera's JPEG with a GPS position or serial numbers) its
         // header without them and then the file's own compressed data.
-        let privacy: EXIFPrivacy?
         switch servedHeader(fd: fd, picture: picture, size: size, st: st) {
-        case .asStored: privacy = nil
-        case .without(let p): privacy = p
+        case .asStored: return (fd, st, nil)
+        case .without(let p): return (fd, st, p)
         case .unservable(let why):
             close(fd)
             log.warning("gallery: \(path): \(why); not served (its private Exif fields could not be checked)")
-            return missing(c)
+            return nil
         }
+    }
+
+    /// The picture from its descriptor: 200, 206 for a range, 304 when the client's copy is current,
+    /// 416 for a range past the end; 404 when it cannot be served (``openServable(_:)``).
+    private func serveFile(_ c: OpaquePointer, _ picture: IndexedPicture, attachment: Bool) -> Bool {
+        guard let (fd, st, privacy) = openServable(picture) else { return missing(c) }
+        let size = Int64(st.st_size), mtime = Int64(st.st_mtim.tv_sec)
         let servedSize = privacy?.servedSize(fileSize: size) ?? size
         let etag = "\"\(picture.token.prefix(8))-\(String(size, radix: 16))-\(String(mtime, radix: 16))\(privacy == nil ? "" : "-p2")\""
         var headers: [(String, String)] = [

@@ -19,7 +19,8 @@ public struct ThumbnailError: Error, Sendable, CustomStringConvertible {
 /// turned upright by its EXIF Orientation, and encoded again at quality ``quality`` with no
 /// metadata at all. A cached file is named after the picture's token and size
 /// (`TOKEN-SIZEHEX.jpg`): another photo under the same name gets another thumbnail; the folder may
-/// be emptied at any time.
+/// be emptied at any time. The picture is read through ``BeneathFile``: never from outside
+/// `storage.dir` or through a symbolic link.
 ///
 /// Blocking (a file read, a decode of a few to 100 ms, a write): called on the gallery's request
 /// threads, never the cooperative pool.
@@ -50,14 +51,23 @@ public final class Thumbnails: Sendable {
     /// Thumbnails made since start (tests, the log).
     public var madeCount: Int { made.withLock { $0 } }
 
-    /// The cached file of `picture`'s thumbnail, made first from `source` (its file) when missing.
-    /// - Throws: ``ThumbnailError`` naming the file: unreadable, not a JPEG TurboJPEG decodes, or the cache not writable.
-    public func file(for picture: IndexedPicture, source: String) throws(ThumbnailError) -> String {
+    /// The cached file of `picture`'s thumbnail, made first when missing from its file, `picture.path`
+    /// under `photosDir` (``BeneathFile/read(_:under:limit:)``: no symbolic link on the way).
+    /// - Throws: ``ThumbnailError`` naming the file: unreadable (a symbolic link, gone), not a JPEG
+    ///   TurboJPEG decodes, or the cache not writable.
+    public func file(for picture: IndexedPicture, under photosDir: String) throws(ThumbnailError) -> String {
         let path = "\(directory)/\(picture.token)-\(String(picture.bytes, radix: 16)).jpg"
         if access(path, R_OK) == 0 { return path }
         if let why = undecodable.withLock({ $0[path] }) { throw ThumbnailError(why) }
+        let source = "\(photosDir)/\(picture.path)"
         let jpeg: [UInt8]
-        do { jpeg = try AtomicFile.read(source) } catch { throw ThumbnailError("\(error)") }
+        do {
+            jpeg = try BeneathFile.read(picture.path, under: photosDir, limit: Int(clamping: max(0, picture.bytes)))
+        } catch where error.errno == EFBIG {
+            throw ThumbnailError("\(source) is larger than the \(picture.bytes) bytes it is indexed with")
+        } catch {
+            throw ThumbnailError("\(error)")
+        }
         guard Int64(jpeg.count) == picture.bytes else {
             throw ThumbnailError("\(source) has \(jpeg.count) bytes, indexed with \(picture.bytes)")
         }

@@ -182,7 +182,7 @@ public final class GalleryAdmin: GalleryAdministration {
                 return .success(GalleryAnswer(message: message, status: status, pictures: [row(p, removed: true)]))
             case "rebuild":
                 let removals = try removedList.load()
-                let n = try index.rebuild(photosDir: photosDir, tokens: tokens, folderID: folders.id(of: photosDir), removals: removals)
+                let n = try index.rebuild(photosDir: photosDir, tokens: tokens, folderID: folders.id(of: photosDir), removals: removals, log: log)
                 let message = "index \(settings.index) made again from the photos in \(photosDir): \(n.served) pictures served, "
                     + "\(n.removed) taken down (from \(removedList.path)); every earlier URL is the same"
                 log.notice("gallery: uid \(uid): \(message)")

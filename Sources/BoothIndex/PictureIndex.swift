@@ -375,10 +375,11 @@ public final class PictureIndex: Sendable {
     /// every capture and picture file added with its token (the same as before: they come from the
     /// secret), then marked removed again: the index's own marks and `removals`.
     /// - Returns: the rows now in the index, served and removed.
+    /// A symbolic link among the date folders or pictures is skipped (``pictureFiles(in:tokens:folderID:log:)``), said in `log`.
     public func rebuild(photosDir: String, tokens: PictureTokens, folderID: String,
-                        removals: [String: Int64]) throws(IndexError) -> (served: Int, removed: Int) {
+                        removals: [String: Int64], log: Logger? = nil) throws(IndexError) -> (served: Int, removed: Int) {
         try with { db throws(IndexError) in
-            let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
+            let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID, log: log)
             try db.transaction { () throws(IndexError) in
                 var marks = removals
                 try db.query("SELECT token, removed_at FROM pictures WHERE removed_at IS NOT NULL", []) { r in
@@ -407,10 +408,11 @@ public final class PictureIndex: Sendable {
     }
 
     /// ``reconcile(photosDir:tokens:folderID:)`` and ``applyRemovals(_:)`` in one transaction: an
-    /// index made anew never serves, even for a moment, a picture taken down earlier.
+    /// index made anew never serves, even for a moment, a picture taken down earlier. A symbolic
+    /// link is skipped, said in `log`.
     public func reconcile(photosDir: String, tokens: PictureTokens, folderID: String,
-                          removals: [String: Int64]) throws(IndexError) -> (added: Int, marked: Int) {
-        let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
+                          removals: [String: Int64], log: Logger? = nil) throws(IndexError) -> (added: Int, marked: Int) {
+        let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID, log: log)
         guard !files.isEmpty || !removals.isEmpty else { return (0, 0) }
         return try with { db throws(IndexError) in
             try db.transaction { () throws(IndexError) -> (added: Int, marked: Int) in
@@ -419,20 +421,34 @@ public final class PictureIndex: Sendable {
         }
     }
 
-    /// The capture and picture files under `photosDir` as index rows, oldest session first.
-    static func pictureFiles(in photosDir: String, tokens: PictureTokens, folderID: String) -> [IndexedPicture] {
+    /// The capture and picture files under `photosDir` as index rows, oldest session first. Only
+    /// what lies in `photosDir` itself (`lstat`): a date folder or picture that is a symbolic link
+    /// (to a folder elsewhere, to any file) or not a plain folder or file is skipped, and `log`
+    /// says how many and names the first 5 (the gallery could serve a file outside storage.dir).
+    static func pictureFiles(in photosDir: String, tokens: PictureTokens, folderID: String, log: Logger? = nil) -> [IndexedPicture] {
         var out: [IndexedPicture] = []
+        var skipped: [String] = []
         for folder in listDirectory(photosDir).sorted() where PhotoStore.isDateFolder(folder) {
+            var fst = stat()
+            guard lstat("\(photosDir)/\(folder)", &fst) == 0 else { continue }
+            guard (fst.st_mode & S_IFMT) == S_IFDIR else { skipped.append(folder); continue }
             for name in listDirectory("\(photosDir)/\(folder)") {
                 guard let shot = PictureIndex.shot(in: name) else { continue }
                 var st = stat()
-                guard stat("\(photosDir)/\(folder)/\(name)", &st) == 0, st.st_size > 0 else { continue }
+                guard lstat("\(photosDir)/\(folder)/\(name)", &st) == 0 else { continue }
+                guard (st.st_mode & S_IFMT) == S_IFREG else { skipped.append("\(folder)/\(name)"); continue }
+                guard st.st_size > 0 else { continue }
                 let relative = "\(folder)/\(name)"
                 out.append(IndexedPicture(token: tokens.token(for: PictureTokens.identity(folder: folderID, path: relative, bytes: Int64(st.st_size))),
                                           path: relative,
                                           session: PhotoFileName.sessionNumber(in: name) ?? 0, shot: shot,
                                           savedAt: Int64(st.st_mtim.tv_sec), bytes: Int64(st.st_size)))
             }
+        }
+        if !skipped.isEmpty {
+            log?.warning("gallery: \(skipped.count) date folder\(skipped.count == 1 ? " or picture is a symbolic link or not a plain one" : "s or pictures are symbolic links or not plain ones")"
+                         + " under \(photosDir), so not indexed (a picture is served only from inside storage.dir): "
+                         + skipped.prefix(5).joined(separator: ", ") + (skipped.count > 5 ? ", …" : ""))
         }
         return out.sorted { ($0.session, $0.shot) < ($1.session, $1.shot) }
     }
@@ -470,7 +486,7 @@ public final class PictureIndex: Sendable {
         }
         do {
             let opened = try index ?? PictureIndex(path: path)
-            let (added, marked) = try opened.reconcile(photosDir: photosDir, tokens: tokens, folderID: folderID, removals: removals)
+            let (added, marked) = try opened.reconcile(photosDir: photosDir, tokens: tokens, folderID: folderID, removals: removals, log: log)
             if added > 0 { log.notice("gallery: index \(path): \(added) photos on disk added") }
             if marked > 0 { log.notice("gallery: index \(path): \(marked) photos taken down earlier marked again") }
             return opened

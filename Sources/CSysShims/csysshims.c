@@ -55,3 +55,27 @@ int pb_cond_wait_monotonic(pthread_cond_t *cond, pthread_mutex_t *mutex, uint64_
     };
     return pthread_cond_clockwait(cond, mutex, CLOCK_MONOTONIC, &deadline);
 }
+
+#include <errno.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int pb_openat2_beneath(int dirfd, const char *path, int flags) {
+#ifdef SYS_openat2
+    struct open_how how = {
+        .flags = (uint64_t)(unsigned)flags,
+        .mode = 0,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    long fd;
+    do {
+        fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    } while (fd < 0 && errno == EINTR);
+    return (int)fd;
+#else
+    (void)dirfd; (void)path; (void)flags;
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -139,13 +139,13 @@ struct GalleryListTests {
         try thumbs.prepare()
         let picture = IndexedPicture(token: String(repeating: "c", count: 26), path: "bad.jpg", session: 1, savedAt: 1, bytes: Int64(garbage.count))
         var first = ""
-        #expect { _ = try thumbs.file(for: picture, source: "\(dir)/bad.jpg") } throws: { error in
+        #expect { _ = try thumbs.file(for: picture, under: dir) } throws: { error in
             first = "\(error)"
             return first.hasPrefix("\(dir)/bad.jpg: ")
         }
         // Gone now: a second request is answered from what was learnt, not by reading the file again.
         unlink("\(dir)/bad.jpg")
-        #expect { _ = try thumbs.file(for: picture, source: "\(dir)/bad.jpg") } throws: { "\($0)" == first }
+        #expect { _ = try thumbs.file(for: picture, under: dir) } throws: { "\($0)" == first }
         #expect(thumbs.madeCount == 0)
     }
 

@@ -37,3 +37,11 @@ int pb_cond_wait_monotonic(pthread_cond_t *cond, pthread_mutex_t *mutex, uint64_
 /// vfat, 0x2011BAB0 exFAT, ...). <sys/vfs.h> is not in Swift's Glibc module.
 /// Returns 0 and sets `*type`, or -1 with errno set.
 int pb_statfs_type(const char *path, uint64_t *type);
+
+/// openat2(dirfd, path, {flags, resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS})
+/// (Linux 5.6+; glibc has no wrapper: syscall(SYS_openat2)): opens `path` relative to the directory
+/// `dirfd` only if every component resolves beneath it and none is a symbolic link. EINTR is retried.
+/// Returns the descriptor, or -1 with errno set: EXDEV for a path that leaves `dirfd`, ELOOP for a
+/// symbolic link on the way, ENOSYS on a kernel without openat2 (the caller then opens component by
+/// component with openat and O_NOFOLLOW).
+int pb_openat2_beneath(int dirfd, const char *path, int flags);

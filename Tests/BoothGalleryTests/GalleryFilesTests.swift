@@ -1,0 +1,169 @@
+import BoothCore
+import BoothGallery
+import BoothIndex
+import BoothPorts
+import BoothStorage
+import BoothTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// A GET over raw TCP with `Connection: close`: the status and the body.
+private func get(_ port: UInt16, _ path: String) throws -> (status: Int, body: String) {
+    let fd = try loopbackConnection(from: "127.0.0.1", to: port)
+    defer { close(fd) }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: booth\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var reply: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 10_000) == 1 else { break }
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        reply += buffer[0..<n]
+    }
+    let text = String(decoding: reply, as: UTF8.self)
+    let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+    return (status, text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n"))
+}
+
+private func started(_ server: GalleryServer) throws -> UInt16 {
+    try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+}
+
+@Suite("What the gallery serves is what is on disk, inside storage.dir", .serialized)
+struct GalleryFilesTests {
+    @Test("a picture whose file is gone, has another size or is a symbolic link: its page is the not-here page (404), as its .jpg")
+    func pageAgreesWithFile() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 42)
+        defer { one.remove() }
+        let log = LogRecorder()
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "Our day", downloadText: "Save", missingText: "Not here."),
+                                   index: try one.reader(), log: log.logger())
+        let port = try started(server)
+        defer { server.stop() }
+        let file = "\(one.photos)/\(one.relative)", aside = "\(one.dir)/aside.jpg"
+
+        func both() throws -> (page: Int, jpg: Int, missingText: Bool) {
+            let page = try get(port, "/p/\(one.token)"), jpg = try get(port, "/p/\(one.token).jpg")
+            return (page.status, jpg.status, page.body.contains("Not here."))
+        }
+        let served = try both()
+        #expect(served.page == 200 && served.jpg == 200)
+
+        // Gone.
+        try #require(rename(file, aside) == 0)
+        let gone = try both()
+        #expect(gone.page == 404, "the page of a file that is gone")
+        #expect(gone.jpg == 404)
+        #expect(gone.missingText, "gallery.missing_text")
+
+        // A symbolic link to a file of the same bytes.
+        try #require(symlink(aside, file) == 0)
+        let linked = try both()
+        #expect(linked.page == 404, "the page of a file that is a symbolic link")
+        #expect(linked.jpg == 404)
+        #expect(log.all.contains { $0.contains("\(file): openat2 failed") || $0.contains("\(file): openat failed") }, "\(log.all)")
+
+        // Another size under the indexed name.
+        unlink(file)
+        try AtomicFile.write(one.jpeg + [0, 0, 0], to: file, replace: true)
+        let bigger = try both()
+        #expect(bigger.page == 404, "the page of a file with another size")
+        #expect(bigger.jpg == 404)
+
+        // Back as it was: both again.
+        try AtomicFile.write(one.jpeg, to: file, replace: true)
+        let back = try both()
+        #expect(back.page == 200 && back.jpg == 200)
+    }
+
+    @Test("a date folder or picture that is a symbolic link: not indexed by a rebuild (said in the log), and not served when an index has it")
+    func symlinkedFolder() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        // /elsewhere with a picture, linked in as a date folder; and a picture linked into a real date folder.
+        let elsewhere = "\(one.dir)/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        // A real photo, so that nothing but where it lies keeps it from being served.
+        let secret = one.jpeg
+        try AtomicFile.write(secret, to: "\(elsewhere)/booth-000007-picture.jpg")
+        try #require(symlink(elsewhere, "\(one.photos)/2026-12-05") == 0)
+        try #require(symlink("\(elsewhere)/booth-000007-picture.jpg", "\(one.photos)/2026-12-01/booth-000008-picture.jpg") == 0)
+
+        let log = LogRecorder()
+        let n = try one.index.rebuild(photosDir: one.photos, tokens: tokens, folderID: "f00d", removals: [:], log: log.logger())
+        #expect(n.served == 1, "only the photo inside storage.dir")
+        #expect(try one.index.picture(path: "2026-12-05/booth-000007-picture.jpg") == nil)
+        #expect(try one.index.picture(path: "2026-12-01/booth-000008-picture.jpg") == nil)
+        let said = log.all.joined(separator: "\n")
+        #expect(said.contains("2026-12-05") && said.contains("2026-12-01/booth-000008-picture.jpg") && said.contains("not indexed"), "\(said)")
+        // The daemon's start (openForWriting's reconcile) skips them too.
+        #expect(try one.index.reconcile(photosDir: one.photos, tokens: tokens, folderID: "f00d") == 0)
+
+        // An index that has them anyway (made by an older version): 404, nothing of the file sent.
+        let outside = IndexedPicture(token: tokens.token(for: PictureTokens.identity(folder: "f00d", path: "2026-12-05/booth-000007-picture.jpg",
+                                                                                     bytes: Int64(secret.count))),
+                                     path: "2026-12-05/booth-000007-picture.jpg", session: 7, savedAt: Int64(time(nil)), bytes: Int64(secret.count))
+        #expect(try one.index.record(outside))
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Not here."),
+                                   index: try one.reader(), log: LogRecorder().logger())
+        let port = try started(server)
+        defer { server.stop() }
+        for path in ["/p/\(outside.token)", "/p/\(outside.token).jpg", "/p/\(outside.token)/download"] {
+            let r = try get(port, path)
+            #expect(r.status == 404, "\(path)")
+            #expect(r.body.contains("Not here."), "\(path)")
+        }
+        #expect(try get(port, "/p/\(one.token).jpg").status == 200, "the photo inside is served")
+
+        // Thumbnails read through the same open.
+        let thumbs = Thumbnails(directory: "\(one.dir)/cache")
+        try thumbs.prepare()
+        #expect(throws: ThumbnailError.self) { try thumbs.file(for: outside, under: one.photos) }
+    }
+
+    @Test("BeneathFile: openat2 and the per-component fallback both refuse a symbolic link on the way and a path leaving the folder; storage.dir itself may be a link",
+          arguments: [BeneathFile.Way.openat2, .componentwise])
+    func beneath(way: BeneathFile.Way) throws {
+        var template = Array("/tmp/photobooth-beneath-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: "\(dir)/photos/2026-12-01", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(dir)/elsewhere", withIntermediateDirectories: true)
+        try AtomicFile.write([1, 2, 3], to: "\(dir)/photos/2026-12-01/a.jpg")
+        try AtomicFile.write([4, 5], to: "\(dir)/elsewhere/b.jpg")
+        try #require(symlink("\(dir)/elsewhere", "\(dir)/photos/2026-12-05") == 0)
+        try #require(symlink("../../elsewhere/b.jpg", "\(dir)/photos/2026-12-01/b.jpg") == 0)
+        try #require(symlink("\(dir)/photos", "\(dir)/photos-link") == 0)
+        try #require(mkfifo("\(dir)/photos/2026-12-01/fifo.jpg", 0o600) == 0)
+
+        let (fd, st) = try BeneathFile.open("2026-12-01/a.jpg", under: "\(dir)/photos", way: way)
+        close(fd)
+        #expect(st.st_size == 3)
+        let (fd2, _) = try BeneathFile.open("2026-12-01/a.jpg", under: "\(dir)/photos-link", way: way)
+        close(fd2)
+        #expect(try BeneathFile.read("2026-12-01/a.jpg", under: "\(dir)/photos", limit: 3) == [1, 2, 3])
+        #expect { try BeneathFile.read("2026-12-01/a.jpg", under: "\(dir)/photos", limit: 2) } throws: { ($0 as? FileError)?.errno == EFBIG }
+
+        func refused(_ relative: String) -> Int32? {
+            do {
+                let (fd, _) = try BeneathFile.open(relative, under: "\(dir)/photos", way: way)
+                close(fd)
+                return nil
+            } catch {
+                return error.errno
+            }
+        }
+        #expect(refused("2026-12-05/b.jpg") == ELOOP, "a date folder that is a link")
+        #expect(refused("2026-12-01/b.jpg") == ELOOP, "a picture that is a link")
+        #expect(refused("../elsewhere/b.jpg") == EINVAL, "a path leaving the folder")
+        #expect(refused("/etc/passwd") == EINVAL)
+        #expect(refused("2026-12-01/./a.jpg") == EINVAL)
+        #expect(refused("2026-12-01/missing.jpg") == ENOENT)
+        #expect(refused("2026-12-01") == EINVAL, "a folder is not a file to serve")
+        #expect(refused("2026-12-01/fifo.jpg") == EINVAL, "a FIFO: refused, and the open does not block")
+    }
+}
