@@ -40,6 +40,7 @@ extension GalleryServer {
         guarded(c, next: "/") {
             guard let page = GalleryText.pageNumber(header(c, kind: .GET_ARGUMENT_KIND, "page")) else { return missing(c) }
             let total: Int, pictures: [IndexedPicture]
+            sweepThumbnails()
             do {
                 let rows = try listed.rows(index.current())
                 // Newest first: the pictures still served under gallery.expiry are the first ones.
@@ -81,6 +82,18 @@ extension GalleryServer {
         guard fd >= 0 else { return missing(c) }
         guard fstat(fd, &st) == 0 else { close(fd); return missing(c) }
         return respond(c, 200, fd: fd, offset: 0, length: Int64(st.st_size), headers: headers, picture: false)
+    }
+
+    /// The thumbnails of pictures taken down (or gone from the index) deleted from `gallery.cache`
+    /// when the index's count of removed pictures changed since the last look (``Thumbnails/sweep(when:served:)``):
+    /// at start and at each list load.
+    func sweepThumbnails() {
+        let (current, generation) = index.currentAndGeneration()
+        guard let removed = try? current.counts().removed else { return }
+        let n = thumbnails.sweep(when: [generation, removed]) { token in
+            do { return try current.any(token: token).map { !$0.removed } ?? false } catch { return nil }
+        }
+        if n > 0 { log.info("gallery: \(n) thumbnail\(n == 1 ? "" : "s") of pictures no longer served (taken down) deleted from \(config.cache)") }
     }
 
     /// `GET /pin`: the form (`?next=/live` to go back to the slideshow); without a PIN, straight on.

@@ -171,6 +171,7 @@ public final class GalleryServer: Sendable {
         if config.slideshow { live.start(server: self) }
         if config.list {
             do { try thumbnails.prepare() } catch { log.warning("gallery: gallery.cache: \(error); the list shows no thumbnails until it can be made") }
+            sweepThumbnails()
         }
         return pb_http_port(started)
     }

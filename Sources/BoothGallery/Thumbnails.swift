@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothIndex
 import BoothJPEG
@@ -19,8 +20,9 @@ public struct ThumbnailError: Error, Sendable, CustomStringConvertible {
 /// turned upright by its EXIF Orientation, and encoded again at quality ``quality`` with no
 /// metadata at all. A cached file is named after the picture's token and size
 /// (`TOKEN-SIZEHEX.jpg`): another photo under the same name gets another thumbnail; the folder may
-/// be emptied at any time. The picture is read through ``BeneathFile``: never from outside
-/// `storage.dir` or through a symbolic link.
+/// be emptied at any time. A picture taken down loses its thumbnail (``sweep(when:served:)``). The
+/// picture is read through ``BeneathFile``: never from outside `storage.dir` or through a symbolic
+/// link.
 ///
 /// Blocking (a file read, a decode of a few to 100 ms, a write): called on the gallery's request
 /// threads, never the cooperative pool.
@@ -91,6 +93,34 @@ public final class Thumbnails: Sendable {
         made.withLock { $0 += 1 }
         return path
     }
+
+    /// Deletes the cached thumbnails of pictures no longer served: each `TOKEN-SIZEHEX.jpg` whose
+    /// token `served` answers false for (taken down, or gone from the index); kept when it answers
+    /// nil (the index could not be read). Only when `key` (what the caller saw change: the index's
+    /// count of pictures taken down) differs from the last sweep's: a sweep at every list load costs
+    /// the caller's count and a comparison until a picture is taken down. Lists the folder once (`readdir`) and
+    /// looks at most ``maxSwept`` files; `unlink` each.
+    /// - Returns: the thumbnails deleted.
+    @discardableResult
+    public func sweep(when key: [Int], served: (String) -> Bool?) -> Int {
+        let changed = sweptFor.withLock { last -> Bool in
+            defer { last = key }
+            return last != key
+        }
+        guard changed else { return 0 }
+        var deleted = 0
+        for name in listDirectory(directory).prefix(Thumbnails.maxSwept) where name.hasSuffix(".jpg") {
+            guard let dash = name.firstIndex(of: "-") else { continue }
+            let token = String(name[..<dash])
+            guard PictureTokens.isWellFormed(token), served(token) == false else { continue }
+            if unlink("\(directory)/\(name)") == 0 { deleted += 1 }
+        }
+        return deleted
+    }
+
+    /// Files a sweep looks at, at most.
+    public static let maxSwept = 100_000
+    private let sweptFor = Mutex<[Int]?>(nil)
 
     /// The TurboJPEG scale for a picture of `size`: the smallest whose long side stays at
     /// `minimumLongSide` or above (`.full` for a picture already smaller).

@@ -32,7 +32,7 @@ private func started(_ server: GalleryServer) throws -> UInt16 {
     try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
 }
 
-@Suite("What the gallery serves is what is on disk, inside storage.dir", .serialized)
+@Suite("What the gallery serves is what is on disk, inside storage.dir; pictures taken down leave no thumbnail", .serialized)
 struct GalleryFilesTests {
     @Test("a picture whose file is gone, has another size or is a symbolic link: its page is the not-here page (404), as its .jpg")
     func pageAgreesWithFile() throws {
@@ -165,5 +165,54 @@ struct GalleryFilesTests {
         #expect(refused("2026-12-01/missing.jpg") == ENOENT)
         #expect(refused("2026-12-01") == EINVAL, "a folder is not a file to serve")
         #expect(refused("2026-12-01/fifo.jpg") == EINVAL, "a FIFO: refused, and the open does not block")
+    }
+
+    @Test("a picture taken down loses its thumbnail: at the next list load, at start, and after remove --delete-file")
+    func thumbnailsOfRemovedPictures() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let second = "2026-12-01/\(PhotoFileName.name(session: 2, shot: 0))"
+        try AtomicFile.write(one.jpeg, to: "\(one.photos)/\(second)")
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        #expect(try one.index.reconcile(photosDir: one.photos, tokens: tokens, folderID: "f00d") == 1)
+        let secondToken = tokens.token(for: PictureTokens.identity(folder: "f00d", path: second, bytes: Int64(one.jpeg.count)))
+        var config = GalleryServer.Config(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Not here.")
+        config.list = true
+        config.cache = "\(one.dir)/cache"
+        func cached(_ token: String) -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: config.cache)) ?? []).contains { $0.hasPrefix(token + "-") } }
+
+        let log = LogRecorder()
+        var server = GalleryServer(config: config, index: try one.reader(), log: log.logger())
+        var port = try started(server)
+        #expect(try get(port, "/t/\(one.token).jpg").status == 200)
+        #expect(try get(port, "/t/\(secondToken).jpg").status == 200)
+        #expect(cached(one.token) && cached(secondToken))
+
+        // Taken down while the gallery runs: gone at the next list load; the other stays.
+        #expect(try one.index.remove(token: one.token, at: 100))
+        #expect(try get(port, "/").status == 200)
+        #expect(!cached(one.token), "the thumbnail of a picture taken down")
+        #expect(cached(secondToken), "a served picture's thumbnail stays")
+        #expect(log.all.contains { $0.contains("1 thumbnail of pictures no longer served (taken down) deleted") }, "\(log.all)")
+
+        // Taken down while the gallery is stopped (remove --delete-file): gone at its start.
+        server.stop()
+        var settings = Settings.defaults
+        settings.storage.dir = one.photos
+        settings.gallery.enabled = true
+        settings.gallery.index = "\(one.dir)/index.sqlite"
+        let admin = GalleryAdmin(settings: settings, index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()),
+                                 problem: nil, log: LogRecorder().logger())
+        guard case .success = admin.answer(action: "remove", picture: secondToken, deleteFile: true, uid: 0) else {
+            Issue.record("remove --delete-file failed")
+            return
+        }
+        #expect(access("\(one.photos)/\(second)", F_OK) != 0, "its file deleted")
+        #expect(cached(secondToken), "still there while the gallery is stopped")
+        server = GalleryServer(config: config, index: try one.reader(), log: log.logger())
+        port = try started(server)
+        defer { server.stop() }
+        #expect(!cached(secondToken), "deleted at start")
+        #expect(try get(port, "/t/\(secondToken).jpg").status == 404)
     }
 }
