@@ -91,7 +91,7 @@ public final class GalleryAdmin: GalleryAdministration {
     ///   - photosDir: the photos directory in force (the store's, which a reload of `storage.dir`
     ///     moves); nil: `settings.storage.dir`.
     ///   - now: seconds since 1970 for a removal's time (tests inject theirs).
-    ///   - removed: told each token taken down (the daemon drops it from the idle screen's code).
+    ///   - removed: told each token taken down (the daemon drops it from the idle screen's code and the review's).
     public init(settings: Settings, index: PictureIndex?, tokens: PictureTokens?, folders: StorageIDs, problem: String?,
                 log: Logger, photosDir: (@Sendable () -> String)? = nil, now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
                 removed: @escaping @Sendable (String) -> Void = { _ in }) {

@@ -158,6 +158,8 @@ public final class BoothRuntime: Sendable {
     /// (`gallery.idle_code`) until the next session begins, its time is up or the picture is taken
     /// down; changed under ``review``'s lock.
     private let idleLink = Mutex<(link: String, since: MonotonicInstant)?>(nil)
+    /// The last 64 pictures taken down while the daemon runs, as `/p/TOKEN`: never a review's code again.
+    private let takenDown = Mutex<[String]>([])
     struct ReviewOnScreen {
         var captureID: UInt64
         /// The session whose picture it is (the log names it so; the capture id is the machine's).
@@ -766,10 +768,23 @@ public final class BoothRuntime: Sendable {
     }
 
     /// `photoboothctl gallery remove`: a picture taken down (its `token`) is no longer offered by
-    /// the idle screen's code. Safe from any thread.
+    /// the idle screen's code, nor by its review's when that is on screen: the review is drawn again
+    /// at once without it (the picture and print status stay), and its code does not come back for
+    /// the rest of the review. Safe from any thread.
     public func forgetIdleLink(token: String) {
         let gallery = state.withLock { $0.settings.gallery }
-        review.withLock { _ in
+        let displays = self.displays
+        review.withLock { r in
+            takenDown.withLock { t in
+                if t.count >= 64 { t.removeFirst() }
+                t.append("/p/\(token)")
+            }
+            if var shown = r, let link = shown.link, link.hasSuffix("/p/\(token)") {
+                shown.link = nil
+                r = shown
+                log.notice("gallery: the review's code of a picture taken down is gone")
+                for d in displays { d.show(ScreenContent(.review(pictureID: shown.captureID), picture: shown.jpeg, status: shown.printStatus, link: nil)) }
+            }
             let dropped = idleLink.withLock { kept -> Bool in
                 guard let k = kept, k.link.hasSuffix("/p/\(token)") else { return false }
                 kept = nil
@@ -789,7 +804,8 @@ public final class BoothRuntime: Sendable {
     /// before it is saved or without a gallery.
     private func link(_ id: UInt64, _ jpeg: [UInt8]?) -> String? {
         guard let pictureLink = options.pictureLink, let jpeg, let path = savedPath(id) else { return nil }
-        return pictureLink(path, jpeg.count)
+        guard let link = pictureLink(path, jpeg.count) else { return nil }
+        return takenDown.withLock { t in t.contains { link.hasSuffix($0) } } ? nil : link
     }
 
     /// Whether prints carry their picture's QR code: `picture.qr` set and the gallery giving URLs.
