@@ -237,10 +237,15 @@ public final class GallerySync: Sendable {
         let expiredBefore = config.expirySeconds.map { Int64(time(nil)) - $0 }
         var present: [IndexedPicture] = []
         for p in served where expiredBefore.map({ p.savedAt >= $0 }) ?? true {
-            if access("\(config.photosDir)/\(p.path)", F_OK) == 0 {
+            // Opened as the gallery opens it (``BeneathFile``): nothing outside storage.dir or through a link is copied.
+            do {
+                close(try BeneathFile.open(p.path, under: config.photosDir).fd)
                 present.append(p)
-            } else if state.withLock({ $0.missingSaid.insert(p.token).inserted }) {
-                log.info("sync: \(p.path) is indexed but its file is gone; not copied (and deleted at \(remote) if it was)")
+            } catch {
+                if state.withLock({ $0.missingSaid.insert(p.token).inserted }) {
+                    log.info("sync: \(p.path) is indexed but " + (error.errno == ENOENT ? "its file is gone" : "the gallery does not serve it (\(error))")
+                             + "; not copied (and deleted at \(remote) if it was)")
+                }
             }
         }
         let servedTokens = Set(present.map(\.token))

@@ -215,4 +215,36 @@ struct GalleryFilesTests {
         #expect(!cached(secondToken), "deleted at start")
         #expect(try get(port, "/t/\(secondToken).jpg").status == 404)
     }
+
+    @Test("sync copies only what the gallery serves: a picture indexed through a symbolic link (an older index) is not copied to the remote")
+    func syncCopiesNothingOutside() throws {
+        guard access("/usr/bin/rclone", X_OK) == 0 else {
+            Issue.record("rclone is missing: apt-get install rclone (install.sh --test installs it)")
+            return
+        }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let elsewhere = "\(one.dir)/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try AtomicFile.write(one.jpeg + [1], to: "\(elsewhere)/booth-000007-picture.jpg")
+        try #require(symlink(elsewhere, "\(one.photos)/2026-12-05") == 0)
+        let path = "2026-12-05/booth-000007-picture.jpg"
+        let outside = IndexedPicture(token: tokens.token(for: PictureTokens.identity(folder: "f00d", path: path, bytes: Int64(one.jpeg.count + 1))),
+                                     path: path, session: 7, savedAt: Int64(time(nil)), bytes: Int64(one.jpeg.count + 1))
+        #expect(try one.index.record(outside))
+        let cache = "\(one.dir)/cache", remote = "\(one.dir)/remote"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let log = LogRecorder()
+        let sync = GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: cache, photosDir: one.photos,
+                                                          backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
+                               indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+        #expect(sync.start())
+        defer { sync.stop() }
+        // One pass looks at both pictures: the one outside is said and left, the other copied.
+        #expect(waitUntil { sync.stats.copied == 1 && sync.stats.pending == 0 }, "\(sync.stats) \(log.all)")
+        let copied = ((try? FileManager.default.contentsOfDirectory(atPath: remote)) ?? []).sorted()
+        #expect(copied == ["\(one.token).jpg"], "only the picture inside storage.dir")
+        #expect(log.all.contains { $0.contains(path) && $0.contains("not copied") }, "\(log.all)")
+    }
 }
