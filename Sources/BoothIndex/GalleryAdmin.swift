@@ -166,13 +166,14 @@ public final class GalleryAdmin: GalleryAdministration {
                 }
                 if deleteFile {
                     let file = "\(photosDir)/\(p.path)"
-                    if unlink(file) == 0 {
-                        try? AtomicFile.syncDirectory(directoryName(of: file))
+                    // Only inside storage.dir: a folder on the way that is a link (an older index) is not followed.
+                    do {
+                        try BeneathFile.unlink(p.path, under: photosDir)
                         done.append("its file \(file) deleted")
-                    } else if errno == ENOENT {
+                    } catch where error.errno == ENOENT {
                         done.append("its file \(file) was already gone")
-                    } else {
-                        let why = String(cString: strerror(errno))
+                    } catch {
+                        let why = error.errno == ELOOP ? "a folder on its way is a symbolic link (only a file inside storage.dir is deleted)" : "\(error)"
                         throw GalleryFailure("internal", "\(p.path) \(done.isEmpty ? "was already taken down" : done.joined(separator: "; ")), "
                                              + "but its file \(file) could not be deleted: \(why)")
                     }

@@ -86,24 +86,63 @@ public enum BeneathFile {
         return Array(out[..<have])
     }
 
-    /// `openat` of each folder (`O_DIRECTORY | O_NOFOLLOW`), then of the file, each from the one before.
+    /// Deletes `relative` under `root`: `unlinkat` from a descriptor of its folder, reached as
+    /// ``open(_:under:way:)`` reaches it (inside `root`, through no symbolic link), then `fsync` of
+    /// that folder (its failure ignored: the file is deleted). A symbolic link there is deleted
+    /// itself, never what it points to.
+    /// - Throws: ``FileError`` with the path `root/relative`: `open` EINVAL for a `relative` not of
+    ///   plain names; `openat2`/`openat` ELOOP for a folder on the way that is a link; `unlinkat`
+    ///   ENOENT when it is gone, EISDIR for a folder.
+    public static func unlink(_ relative: String, under root: String, way: Way? = nil) throws(FileError) {
+        let full = "\(root)/\(relative)"
+        let names = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard !relative.isEmpty, names.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+            throw FileError(call: "open", errno: EINVAL, path: full)
+        }
+        let dir = retryingEINTR { Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard dir >= 0 else { throw FileError(call: "open", errno: errno, path: root) }
+        defer { close(dir) }
+        var folder = dir
+        defer { if folder != dir { close(folder) } }
+        if names.count > 1 {
+            let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+            let parent = names.dropLast().joined(separator: "/")
+            if way ?? (noOpenat2.load(ordering: .relaxed) ? .componentwise : .openat2) == .openat2 {
+                folder = pb_openat2_beneath(dir, parent, flags)
+                if folder < 0 {
+                    guard way == nil, errno == ENOSYS || errno == EPERM else { throw FileError(call: "openat2", errno: errno, path: full) }
+                    noOpenat2.store(true, ordering: .relaxed)
+                    folder = dir
+                }
+            }
+            if folder == dir { folder = try componentwise(Array(names.dropLast()), from: dir, flags: flags | O_NOFOLLOW, full: full) }
+        }
+        guard unlinkat(folder, String(names.last ?? ""), 0) == 0 else {
+            throw FileError(call: "unlinkat", errno: errno, path: full)
+        }
+        _ = fsync(folder)
+    }
+
+    /// `openat` of each folder (`O_DIRECTORY | O_NOFOLLOW`), then of the last name with `flags`, each from the one before.
     private static func componentwise(_ names: [Substring], from root: Int32, flags: Int32, full: String) throws(FileError) -> Int32 {
         var dir = root
         defer { if dir != root { close(dir) } }
+        /// The error of a failed `openat` of `name`: O_DIRECTORY answers ENOTDIR for a link, said ELOOP as openat2 says it.
+        func failed(_ name: Substring) -> FileError {
+            var e = errno
+            var st = stat()
+            if e == ENOTDIR, fstatat(dir, String(name), &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFLNK { e = ELOOP }
+            return FileError(call: "openat", errno: e, path: full)
+        }
         for name in names.dropLast() {
             let next = retryingEINTR { openat(dir, String(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-            guard next >= 0 else {
-                var e = errno
-                // O_DIRECTORY answers ENOTDIR for a link: ELOOP, as openat2 says it.
-                var st = stat()
-                if e == ENOTDIR, fstatat(dir, String(name), &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFLNK { e = ELOOP }
-                throw FileError(call: "openat", errno: e, path: full)
-            }
+            guard next >= 0 else { throw failed(name) }
             if dir != root { close(dir) }
             dir = next
         }
-        let fd = retryingEINTR { openat(dir, String(names.last ?? ""), flags) }
-        guard fd >= 0 else { throw FileError(call: "openat", errno: errno, path: full) }
+        let last = names.last ?? ""
+        let fd = retryingEINTR { openat(dir, String(last), flags) }
+        guard fd >= 0 else { throw failed(last) }
         return fd
     }
 }

@@ -119,6 +119,21 @@ struct GalleryFilesTests {
         }
         #expect(try get(port, "/p/\(one.token).jpg").status == 200, "the photo inside is served")
 
+        // gallery remove --delete-file of it: taken down, and the file outside is not deleted.
+        var settings = Settings.defaults
+        settings.storage.dir = one.photos
+        settings.gallery.enabled = true
+        settings.gallery.index = "\(one.dir)/index.sqlite"
+        let admin = GalleryAdmin(settings: settings, index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()),
+                                 problem: nil, log: LogRecorder().logger())
+        switch admin.answer(action: "remove", picture: outside.token, deleteFile: true, uid: 0) {
+        case .failure(let failure):
+            #expect(failure.message.contains("taken down") && failure.message.contains("a folder on its way is a symbolic link"), "\(failure.message)")
+        case .success(let answer):
+            Issue.record("remove --delete-file through a linked folder: \(answer.message)")
+        }
+        #expect(access("\(elsewhere)/booth-000007-picture.jpg", F_OK) == 0, "the file outside storage.dir stays")
+
         // Thumbnails read through the same open.
         let thumbs = Thumbnails(directory: "\(one.dir)/cache")
         try thumbs.prepare()
@@ -165,6 +180,15 @@ struct GalleryFilesTests {
         #expect(refused("2026-12-01/missing.jpg") == ENOENT)
         #expect(refused("2026-12-01") == EINVAL, "a folder is not a file to serve")
         #expect(refused("2026-12-01/fifo.jpg") == EINVAL, "a FIFO: refused, and the open does not block")
+
+        // Deleting: never through a linked folder; a link is deleted itself, not what it points to.
+        #expect { try BeneathFile.unlink("2026-12-05/b.jpg", under: "\(dir)/photos", way: way) } throws: { ($0 as? FileError)?.errno == ELOOP }
+        #expect { try BeneathFile.unlink("../elsewhere/b.jpg", under: "\(dir)/photos", way: way) } throws: { ($0 as? FileError)?.errno == EINVAL }
+        try BeneathFile.unlink("2026-12-01/b.jpg", under: "\(dir)/photos", way: way)
+        #expect(access("\(dir)/elsewhere/b.jpg", F_OK) == 0, "the file a deleted link pointed to stays")
+        try BeneathFile.unlink("2026-12-01/a.jpg", under: "\(dir)/photos-link", way: way)
+        #expect(access("\(dir)/photos/2026-12-01/a.jpg", F_OK) != 0)
+        #expect { try BeneathFile.unlink("2026-12-01/a.jpg", under: "\(dir)/photos", way: way) } throws: { ($0 as? FileError)?.errno == ENOENT }
     }
 
     @Test("a picture taken down loses its thumbnail: at the next list load, at start, and after remove --delete-file")
