@@ -373,9 +373,9 @@ public final class PictureIndex: Sendable {
     /// (readers see the old rows or the new, never none; the files are listed under the index's
     /// lock, so a picture the daemon records meanwhile waits and is not lost): every row dropped,
     /// every capture and picture file added with its token (the same as before: they come from the
-    /// secret), then marked removed again: the index's own marks and `removals`.
+    /// secret), then marked removed again: the index's own marks and `removals`. A date folder or
+    /// picture that is a symbolic link is skipped (``pictureFiles(in:tokens:folderID:log:)``), said in `log`.
     /// - Returns: the rows now in the index, served and removed.
-    /// A symbolic link among the date folders or pictures is skipped (``pictureFiles(in:tokens:folderID:log:)``), said in `log`.
     public func rebuild(photosDir: String, tokens: PictureTokens, folderID: String,
                         removals: [String: Int64], log: Logger? = nil) throws(IndexError) -> (served: Int, removed: Int) {
         try with { db throws(IndexError) in

@@ -5,7 +5,8 @@ import Glibc
 import Synchronization
 
 /// A regular file opened for reading only when it lies under a folder (`storage.dir`) and no part of
-/// its path there is a symbolic link: what the gallery serves, thumbnails and indexes. A date folder
+/// its path there is a symbolic link: what the gallery serves, makes thumbnails of, copies to its
+/// sync remote, and what `gallery remove --delete-file` deletes (``unlink(_:under:way:)``). A date folder
 /// made a link to `/elsewhere`, or a picture made a link to `/etc/shadow`, is refused; the folder
 /// itself may be a link (`storage.dir` through a symbolic link is the operator's choice).
 ///
@@ -25,7 +26,7 @@ public enum BeneathFile {
     ///   - relative: plain names joined by `/` (`2026-12-01/booth-000042-picture.jpg`): not absolute,
     ///     no empty, `.` or `..` component.
     ///   - root: the folder; followed when it is itself a link.
-    ///   - way: nil: openat2, else per component when the kernel has no openat2.
+    ///   - way: nil: openat2, or per component where the kernel has no openat2; else the way given (tests).
     /// - Returns: the descriptor (the caller closes it) and its `stat`.
     /// - Throws: ``FileError`` with the path `root/relative` and the failed call: `openat2` or
     ///   `openat` with ELOOP (a symbolic link on the way), EXDEV (a path leaving `root`), ENOENT,
