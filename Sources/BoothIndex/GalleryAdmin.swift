@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothPorts
 import BoothStorage
@@ -85,6 +86,9 @@ public final class GalleryAdmin: GalleryAdministration {
     /// One change at a time (two `remove`s on two control connections): the list is written whole.
     private let changing = Mutex(0)
     private let removed: @Sendable (String) -> Void
+    /// The last problem ``keepIndex()`` logged (logged once while it lasts).
+    private let keepTold = Mutex<String?>(nil)
+    private let keeper = WorkerThread(name: "pb-index")
 
     /// - Parameters:
     ///   - index, tokens: nil when the gallery is off or could not be set up; `problem` then says why (nil: off).
@@ -113,11 +117,15 @@ public final class GalleryAdmin: GalleryAdministration {
     private func url(_ token: String) -> String? { urlBase.isEmpty ? nil : "\(urlBase)/p/\(token)" }
 
     /// The settings and the index's counts and newest picture (two `COUNT(*)` and one look-up; the
-    /// problem said when the index cannot be read).
+    /// problem said when the index cannot be read, or was deleted and cannot be made again).
     public var status: GalleryStatus {
         var s = GalleryStatus(enabled: settings.enabled, urlBase: urlBase, listen: settings.listen, port: settings.port,
                               index: settings.index, problem: problem)
         guard let index else { return s }
+        if let lost = keepIndex() {
+            s.problem = lost
+            return s
+        }
         do {
             let n = try index.counts()
             s.served = n.served
@@ -181,8 +189,14 @@ public final class GalleryAdmin: GalleryAdministration {
                 log.notice("gallery: uid \(uid): \(message)")
                 return .success(GalleryAnswer(message: message, status: status, pictures: [row(p, removed: true)]))
             case "rebuild":
+                if let lost = keepIndex() { throw GalleryFailure("io-error", lost) }
                 let removals = try removedList.load()
                 let n = try index.rebuild(photosDir: photosDir, tokens: tokens, folderID: folders.id(of: photosDir), removals: removals)
+                // True to its words: the file it says was made is there, and is the one written.
+                guard access(settings.index, F_OK) == 0, !index.hasMoved() else {
+                    throw GalleryFailure("io-error", "index \(settings.index) was rebuilt, but its file \(access(settings.index, F_OK) == 0 ? "was replaced" : "is gone") "
+                                         + "meanwhile; photoboothd makes it again within 2 s (photoboothctl gallery says when)")
+                }
                 let message = "index \(settings.index) made again from the photos in \(photosDir): \(n.served) pictures served, "
                     + "\(n.removed) taken down (from \(removedList.path)); every earlier URL is the same"
                 log.notice("gallery: uid \(uid): \(message)")
@@ -206,6 +220,54 @@ public final class GalleryAdmin: GalleryAdministration {
             return .failure(GalleryFailure("internal", "\(error)"))
         }
     }
+
+    /// Makes the index again when its file was deleted or replaced while the daemon runs
+    /// (``PictureIndex/hasMoved()``, ``PictureIndex/remake(photosDir:tokens:folderID:removals:now:)``: from the
+    /// photos in force and ``RemovedPictures``, as at the start; photobooth-gallery then reads the new file),
+    /// logged once. Called by the keeper's thread (``startKeeping(everyMilliseconds:)``), `status` and `rebuild`.
+    /// Blocks on the file system and SQLite.
+    /// - Returns: nil when the index is there (or was just made again), else why it could not be made (logged once while it lasts).
+    @discardableResult
+    public func keepIndex() -> String? {
+        guard settings.enabled, let index, let tokens else { return nil }
+        guard index.hasMoved() else {
+            keepTold.withLock { $0 = nil }
+            return nil
+        }
+        let dir = photosDir
+        do {
+            let removals: [String: Int64]
+            do { removals = try removedList.load() } catch { throw GalleryFailure("bad-file", "\(error)") }
+            if let n = try index.remake(photosDir: dir, tokens: tokens, folderID: folders.id(of: dir), removals: removals, now: now()) {
+                log.warning("gallery: index \(settings.index) was deleted or replaced while photoboothd used it; made again from the photos in \(dir): "
+                            + "\(n.served) pictures served, \(n.removed) taken down, every URL the same")
+            }
+            keepTold.withLock { $0 = nil }
+            return nil
+        } catch {
+            let why = "index \(settings.index) was deleted or replaced while photoboothd used it, and could not be made again: \(error)"
+            if keepTold.withLock({ told in defer { told = why }; return told != why }) { log.error("gallery: \(why)") }
+            return why
+        }
+    }
+
+    /// Starts the keeper's thread (`pb-index`): ``keepIndex()`` every `everyMilliseconds` (on
+    /// CLOCK_MONOTONIC), so a deleted index is made again whether or not a session or a command comes.
+    /// - Returns: false when no thread could be made (logged; `status` and `rebuild` still mend it).
+    @discardableResult
+    public func startKeeping(everyMilliseconds: Int64 = 2000) -> Bool {
+        guard settings.enabled, index != nil else { return true }
+        let started = keeper.start { [self] w in
+            while w.waitForWork(until: Monotonic.now().adding(milliseconds: everyMilliseconds)) != .stop {
+                keepIndex()
+            }
+        }
+        if !started { log.error("gallery: no thread to watch the index (pthread_create failed): a deleted index is made again at the next status or rebuild") }
+        return started
+    }
+
+    /// Stops the keeper's thread (waits up to 2 s for a remake under way).
+    public func stopKeeping() { _ = keeper.finish(timeoutMilliseconds: 2000) }
 
     private func row(_ p: IndexedPicture, removed: Bool) -> GalleryPicture {
         GalleryPicture(token: p.token, path: p.path, url: url(p.token), removed: removed, savedAt: p.savedAt)

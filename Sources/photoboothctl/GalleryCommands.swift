@@ -43,6 +43,21 @@ enum GalleryReplies {
     }
 }
 
+/// `answer` for `gallery rebuild`: an index whose file cannot be made is 74 (EX_IOERR), not the software's fault.
+func answerGallery(_ request: ControlRequest, _ args: ParsedArguments) -> Int32 {
+    do {
+        let reply = try ask(request, socket: args.socket, as: GalleryAnswer.self)
+        if args.json { printJSON(reply) } else { print(GalleryReplies.answerText(reply, probe: false)) }
+        return ExitCode.ok
+    } catch {
+        guard case let .failed(f) = error else { return report(error) }
+        switch f.code {
+        case "io-error": warn(error.description); return ExitCode.ioError
+        default: return report(error)
+        }
+    }
+}
+
 /// `gallery` and `gallery status`.
 struct GalleryStatusCommand: Subcommand {
     static let words = ["gallery", "status"]
@@ -124,14 +139,15 @@ struct GalleryRebuild: Subcommand {
     static let summary = "Make the index again from the photos on disk: the same URLs, pictures taken down stay down."
     static let details = """
         In place and in one transaction: the gallery keeps serving while it runs. Photos whose files are gone drop out.
-        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 failed; 77 not allowed.
+        Exit codes: 0; 69 daemon not running; 70 failed; 74 the index's file could not be made; 75 the gallery off or not set up;
+        77 not allowed.
         """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "rebuild"), args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
+        answerGallery(ControlRequest(.gallery, action: "rebuild"), args)
     }
 }
 

@@ -1,0 +1,126 @@
+import BoothCore
+import BoothIndex
+import BoothPorts
+import BoothTestSupport
+import Foundation
+import Glibc
+import Testing
+
+// Issue 36, the index's slice, against the built photoboothd, photoboothctl and photobooth-gallery
+// (.build/debug): an index deleted while they run, a gallery started before its index, the README's
+// gallery beside --simulate, `gallery remove`'s exit code, `status` after `config set gallery.port`.
+
+/// A free TCP port on 127.0.0.1 (bound, then let go).
+private func freeLoopbackPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    try withUnsafeMutablePointer(to: &a) { p in
+        try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { s in
+            try #require(bind(fd, s, len) == 0)
+            try #require(getsockname(fd, s, &len) == 0)
+        }
+    }
+    return UInt16(bigEndian: a.sin_port)
+}
+
+/// `GET path` at 127.0.0.1:`port` (HTTP/1.0, 2 s timeouts): the whole answer's text (status line,
+/// headers, body), nil when nothing listens (connection refused).
+private func httpGet(_ port: UInt16, _ path: String) -> String? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var tv = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = port.bigEndian
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
+    let connected = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard connected == 0 else { return nil }
+    let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    guard write(fd, request, request.count) == request.count else { return nil }
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while out.count < 1 << 20 {
+        let n = read(fd, &buffer, buffer.count)
+        if n <= 0 { break }
+        out += buffer[0..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Polls `condition` every 50 ms for up to `seconds`.
+private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+    let end = Date(timeIntervalSinceNow: seconds)
+    while Date() < end {
+        if condition() { return true }
+        usleep(50_000)
+    }
+    return condition()
+}
+
+@Suite(.serialized) struct GalleryIndexBinaryTests {
+    /// The simulated booth with its gallery on, in `dir` (its socket `dir/control`), plus `extra`.
+    private func startBooth(_ dir: String, _ extra: [String] = []) throws -> pid_t {
+        let pid = spawnProgram(try builtProgram("photoboothd"), ["--simulate", "--socket", "\(dir)/control", "--set", "gallery.enabled=true"] + extra,
+                               in: dir, output: "\(dir)/daemon.log")
+        try #require(pid > 0)
+        try #require(waitForDaemon("\(dir)/control") != nil, "\(fileText("\(dir)/daemon.log"))")
+        return pid
+    }
+
+    @Test("the index deleted while the daemon runs: photoboothd makes it again within seconds, unasked, and says so; rebuild's file is there")
+    func deletedWhileTheDaemonRuns() throws {
+        let ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let booth = try startBooth(dir)
+        defer { terminate(booth) }
+        let index = "\(dir)/gallery/index.sqlite"
+        try #require(access(index, F_OK) == 0)
+        try #require(unlink(index) == 0)
+        // Said once it is made (the file appears a moment before).
+        #expect(within(10) { fileText("\(dir)/daemon.log").contains("was deleted or replaced while photoboothd used it; made again from the photos") },
+                "made again, unasked: \(fileText("\(dir)/daemon.log"))")
+        #expect(access(index, F_OK) == 0)
+        try #require(unlink(index) == 0)
+        let rebuild = runProgram(ctl, ["gallery", "rebuild", "--socket", "\(dir)/control"], in: dir)
+        #expect(rebuild.status == 0, "\(rebuild.output)")
+        #expect(rebuild.output.contains("made again"), "\(rebuild.output)")
+        #expect(access(index, F_OK) == 0, "rebuild said \"made again\": \(rebuild.output)")
+        #expect((try? PictureIndex(path: index, readOnly: true)) != nil)
+    }
+
+    @Test("a gallery started before its index listens at once: 503 with Retry-After, then serves the index once it is made, without a restart")
+    func galleryBeforeItsIndex() throws {
+        let gallery = try builtProgram("photobooth-gallery")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let port = try freeLoopbackPort()
+        try FileManager.default.createDirectory(atPath: "\(dir)/gallery", withIntermediateDirectories: true)
+        let index = "\(dir)/gallery/index.sqlite"
+        try "[gallery]\nenabled = true\n".write(toFile: "\(dir)/photobooth.conf", atomically: true, encoding: .utf8)
+        let pid = spawnProgram(gallery, ["--config", "\(dir)/photobooth.conf", "--set", "gallery.enabled=true", "--set", "gallery.listen=127.0.0.1",
+                                         "--set", "gallery.index=\(index)", "--set", "storage.dir=\(dir)/photos", "--set", "gallery.cache=\(dir)/cache",
+                                         "--set", "gallery.state=\(dir)/state", "--port", "\(port)"],
+                               in: dir, output: "\(dir)/gallery.log")
+        try #require(pid > 0)
+        defer { terminate(pid) }
+        var health: String?
+        #expect(within(10) { health = httpGet(port, "/health"); return health != nil }, "never listened: \(fileText("\(dir)/gallery.log"))")
+        #expect(health?.hasPrefix("HTTP/1.0 503") == true || health?.hasPrefix("HTTP/1.1 503") == true, "\(health ?? "no answer")")
+        #expect(health?.contains("Retry-After: 5") == true, "\(health ?? "no answer")")
+        let page = httpGet(port, "/p/\(String(repeating: "a", count: 26))")
+        #expect(page?.contains(" 503 ") == true, "\(page ?? "no answer")")
+
+        // photoboothd makes it (here the library does, as the daemon would): served without a restart.
+        let writer = try PictureIndex(path: index)
+        try writer.record(IndexedPicture(token: String(repeating: "b", count: 26), path: "2026-12-01/booth-000001-picture.jpg", session: 1,
+                                         savedAt: Int64(time(nil)), bytes: 5))
+        #expect(within(10) { httpGet(port, "/health")?.contains("ok 1 pictures") == true }, "\(fileText("\(dir)/gallery.log"))")
+        let log = fileText("\(dir)/gallery.log")
+        #expect(log.components(separatedBy: "waiting for photoboothd to make it").count == 2, "said once: \(log)")
+    }
+}
