@@ -43,7 +43,8 @@ enum GalleryReplies {
     }
 }
 
-/// `answer` for `gallery rebuild`: an index whose file cannot be made is 74 (EX_IOERR), not the software's fault.
+/// `answer` for `gallery url|remove|rebuild`: a picture that is not there or not named right is the
+/// operator's error (65, EX_DATAERR), not the software's; an index that cannot be made is 74 (EX_IOERR).
 func answerGallery(_ request: ControlRequest, _ args: ParsedArguments) -> Int32 {
     do {
         let reply = try ask(request, socket: args.socket, as: GalleryAnswer.self)
@@ -52,6 +53,7 @@ func answerGallery(_ request: ControlRequest, _ args: ParsedArguments) -> Int32 
     } catch {
         guard case let .failed(f) = error else { return report(error) }
         switch f.code {
+        case "not-found", "bad-request": warn(error.description); return ExitCode.dataError
         case "io-error": warn(error.description); return ExitCode.ioError
         default: return report(error)
         }
@@ -97,16 +99,14 @@ struct GalleryURL: Subcommand {
     static let details = """
         PICTURE: latest; a path under storage.dir (absolute, or DATE/NAME: 2026-12-01/booth-000042-picture.jpg);
         a token or a URL with /p/TOKEN.
-        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 not found; 77 not allowed.
+        Exit codes: 0; 65 no such picture; 69 daemon not running; 75 the gallery off or not set up; 77 not allowed.
         """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...1
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "url", picture: args.positional.first), args, as: GalleryAnswer.self) {
-            GalleryReplies.answerText($0, probe: false)
-        }
+        answerGallery(ControlRequest(.gallery, action: "url", picture: args.positional.first), args)
     }
 }
 
@@ -119,7 +119,8 @@ struct GalleryRemove: Subcommand {
         The stored file stays unless --delete-file is given. PICTURE as for gallery url (a guest shows their link:
         the URL itself will do). Kept in removed-pictures.txt beside the index, so an index made anew does not
         serve it again.
-        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 not found or not deleted; 77 not allowed.
+        Exit codes: 0; 65 no such picture; 69 daemon not running; 70 its file not deleted; 75 the gallery off or not set up;
+        77 not allowed.
         """
     static let deleteFile = Option(name: "--delete-file", takesValue: false, help: "delete the stored file too")
     static let options: [Option] = [.json, .socket, deleteFile]
@@ -127,8 +128,7 @@ struct GalleryRemove: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "remove", picture: args.positional.first, deleteFile: args.has(Self.deleteFile)),
-               args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
+        answerGallery(ControlRequest(.gallery, action: "remove", picture: args.positional.first, deleteFile: args.has(Self.deleteFile)), args)
     }
 }
 

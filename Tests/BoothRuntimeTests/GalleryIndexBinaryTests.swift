@@ -123,4 +123,18 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         let log = fileText("\(dir)/gallery.log")
         #expect(log.components(separatedBy: "waiting for photoboothd to make it").count == 2, "said once: \(log)")
     }
+
+    @Test("gallery remove of an unknown token is the operator's error: exit 65 (EX_DATAERR), saying which token")
+    func removeUnknownToken() throws {
+        let ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let booth = try startBooth(dir)
+        defer { terminate(booth) }
+        let token = String(repeating: "q", count: 26)
+        let r = runProgram(ctl, ["gallery", "remove", token, "--socket", "\(dir)/control"], in: dir)
+        #expect(r.status == Int32(65), "\(r.output)")
+        #expect(r.output.contains("no picture has the token \(token)"), "\(r.output)")
+        let url = runProgram(ctl, ["gallery", "url", "2026-01-01/booth-000001-picture.jpg", "--socket", "\(dir)/control"], in: dir)
+        #expect(url.status == Int32(65), "\(url.output)")
+    }
 }
