@@ -12,7 +12,7 @@ import BoothStorage
 import Glibc
 
 let usage = """
-    Usage: photobooth-gallery [--config FILE] [--set KEY=VALUE]... [--port N]
+    Usage: photobooth-gallery [--config FILE] [--set KEY=VALUE]... [--port N] [--simulate]
 
     Serves the pictures the booth saved, each at the URL its QR code carries (/p/TOKEN), from the
     SQLite index photoboothd keeps (gallery.index), until SIGTERM or SIGINT. Until photoboothd has
@@ -21,6 +21,9 @@ let usage = """
       --config FILE    the booth's settings (default \(Schema.defaultConfigPath); the [gallery] section)
       --set KEY=VALUE  a setting for this run only, as in the file (e.g. gallery.port=8081)
       --port N         listen on port N (0: a free one, printed as "listening on"); overrides gallery.port
+      --simulate       beside photoboothd --simulate in the same working directory: its paths
+                       (./photos, ./gallery/index.sqlite, ./gallery/cache, ./gallery/state) and its
+                       settings file (\(simulatedConfigPath) unless --config; --set wins)
     """
 
 // stderr, one write(2) a message (each line `<N>`-prefixed for the journal), as photoboothd's.
@@ -34,6 +37,7 @@ func fail(_ message: String, _ code: Int32) -> Never {
 var configPath = Schema.defaultConfigPath, configGiven = false
 var overrides: [(key: String, value: String)] = []
 var portOverride: UInt16?
+var simulate = false
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     func value() -> String {
@@ -50,9 +54,16 @@ while let arg = args.popFirst() {
         let v = value()
         guard let p = UInt16(v) else { fail("--port takes 0 to 65535, got '\(v)'", ExitCode.usage) }
         portOverride = p
+    case "--simulate": simulate = true
     case "-h", "--help": print(usage); exit(0)
     default: fail("unknown argument '\(arg)'\n\(usage)", ExitCode.usage)
     }
+}
+
+// As photoboothd --simulate: the working directory's settings file and paths, before the --set ones.
+if simulate {
+    if !configGiven { configPath = simulatedConfigPath }
+    overrides.insert(contentsOf: simulatedOverrides, at: 0)
 }
 
 let settings: Settings

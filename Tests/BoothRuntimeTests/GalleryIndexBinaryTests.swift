@@ -124,6 +124,30 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         #expect(log.components(separatedBy: "waiting for photoboothd to make it").count == 2, "said once: \(log)")
     }
 
+    @Test("README: photobooth-gallery --simulate beside photoboothd --simulate serves the simulated booth's index and photos")
+    func galleryBesideTheSimulatedBooth() throws {
+        let gallery = try builtProgram("photobooth-gallery")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let port = try freeLoopbackPort()
+        // The README's two commands, with a free port for this test.
+        let booth = try startBooth(dir, ["--set", "gallery.url_base=http://127.0.0.1:\(port)", "--set", "gallery.port=\(port)",
+                                         "--auto-press", "--sessions", "1", "--set", "session.countdown=0s", "--set", "session.review=1s",
+                                         "--set", "storage.min_free=0B"])
+        let pid = spawnProgram(gallery, ["--simulate", "--set", "gallery.enabled=true", "--set", "gallery.port=\(port)"], in: dir,
+                               output: "\(dir)/gallery.log")
+        try #require(pid > 0)
+        defer { terminate(pid) }
+        #expect(exitStatus(of: booth, within: 60) == 0, "\(fileText("\(dir)/daemon.log"))")
+        let indexed = fileText("\(dir)/daemon.log").split(separator: "\n").first { $0.contains("indexed at /p/") }
+        let token = try #require(indexed.flatMap { $0.split(separator: "/p/").last.map(String.init) }, "\(fileText("\(dir)/daemon.log"))")
+        var answer: String?
+        #expect(within(10) { answer = httpGet(port, "/p/\(token).jpg"); return answer?.hasPrefix("HTTP/1.0 200") == true || answer?.hasPrefix("HTTP/1.1 200") == true },
+                "\(answer?.prefix(200) ?? "no answer"): \(fileText("\(dir)/gallery.log"))")
+        let log = fileText("\(dir)/gallery.log")
+        #expect(log.contains("listening on 0.0.0.0:\(port)"), "\(log)")
+        #expect(!log.contains("/var/"), "nothing of the system booth's: \(log)")
+    }
+
     @Test("gallery remove of an unknown token is the operator's error: exit 65 (EX_DATAERR), saying which token")
     func removeUnknownToken() throws {
         let ctl = try builtProgram("photoboothctl")
