@@ -89,6 +89,8 @@ public final class GalleryAdmin: GalleryAdministration {
     /// The last problem ``keepIndex()`` logged (logged once while it lasts).
     private let keepTold = Mutex<String?>(nil)
     private let keeper = WorkerThread(name: "pb-index")
+    /// The `[gallery]` section of the config file as it reads now; nil: not known (then the settings in force).
+    private let configured: @Sendable () -> Settings.Gallery?
 
     /// - Parameters:
     ///   - index, tokens: nil when the gallery is off or could not be set up; `problem` then says why (nil: off).
@@ -96,9 +98,12 @@ public final class GalleryAdmin: GalleryAdministration {
     ///     moves); nil: `settings.storage.dir`.
     ///   - now: seconds since 1970 for a removal's time (tests inject theirs).
     ///   - removed: told each token taken down (the daemon drops it from the idle screen's code).
+    ///   - configured: the `[gallery]` section of the config file as it reads now (`status` gives its
+    ///     `gallery.listen` and `gallery.port`, which photobooth-gallery reads at its start); nil when unreadable.
     public init(settings: Settings, index: PictureIndex?, tokens: PictureTokens?, folders: StorageIDs, problem: String?,
                 log: Logger, photosDir: (@Sendable () -> String)? = nil, now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
-                removed: @escaping @Sendable (String) -> Void = { _ in }) {
+                removed: @escaping @Sendable (String) -> Void = { _ in }, configured: @escaping @Sendable () -> Settings.Gallery? = { nil }) {
+        self.configured = configured
         self.settings = settings.gallery
         let dir = settings.storage.dir
         currentPhotosDir = photosDir ?? { dir }
@@ -116,11 +121,18 @@ public final class GalleryAdmin: GalleryAdministration {
 
     private func url(_ token: String) -> String? { urlBase.isEmpty ? nil : "\(urlBase)/p/\(token)" }
 
-    /// The settings and the index's counts and newest picture (two `COUNT(*)` and one look-up; the
-    /// problem said when the index cannot be read, or was deleted and cannot be made again).
+    /// The settings (`gallery.listen` and `gallery.port` as the config file says now) and the index's
+    /// counts and newest picture (two `COUNT(*)` and one look-up; the problem said when the index cannot
+    /// be read, or was deleted and cannot be made again).
     public var status: GalleryStatus {
         var s = GalleryStatus(enabled: settings.enabled, urlBase: urlBase, listen: settings.listen, port: settings.port,
                               index: settings.index, problem: problem)
+        // photobooth-gallery reads the file at its start: after `config set gallery.port` it is the file's port that it listens on.
+        if let file = configured(), file.listen != settings.listen || file.port != settings.port {
+            s.atStart = "\(settings.listen):\(settings.port)"
+            s.listen = file.listen
+            s.port = file.port
+        }
         guard let index else { return s }
         if let lost = keepIndex() {
             s.problem = lost

@@ -25,6 +25,10 @@ enum GalleryReplies {
         case .noAnswer(let why)?: line += "; photobooth-gallery does not answer at \(health): \(why) (systemctl status photobooth-gallery)"
         case nil: break
         }
+        if let was = s.atStart {
+            line += "; asked at gallery.port \(s.port) as the config file says now (\(was) at photoboothd's start; "
+                + "photobooth-gallery takes the file's at its restart)"
+        }
         if let p = s.problem { line += "; the daemon runs without its gallery: \(p)" }
         if let served = s.served { line += "; \(served) pictures served, \(s.removed ?? 0) taken down" }
         return line

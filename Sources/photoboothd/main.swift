@@ -266,7 +266,8 @@ let runtime = BoothRuntime(
 var info = DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtocol.version, pid: getpid(),
                       configPath: absolutePath(configPath), simulated: args.simulate)
 info.overriddenKeys = Array(Set(finalOverrides.map(\.key))).sorted()
-let galleryAdmin = daemonGallery.admin(photosDir: { runtime.photosDirectory }, removed: { runtime.forgetIdleLink(token: $0) })
+let galleryAdmin = daemonGallery.admin(photosDir: { runtime.photosDirectory }, removed: { runtime.forgetIdleLink(token: $0) },
+                                      configured: { try? loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings.gallery })
 // An index deleted or replaced while the booth runs is made again from the photos (looked at every 2 s).
 galleryAdmin.startKeeping()
 let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(

@@ -161,4 +161,30 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         let url = runProgram(ctl, ["gallery", "url", "2026-01-01/booth-000001-picture.jpg", "--socket", "\(dir)/control"], in: dir)
         #expect(url.status == Int32(65), "\(url.output)")
     }
+
+    @Test("status after config set gallery.port probes the port in the file (where photobooth-gallery listens after its restart), and says it changed")
+    func statusAfterThePortChanged() throws {
+        let ctl = try builtProgram("photoboothctl"), gallery = try builtProgram("photobooth-gallery")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let old = try freeLoopbackPort(), new = try freeLoopbackPort()
+        try "[gallery]\nenabled = true\nlisten = 127.0.0.1\nport = \(old)\n".write(toFile: "\(dir)/photobooth.conf", atomically: true, encoding: .utf8)
+        let booth = try startBooth(dir)
+        defer { terminate(booth) }
+        let set = runProgram(ctl, ["config", "set", "gallery.port", "\(new)", "--socket", "\(dir)/control"], in: dir)
+        try #require(set.status == 0, "\(set.output)")
+        // The operator restarts photobooth-gallery: it reads the file and listens on the new port.
+        let pid = spawnProgram(gallery, ["--config", "\(dir)/photobooth.conf", "--set", "gallery.index=\(dir)/gallery/index.sqlite",
+                                         "--set", "storage.dir=\(dir)/photos", "--set", "gallery.cache=\(dir)/gallery/cache",
+                                         "--set", "gallery.state=\(dir)/gallery/state"], in: dir, output: "\(dir)/gallery.log")
+        try #require(pid > 0)
+        defer { terminate(pid) }
+        #expect(within(10) { httpGet(new, "/health") != nil }, "\(fileText("\(dir)/gallery.log"))")
+        let status = runProgram(ctl, ["status", "--socket", "\(dir)/control"], in: dir)
+        #expect(status.status == 0, "\(status.output)")
+        let line = status.output.split(separator: "\n").first { $0.hasPrefix("gallery:") }.map(String.init) ?? ""
+        #expect(line.contains("photobooth-gallery answers (ok"), "\(status.output)")
+        #expect(line.contains("\(new)"), "\(line)")
+        #expect(!line.contains("does not answer"), "\(line)")
+        #expect(line.contains("gallery.port \(new)") && line.contains("\(old) at photoboothd's start"), "\(line)")
+    }
 }
