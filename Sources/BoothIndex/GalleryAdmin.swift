@@ -257,7 +257,11 @@ public final class GalleryAdmin: GalleryAdministration {
             keepTold.withLock { $0 = nil }
             return nil
         } catch {
-            let why = "index \(settings.index) was deleted or replaced while photoboothd used it, and could not be made again: \(error)"
+            // Its folder is not made here: it carries removed-pictures.txt and the group the gallery reads through.
+            let folder = directoryName(of: settings.index)
+            let gone = access(folder, F_OK) != 0
+                ? " (its folder \(folder) is not there: install.sh makes it, with the group photobooth-photos; the index is made again once it is)" : ""
+            let why = "index \(settings.index) was deleted or replaced while photoboothd used it, and could not be made again: \(error)\(gone)"
             if keepTold.withLock({ told in defer { told = why }; return told != why }) { log.error("gallery: \(why)") }
             return why
         }

@@ -94,6 +94,30 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         #expect((try? PictureIndex(path: index, readOnly: true)) != nil)
     }
 
+    @Test("an index that cannot be made again (its folder gone): gallery says so while it lasts, rebuild exits 74 saying why, never \"made again\"")
+    func cannotBeMadeAgain() throws {
+        let ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let booth = try startBooth(dir)
+        defer { terminate(booth) }
+        let index = "\(dir)/gallery/index.sqlite"
+        removeTree("\(dir)/gallery")
+        let rebuild = runProgram(ctl, ["gallery", "rebuild", "--socket", "\(dir)/control"], in: dir)
+        #expect(rebuild.status == 74, "\(rebuild.output)")
+        #expect(!rebuild.output.contains("made again from the photos"), "\(rebuild.output)")
+        #expect(rebuild.output.contains("could not be made again"), "\(rebuild.output)")
+        let status = runProgram(ctl, ["gallery", "--socket", "\(dir)/control"], in: dir)
+        #expect(status.output.contains("./gallery/index.sqlite was deleted or replaced while photoboothd used it, and could not be made again"),
+                "\(status.output)")
+        #expect(status.output.contains("its folder ./gallery is not there"), "\(status.output)")
+        #expect(!status.output.contains("pictures served"), "no counts from a file that is gone: \(status.output)")
+        // Once its folder is back, the daemon makes it within seconds, unasked.
+        try FileManager.default.createDirectory(atPath: "\(dir)/gallery", withIntermediateDirectories: true)
+        #expect(within(10) { access(index, F_OK) == 0 }, "\(fileText("\(dir)/daemon.log"))")
+        let said = fileText("\(dir)/daemon.log").components(separatedBy: "could not be made again").count - 1
+        #expect(said == 1, "logged once while it lasted: \(fileText("\(dir)/daemon.log"))")
+    }
+
     @Test("a gallery started before its index listens at once: 503 with Retry-After, then serves the index once it is made, without a restart")
     func galleryBeforeItsIndex() throws {
         let gallery = try builtProgram("photobooth-gallery")
