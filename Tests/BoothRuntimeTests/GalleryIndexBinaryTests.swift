@@ -118,6 +118,41 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         #expect(said == 1, "logged once while it lasted: \(fileText("\(dir)/daemon.log"))")
     }
 
+    @Test("galleries through a deleted index: the running one keeps serving and then reads the daemon's new file; one restarted meanwhile serves at once")
+    func galleriesThroughADeletedIndex() throws {
+        let ctl = try builtProgram("photoboothctl"), gallery = try builtProgram("photobooth-gallery")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        // Two photos on disk before the start: the daemon's index has them.
+        try FileManager.default.createDirectory(atPath: "\(dir)/photos/2026-12-01", withIntermediateDirectories: true)
+        for n in 1...2 {
+            try Data([0xFF, 0xD8, UInt8(n), 0xFF, 0xD9]).write(to: URL(fileURLWithPath: "\(dir)/photos/2026-12-01/booth-00000\(n)-picture.jpg"))
+        }
+        let running = try freeLoopbackPort(), restarted = try freeLoopbackPort()
+        let booth = try startBooth(dir, ["--set", "gallery.url_base=http://127.0.0.1:\(running)"])
+        defer { terminate(booth) }
+        let first = spawnProgram(gallery, ["--simulate", "--set", "gallery.enabled=true", "--port", "\(running)"], in: dir, output: "\(dir)/first.log")
+        try #require(first > 0)
+        defer { terminate(first) }
+        #expect(within(10) { httpGet(running, "/health")?.contains("ok 2 pictures") == true }, "\(fileText("\(dir)/first.log"))")
+        let url = runProgram(ctl, ["gallery", "url", "2026-12-01/booth-000001-picture.jpg", "--socket", "\(dir)/control"], in: dir)
+        let token = try #require(url.output.split(separator: "/p/").dropFirst().first?.prefix(26).description, "\(url.output)")
+
+        try #require(unlink("\(dir)/gallery/index.sqlite") == 0)
+        #expect(httpGet(running, "/p/\(token)")?.contains(" 200 ") == true, "the running gallery serves what it has meanwhile")
+        #expect(within(10) { fileText("\(dir)/daemon.log").contains("made again from the photos") }, "\(fileText("\(dir)/daemon.log"))")
+        // A gallery started now serves at once.
+        let second = spawnProgram(gallery, ["--simulate", "--set", "gallery.enabled=true", "--port", "\(restarted)"], in: dir, output: "\(dir)/second.log")
+        try #require(second > 0)
+        defer { terminate(second) }
+        #expect(within(10) { httpGet(restarted, "/p/\(token)")?.contains(" 200 ") == true }, "\(fileText("\(dir)/second.log"))")
+        // The running one reads the new file: a picture taken down in it is gone from both.
+        let remove = runProgram(ctl, ["gallery", "remove", token, "--socket", "\(dir)/control"], in: dir)
+        #expect(remove.status == 0, "\(remove.output)")
+        #expect(within(10) { httpGet(running, "/p/\(token)")?.contains(" 404 ") == true }, "\(fileText("\(dir)/first.log"))")
+        #expect(within(10) { httpGet(restarted, "/p/\(token)")?.contains(" 404 ") == true })
+        #expect(fileText("\(dir)/first.log").contains("was made again by photoboothd; reading the new one"), "\(fileText("\(dir)/first.log"))")
+    }
+
     @Test("a gallery started before its index listens at once: 503 with Retry-After, then serves the index once it is made, without a restart")
     func galleryBeforeItsIndex() throws {
         let gallery = try builtProgram("photobooth-gallery")
