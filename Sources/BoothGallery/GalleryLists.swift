@@ -163,7 +163,7 @@ extension GalleryServer {
         var rows: [IndexedPicture] = []
         var cursor: Int64 = 0
         do {
-            let i = index.current()
+            let i = try index.current()
             cursor = try i.lastRowID()
             if let after, after <= cursor {
                 let got = try i.listed(after: after, limit: keep).filter { r in r.rowid <= cursor }

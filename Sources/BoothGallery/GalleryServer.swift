@@ -101,7 +101,7 @@ public final class GalleryServer: Sendable {
     }
 
     let config: Config
-    let index: IndexFile
+    let index: ServedIndex
     let log: Logger
     let stats = Mutex(Stats())
     private let guesses: Mutex<GuessLimit>
@@ -121,17 +121,11 @@ public final class GalleryServer: Sendable {
     private struct HeaderMemo { var entries: [String: EXIFPrivacy?] = [:]; var bytes = 0 }
     private let checkedHeaders = Mutex(HeaderMemo())
 
-    /// - Parameters:
-    ///   - guessLimit: unknown tokens allowed per client address and window (429 beyond).
-    ///   - nowMilliseconds: the limit's clock (CLOCK_MONOTONIC; tests inject theirs).
-    ///   - wallSeconds: the expiry's clock, seconds since 1970 (the index's `saved_at`; tests inject theirs).
-    ///   - pinLimit: wrong PINs allowed per client address and window (429 beyond).
-    public init(config: Config, index: PictureIndex, log: Logger, guessLimit: GuessLimit = GuessLimit(),
-                pinLimit: GuessLimit = GuessLimit(allowed: 5),
-                nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) },
-                wallSeconds: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
+    /// The public initializers (ServedIndex.swift): an index open, or one photoboothd has yet to make.
+    init(config: Config, served: ServedIndex, log: Logger, guessLimit: GuessLimit, pinLimit: GuessLimit,
+         nowMilliseconds: @escaping @Sendable () -> Int64, wallSeconds: @escaping @Sendable () -> Int64) {
         self.config = config
-        self.index = IndexFile(index, log: log, nowMilliseconds: nowMilliseconds)
+        self.index = served
         self.log = log
         guesses = Mutex(guessLimit)
         pinTries = Mutex(pinLimit)
@@ -220,8 +214,9 @@ public final class GalleryServer: Sendable {
                 let n = try index.current().counts()
                 return respond(c, 200, text: "ok \(n.served) pictures\n", headers: [("Cache-Control", "no-store")])
             } catch {
-                log.error("gallery: /health: \(error)")
-                return respond(c, 503, text: "index unavailable\n", headers: [("Cache-Control", "no-store")])
+                if index.isOpen { log.error("gallery: /health: \(error)") }
+                return respond(c, 503, text: index.isOpen ? "index unavailable\n" : "not ready: waiting for photoboothd to make the index\n",
+                               headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
             }
         case let .page(token):
             return found(token, c) { picture in
@@ -274,7 +269,8 @@ public final class GalleryServer: Sendable {
             if let expiry = config.expirySeconds, wallSeconds() - p.savedAt > expiry { return .expired }
             return .found(p)
         } catch {
-            log.error("gallery: \(error)")
+            // Not made yet: said once by the index (ServedIndex), not at every request.
+            if index.isOpen { log.error("gallery: \(error)") }
             return .unavailable
         }
     }

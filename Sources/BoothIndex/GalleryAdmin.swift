@@ -1,3 +1,4 @@
+import BoothClock
 import BoothCore
 import BoothPorts
 import BoothStorage
@@ -85,6 +86,11 @@ public final class GalleryAdmin: GalleryAdministration {
     /// One change at a time (two `remove`s on two control connections): the list is written whole.
     private let changing = Mutex(0)
     private let removed: @Sendable (String) -> Void
+    /// The last problem ``keepIndex()`` logged (logged once while it lasts).
+    private let keepTold = Mutex<String?>(nil)
+    private let keeper = WorkerThread(name: "pb-index")
+    /// The `[gallery]` section of the config file as it reads now; nil: not known (then the settings in force).
+    private let configured: @Sendable () -> Settings.Gallery?
 
     /// - Parameters:
     ///   - index, tokens: nil when the gallery is off or could not be set up; `problem` then says why (nil: off).
@@ -92,9 +98,12 @@ public final class GalleryAdmin: GalleryAdministration {
     ///     moves); nil: `settings.storage.dir`.
     ///   - now: seconds since 1970 for a removal's time (tests inject theirs).
     ///   - removed: told each token taken down (the daemon drops it from the idle screen's code and the review's).
+    ///   - configured: the `[gallery]` section of the config file as it reads now (`status` gives its
+    ///     `gallery.listen` and `gallery.port`, which photobooth-gallery reads at its start); nil when unreadable.
     public init(settings: Settings, index: PictureIndex?, tokens: PictureTokens?, folders: StorageIDs, problem: String?,
                 log: Logger, photosDir: (@Sendable () -> String)? = nil, now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
-                removed: @escaping @Sendable (String) -> Void = { _ in }) {
+                removed: @escaping @Sendable (String) -> Void = { _ in }, configured: @escaping @Sendable () -> Settings.Gallery? = { nil }) {
+        self.configured = configured
         self.settings = settings.gallery
         let dir = settings.storage.dir
         currentPhotosDir = photosDir ?? { dir }
@@ -112,12 +121,23 @@ public final class GalleryAdmin: GalleryAdministration {
 
     private func url(_ token: String) -> String? { urlBase.isEmpty ? nil : "\(urlBase)/p/\(token)" }
 
-    /// The settings and the index's counts and newest picture (two `COUNT(*)` and one look-up; the
-    /// problem said when the index cannot be read).
+    /// The settings (`gallery.listen` and `gallery.port` as the config file says now) and the index's
+    /// counts and newest picture (two `COUNT(*)` and one look-up; the problem said when the index cannot
+    /// be read, or was deleted and cannot be made again).
     public var status: GalleryStatus {
         var s = GalleryStatus(enabled: settings.enabled, urlBase: urlBase, listen: settings.listen, port: settings.port,
                               index: settings.index, problem: problem)
+        // photobooth-gallery reads the file at its start: after `config set gallery.port` it is the file's port that it listens on.
+        if let file = configured(), file.listen != settings.listen || file.port != settings.port {
+            s.atStart = "\(settings.listen):\(settings.port)"
+            s.listen = file.listen
+            s.port = file.port
+        }
         guard let index else { return s }
+        if let lost = keepIndex() {
+            s.problem = lost
+            return s
+        }
         do {
             let n = try index.counts()
             s.served = n.served
@@ -182,8 +202,14 @@ public final class GalleryAdmin: GalleryAdministration {
                 log.notice("gallery: uid \(uid): \(message)")
                 return .success(GalleryAnswer(message: message, status: status, pictures: [row(p, removed: true)]))
             case "rebuild":
+                if let lost = keepIndex() { throw GalleryFailure("io-error", lost) }
                 let removals = try removedList.load()
                 let n = try index.rebuild(photosDir: photosDir, tokens: tokens, folderID: folders.id(of: photosDir), removals: removals, log: log)
+                // True to its words: the file it says was made is there, and is the one written.
+                guard access(settings.index, F_OK) == 0, !index.hasMoved() else {
+                    throw GalleryFailure("io-error", "index \(settings.index) was rebuilt, but its file \(access(settings.index, F_OK) == 0 ? "was replaced" : "is gone") "
+                                         + "meanwhile; photoboothd makes it again within 2 s (photoboothctl gallery says when)")
+                }
                 let message = "index \(settings.index) made again from the photos in \(photosDir): \(n.served) pictures served, "
                     + "\(n.removed) taken down (from \(removedList.path)); every earlier URL is the same"
                 log.notice("gallery: uid \(uid): \(message)")
@@ -207,6 +233,58 @@ public final class GalleryAdmin: GalleryAdministration {
             return .failure(GalleryFailure("internal", "\(error)"))
         }
     }
+
+    /// Makes the index again when its file was deleted or replaced while the daemon runs
+    /// (``PictureIndex/hasMoved()``, ``PictureIndex/remake(photosDir:tokens:folderID:removals:now:)``: from the
+    /// photos in force and ``RemovedPictures``, as at the start; photobooth-gallery then reads the new file),
+    /// logged once. Called by the keeper's thread (``startKeeping(everyMilliseconds:)``), `status` and `rebuild`.
+    /// Blocks on the file system and SQLite.
+    /// - Returns: nil when the index is there (or was just made again), else why it could not be made (logged once while it lasts).
+    @discardableResult
+    public func keepIndex() -> String? {
+        guard settings.enabled, let index, let tokens else { return nil }
+        guard index.hasMoved() else {
+            keepTold.withLock { $0 = nil }
+            return nil
+        }
+        let dir = photosDir
+        do {
+            let removals: [String: Int64]
+            do { removals = try removedList.load() } catch { throw GalleryFailure("bad-file", "\(error)") }
+            if let n = try index.remake(photosDir: dir, tokens: tokens, folderID: folders.id(of: dir), removals: removals, now: now()) {
+                log.warning("gallery: index \(settings.index) was deleted or replaced while photoboothd used it; made again from the photos in \(dir): "
+                            + "\(n.served) pictures served, \(n.removed) taken down, every URL the same")
+            }
+            keepTold.withLock { $0 = nil }
+            return nil
+        } catch {
+            // Its folder is not made here: it carries removed-pictures.txt and the group the gallery reads through.
+            let folder = directoryName(of: settings.index)
+            let gone = access(folder, F_OK) != 0
+                ? " (its folder \(folder) is not there: install.sh makes it, with the group photobooth-photos; the index is made again once it is)" : ""
+            let why = "index \(settings.index) was deleted or replaced while photoboothd used it, and could not be made again: \(error)\(gone)"
+            if keepTold.withLock({ told in defer { told = why }; return told != why }) { log.error("gallery: \(why)") }
+            return why
+        }
+    }
+
+    /// Starts the keeper's thread (`pb-index`): ``keepIndex()`` every `everyMilliseconds` (on
+    /// CLOCK_MONOTONIC), so a deleted index is made again whether or not a session or a command comes.
+    /// - Returns: false when no thread could be made (logged; `status` and `rebuild` still mend it).
+    @discardableResult
+    public func startKeeping(everyMilliseconds: Int64 = 2000) -> Bool {
+        guard settings.enabled, index != nil else { return true }
+        let started = keeper.start { [self] w in
+            while w.waitForWork(until: Monotonic.now().adding(milliseconds: everyMilliseconds)) != .stop {
+                keepIndex()
+            }
+        }
+        if !started { log.error("gallery: no thread to watch the index (pthread_create failed): a deleted index is made again at the next status or rebuild") }
+        return started
+    }
+
+    /// Stops the keeper's thread (waits up to 2 s for a remake under way).
+    public func stopKeeping() { _ = keeper.finish(timeoutMilliseconds: 2000) }
 
     private func row(_ p: IndexedPicture, removed: Bool) -> GalleryPicture {
         GalleryPicture(token: p.token, path: p.path, url: url(p.token), removed: removed, savedAt: p.savedAt)

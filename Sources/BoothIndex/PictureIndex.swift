@@ -66,8 +66,9 @@ public final class PictureIndex: Sendable {
     public let path: String
     /// Opened read-only (the gallery), else for writing (the daemon).
     public let readOnly: Bool
-    // `@unchecked`: the connection is used only inside `connection`'s lock.
-    private struct Locked: @unchecked Sendable { let db: SQLiteConnection }
+    // `@unchecked`: the connection is used only inside `connection`'s lock. nil after ``remake(photosDir:tokens:folderID:removals:)``
+    // closed the old file's and could not open a new one.
+    private struct Locked: @unchecked Sendable { var db: SQLiteConnection? }
     private let connection: Mutex<Locked>
 
     /// Opens the index at `path`. For writing, it is created when missing (its folder must exist),
@@ -79,6 +80,11 @@ public final class PictureIndex: Sendable {
     public init(path: String, readOnly: Bool = false) throws(IndexError) {
         self.path = path
         self.readOnly = readOnly
+        connection = Mutex(Locked(db: try PictureIndex.open(path: path, readOnly: readOnly)))
+    }
+
+    /// A connection to `path` as ``init(path:readOnly:)`` describes.
+    private static func open(path: String, readOnly: Bool) throws(IndexError) -> SQLiteConnection {
         let db = try SQLiteConnection(path: path, readOnly: readOnly)
         let version = try db.integer("PRAGMA user_version")
         if version > PictureIndex.schemaVersion {
@@ -126,11 +132,67 @@ public final class PictureIndex: Sendable {
                 )
                 """)
         }
-        connection = Mutex(Locked(db: db))
+        return db
     }
 
     private func with<T>(_ body: (SQLiteConnection) throws(IndexError) -> T) throws(IndexError) -> T {
-        try connection.withLock { (l: inout Locked) throws(IndexError) -> T in try body(l.db) }
+        try connection.withLock { (l: inout Locked) throws(IndexError) -> T in
+            guard let db = l.db else {
+                throw IndexError(.open, "index \(path): its file was deleted and could not be made again (photoboothctl gallery rebuild tries again)")
+            }
+            return try body(db)
+        }
+    }
+
+    /// True when the file at ``path`` is no longer the one this connection reads and writes: deleted,
+    /// renamed or replaced while open (SQLite's unix VFS compares the path's inode with the open
+    /// file's: `sqlite3_file_control` with `SQLITE_FCNTL_HAS_MOVED`). Also true when the connection was
+    /// closed by a ``remake(photosDir:tokens:folderID:removals:)`` that could not open a new file.
+    public func hasMoved() -> Bool {
+        connection.withLock { l in l.db?.hasMoved() ?? true }
+    }
+
+    /// Makes the index again at ``path`` when its file was deleted or replaced while open
+    /// (``hasMoved()``); the daemon's mend, as at its start: the connection to the old file is
+    /// closed; with no file at the path, the old file's `-wal` and `-shm` (its, not a new file's) are
+    /// removed; a file that is not a database or is damaged is moved aside (`.corrupt-<seconds>`);
+    /// then the file is opened or made (WAL, the schema) and reconciled, in one transaction, with
+    /// the photos under `photosDir` and `removals` (``RemovedPictures``): the same tokens, so every
+    /// URL is the same. The old file's alerts are not carried over. Blocks on SQLite and the file
+    /// system (a first index of thousands of photos: one transaction).
+    /// - Returns: nil when the file is still the open one (nothing done), else the pictures served and taken down now.
+    /// - Throws: ``IndexError`` when no file could be made (the folder gone, permission): every call
+    ///   then throws `.open` until a later `remake` succeeds.
+    public func remake(photosDir: String, tokens: PictureTokens, folderID: String, removals: [String: Int64],
+                       now: Int64 = Int64(time(nil))) throws(IndexError) -> (served: Int, removed: Int)? {
+        guard !readOnly else { return nil }
+        let made = try connection.withLock { (l: inout Locked) throws(IndexError) -> Bool in
+            if let db = l.db, !db.hasMoved() { return false }
+            // Listed under the lock, as in rebuild: a picture the sink records meanwhile waits and is not lost.
+            let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
+            // Closed first (sqlite3_close_v2): the old file's -wal and -shm are let go before a new file's are made.
+            l.db = nil
+            if access(path, F_OK) != 0 {
+                for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+            }
+            let db: SQLiteConnection
+            do throws(IndexError) {
+                db = try PictureIndex.open(path: path, readOnly: false)
+            } catch {
+                guard error.kind == .corrupt else { throw error }
+                let aside = "\(path).corrupt-\(now)"
+                rename(path, aside)
+                for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+                db = try PictureIndex.open(path: path, readOnly: false)
+            }
+            try db.transaction { () throws(IndexError) in
+                _ = try PictureIndex.record(files, in: db)
+                _ = try PictureIndex.mark(removals, in: db)
+            }
+            l.db = db
+            return true
+        }
+        return made ? try counts() : nil
     }
 
     /// Records `picture` (one transaction). A path already indexed with the same token keeps its row;

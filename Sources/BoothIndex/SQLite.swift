@@ -146,6 +146,13 @@ final class SQLiteConnection {
         _ = sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
     }
 
+    /// True when the database file's path no longer names the open file: deleted, renamed or replaced
+    /// (`sqlite3_file_control` with `SQLITE_FCNTL_HAS_MOVED`; false when the VFS cannot tell).
+    func hasMoved() -> Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE (`sqlite3_changes`).
     var changes: Int { Int(sqlite3_changes(db)) }
 

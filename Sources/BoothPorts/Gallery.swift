@@ -31,6 +31,10 @@ public struct GalleryStatus: Codable, Sendable, Equatable {
     public var newest: String?
     /// Why the daemon runs without its gallery, or why the index could not be read.
     public var problem: String?
+    /// `gallery.listen:gallery.port` at photoboothd's start, set only when the config file now says
+    /// otherwise (`config set gallery.port`): `listen` and `port` are then the file's, where
+    /// photobooth-gallery listens once restarted (it reads them at its start).
+    public var atStart: String?
 
     /// Each field as described above.
     public init(enabled: Bool, urlBase: String, listen: String, port: Int, index: String, served: Int? = nil, removed: Int? = nil,

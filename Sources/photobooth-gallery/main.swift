@@ -12,14 +12,18 @@ import BoothStorage
 import Glibc
 
 let usage = """
-    Usage: photobooth-gallery [--config FILE] [--set KEY=VALUE]... [--port N]
+    Usage: photobooth-gallery [--config FILE] [--set KEY=VALUE]... [--port N] [--simulate]
 
     Serves the pictures the booth saved, each at the URL its QR code carries (/p/TOKEN), from the
-    SQLite index photoboothd keeps (gallery.index), until SIGTERM or SIGINT.
+    SQLite index photoboothd keeps (gallery.index), until SIGTERM or SIGINT. Until photoboothd has
+    made the index, it listens and answers 503 (Retry-After).
 
       --config FILE    the booth's settings (default \(Schema.defaultConfigPath); the [gallery] section)
       --set KEY=VALUE  a setting for this run only, as in the file (e.g. gallery.port=8081)
       --port N         listen on port N (0: a free one, printed as "listening on"); overrides gallery.port
+      --simulate       beside photoboothd --simulate in the same working directory: its paths
+                       (./photos, ./gallery/index.sqlite, ./gallery/cache, ./gallery/state) and its
+                       settings file (\(simulatedConfigPath) unless --config; --set wins)
     """
 
 // stderr, one write(2) a message (each line `<N>`-prefixed for the journal), as photoboothd's.
@@ -33,6 +37,7 @@ func fail(_ message: String, _ code: Int32) -> Never {
 var configPath = Schema.defaultConfigPath, configGiven = false
 var overrides: [(key: String, value: String)] = []
 var portOverride: UInt16?
+var simulate = false
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     func value() -> String {
@@ -49,9 +54,16 @@ while let arg = args.popFirst() {
         let v = value()
         guard let p = UInt16(v) else { fail("--port takes 0 to 65535, got '\(v)'", ExitCode.usage) }
         portOverride = p
+    case "--simulate": simulate = true
     case "-h", "--help": print(usage); exit(0)
     default: fail("unknown argument '\(arg)'\n\(usage)", ExitCode.usage)
     }
+}
+
+// As photoboothd --simulate: the working directory's settings file and paths, before the --set ones.
+if simulate {
+    if !configGiven { configPath = simulatedConfigPath }
+    overrides.insert(contentsOf: simulatedOverrides, at: 0)
 }
 
 let settings: Settings
@@ -87,28 +99,22 @@ func pause(_ seconds: Int, _ set: sigset_t) {
     }
 }
 
-// The daemon makes the index at its start; until then, wait for it (logged once).
-var opened: PictureIndex?
-var said = false
-while opened == nil {
-    do {
-        opened = try PictureIndex(path: g.index, readOnly: true)
-    } catch {
-        if error.kind == .newerSchema { fail("\(error)", ExitCode.config) }
-        if access(g.index, F_OK) == 0 && access(g.index, R_OK) != 0 {
-            fail("\(g.index): \(String(cString: strerror(errno))): photobooth-gallery reads it through the group photobooth-photos "
-                 + "(install.sh makes /var/lib/photobooth/gallery and photos setgid to it; run it again, or chgrp -R photobooth-photos them)",
-                 ExitCode.noPermission)
-        }
-        if !said { log.warning("photobooth-gallery: \(error); waiting for photoboothd to make it (gallery.enabled there too; looking every 2 s)"); said = true }
-        pause(2, signals)
+// The daemon makes the index at its start. Until it is there the server listens all the same and
+// answers 503 with Retry-After (said once); an index it can never read is refused now.
+do {
+    _ = try PictureIndex(path: g.index, readOnly: true)
+} catch {
+    if error.kind == .newerSchema { fail("\(error)", ExitCode.config) }
+    if access(g.index, F_OK) == 0 && access(g.index, R_OK) != 0 {
+        fail("\(g.index): \(String(cString: strerror(errno))): photobooth-gallery reads it through the group photobooth-photos "
+             + "(install.sh makes /var/lib/photobooth/gallery and photos setgid to it; run it again, or chgrp -R photobooth-photos them)",
+             ExitCode.noPermission)
     }
 }
-guard let index = opened else { fail("no index", ExitCode.software) }
 
-let server = GalleryServer(config: GalleryServer.Config(settings), index: index, log: log)
+let server = GalleryServer(config: GalleryServer.Config(settings), indexPath: g.index, log: log)
+var said = false
 var listening: UInt16?
-said = false
 while listening == nil {
     do {
         listening = try server.start(address: g.listen, port: portOverride ?? UInt16(g.port), maxConnections: g.maxConnections,
@@ -128,8 +134,10 @@ while listening == nil {
     }
 }
 let port = listening ?? 0
-let counts = (try? index.counts()) ?? (served: 0, removed: 0)
-log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.served) pictures in \(g.index), photos from \(settings.storage.dir)"
+let counts = try? PictureIndex(path: g.index, readOnly: true).counts()
+log.notice("photobooth-gallery: listening on \(g.listen):\(port), "
+           + (counts.map { "\($0.served) pictures in \(g.index)" } ?? "\(g.index) not made yet (answering 503 until photoboothd makes it)")
+           + ", photos from \(settings.storage.dir)"
            + (g.expiryMilliseconds.map { ", each served for \($0 / 3_600_000) h after it was saved (gallery.expiry)" } ?? "")
            + (g.list ? "; the list at / (thumbnails in \(g.cache))" : "") + (g.slideshow ? "; the slideshow at /live" : "")
            + (g.pin.isEmpty || !(g.list || g.slideshow) ? "" : ", behind gallery.pin")

@@ -25,6 +25,10 @@ enum GalleryReplies {
         case .noAnswer(let why)?: line += "; photobooth-gallery does not answer at \(health): \(why) (systemctl status photobooth-gallery)"
         case nil: break
         }
+        if let was = s.atStart {
+            line += "; asked at gallery.port \(s.port) as the config file says now (\(was) at photoboothd's start; "
+                + "photobooth-gallery takes the file's at its restart)"
+        }
         if let p = s.problem { line += "; the daemon runs without its gallery: \(p)" }
         if let served = s.served { line += "; \(served) pictures served, \(s.removed ?? 0) taken down" }
         return line
@@ -40,6 +44,23 @@ enum GalleryReplies {
             if let newest = a.status.newest { out.append("newest:  \(newest)") }
         }
         return out.joined(separator: "\n")
+    }
+}
+
+/// `answer` for `gallery url|remove|rebuild`: a picture that is not there or not named right is the
+/// operator's error (65, EX_DATAERR), not the software's; an index that cannot be made is 74 (EX_IOERR).
+func answerGallery(_ request: ControlRequest, _ args: ParsedArguments) -> Int32 {
+    do {
+        let reply = try ask(request, socket: args.socket, as: GalleryAnswer.self)
+        if args.json { printJSON(reply) } else { print(GalleryReplies.answerText(reply, probe: false)) }
+        return ExitCode.ok
+    } catch {
+        guard case let .failed(f) = error else { return report(error) }
+        switch f.code {
+        case "not-found", "bad-request": warn(error.description); return ExitCode.dataError
+        case "io-error": warn(error.description); return ExitCode.ioError
+        default: return report(error)
+        }
     }
 }
 
@@ -82,16 +103,14 @@ struct GalleryURL: Subcommand {
     static let details = """
         PICTURE: latest; a path under storage.dir (absolute, or DATE/NAME: 2026-12-01/booth-000042-picture.jpg);
         a token or a URL with /p/TOKEN.
-        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 not found; 77 not allowed.
+        Exit codes: 0; 65 no such picture; 69 daemon not running; 75 the gallery off or not set up; 77 not allowed.
         """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...1
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "url", picture: args.positional.first), args, as: GalleryAnswer.self) {
-            GalleryReplies.answerText($0, probe: false)
-        }
+        answerGallery(ControlRequest(.gallery, action: "url", picture: args.positional.first), args)
     }
 }
 
@@ -104,7 +123,8 @@ struct GalleryRemove: Subcommand {
         The stored file stays unless --delete-file is given. PICTURE as for gallery url (a guest shows their link:
         the URL itself will do). Kept in removed-pictures.txt beside the index, so an index made anew does not
         serve it again.
-        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 not found or not deleted; 77 not allowed.
+        Exit codes: 0; 65 no such picture; 69 daemon not running; 70 its file not deleted; 75 the gallery off or not set up;
+        77 not allowed.
         """
     static let deleteFile = Option(name: "--delete-file", takesValue: false, help: "delete the stored file too")
     static let options: [Option] = [.json, .socket, deleteFile]
@@ -112,8 +132,7 @@ struct GalleryRemove: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "remove", picture: args.positional.first, deleteFile: args.has(Self.deleteFile)),
-               args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
+        answerGallery(ControlRequest(.gallery, action: "remove", picture: args.positional.first, deleteFile: args.has(Self.deleteFile)), args)
     }
 }
 
@@ -124,14 +143,15 @@ struct GalleryRebuild: Subcommand {
     static let summary = "Make the index again from the photos on disk: the same URLs, pictures taken down stay down."
     static let details = """
         In place and in one transaction: the gallery keeps serving while it runs. Photos whose files are gone drop out.
-        Exit codes: 0; 69 daemon not running; 75 the gallery off or not set up; 70 failed; 77 not allowed.
+        Exit codes: 0; 69 daemon not running; 70 failed; 74 the index's file could not be made; 75 the gallery off or not set up;
+        77 not allowed.
         """
     static let options: [Option] = [.json, .socket]
     static let positionals = 0...0
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "rebuild"), args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: false) }
+        answerGallery(ControlRequest(.gallery, action: "rebuild"), args)
     }
 }
 

@@ -22,9 +22,11 @@ struct DaemonGallery {
 
     /// `photoboothctl gallery`'s side, once the runtime is there: `photosDir` the store's directory
     /// in force, `removed` told each picture taken down.
-    func admin(photosDir: @escaping @Sendable () -> String, removed: @escaping @Sendable (String) -> Void) -> GalleryAdmin {
+    /// `configured`: the config file's `[gallery]` as it reads now (status probes its port).
+    func admin(photosDir: @escaping @Sendable () -> String, removed: @escaping @Sendable (String) -> Void,
+               configured: @escaping @Sendable () -> Settings.Gallery? = { nil }) -> GalleryAdmin {
         GalleryAdmin(settings: settings, index: index, tokens: tokens, folders: folders, problem: problem, log: log,
-                     photosDir: photosDir, removed: removed)
+                     photosDir: photosDir, removed: removed, configured: configured)
     }
 }
 

@@ -266,9 +266,13 @@ let runtime = BoothRuntime(
 var info = DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtocol.version, pid: getpid(),
                       configPath: absolutePath(configPath), simulated: args.simulate)
 info.overriddenKeys = Array(Set(finalOverrides.map(\.key))).sorted()
+let galleryAdmin = daemonGallery.admin(photosDir: { runtime.photosDirectory }, removed: { runtime.forgetIdleLink(token: $0) },
+                                      configured: { try? loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings.gallery })
+// An index deleted or replaced while the booth runs is made again from the photos (looked at every 2 s).
+galleryAdmin.startKeeping()
 let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(
     info: info, devices: { DeviceReport.gather(source: $0) }, jpegSize: { try? JPEGDecoder().header($0).size },
-    gallery: daemonGallery.admin(photosDir: { runtime.photosDirectory }, removed: { runtime.forgetIdleLink(token: $0) })))
+    gallery: galleryAdmin))
 if socketLock != nil {
     do {
         try controlServer.start()
@@ -289,5 +293,6 @@ alerts?.start()
 
 let code = runtime.run()
 alerts?.stop()
+galleryAdmin.stopKeeping()
 controlServer.stop()
 exit(code)
