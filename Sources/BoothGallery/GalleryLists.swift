@@ -88,7 +88,7 @@ extension GalleryServer {
     /// when the index's count of removed pictures changed since the last look (``Thumbnails/sweep(when:served:)``):
     /// at start and at each list load.
     func sweepThumbnails() {
-        let (current, generation) = index.currentAndGeneration()
+        guard let (current, generation) = try? index.currentAndGeneration() else { return }
         guard let removed = try? current.counts().removed else { return }
         let n = thumbnails.sweep(when: [generation, removed]) { token in
             do { return try current.any(token: token).map { !$0.removed } ?? false } catch { return nil }

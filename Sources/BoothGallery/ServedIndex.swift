@@ -43,7 +43,14 @@ final class ServedIndex: Sendable {
     /// - Throws: ``IndexError`` (`.open`, `.newerSchema`) while the file is not there or not usable:
     ///   the caller answers 503 with `Retry-After`. Logged once while it lasts.
     func current() throws(IndexError) -> PictureIndex {
-        if let f = file.withLock({ $0 }) { return f.current() }
+        try currentAndGeneration().index
+    }
+
+    /// ``current()`` with the open file's generation (counted up each time the daemon's file was opened
+    /// again), for caches kept per file (the thumbnails' sweep).
+    /// - Throws: as ``current()``.
+    func currentAndGeneration() throws(IndexError) -> (index: PictureIndex, generation: Int) {
+        if let f = file.withLock({ $0 }) { return f.currentAndGeneration() }
         let t = now()
         let why = waiting.withLock { w -> IndexError? in
             if let at = w.lookedAt, t - at < 1000 { return IndexError(.open, w.told ?? "index \(path): not made yet") }
@@ -64,7 +71,7 @@ final class ServedIndex: Sendable {
             }
         }
         if let why { throw why }
-        if let f = file.withLock({ $0 }) { return f.current() }
+        if let f = file.withLock({ $0 }) { return f.currentAndGeneration() }
         throw IndexError(.open, "index \(path): not made yet")
     }
 }

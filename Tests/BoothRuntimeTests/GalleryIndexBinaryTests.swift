@@ -1,5 +1,6 @@
 import BoothCore
 import BoothIndex
+import BoothJPEG
 import BoothPorts
 import BoothTestSupport
 import Foundation
@@ -125,7 +126,11 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         // Two photos on disk before the start: the daemon's index has them.
         try FileManager.default.createDirectory(atPath: "\(dir)/photos/2026-12-01", withIntermediateDirectories: true)
         for n in 1...2 {
-            try Data([0xFF, 0xD8, UInt8(n), 0xFF, 0xD9]).write(to: URL(fileURLWithPath: "\(dir)/photos/2026-12-01/booth-00000\(n)-picture.jpg"))
+            // Real JPEGs (the gallery serves only a file whose header it can read), each its own grey.
+            let frame = Frame(format: .yuyv, size: FrameSize(width: 16, height: 16), bytesPerLine: 32,
+                              bytes: (0..<512).map { $0 % 2 == 0 ? UInt8(40 * n) : 128 },
+                              timestamp: MonotonicInstant(nanoseconds: 0), timestampIsMonotonic: true, sequence: 0)
+            try Data(try JPEGEncoder().encode(frame, quality: 80)).write(to: URL(fileURLWithPath: "\(dir)/photos/2026-12-01/booth-00000\(n)-picture.jpg"))
         }
         let running = try freeLoopbackPort(), restarted = try freeLoopbackPort()
         let booth = try startBooth(dir, ["--set", "gallery.url_base=http://127.0.0.1:\(running)"])
