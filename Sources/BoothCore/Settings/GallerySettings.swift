@@ -38,7 +38,8 @@ extension Settings {
         public var expiryMilliseconds: Int? = nil
         /// `gallery.idle_code`: how long the last picture's QR code stays on the idle screen after its
         /// review (until the next session at the latest), in milliseconds; nil (`off`): not shown there.
-        public var idleCodeMilliseconds: Int? = 300_000
+        /// Short by default: the next guest can scan it too.
+        public var idleCodeMilliseconds: Int? = 30_000
         /// `gallery.list`: `/` lists every picture served, newest first, with thumbnails, paged.
         public var list = false
         /// `gallery.slideshow`: `/live` shows each new picture as it is saved, and recent ones in between.
