@@ -33,6 +33,27 @@ import Testing
         #expect(status.output.contains(" storage.min_free = 1000GB (the file: 500MB)\n"), "\(status.output)")
     }
 
+    @Test("photoboothctl --help gives every command's line whole: its full name, two spaces or more, then its summary")
+    func helpLinesAreWhole() throws {
+        let ctl = try builtProgram("photoboothctl")
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let help = runProgram(ctl, ["--help"], in: dir)
+        #expect(help.status == 0)
+        let lines = help.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let names = ["config show", "config get", "config set", "config validate", "config describe", "config init",
+                     "status", "devices", "press", "snapshot", "reload", "stats", "test-print", "refill", "prints",
+                     "prints list", "prints reprint", "prints cancel", "prints purge", "prints resume",
+                     "gallery", "gallery status", "gallery url", "gallery remove", "gallery rebuild", "gallery test-alert"]
+        for name in names {
+            let line = lines.first { $0.hasPrefix("  \(name)  ") }
+            #expect(line != nil, "no whole line for '\(name)' in:\n\(help.output)")
+            if let line {
+                let summary = line.dropFirst(2 + name.count).drop { $0 == " " }
+                #expect(summary.first?.isUppercase == true, "'\(name)': its summary starts whole: \(line)")
+            }
+        }
+    }
+
     @Test("a mistyped command gets the closest one, as a mistyped key does")
     func mistypedCommand() throws {
         let ctl = try builtProgram("photoboothctl")
