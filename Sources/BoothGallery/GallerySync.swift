@@ -60,7 +60,8 @@ public struct SyncStats: Sendable, Equatable {
 /// (`rclone deletefile`) the ones taken down: photobooth-gallery's own thread (`pb-sync`), so a slow
 /// or absent remote never holds a request, and never a session (the daemon has no network).
 ///
-/// What was copied is kept in a ``SyncLedger`` (`gallery.cache`/sync.sqlite) once rclone says so:
+/// What was copied is kept in a ``SyncLedger`` (`gallery.state`/sync.sqlite; an older gallery's in
+/// `gallery.cache` is moved there at the start, ``GalleryStateFolder``) once rclone says so:
 /// a picture is copied once, across restarts; one copied just before a crash, not yet recorded, is
 /// copied again to the same name, which rclone skips as unchanged (same size and time). The index
 /// is looked at every second (`PRAGMA data_version`); a failure waits ``SyncBackoff`` before the
@@ -73,8 +74,10 @@ public final class GallerySync: Sendable {
         public var remote: String
         /// `gallery.sync_config`: the rclone config file (`--config`).
         public var rcloneConfig: String
-        /// The gallery's own folder (`gallery.cache`): the ledger, rclone's HOME and cache, its last stderr.
+        /// The gallery's folder for what can be made again (`gallery.cache`): rclone's HOME and cache, its last stderr.
         public var cacheDir: String
+        /// The gallery's folder for what must not be lost (`gallery.state`): the ledger.
+        public var stateDir: String
         /// `storage.dir`: the index's paths are relative to it.
         public var photosDir: String
         /// The rclone program.
@@ -87,11 +90,12 @@ public final class GallerySync: Sendable {
         /// `gallery.expiry` in seconds: a picture saved longer ago is no longer served, so not copied, and deleted at the remote.
         public var expirySeconds: Int64?
 
-        public init(remote: String, rcloneConfig: String, cacheDir: String, photosDir: String, rclone: String = "/usr/bin/rclone",
+        public init(remote: String, rcloneConfig: String, cacheDir: String, stateDir: String, photosDir: String, rclone: String = "/usr/bin/rclone",
                     backoff: SyncBackoff = SyncBackoff(), pollMilliseconds: Int64 = 1000, runTimeoutMilliseconds: Int64 = 600_000) {
             self.remote = remote
             self.rcloneConfig = rcloneConfig
             self.cacheDir = cacheDir
+            self.stateDir = stateDir
             self.photosDir = photosDir
             self.rclone = rclone
             self.backoff = backoff
@@ -101,12 +105,15 @@ public final class GallerySync: Sendable {
 
         /// From `[gallery]` and `storage.dir`.
         public init(_ s: Settings) {
-            self.init(remote: s.gallery.syncRemote, rcloneConfig: s.gallery.syncConfig, cacheDir: s.gallery.cache, photosDir: s.storage.dir)
+            self.init(remote: s.gallery.syncRemote, rcloneConfig: s.gallery.syncConfig, cacheDir: s.gallery.cache, stateDir: s.gallery.state,
+                      photosDir: s.storage.dir)
             expirySeconds = s.gallery.expiryMilliseconds.map { Int64($0 / 1000) }
         }
     }
 
     public let config: Config
+    /// The ledger's file name in `gallery.state`.
+    public static let ledgerName = "sync.sqlite"
     private let indexPath: String
     private let log: Logger
     private let thread = WorkerThread(name: "pb-sync")
@@ -155,7 +162,7 @@ public final class GallerySync: Sendable {
     }
 
     private func run(_ w: WorkerThread) {
-        let ledgerPath = "\(config.cacheDir)/sync.sqlite"
+        let ledgerPath = "\(config.stateDir)/\(GallerySync.ledgerName)"
         var ledger: SyncLedger?
         var index: PictureIndex?
         var file: IndexFile?
@@ -171,7 +178,12 @@ public final class GallerySync: Sendable {
             let due = retryAt.map { now >= $0 } ?? true
             var changed = false
             do {
-                if ledger == nil { ledger = try SyncLedger(path: ledgerPath) }
+                if ledger == nil {
+                    if try GalleryStateFolder.adoptLedger(from: config.cacheDir, into: config.stateDir) {
+                        log.notice("sync: the ledger moved from \(config.cacheDir) to \(ledgerPath) (gallery.state: the cache is safe to empty)")
+                    }
+                    ledger = try SyncLedger(path: ledgerPath)
+                }
                 if file == nil { file = IndexFile(try PictureIndex(path: indexPath, readOnly: true), log: log, who: "sync") }
                 if let file {
                     // A file the daemon made again (a damaged one moved aside) is another connection: its version starts anew.

@@ -136,15 +136,17 @@ log.notice("photobooth-gallery: listening on \(g.listen):\(port), \(counts.serve
            + (g.syncRemote.isEmpty ? "" : "; each picture copied to \(g.syncRemote)")
            + (g.alertURL.isEmpty ? "" : "; alerts to \(g.alertURL)"))
 
-/// `make()`'s worker started when `wanted`, its folder `gallery.cache` made first; nil (logged, with
-/// `without`) when the folder cannot be made or no thread started.
+/// `make()`'s worker started when `wanted`, its folders `gallery.cache` and `gallery.state` made first;
+/// nil (logged, with `without`) when a folder cannot be made or no thread started.
 func startInCache<T>(_ wanted: Bool, _ what: String, without: String, _ make: () -> T, start: (T) -> Bool) -> T? {
     guard wanted else { return nil }
-    do {
-        try makeDirectories(g.cache)
-    } catch {
-        log.error("photobooth-gallery: \(what): \(g.cache): \(error); \(without)")
-        return nil
+    for folder in [g.cache, g.state] {
+        do {
+            try makeDirectories(folder)
+        } catch {
+            log.error("photobooth-gallery: \(what): \(folder): \(error); \(without)")
+            return nil
+        }
     }
     let made = make()
     return start(made) ? made : nil

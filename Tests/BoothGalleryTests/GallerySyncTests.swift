@@ -41,7 +41,7 @@ private func contents(_ path: String) -> [UInt8]? { FileManager.default.contents
 private func makeSync(_ one: OnePhoto, remote: String, config: String = "/dev/null", log: LogRecorder) throws -> GallerySync {
     let cache = "\(one.dir)/cache"
     try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
-    return GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: config, cacheDir: cache, photosDir: one.photos,
+    return GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: config, cacheDir: cache, stateDir: "\(one.dir)/state", photosDir: one.photos,
                                                   backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
                        indexPath: "\(one.dir)/index.sqlite", log: log.logger())
 }
@@ -106,13 +106,65 @@ struct GallerySyncTests {
         #expect(log.all.contains { $0.contains("\(second.token).jpg deleted at \(remote) (taken down)") })
         sync.stop()
 
-        // The next start: the ledger in the cache says what the remote has; nothing is copied again.
+        // The next start: the ledger in gallery.state says what the remote has; nothing is copied again.
         let again = try makeSync(one, remote: remote, log: log)
         #expect(again.start())
         #expect(waitUntil { again.stats.passes >= 1 })
         #expect(again.stats.copied == 0 && again.stats.deleted == 0 && again.stats.pending == 0)
         again.stop()
         #expect(names(remote) == [one.token + ".jpg", third.token + ".jpg"].sorted())
+    }
+
+    @Test("the ledger lives in gallery.state: an older gallery's ledger in gallery.cache is moved there; the cache emptied while the gallery is stopped, a picture taken down meanwhile is still deleted at the remote")
+    func ledgerInState() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let second = try addPicture(one, session: 2)
+        let remote = "\(one.dir)/remote"
+        let log = LogRecorder()
+        var settings = Settings.defaults
+        settings.gallery.syncRemote = remote
+        settings.gallery.syncConfig = "/dev/null"
+        settings.gallery.cache = "\(one.dir)/cache"
+        settings.gallery.state = "\(one.dir)/state"
+        settings.storage.dir = one.photos
+        func started() throws -> GallerySync {
+            for dir in [settings.gallery.cache, settings.gallery.state] {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            }
+            var config = GallerySync.Config(settings)
+            config.backoff = SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400)
+            config.pollMilliseconds = 100
+            let sync = GallerySync(config: config, indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+            #expect(sync.start())
+            return sync
+        }
+        // An older gallery copied both pictures and kept its ledger in the cache: the upgrade moves it, copies nothing again.
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: settings.gallery.cache, withIntermediateDirectories: true)
+        try AtomicFile.write(one.jpeg, to: "\(remote)/\(one.token).jpg")
+        try AtomicFile.write(try #require(contents(second.path)), to: "\(remote)/\(second.token).jpg")
+        do {
+            let old = try SyncLedger(path: "\(settings.gallery.cache)/sync.sqlite")
+            try old.recordCopied(one.token, to: remote, at: 100)
+            try old.recordCopied(second.token, to: remote, at: 100)
+        }
+        var sync = try started()
+        #expect(waitUntil { sync.stats.passes >= 1 }, "\(log.all)")
+        #expect(sync.stats.copied == 0 && sync.stats.pending == 0, "nothing copied again: \(sync.stats)")
+        sync.stop()
+        #expect(access("\(settings.gallery.state)/sync.sqlite", F_OK) == 0, "the ledger is in gallery.state: \(log.all)")
+        #expect(access("\(settings.gallery.cache)/sync.sqlite", F_OK) != 0, "and no longer in the cache")
+
+        // Stopped: the second picture taken down, the cache emptied. The next start deletes it at the remote.
+        #expect(try one.index.remove(token: second.token, at: 900))
+        try FileManager.default.removeItem(atPath: settings.gallery.cache)
+        sync = try started()
+        defer { sync.stop() }
+        #expect(waitUntil { !names(remote).contains(second.token + ".jpg") }, "the taken-down picture stays at the remote: \(log.all)")
+        #expect(names(remote) == [one.token + ".jpg"])
+        #expect(sync.stats.copied == 0, "\(sync.stats)")
     }
 
     @Test("a picture whose file is gone (a cancelled series' capture) holds no other: not copied, and deleted at the remote; a copy removed there by hand, then taken down, is no failure")

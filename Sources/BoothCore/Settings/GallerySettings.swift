@@ -55,7 +55,8 @@ extension Settings {
         public var pinText = ""
         /// `gallery.list_text`: the list's heading.
         public var listText = ""
-        /// `gallery.cache`: the folder the gallery keeps its thumbnails in (its own; not the photos').
+        /// `gallery.cache`: the gallery's folder for what it can make again (thumbnails, rclone's HOME and
+        /// cache; its own, not the photos'); safe to empty.
         public var cache = ""
         /// `gallery.state`: the gallery's own folder for what must survive a restart and must not be
         /// emptied (the sync ledger, the alerts' cursor, the PIN cookie's key); `gallery.cache` holds

@@ -421,7 +421,7 @@ public enum Schema {
         .string("gallery.list_text", \.gallery.listText, allowsEmpty: false, "All photos", reload: .galleryRestart,
                 "The heading of the list and the slideshow's title."),
         .path("gallery.cache", \.gallery.cache, allowsEmpty: false, "/var/cache/photobooth-gallery", reload: .galleryRestart,
-              "The gallery's own folder for the thumbnails it makes (systemd's CacheDirectory of photobooth-gallery.service); made when missing, safe to empty."),
+              "The gallery's own folder for what it can make again: the thumbnails, rclone's HOME and cache (systemd's CacheDirectory of photobooth-gallery.service). Made when missing; safe to empty, also while the gallery runs (what must not be lost is in gallery.state)."),
         .path("gallery.state", \.gallery.state, allowsEmpty: false, "/var/lib/photobooth-gallery", reload: .galleryRestart,
               "The gallery's own folder for what must not be lost (systemd's StateDirectory of photobooth-gallery.service, mode 0700): the sync ledger, the alerts' cursor, the PIN cookie's key. Made when missing; keep it across restarts and upgrades."),
         .string("gallery.public_url", \.gallery.publicURL, allowsEmpty: true, "", reload: .restart,
