@@ -45,7 +45,7 @@ public struct WebhookError: Error, Sendable, CustomStringConvertible {
 
 /// The JSON an alert POST carries: the booth (its host name), a `text` line for chat webhooks
 /// (Slack, Mattermost), and each change: its id in the index (increasing: a receiver can drop one
-/// it saw), `at` (seconds since 1970), `condition`, `active` (began or ended), `message`.
+/// it saw; 0 for the gallery's own, `sync-behind`), `at` (seconds since 1970), `condition`, `active` (began or ended), `message`.
 public struct AlertPayload: Codable, Sendable, Equatable {
     public var booth: String
     public var text: String
@@ -62,13 +62,14 @@ public struct AlertPayload: Codable, Sendable, Equatable {
 
 /// Sends the operator's alerts (`gallery.alert_url`): the rows the daemon writes into the index
 /// (``PictureIndex/recordAlert(_:active:message:at:)``: a fault entered or left, paper low or out,
-/// storage low, `photoboothctl gallery test-alert`) POSTed as ``AlertPayload`` JSON from a thread of
+/// storage low, `photoboothctl gallery test-alert`) and the gallery's own (``raise(_:active:message:)``:
+/// `sync-behind`, id 0, kept in memory only) POSTed as ``AlertPayload`` JSON from a thread of
 /// its own (`pb-alerts`), looking every second. At most one POST per `gallery.alert_interval`: the
 /// changes in between go together in the next (a test alert goes at once). A POST answered 2xx moves
 /// the cursor, kept durably in `gallery.state`/alerts-cursor (an older gallery's in `gallery.cache` is
 /// moved there), so nothing is lost or sent again across a restart, also with the cache emptied (a
 /// crash between the answer and the write sends that POST once more, same ids); any other answer, or
-/// none, is tried again with ``SyncBackoff`` (2 s to 5 min). The first start (no cursor) announces the
+/// none, is tried again with ``SyncBackoff`` (2 s to 30 s). The first start (no cursor) announces the
 /// conditions active then (the rows that began them, ``PictureIndex/activeAlertRows()``), then sends
 /// the rows recorded after it.
 public final class AlertSender: Sendable {
@@ -123,6 +124,8 @@ public final class AlertSender: Sendable {
     private let log: Logger
     private let thread = WorkerThread(name: "pb-alerts")
     private let state = Mutex(Stats())
+    /// The gallery's own alerts (``raise(_:active:message:)``) not sent yet, oldest first (at most 100 kept).
+    private let own = Mutex<[AlertRow]>([])
 
     /// - Parameter indexPath: `gallery.index`, opened read-only by the thread (a connection of its own).
     public init(config: Config, indexPath: String, log: Logger) {
@@ -143,6 +146,17 @@ public final class AlertSender: Sendable {
         let started = thread.start { [self] w in run(w) }
         if !started { log.error("alerts: no thread for them (pthread_create failed): nothing is sent to \(config.url)") }
         return started
+    }
+
+    /// Queues an alert of the gallery's own (`sync-behind`), sent with the next POST like the index's
+    /// (id 0: not the index's; kept in memory only). Returns at once; safe from any thread.
+    public func raise(_ condition: String, active: Bool, message: String) {
+        let row = AlertRow(id: 0, at: Int64(time(nil)), condition: condition, active: active, message: message)
+        own.withLock { rows in
+            rows.append(row)
+            if rows.count > 100 { rows.removeFirst(rows.count - 100) }
+        }
+        thread.wake()
     }
 
     /// Stops the thread, waiting at most `timeoutMilliseconds` (a POST under way has up to 10 s).
@@ -221,7 +235,8 @@ public final class AlertSender: Sendable {
                     log.notice("alerts: the index has fewer alerts than \(cursorPath) says (made anew?): sending from its first")
                     continue
                 }
-                let rows = announce + newer
+                let mine = own.withLock { $0 }
+                let rows = announce + newer + mine
                 let now = Monotonic.now()
                 let intervalEnds = lastPost?.adding(milliseconds: config.intervalMilliseconds)
                 let due = rows.contains { $0.condition == "test" } || intervalEnds.map { now >= $0 } ?? true
@@ -233,10 +248,12 @@ public final class AlertSender: Sendable {
                     let body = Array(try encoder.encode(AlertPayload(booth: config.booth, alerts: rows)))
                     switch postJSON(config.url, body: body) {
                     case let .success(status) where (200..<300).contains(status):
-                        let last = max(rows[rows.count - 1].id, from)
+                        let last = max(newer.last?.id ?? from, from)
                         _ = saveCursor(last)
                         cursor = last
                         announce = []
+                        // The gallery's own rows sent: dropped (by their count: raise only appends; a cut at 100 drops the oldest).
+                        own.withLock { $0.removeFirst(min(mine.count, $0.count)) }
                         lastPost = Monotonic.now()
                         retryAt = nil
                         if failures > 0 { log.notice("alerts: \(config.url) answers again after \(failures) failed POST\(failures == 1 ? "" : "s")") }

@@ -151,12 +151,18 @@ func startInCache<T>(_ wanted: Bool, _ what: String, without: String, _ make: ()
     let made = make()
     return start(made) ? made : nil
 }
-// Sync (gallery.sync_remote): rclone on a thread of its own; the server never waits for it.
-let sync = startInCache(!g.syncRemote.isEmpty, "sync", without: "pictures are not copied to \(g.syncRemote)",
-                        { GallerySync(config: GallerySync.Config(settings), indexPath: g.index, log: log) }, start: { $0.start() })
-// Alerts (gallery.alert_url): the daemon's changes POSTed from a thread of their own.
+// Alerts (gallery.alert_url): the daemon's changes, and the sync's sync-behind, POSTed from a thread of their own.
 let alerts = startInCache(!g.alertURL.isEmpty, "alerts", without: "no alerts are sent to \(g.alertURL)",
                           { AlertSender(config: AlertSender.Config(settings), indexPath: g.index, log: log) }, start: { $0.start() })
+/// The sync's `sync-behind` alert, raised at `sender` (none without gallery.alert_url: the log and /health still say it).
+func syncAlert(_ sender: AlertSender?) -> @Sendable (Bool, String) -> Void {
+    { active, message in sender?.raise("sync-behind", active: active, message: message) }
+}
+// Sync (gallery.sync_remote): rclone on a thread of its own; the server never waits for it. Its backlog is in /health.
+let sync = startInCache(!g.syncRemote.isEmpty, "sync", without: "pictures are not copied to \(g.syncRemote)",
+                        { GallerySync(config: GallerySync.Config(settings), indexPath: g.index, log: log, alert: syncAlert(alerts)) },
+                        start: { $0.start() })
+if let sync { server.setHealthDetail { sync.healthText() } }
 
 var received: Int32 = 0
 sigwait(&signals, &received)

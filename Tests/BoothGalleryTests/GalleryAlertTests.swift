@@ -177,4 +177,30 @@ struct GalleryAlertTests {
         let ids = listener.posts.flatMap { $0.alerts.map(\.id) }
         #expect(ids == [3, 4, 5], "each alert once: \(ids)")
     }
+
+    @Test("the gallery's own alerts (sync-behind) go to the webhook with the daemon's, and are retried the same way")
+    func galleryOwnAlerts() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let port = try freePort()
+        let listener = try Listener(dir: one.dir, port: port)
+        defer { listener.stop() }
+        let log = LogRecorder()
+        let s = sender(one, port: port, intervalMilliseconds: 100, log: log)
+        #expect(s.start())
+        defer { s.stop() }
+        #expect(waitUntil { log.all.contains { $0.contains("the changes from now on") } }, "\(log.all)")
+        listener.failing = true
+        s.raise("sync-behind", active: true, message: "sync to dav:event behind for 10 min: 3 pictures not copied")
+        #expect(waitUntil { s.stats.failures >= 1 }, "\(log.all)")
+        listener.failing = false
+        #expect(waitUntil { listener.posts.count == 1 }, "\(log.all)")
+        #expect(listener.posts.first?.text == "booth-a: sync-behind began: sync to dav:event behind for 10 min: 3 pictures not copied")
+        try one.index.recordAlert("fault:camera", active: true, message: "gone", at: 200)
+        s.raise("sync-behind", active: false, message: "caught up")
+        #expect(waitUntil { listener.posts.count == 2 }, "\(log.all)")
+        #expect(listener.posts.last?.alerts.map(\.condition).sorted() == ["fault:camera", "sync-behind"])
+        usleep(400_000)
+        #expect(listener.posts.count == 2, "each once")
+    }
 }

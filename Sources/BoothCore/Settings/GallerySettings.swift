@@ -66,6 +66,9 @@ extension Settings {
         public var publicURL = ""
         /// `gallery.sync_remote`: rclone's destination (`REMOTE:path` or an absolute folder); empty: no sync.
         public var syncRemote = ""
+        /// `gallery.sync_alert`: the `sync-behind` alert once the sync's backlog has waited this long, in
+        /// milliseconds; nil (`off`): none.
+        public var syncAlertMilliseconds: Int? = 600_000
         /// `gallery.sync_config`: rclone's config file.
         public var syncConfig = ""
         /// `gallery.alert_url`: the operator's webhook (http or https); empty: no alerts.

@@ -428,6 +428,8 @@ public enum Schema {
                 "With sync: the public address of a synced copy, {token} standing for its name (https://photos.example.org/wedding/{token}.jpg). The review's and the print's QR codes then carry it instead of gallery.url_base's, so they work away from the booth's network. Empty: gallery.url_base."),
         .string("gallery.sync_remote", \.gallery.syncRemote, allowsEmpty: true, "", reload: .galleryRestart,
                 "Where photobooth-gallery copies each picture with rclone as it is saved, as TOKEN.jpg: REMOTE:path (a remote of gallery.sync_config: S3, WebDAV, SFTP, Google Drive…) or an absolute folder. Retried with backoff while it is away; a picture taken down is deleted there. Several booths may share one. Empty: no sync."),
+        .durationOrOff("gallery.sync_alert", \.gallery.syncAlertMilliseconds, 60_000...86_400_000, "10min", reload: .galleryRestart,
+                       "With sync: the alert sync-behind (gallery.alert_url) once pictures or removals have waited this long for an away remote, and its end once caught up; /health and photoboothctl status show the backlog at once. A time, not a count: one picture waiting an hour at a quiet booth matters as much as twenty at a busy one, and a busy booth's short outage alerts nobody. Or off."),
         .path("gallery.sync_config", \.gallery.syncConfig, allowsEmpty: false, "/etc/photobooth/rclone.conf", reload: .galleryRestart,
               "rclone's config file with gallery.sync_remote's remote (rclone config --config FILE; readable by the photobooth-gallery user)."),
         .string("gallery.alert_url", \.gallery.alertURL, allowsEmpty: true, "", reload: .galleryRestart,
