@@ -31,6 +31,10 @@ public struct GalleryStatus: Codable, Sendable, Equatable {
     public var newest: String?
     /// Why the daemon runs without its gallery, or why the index could not be read.
     public var problem: String?
+    /// What photobooth-gallery's `/health` answered (its counts, the sync's backlog), in photoboothctl's
+    /// words: photoboothctl asks it itself (the daemon has no network) and fills this in for `--json`;
+    /// nil from the daemon, and with the gallery off.
+    public var health: String? = nil
 
     /// Each field as described above.
     public init(enabled: Bool, urlBase: String, listen: String, port: Int, index: String, served: Int? = nil, removed: Int? = nil,
