@@ -180,7 +180,7 @@ struct GallerySyncTests {
         try FileManager.default.createDirectory(atPath: "\(one.dir)/cache", withIntermediateDirectories: true)
         var config = GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: "\(one.dir)/cache", stateDir: "\(one.dir)/state",
                                         photosDir: one.photos, backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100)
-        config.alertAfterMilliseconds = 1500
+        config.alertAfterMilliseconds = 3000
         func started() -> GallerySync {
             let sync = GallerySync(config: config, indexPath: "\(one.dir)/index.sqlite", log: log.logger(),
                                    alert: { active, message in alerts.withLock { $0.append((active, message)) } })
@@ -227,7 +227,7 @@ struct GallerySyncTests {
         #expect(behind.contains("; last success: none since the start"), "\(behind)")
         #expect(alerts.withLock { $0.isEmpty }, "not before gallery.sync_alert")
 
-        // Past gallery.sync_alert (1.5 s here): one alert, with the backlog.
+        // Past gallery.sync_alert (3 s here): one alert, with the backlog.
         #expect(waitUntil { alerts.withLock { $0.count } == 1 }, "\(log.all)")
         let began = try #require(alerts.withLock { $0.first })
         #expect(began.active)
