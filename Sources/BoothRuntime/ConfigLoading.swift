@@ -11,12 +11,13 @@ public let simulatedConfigPath = "./photobooth.conf"
 
 /// What `photoboothd --simulate` puts in the working directory instead of the system booth's paths: every file
 /// the booth writes or reads back (photos and their totals and index in `storage.dir`, the session-number record, the file preview, the
-/// print journal and the print spool, the gallery's index and secret). Applied as overrides before the `--set` ones, so `--set` still wins
+/// print journal and the print spool, the gallery's index and secret, and its cache and state for a photobooth-gallery run beside it). Applied as overrides before the `--set` ones, so `--set` still wins
 /// and a `--config` file's values for these keys do not.
 public let simulatedOverrides: [(key: String, value: String)] = [
     ("storage.dir", "./photos"), ("storage.session_file", "./session-number"), ("preview.file", "./preview.jpg"),
     ("print.journal", "./print-journal.json"), ("print.spool", "./prints"),
     ("gallery.index", "./gallery/index.sqlite"), ("gallery.secret", "./gallery.secret"), ("gallery.cache", "./gallery/cache"),
+    ("gallery.state", "./gallery/state"),
 ]
 
 // Reading and validating the config file (`loadSettings`, `ConfigLoadError`) is BoothControl's

@@ -170,7 +170,8 @@ log.notice("photobooth-gallery: signal \(received): stopping")
 sync?.stop()
 alerts?.stop()
 if let s = sync?.stats {
-    log.notice("photobooth-gallery: sync: \(s.copied) copied, \(s.deleted) deleted, \(s.pending) not copied yet, \(s.failures) failed rclone runs")
+    log.notice("photobooth-gallery: sync: \(s.copied) copied, \(s.deleted) deleted, \(s.pending) not copied yet, "
+               + "\(s.pendingRemovals) removals not done yet, \(s.failures) failed rclone runs")
 }
 server.stop()
 let s = server.currentStats

@@ -29,7 +29,7 @@ import Testing
         let set = runProgram(ctl, ["config", "set", "storage.dir", "\(dir)/elsewhere", "--socket", socket], in: dir)
         #expect(set.status == 0, "\(set.output)")
         let status = runProgram(ctl, ["status", "--socket", socket], in: dir)
-        #expect(status.output.contains("in force as \(dir)/photobooth.conf sets them, except the 9 keys photoboothd's command line sets, "
+        #expect(status.output.contains("in force as \(dir)/photobooth.conf sets them, except the 10 keys photoboothd's command line sets, "
                                        + "which win over the file:\n"), "\(status.output)")
         #expect(status.output.contains(" storage.dir = ./photos (the file: \(dir)/elsewhere)\n"), "\(status.output)")
         #expect(status.output.contains(" storage.min_free = 1000GB (the file: 500MB)\n"), "\(status.output)")
