@@ -160,7 +160,7 @@ public final class GallerySync: Sendable {
         var text = "sync to \(config.remote): "
         if let since = s.behindSince {
             text += "behind since \(GallerySync.utc(since)): \(GallerySync.backlog(s))"
-            text += "; last error: \(s.lastError ?? "none")"
+            text += "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
             text += "; last success: " + (s.lastSuccessAt.map(GallerySync.utc) ?? "none since the start")
         } else {
             text += s.pending + s.pendingRemovals == 0 ? "caught up" : "copying, \(GallerySync.backlog(s))"
@@ -182,6 +182,9 @@ public final class GallerySync: Sendable {
         let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S UTC", &parts)
         return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// `text` cut to 300 characters (rclone's last line can be long): `/health` and an alert stay small.
+    static func clipped(_ text: String) -> String { text.count <= 300 ? text : String(text.prefix(299)) + "…" }
 
     /// `45 s`, `12 min` for `milliseconds`.
     static func spoken(milliseconds: Double) -> String {
@@ -304,7 +307,7 @@ public final class GallerySync: Sendable {
                 alerted = true
                 let s = stats
                 let message = "sync to \(config.remote) behind for \(GallerySync.spoken(milliseconds: Monotonic.now().milliseconds(since: since))): "
-                    + GallerySync.backlog(s) + "; last error: \(s.lastError ?? "none")"
+                    + GallerySync.backlog(s) + "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
                 log.warning("sync: \(message) (alert sync-behind, gallery.sync_alert)")
                 alert(true, message)
             }
