@@ -45,7 +45,7 @@ public struct WebhookError: Error, Sendable, CustomStringConvertible {
 
 /// The JSON an alert POST carries: the booth (its host name), a `text` line for chat webhooks
 /// (Slack, Mattermost), and each change: its id in the index (increasing: a receiver can drop one
-/// it saw), `at` (seconds since 1970), `condition`, `active` (began or ended), `message`.
+/// it saw; 0 for the gallery's own, `sync-behind`), `at` (seconds since 1970), `condition`, `active` (began or ended), `message`.
 public struct AlertPayload: Codable, Sendable, Equatable {
     public var booth: String
     public var text: String
@@ -62,31 +62,37 @@ public struct AlertPayload: Codable, Sendable, Equatable {
 
 /// Sends the operator's alerts (`gallery.alert_url`): the rows the daemon writes into the index
 /// (``PictureIndex/recordAlert(_:active:message:at:)``: a fault entered or left, paper low or out,
-/// storage low, `photoboothctl gallery test-alert`) POSTed as ``AlertPayload`` JSON from a thread of
+/// storage low, `photoboothctl gallery test-alert`) and the gallery's own (``raise(_:active:message:)``:
+/// `sync-behind`, id 0, kept in memory only) POSTed as ``AlertPayload`` JSON from a thread of
 /// its own (`pb-alerts`), looking every second. At most one POST per `gallery.alert_interval`: the
 /// changes in between go together in the next (a test alert goes at once). A POST answered 2xx moves
-/// the cursor, kept durably in `gallery.cache`/alerts-cursor, so nothing is lost or sent again across
-/// a restart (a crash between the answer and the write sends that POST once more, same ids); any
-/// other answer, or none, is tried again with ``SyncBackoff`` (2 s to 5 min). The first start sends
-/// from the rows recorded after it.
+/// the cursor, kept durably in `gallery.state`/alerts-cursor (an older gallery's in `gallery.cache` is
+/// moved there), so nothing is lost or sent again across a restart, also with the cache emptied (a
+/// crash between the answer and the write sends that POST once more, same ids); any other answer, or
+/// none, is tried again with ``SyncBackoff`` (2 s to 30 s). The first start (no cursor) announces the
+/// conditions active then (the rows that began them, ``PictureIndex/activeAlertRows()``), then sends
+/// the rows recorded after it.
 public final class AlertSender: Sendable {
     public struct Config: Sendable {
         /// `gallery.alert_url`: the webhook (http or https).
         public var url: String
         /// `gallery.alert_interval`: at most one POST per this many milliseconds (a test alert excepted).
         public var intervalMilliseconds: Int64
-        /// `gallery.cache`: where the cursor (`alerts-cursor`) is kept.
+        /// `gallery.cache`: where an older gallery kept the cursor (moved from there at the start).
         public var cacheDir: String
+        /// `gallery.state`: where the cursor (`alerts-cursor`) is kept.
+        public var stateDir: String
         /// The booth's name in the payload (the host name).
         public var booth: String
         public var backoff: SyncBackoff
         public var pollMilliseconds: Int64
 
-        public init(url: String, intervalMilliseconds: Int64, cacheDir: String, booth: String,
+        public init(url: String, intervalMilliseconds: Int64, cacheDir: String, stateDir: String, booth: String,
                     backoff: SyncBackoff = SyncBackoff(), pollMilliseconds: Int64 = 1000) {
             self.url = url
             self.intervalMilliseconds = intervalMilliseconds
             self.cacheDir = cacheDir
+            self.stateDir = stateDir
             self.booth = booth
             self.backoff = backoff
             self.pollMilliseconds = pollMilliseconds
@@ -96,7 +102,8 @@ public final class AlertSender: Sendable {
         public init(_ s: Settings) {
             var name = [CChar](repeating: 0, count: 256)
             let host = gethostname(&name, name.count) == 0 ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "photobooth"
-            self.init(url: s.gallery.alertURL, intervalMilliseconds: Int64(s.gallery.alertIntervalMilliseconds), cacheDir: s.gallery.cache, booth: host)
+            self.init(url: s.gallery.alertURL, intervalMilliseconds: Int64(s.gallery.alertIntervalMilliseconds), cacheDir: s.gallery.cache,
+                      stateDir: s.gallery.state, booth: host)
         }
     }
 
@@ -117,6 +124,8 @@ public final class AlertSender: Sendable {
     private let log: Logger
     private let thread = WorkerThread(name: "pb-alerts")
     private let state = Mutex(Stats())
+    /// The gallery's own alerts (``raise(_:active:message:)``) not sent yet, oldest first (at most 100 kept).
+    private let own = Mutex<[AlertRow]>([])
 
     /// - Parameter indexPath: `gallery.index`, opened read-only by the thread (a connection of its own).
     public init(config: Config, indexPath: String, log: Logger) {
@@ -127,7 +136,9 @@ public final class AlertSender: Sendable {
 
     /// The figures so far (thread-safe).
     public var stats: Stats { state.withLock { $0 } }
-    private var cursorPath: String { "\(config.cacheDir)/alerts-cursor" }
+    /// The cursor's file name in `gallery.state`.
+    public static let cursorName = "alerts-cursor"
+    private var cursorPath: String { "\(config.stateDir)/\(AlertSender.cursorName)" }
 
     /// Starts the thread (`pb-alerts`). - Returns: false when it could not be made (`pthread_create`; logged).
     @discardableResult
@@ -135,6 +146,17 @@ public final class AlertSender: Sendable {
         let started = thread.start { [self] w in run(w) }
         if !started { log.error("alerts: no thread for them (pthread_create failed): nothing is sent to \(config.url)") }
         return started
+    }
+
+    /// Queues an alert of the gallery's own (`sync-behind`), sent with the next POST like the index's
+    /// (id 0: not the index's; kept in memory only). Returns at once; safe from any thread.
+    public func raise(_ condition: String, active: Bool, message: String) {
+        let row = AlertRow(id: 0, at: Int64(time(nil)), condition: condition, active: active, message: message)
+        own.withLock { rows in
+            rows.append(row)
+            if rows.count > 100 { rows.removeFirst(rows.count - 100) }
+        }
+        thread.wake()
     }
 
     /// Stops the thread, waiting at most `timeoutMilliseconds` (a POST under way has up to 10 s).
@@ -159,6 +181,9 @@ public final class AlertSender: Sendable {
         var file: IndexFile?
         var generation = 0
         var cursor: Int64?
+        /// A first start's announcement: the rows that began the conditions active then, sent before the
+        /// rows after the cursor; the cursor is written once they are answered.
+        var announce: [AlertRow] = []
         /// The newest test alert tried out of turn while the backoff lasts (once each).
         var testTried: Int64 = 0
         var lastPost: MonotonicInstant?
@@ -179,25 +204,39 @@ public final class AlertSender: Sendable {
                     if cursor != nil { cursor = 0; _ = saveCursor(0) }
                 }
                 if cursor == nil {
+                    do {
+                        if try GalleryStateFolder.adopt(AlertSender.cursorName, from: config.cacheDir, into: config.stateDir) {
+                            log.notice("alerts: the cursor moved from \(config.cacheDir) to \(cursorPath) (gallery.state: the cache is safe to empty)")
+                        }
+                    } catch {
+                        log.error("alerts: \(error); \(cursorPath) not made: alerts may be sent again after a restart")
+                    }
                     if let saved = loadCursor() {
                         cursor = saved
                         log.notice("alerts: to \(config.url), from alert \(saved + 1) on (\(cursorPath)); at most one POST every \(config.intervalMilliseconds / 1000) s")
                     } else {
                         let last = try index.lastAlertID()
-                        _ = saveCursor(last)
+                        announce = try index.activeAlertRows()
+                        // With nothing to announce the cursor is written now; else once the announcement is answered.
+                        if announce.isEmpty { _ = saveCursor(last) }
                         cursor = last
-                        log.notice("alerts: to \(config.url), the changes from now on; at most one POST every \(config.intervalMilliseconds / 1000) s")
+                        log.notice("alerts: to \(config.url), "
+                                   + (announce.isEmpty ? "" : "the \(announce.count) condition\(announce.count == 1 ? "" : "s") active now (\(announce.map(\.condition).joined(separator: ", "))), then ")
+                                   + "the changes from now on; at most one POST every \(config.intervalMilliseconds / 1000) s")
                     }
                     state.withLock { $0.cursor = cursor ?? 0 }
                 }
                 let from = cursor ?? 0
-                let rows = try index.alerts(after: from, limit: 100)
+                let newer = try index.alerts(after: from, limit: 100)
                 // A cursor past the index's last alert: the index was made anew; start again from its rows.
-                if rows.isEmpty, try index.lastAlertID() < from {
+                if newer.isEmpty, try index.lastAlertID() < from {
                     cursor = 0
+                    announce = []
                     log.notice("alerts: the index has fewer alerts than \(cursorPath) says (made anew?): sending from its first")
                     continue
                 }
+                let mine = own.withLock { $0 }
+                let rows = announce + newer + mine
                 let now = Monotonic.now()
                 let intervalEnds = lastPost?.adding(milliseconds: config.intervalMilliseconds)
                 let due = rows.contains { $0.condition == "test" } || intervalEnds.map { now >= $0 } ?? true
@@ -209,9 +248,12 @@ public final class AlertSender: Sendable {
                     let body = Array(try encoder.encode(AlertPayload(booth: config.booth, alerts: rows)))
                     switch postJSON(config.url, body: body) {
                     case let .success(status) where (200..<300).contains(status):
-                        let last = rows[rows.count - 1].id
+                        let last = max(newer.last?.id ?? from, from)
                         _ = saveCursor(last)
                         cursor = last
+                        announce = []
+                        // The gallery's own rows sent: dropped (by their count: raise only appends; a cut at 100 drops the oldest).
+                        own.withLock { $0.removeFirst(min(mine.count, $0.count)) }
                         lastPost = Monotonic.now()
                         retryAt = nil
                         if failures > 0 { log.notice("alerts: \(config.url) answers again after \(failures) failed POST\(failures == 1 ? "" : "s")") }

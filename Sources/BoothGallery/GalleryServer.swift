@@ -120,6 +120,12 @@ public final class GalleryServer: Sendable {
     /// ``servedHeader``'s memory: a file version's key → its privacy header (nil: served as stored).
     private struct HeaderMemo { var entries: [String: EXIFPrivacy?] = [:]; var bytes = 0 }
     private let checkedHeaders = Mutex(HeaderMemo())
+    /// More for `/health` after its counts (``setHealthDetail(_:)``).
+    private let healthDetail = Mutex<(@Sendable () -> String?)?>(nil)
+
+    /// `detail` is asked at each `/health` (on a server thread: it must return at once); what it gives,
+    /// when not nil, follows the counts after `; ` (the sync's backlog: ``GallerySync/healthText()``).
+    public func setHealthDetail(_ detail: @escaping @Sendable () -> String?) { healthDetail.withLock { $0 = detail } }
 
     /// The public initializers (ServedIndex.swift): an index open, or one photoboothd has yet to make.
     init(config: Config, served: ServedIndex, log: Logger, guessLimit: GuessLimit, pinLimit: GuessLimit,
@@ -212,7 +218,8 @@ public final class GalleryServer: Sendable {
         case .health:
             do {
                 let n = try index.current().counts()
-                return respond(c, 200, text: "ok \(n.served) pictures\n", headers: [("Cache-Control", "no-store")])
+                let detail = healthDetail.withLock { $0 }?()
+                return respond(c, 200, text: "ok \(n.served) pictures" + (detail.map { "; \($0)" } ?? "") + "\n", headers: [("Cache-Control", "no-store")])
             } catch {
                 if index.isOpen { log.error("gallery: /health: \(error)") }
                 return respond(c, 503, text: index.isOpen ? "index unavailable\n" : "not ready: waiting for photoboothd to make the index\n",

@@ -7,11 +7,12 @@ import Glibc
 import Synchronization
 
 /// How long the sync waits after its `failures`-th failure in a row before it tries the remote
-/// again: 2 s, doubled each time, at most 5 min (milliseconds).
+/// again: 2 s, doubled each time, at most 30 s (milliseconds), so a remote that is back is noticed
+/// within 30 s (one short rclone run that often while it is away costs little).
 public struct SyncBackoff: Sendable, Equatable {
     public var firstMilliseconds: Int64
     public var maxMilliseconds: Int64
-    public init(firstMilliseconds: Int64 = 2000, maxMilliseconds: Int64 = 300_000) {
+    public init(firstMilliseconds: Int64 = 2000, maxMilliseconds: Int64 = 30_000) {
         self.firstMilliseconds = firstMilliseconds
         self.maxMilliseconds = maxMilliseconds
     }
@@ -53,6 +54,13 @@ public struct SyncStats: Sendable, Equatable {
     public var lastError: String?
     /// Passes made over the index (each time it changed, or a retry came).
     public var passes = 0
+    /// Pictures taken down that the remote still has, after the last look.
+    public var pendingRemovals = 0
+    /// When rclone last succeeded, and last failed (seconds since 1970); nil: not since the start.
+    public var lastSuccessAt: Int64?
+    public var lastErrorAt: Int64?
+    /// Since when pictures or removals have waited for an away remote (seconds since 1970); nil: caught up.
+    public var behindSince: Int64?
 }
 
 /// Copies every picture the index serves to `gallery.sync_remote` with rclone (Debian's `rclone`,
@@ -60,11 +68,15 @@ public struct SyncStats: Sendable, Equatable {
 /// (`rclone deletefile`) the ones taken down: photobooth-gallery's own thread (`pb-sync`), so a slow
 /// or absent remote never holds a request, and never a session (the daemon has no network).
 ///
-/// What was copied is kept in a ``SyncLedger`` (`gallery.cache`/sync.sqlite) once rclone says so:
+/// What was copied is kept in a ``SyncLedger`` (`gallery.state`/sync.sqlite; an older gallery's in
+/// `gallery.cache` is moved there at the start, ``GalleryStateFolder``) once rclone says so:
 /// a picture is copied once, across restarts; one copied just before a crash, not yet recorded, is
 /// copied again to the same name, which rclone skips as unchanged (same size and time). The index
 /// is looked at every second (`PRAGMA data_version`); a failure waits ``SyncBackoff`` before the
-/// next try (2 s to 5 min), logged once when the remote goes away and once when it is back.
+/// next try (2 s to 30 s), logged once when the remote goes away (with the whole backlog: pictures not
+/// copied, removals not done) and once when it is back. The backlog, the last error and the last
+/// success are in ``stats`` and ``healthText()`` (`/health`); a backlog waiting
+/// `gallery.sync_alert` raises the `sync-behind` alert, and its end once caught up.
 /// rclone runs with `--config gallery.sync_config`, HOME and its cache in `gallery.cache` (the
 /// unit's ProtectHome), its signals unblocked, and is killed after `runTimeoutMilliseconds`.
 public final class GallerySync: Sendable {
@@ -73,8 +85,10 @@ public final class GallerySync: Sendable {
         public var remote: String
         /// `gallery.sync_config`: the rclone config file (`--config`).
         public var rcloneConfig: String
-        /// The gallery's own folder (`gallery.cache`): the ledger, rclone's HOME and cache, its last stderr.
+        /// The gallery's folder for what can be made again (`gallery.cache`): rclone's HOME and cache, its last stderr.
         public var cacheDir: String
+        /// The gallery's folder for what must not be lost (`gallery.state`): the ledger.
+        public var stateDir: String
         /// `storage.dir`: the index's paths are relative to it.
         public var photosDir: String
         /// The rclone program.
@@ -86,12 +100,15 @@ public final class GallerySync: Sendable {
         public var runTimeoutMilliseconds: Int64
         /// `gallery.expiry` in seconds: a picture saved longer ago is no longer served, so not copied, and deleted at the remote.
         public var expirySeconds: Int64?
+        /// `gallery.sync_alert` in milliseconds: a backlog waiting this long raises the `sync-behind` alert; nil: never.
+        public var alertAfterMilliseconds: Int64?
 
-        public init(remote: String, rcloneConfig: String, cacheDir: String, photosDir: String, rclone: String = "/usr/bin/rclone",
+        public init(remote: String, rcloneConfig: String, cacheDir: String, stateDir: String, photosDir: String, rclone: String = "/usr/bin/rclone",
                     backoff: SyncBackoff = SyncBackoff(), pollMilliseconds: Int64 = 1000, runTimeoutMilliseconds: Int64 = 600_000) {
             self.remote = remote
             self.rcloneConfig = rcloneConfig
             self.cacheDir = cacheDir
+            self.stateDir = stateDir
             self.photosDir = photosDir
             self.rclone = rclone
             self.backoff = backoff
@@ -101,12 +118,16 @@ public final class GallerySync: Sendable {
 
         /// From `[gallery]` and `storage.dir`.
         public init(_ s: Settings) {
-            self.init(remote: s.gallery.syncRemote, rcloneConfig: s.gallery.syncConfig, cacheDir: s.gallery.cache, photosDir: s.storage.dir)
+            self.init(remote: s.gallery.syncRemote, rcloneConfig: s.gallery.syncConfig, cacheDir: s.gallery.cache, stateDir: s.gallery.state,
+                      photosDir: s.storage.dir)
             expirySeconds = s.gallery.expiryMilliseconds.map { Int64($0 / 1000) }
+            alertAfterMilliseconds = s.gallery.syncAlertMilliseconds.map(Int64.init)
         }
     }
 
     public let config: Config
+    /// The ledger's file name in `gallery.state`.
+    public static let ledgerName = "sync.sqlite"
     private let indexPath: String
     private let log: Logger
     private let thread = WorkerThread(name: "pb-sync")
@@ -120,11 +141,55 @@ public final class GallerySync: Sendable {
     }
     private let state = Mutex(State())
 
-    /// - Parameter indexPath: `gallery.index`, opened read-only by the sync thread (a connection of its own).
-    public init(config: Config, indexPath: String, log: Logger) {
+    private let alert: @Sendable (Bool, String) -> Void
+
+    /// - Parameters:
+    ///   - indexPath: `gallery.index`, opened read-only by the sync thread (a connection of its own).
+    ///   - alert: told (on the sync's thread) when the backlog has waited `alertAfterMilliseconds`
+    ///     (true, what waits) and when it is caught up after that (false); must return at once.
+    public init(config: Config, indexPath: String, log: Logger, alert: @escaping @Sendable (_ active: Bool, _ message: String) -> Void = { _, _ in }) {
         self.config = config
         self.indexPath = indexPath
         self.log = log
+        self.alert = alert
+    }
+
+    /// The sync's line for `/health`: `sync to REMOTE: caught up, …` or `… behind since …`.
+    public func healthText() -> String {
+        let s = stats
+        var text = "sync to \(config.remote): "
+        if let since = s.behindSince {
+            text += "behind since \(GallerySync.utc(since)): \(GallerySync.backlog(s))"
+            text += "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
+            text += "; last success: " + (s.lastSuccessAt.map(GallerySync.utc) ?? "none since the start")
+        } else {
+            text += s.pending + s.pendingRemovals == 0 ? "caught up" : "copying, \(GallerySync.backlog(s))"
+            if let at = s.lastSuccessAt { text += ", last success \(GallerySync.utc(at))" }
+        }
+        return text
+    }
+
+    /// `2 pictures not copied, 1 removal not done`.
+    static func backlog(_ s: SyncStats) -> String {
+        "\(counted(s.pending, "picture")) not copied, \(counted(s.pendingRemovals, "removal")) not done"
+    }
+
+    /// `2026-12-07 12:03:04 UTC` for `seconds` since 1970 (`gmtime_r`, `strftime`).
+    static func utc(_ seconds: Int64) -> String {
+        var t = time_t(seconds), parts = tm()
+        guard gmtime_r(&t, &parts) != nil else { return "\(seconds)" }
+        var buffer = [CChar](repeating: 0, count: 32)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S UTC", &parts)
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `text` cut to 300 characters (rclone's last line can be long): `/health` and an alert stay small.
+    static func clipped(_ text: String) -> String { text.count <= 300 ? text : String(text.prefix(299)) + "…" }
+
+    /// `45 s`, `12 min` for `milliseconds`.
+    static func spoken(milliseconds: Double) -> String {
+        let s = Int(milliseconds / 1000)
+        return s < 120 ? "\(s) s" : "\(s / 60) min"
     }
 
     /// The figures so far (thread-safe).
@@ -155,7 +220,7 @@ public final class GallerySync: Sendable {
     }
 
     private func run(_ w: WorkerThread) {
-        let ledgerPath = "\(config.cacheDir)/sync.sqlite"
+        let ledgerPath = "\(config.stateDir)/\(GallerySync.ledgerName)"
         var ledger: SyncLedger?
         var index: PictureIndex?
         var file: IndexFile?
@@ -164,6 +229,9 @@ public final class GallerySync: Sendable {
         var failures = 0
         var retryAt: MonotonicInstant?
         var told: String?
+        /// Since when the backlog has waited for an away remote (nil: caught up), and whether `sync-behind` was raised.
+        var behindSince: MonotonicInstant?
+        var alerted = false
         log.notice("sync: each picture is copied to \(config.remote) with rclone (config \(config.rcloneConfig)); what was copied is kept in \(ledgerPath)")
         while !w.isStopping {
             let now = Monotonic.now()
@@ -171,7 +239,12 @@ public final class GallerySync: Sendable {
             let due = retryAt.map { now >= $0 } ?? true
             var changed = false
             do {
-                if ledger == nil { ledger = try SyncLedger(path: ledgerPath) }
+                if ledger == nil {
+                    if try GalleryStateFolder.adoptLedger(from: config.cacheDir, into: config.stateDir) {
+                        log.notice("sync: the ledger moved from \(config.cacheDir) to \(ledgerPath) (gallery.state: the cache is safe to empty)")
+                    }
+                    ledger = try SyncLedger(path: ledgerPath)
+                }
                 if file == nil { file = IndexFile(try PictureIndex(path: indexPath, readOnly: true), log: log, who: "sync") }
                 if let file {
                     // A file the daemon made again (a damaged one moved aside) is another connection: its version starts anew.
@@ -196,22 +269,47 @@ public final class GallerySync: Sendable {
                     if failures > 0 { log.notice("sync: \(config.remote) answers again after \(failures) failed tr\(failures == 1 ? "y" : "ies"); caught up") }
                     failures = 0
                     retryAt = nil
+                    if behindSince != nil {
+                        behindSince = nil
+                        state.withLock { $0.stats.behindSince = nil }
+                    }
+                    if alerted {
+                        alerted = false
+                        alert(false, "sync to \(config.remote) caught up: every picture is there, every removal done")
+                    }
                 case let .failed(why):
                     failures += 1
                     // An index error may be a connection gone bad: opened again at the next look.
                     if why.hasPrefix("index ") { file = nil; index = nil; generation = 0 }
                     let delay = config.backoff.delay(afterFailures: failures)
                     retryAt = Monotonic.now().adding(milliseconds: delay)
-                    let pending = stats.pending
+                    let s = stats
+                    if behindSince == nil, s.pending + s.pendingRemovals > 0 {
+                        behindSince = Monotonic.now()
+                        state.withLock { $0.stats.behindSince = Int64(time(nil)) }
+                    }
                     if failures == 1 {
-                        log.warning("sync: \(why); \(pending) picture\(pending == 1 ? "" : "s") not copied yet, kept here and tried again "
-                                    + "with backoff (from \(config.backoff.firstMilliseconds / 1000) s to \(config.backoff.maxMilliseconds / 60000) min); the booth goes on")
+                        log.warning("sync: \(why); \(counted(s.pending, "picture")) not copied and \(counted(s.pendingRemovals, "removal")) not done yet, "
+                                    + "kept here and tried again with backoff (from \(config.backoff.firstMilliseconds / 1000) s to "
+                                    + "\(config.backoff.maxMilliseconds / 1000) s); the booth goes on")
                     } else {
                         log.debug("sync: still failing (\(why)); next try in \(delay) ms")
                     }
                 case .stopped:
                     return
                 }
+            } else if changed, retryAt != nil, let ledger, let reading = index {
+                // Waiting out the backoff: the backlog counted again as the index changes (no rclone run).
+                _ = try? backlog(index: reading, ledger: ledger)
+            }
+            if let since = behindSince, !alerted, let after = config.alertAfterMilliseconds,
+               Monotonic.now().milliseconds(since: since) >= Double(after) {
+                alerted = true
+                let s = stats
+                let message = "sync to \(config.remote) behind for \(GallerySync.spoken(milliseconds: Monotonic.now().milliseconds(since: since))): "
+                    + GallerySync.backlog(s) + "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
+                log.warning("sync: \(message) (alert sync-behind, gallery.sync_alert)")
+                alert(true, message)
             }
             let next = Monotonic.now().adding(milliseconds: config.pollMilliseconds)
             let deadline = retryAt.map { min($0, next) } ?? next
@@ -225,13 +323,62 @@ public final class GallerySync: Sendable {
     /// one the ledger has that is no longer served deleted; stops at the first failure.
     private func pass(index: PictureIndex, ledger: SyncLedger, stopping: () -> Bool) -> PassResult {
         let remote = config.remote
-        let served: [IndexedPicture], copied: Set<String>
+        let plan: (toCopy: [IndexedPicture], toDelete: [String])
         do {
-            served = try index.served()
-            copied = try ledger.copied(to: remote)
+            plan = try backlog(index: index, ledger: ledger)
         } catch {
             return .failed("\(error)")
         }
+        let (toCopy, toDelete) = plan
+        state.withLock { $0.stats.passes += 1 }
+        for (n, picture) in toCopy.enumerated() {
+            if stopping() { return .stopped }
+            let source = "\(config.photosDir)/\(picture.path)"
+            if let why = rclone("copyto", [source, syncDestination(remote: remote, token: picture.token)]) {
+                return .failed("copying \(picture.path) to \(remote): \(why)")
+            }
+            do {
+                try ledger.recordCopied(picture.token, to: remote, at: Int64(time(nil)))
+            } catch {
+                return .failed("\(picture.path) copied, but \(ledger.path): \(error)")
+            }
+            state.withLock { s in
+                s.stats.copied += 1
+                s.stats.pending = toCopy.count - n - 1
+                s.stats.lastError = nil
+            }
+            log.info("sync: \(picture.path) copied to \(syncDestination(remote: remote, token: picture.token))")
+        }
+        for (n, token) in toDelete.enumerated() {
+            if stopping() { return .stopped }
+            // `delete --include /TOKEN.jpg` in the remote's folder: a file gone there already (deleted by hand,
+            // a crash before the ledger heard) is no error, and a folder gone (exit 3) has it gone too.
+            if let why = rclone("delete", [syncFolder(remote: remote)], flags: ["--include", "/\(token).jpg", "--max-depth", "1"], alsoFine: [3]) {
+                return .failed("deleting \(token).jpg at \(remote): \(why)")
+            }
+            do {
+                try ledger.forget(token, at: remote)
+            } catch {
+                return .failed("\(token).jpg deleted, but \(ledger.path): \(error)")
+            }
+            state.withLock { s in
+                s.stats.deleted += 1
+                s.stats.pendingRemovals = toDelete.count - n - 1
+                s.stats.lastError = nil
+            }
+            log.info("sync: \(token).jpg deleted at \(remote) (taken down)")
+        }
+        return .done
+    }
+
+    /// What the remote lacks, counted into ``stats`` (`pending`, `pendingRemovals`): every picture the
+    /// gallery serves (its file still there, not past `gallery.expiry`) the ledger has not recorded,
+    /// oldest first, and every token the ledger has that is no longer served.
+    /// - Throws: ``IndexError`` reading the index or the ledger.
+    private func backlog(index: PictureIndex, ledger: SyncLedger) throws(IndexError) -> (toCopy: [IndexedPicture], toDelete: [String]) {
+        let remote = config.remote
+        let served = try index.served()
+        let copied = try ledger.copied(to: remote)
         // What the gallery serves: a file still there (a cancelled series' captures are deleted, rows
         // stay), not past gallery.expiry. The rest is not copied, and deleted where it was.
         let expiredBefore = config.expirySeconds.map { Int64(time(nil)) - $0 }
@@ -251,41 +398,8 @@ public final class GallerySync: Sendable {
         let servedTokens = Set(present.map(\.token))
         let toCopy = present.filter { !copied.contains($0.token) }
         let toDelete = copied.subtracting(servedTokens).sorted()
-        state.withLock { $0.stats.passes += 1; $0.stats.pending = toCopy.count }
-        for (n, picture) in toCopy.enumerated() {
-            if stopping() { return .stopped }
-            let source = "\(config.photosDir)/\(picture.path)"
-            if let why = rclone("copyto", [source, syncDestination(remote: remote, token: picture.token)]) {
-                return .failed("copying \(picture.path) to \(remote): \(why)")
-            }
-            do {
-                try ledger.recordCopied(picture.token, to: remote, at: Int64(time(nil)))
-            } catch {
-                return .failed("\(picture.path) copied, but \(ledger.path): \(error)")
-            }
-            state.withLock { s in
-                s.stats.copied += 1
-                s.stats.pending = toCopy.count - n - 1
-                s.stats.lastError = nil
-            }
-            log.info("sync: \(picture.path) copied to \(syncDestination(remote: remote, token: picture.token))")
-        }
-        for token in toDelete {
-            if stopping() { return .stopped }
-            // `delete --include /TOKEN.jpg` in the remote's folder: a file gone there already (deleted by hand,
-            // a crash before the ledger heard) is no error, and a folder gone (exit 3) has it gone too.
-            if let why = rclone("delete", [syncFolder(remote: remote)], flags: ["--include", "/\(token).jpg", "--max-depth", "1"], alsoFine: [3]) {
-                return .failed("deleting \(token).jpg at \(remote): \(why)")
-            }
-            do {
-                try ledger.forget(token, at: remote)
-            } catch {
-                return .failed("\(token).jpg deleted, but \(ledger.path): \(error)")
-            }
-            state.withLock { $0.stats.deleted += 1 }
-            log.info("sync: \(token).jpg deleted at \(remote) (taken down)")
-        }
-        return .done
+        state.withLock { $0.stats.pending = toCopy.count; $0.stats.pendingRemovals = toDelete.count }
+        return (toCopy, toDelete)
     }
 
     /// Runs `rclone COMMAND FLAGS… COMMON-FLAGS -- PATHS…`. - Returns: nil when it exited 0 or with
@@ -312,9 +426,13 @@ public final class GallerySync: Sendable {
             case .timedOut: why = "rclone did not finish within \(config.runTimeoutMilliseconds / 1000) s (killed)"
             case .notStarted(let e): why = "\(config.rclone) could not be started (\(String(cString: strerror(e)))): apt-get install rclone"
             }
-            state.withLock { $0.stats.lastError = why }
+            state.withLock { s in
+                s.stats.lastError = why
+                s.stats.lastErrorAt = Int64(time(nil))
+            }
             return why
         }
+        state.withLock { $0.stats.lastSuccessAt = Int64(time(nil)) }
         return nil
     }
 

@@ -367,6 +367,21 @@ public final class PictureIndex: Sendable {
         }
     }
 
+    /// The rows that began the conditions active now (each condition's latest row, when it is a
+    /// beginning), oldest first: what a gallery starting without a cursor announces. `test` rows are
+    /// never active; none from an index made before the alerts table.
+    public func activeAlertRows() throws(IndexError) -> [AlertRow] {
+        try with { db throws(IndexError) in
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alerts'") > 0 else { return [] }
+            var out: [AlertRow] = []
+            try db.query("SELECT id, at, condition, active, message FROM alerts WHERE id IN (SELECT max(id) FROM alerts GROUP BY condition) "
+                         + "AND active != 0 AND condition != 'test' ORDER BY id") { r in
+                out.append(AlertRow(id: r.int(0), at: r.int(1), condition: r.text(2), active: r.int(3) != 0, message: r.text(4)))
+            }
+            return out
+        }
+    }
+
     /// The alert rows after id `cursor`, oldest first, at most `limit`; none from an index made
     /// before the alerts table (an older daemon's).
     public func alerts(after cursor: Int64, limit: Int) throws(IndexError) -> [AlertRow] {

@@ -19,8 +19,8 @@ public final class StorageIDs: Sendable {
     public init(log: Logger) { self.log = log }
 
     /// The id of the photos folder `dir`, made when missing; "" when it can be neither read nor made
-    /// (logged once per folder, and tried again next time: a folder not there yet gets its id with
-    /// its first photo).
+    /// (logged once per folder, and tried again next time), and "" without a word for a folder not
+    /// there yet (a fresh start: it gets its id with its first photo).
     public func id(of dir: String) -> String {
         // Read-or-make under the lock: the review's link (main thread) and the picture sink's thread
         // ask for a new folder's id at the same moment, and must get the same one.
@@ -38,6 +38,8 @@ public final class StorageIDs: Sendable {
             guard access(path, F_OK) != 0 && errno == ENOENT else {
                 return ("", "gallery: \(path) cannot be read (\(String(cString: strerror(errno)))); the photos' URLs in \(dir) carry no folder id until it can")
             }
+            // No folder yet (a fresh start): nothing to warn about; it gets its id with its first photo.
+            if access(dir, F_OK) != 0 && errno == ENOENT { return ("", nil) }
             var raw = [UInt8](repeating: 0, count: 16)
             randombytes_buf(&raw, raw.count)
             let made = raw.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

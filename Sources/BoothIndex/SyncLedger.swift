@@ -1,7 +1,7 @@
 import CSQLite
 
 /// What the gallery's sync has copied to a remote (`gallery.sync_remote`), by picture token: a
-/// SQLite file of the gallery's own in `gallery.cache` (the index is the daemon's and read-only to
+/// SQLite file of the gallery's own in `gallery.state` (the index is the daemon's and read-only to
 /// the gallery), one row a picture at a remote. Written with `synchronous = FULL`: a copy recorded
 /// is still recorded after a power cut, so it is not sent again. Used from one thread (the sync's).
 public final class SyncLedger {

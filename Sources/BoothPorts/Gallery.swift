@@ -35,6 +35,10 @@ public struct GalleryStatus: Codable, Sendable, Equatable {
     /// otherwise (`config set gallery.port`): `listen` and `port` are then the file's, where
     /// photobooth-gallery listens once restarted (it reads them at its start).
     public var atStart: String?
+    /// What photobooth-gallery's `/health` answered (its counts, the sync's backlog), in photoboothctl's
+    /// words: photoboothctl asks it itself (the daemon has no network) and fills this in for `--json`;
+    /// nil from the daemon, and with the gallery off.
+    public var health: String? = nil
 
     /// Each field as described above.
     public init(enabled: Bool, urlBase: String, listen: String, port: Int, index: String, served: Int? = nil, removed: Int? = nil,

@@ -960,6 +960,8 @@ public final class BoothRuntime: Sendable {
         if let composer { composeWorker.setComposer(composer) }
         storage.setMinFree(UInt64(applied.storage.minFreeBytes))
         storage.setMount(applied.storage.mount)
+        // A refusal for free space ends (or begins) with the new storage.min_free, not at the next press.
+        storage.checkFreeSpace()
         if applied.print != old.print { printer.reconfigure(applied.print) }
         if changed(.cameraStream) || changed(key: "camera.rotation") {
             // storage.jpeg_quality needs no restart: each still and snapshot asks for the quality in force.

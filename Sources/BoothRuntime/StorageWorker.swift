@@ -25,7 +25,13 @@ public final class StorageWorker: Sendable {
     /// Where the latest saves went, by capture id (the newest 64), for ``delete(captureIDs:)``.
     private let savedPaths = Mutex<[(id: UInt64, path: String)]>([])
 
-    enum Job: Sendable { case save(UInt64), delete([UInt64]), retry, syncSessionNumber }
+    enum Job: Sendable { case save(UInt64), delete([UInt64]), retry, syncSessionNumber, checkFreeSpace }
+
+    /// How often the free space is looked at between presses (``checkFreeSpaceIfDue(now:)``), in
+    /// milliseconds: a refusal ends, or begins, within this long of its cause.
+    public static let freeSpaceCheckMilliseconds: Int64 = 10_000
+    /// When ``checkFreeSpaceIfDue(now:)`` last queued a look.
+    private let lastFreeSpaceCheck = Mutex<MonotonicInstant?>(nil)
 
     /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
     /// - Parameter mount: `storage.mount`: removable media that must be mounted under the photos (empty: none).
@@ -63,6 +69,18 @@ public final class StorageWorker: Sendable {
     public func syncSessionNumber() { enqueue(.syncSessionNumber) }
     /// Sets `storage.min_free` (bytes).
     public func setMinFree(_ bytes: UInt64) { minFree.withLock { $0 = bytes } }
+    /// Looks at the free space on the storage thread (`statvfs`, ``refusal()``) and posts
+    /// `storageStatus` with the answer: a refusal ends when its cause does, not at the next press. Returns at once.
+    public func checkFreeSpace() { enqueue(.checkFreeSpace) }
+    /// ``checkFreeSpace()`` when ``freeSpaceCheckMilliseconds`` passed since the last one (from the main loop's tick).
+    public func checkFreeSpaceIfDue(now: MonotonicInstant) {
+        let due = lastFreeSpaceCheck.withLock { last -> Bool in
+            if let l = last, now.milliseconds(since: l) < Double(StorageWorker.freeSpaceCheckMilliseconds) { return false }
+            last = now
+            return true
+        }
+        if due { checkFreeSpace() }
+    }
     /// The worker thread's sign of life, for the watchdog's liveness check.
     public let heartbeat = Heartbeat()
     /// Sets `storage.mount`.
@@ -103,6 +121,7 @@ public final class StorageWorker: Sendable {
         case let .delete(ids): deleteSaved(ids)
         case .retry: retryHeld()
         case .syncSessionNumber: store.syncSessionNumber()
+        case .checkFreeSpace: post(.storageStatus(refusal: refusal()))
         }
         if queue.pending <= 1 { heartbeat.waiting() }
     }

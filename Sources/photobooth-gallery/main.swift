@@ -144,25 +144,33 @@ log.notice("photobooth-gallery: listening on \(g.listen):\(port), "
            + (g.syncRemote.isEmpty ? "" : "; each picture copied to \(g.syncRemote)")
            + (g.alertURL.isEmpty ? "" : "; alerts to \(g.alertURL)"))
 
-/// `make()`'s worker started when `wanted`, its folder `gallery.cache` made first; nil (logged, with
-/// `without`) when the folder cannot be made or no thread started.
+/// `make()`'s worker started when `wanted`, its folders `gallery.cache` and `gallery.state` made first;
+/// nil (logged, with `without`) when a folder cannot be made or no thread started.
 func startInCache<T>(_ wanted: Bool, _ what: String, without: String, _ make: () -> T, start: (T) -> Bool) -> T? {
     guard wanted else { return nil }
-    do {
-        try makeDirectories(g.cache)
-    } catch {
-        log.error("photobooth-gallery: \(what): \(g.cache): \(error); \(without)")
-        return nil
+    for folder in [g.cache, g.state] {
+        do {
+            try makeDirectories(folder)
+        } catch {
+            log.error("photobooth-gallery: \(what): \(folder): \(error); \(without)")
+            return nil
+        }
     }
     let made = make()
     return start(made) ? made : nil
 }
-// Sync (gallery.sync_remote): rclone on a thread of its own; the server never waits for it.
-let sync = startInCache(!g.syncRemote.isEmpty, "sync", without: "pictures are not copied to \(g.syncRemote)",
-                        { GallerySync(config: GallerySync.Config(settings), indexPath: g.index, log: log) }, start: { $0.start() })
-// Alerts (gallery.alert_url): the daemon's changes POSTed from a thread of their own.
+// Alerts (gallery.alert_url): the daemon's changes, and the sync's sync-behind, POSTed from a thread of their own.
 let alerts = startInCache(!g.alertURL.isEmpty, "alerts", without: "no alerts are sent to \(g.alertURL)",
                           { AlertSender(config: AlertSender.Config(settings), indexPath: g.index, log: log) }, start: { $0.start() })
+/// The sync's `sync-behind` alert, raised at `sender` (none without gallery.alert_url: the log and /health still say it).
+func syncAlert(_ sender: AlertSender?) -> @Sendable (Bool, String) -> Void {
+    { active, message in sender?.raise("sync-behind", active: active, message: message) }
+}
+// Sync (gallery.sync_remote): rclone on a thread of its own; the server never waits for it. Its backlog is in /health.
+let sync = startInCache(!g.syncRemote.isEmpty, "sync", without: "pictures are not copied to \(g.syncRemote)",
+                        { GallerySync(config: GallerySync.Config(settings), indexPath: g.index, log: log, alert: syncAlert(alerts)) },
+                        start: { $0.start() })
+if let sync { server.setHealthDetail { sync.healthText() } }
 
 var received: Int32 = 0
 sigwait(&signals, &received)
@@ -170,7 +178,8 @@ log.notice("photobooth-gallery: signal \(received): stopping")
 sync?.stop()
 alerts?.stop()
 if let s = sync?.stats {
-    log.notice("photobooth-gallery: sync: \(s.copied) copied, \(s.deleted) deleted, \(s.pending) not copied yet, \(s.failures) failed rclone runs")
+    log.notice("photobooth-gallery: sync: \(s.copied) copied, \(s.deleted) deleted, \(s.pending) not copied yet, "
+               + "\(s.pendingRemovals) removals not done yet, \(s.failures) failed rclone runs")
 }
 server.stop()
 let s = server.currentStats

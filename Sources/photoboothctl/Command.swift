@@ -182,10 +182,10 @@ func ask<R: Codable & Sendable>(_ command: ControlProtocol.Command, socket: Stri
 /// Sends `request` to the daemon (`--socket`) and prints the reply: as JSON with `--json`, else `text(reply)`.
 /// Returns 0, or after printing why, the exit code for the failed request (`report`).
 func answer<R: Codable & Sendable>(_ request: ControlRequest, _ args: ParsedArguments, as type: R.Type,
-                                    text: (R) -> String, code: (R) -> Int32 = { _ in ExitCode.ok }) -> Int32 {
+                                    json: (R) -> R = { $0 }, text: (R) -> String, code: (R) -> Int32 = { _ in ExitCode.ok }) -> Int32 {
     do {
         let reply = try ask(request, socket: args.socket, as: type)
-        if args.json { printJSON(reply) } else { print(text(reply)) }
+        if args.json { printJSON(json(reply)) } else { print(text(reply)) }
         return code(reply)
     } catch { return report(error) }
 }

@@ -24,7 +24,11 @@ struct Status: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.status), args, as: StatusReport.self) { s in Status.text(s, gallery: s.gallery.flatMap(GalleryReplies.probe)) }
+        answer(ControlRequest(.status), args, as: StatusReport.self, json: { s in
+            var s = s
+            s.gallery = s.gallery.map(GalleryReplies.withHealth)
+            return s
+        }) { s in Status.text(s, gallery: s.gallery.flatMap(GalleryReplies.probe)) }
     }
 
     /// - Parameter gallery: what photobooth-gallery's `/health` answered (nil: not asked).

@@ -18,13 +18,7 @@ enum GalleryReplies {
     static func statusLine(_ s: GalleryStatus, _ probe: GalleryProbe.Answer?) -> String {
         guard s.enabled else { return "off (gallery.enabled = false)" }
         var line = s.urlBase.isEmpty ? "no URL (gallery.url_base is empty: no QR codes)" : s.urlBase
-        let health = GalleryProbe.healthURL(listen: s.listen, port: s.port)
-        switch probe {
-        case .answers(let body)?: line += "; photobooth-gallery answers (\(body))"
-        case let .status(code, body)?: line += "; photobooth-gallery answers \(code) at \(health): \(body)"
-        case .noAnswer(let why)?: line += "; photobooth-gallery does not answer at \(health): \(why) (systemctl status photobooth-gallery)"
-        case nil: break
-        }
+        if let words = healthWords(s, probe) { line += "; " + words }
         if let was = s.atStart {
             line += "; asked at gallery.port \(s.port) as the config file says now (\(was) at photoboothd's start; "
                 + "photobooth-gallery takes the file's at its restart)"
@@ -32,6 +26,25 @@ enum GalleryReplies {
         if let p = s.problem { line += "; the daemon runs without its gallery: \(p)" }
         if let served = s.served { line += "; \(served) pictures served, \(s.removed ?? 0) taken down" }
         return line
+    }
+
+    /// What `/health` answered (`probe`), in words: `photobooth-gallery answers (ok 12 pictures; sync to …)`;
+    /// nil when it was not asked.
+    static func healthWords(_ s: GalleryStatus, _ probe: GalleryProbe.Answer?) -> String? {
+        let health = GalleryProbe.healthURL(listen: s.listen, port: s.port)
+        switch probe {
+        case .answers(let body)?: return "photobooth-gallery answers (\(body))"
+        case let .status(code, body)?: return "photobooth-gallery answers \(code) at \(health): \(body)"
+        case .noAnswer(let why)?: return "photobooth-gallery does not answer at \(health): \(why) (systemctl status photobooth-gallery)"
+        case nil: return nil
+        }
+    }
+
+    /// `s` with ``GalleryStatus/health`` filled in from its `/health`, for `--json`.
+    @Sendable static func withHealth(_ s: GalleryStatus) -> GalleryStatus {
+        var s = s
+        s.health = healthWords(s, probe(s))
+        return s
     }
 
     static func answerText(_ a: GalleryAnswer, probe: Bool) -> String {
@@ -79,7 +92,11 @@ struct GalleryStatusCommand: Subcommand {
     let args: ParsedArguments
 
     func run() -> Int32 {
-        answer(ControlRequest(.gallery, action: "status"), args, as: GalleryAnswer.self) { GalleryReplies.answerText($0, probe: true) }
+        answer(ControlRequest(.gallery, action: "status"), args, as: GalleryAnswer.self, json: { a in
+            var a = a
+            a.status = GalleryReplies.withHealth(a.status)
+            return a
+        }) { GalleryReplies.answerText($0, probe: true) }
     }
 }
 

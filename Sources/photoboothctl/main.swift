@@ -23,8 +23,11 @@ let usage: String = {
         Commands:
 
         """
+    // The longest command's name and two spaces: a name is never cut into its summary.
+    var width = 0
+    for c in commands { width = max(width, c.name.count + 2) }
     for c in commands {
-        text += "  " + c.name.padding(toLength: 17, withPad: " ", startingAt: 0) + c.summary + "\n"
+        text += "  " + c.name.padding(toLength: width, withPad: " ", startingAt: 0) + c.summary + "\n"
     }
     text += """
 

@@ -34,7 +34,11 @@ func alertConditions(state: BoothState, storageRefusal: String?, freeBytes: UInt
         }
     }
     if let storageRefusal {
-        out["storage-low"] = storageRefusal
+        out["storage-low"] = "the booth takes no sessions: \(storageRefusal)"
+    } else if let freeBytes, minFreeBytes > 0, freeBytes < UInt64(minFreeBytes) {
+        // Below it already (the daemon's next look at the space refuses sessions): not "stops taking them".
+        out["storage-low"] = "\(freeBytes / 1_000_000) MB free for the photos, below storage.min_free (\(minFreeBytes / 1_000_000) MB): "
+            + "the booth takes no sessions until there is room"
     } else if let freeBytes, minFreeBytes > 0, freeBytes < 2 * UInt64(minFreeBytes) {
         out["storage-low"] = "\(freeBytes / 1_000_000) MB free for the photos; the booth stops taking them below "
             + "\(minFreeBytes / 1_000_000) MB (storage.min_free)"

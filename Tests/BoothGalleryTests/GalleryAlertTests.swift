@@ -2,6 +2,7 @@ import BoothCore
 import BoothGallery
 import BoothIndex
 import BoothPorts
+import BoothStorage
 import BoothTestSupport
 import Foundation
 import Glibc
@@ -45,7 +46,7 @@ private final class Listener {
 
 private func sender(_ one: OnePhoto, port: UInt16, intervalMilliseconds: Int64, log: LogRecorder) -> AlertSender {
     AlertSender(config: AlertSender.Config(url: "http://127.0.0.1:\(port)/hook", intervalMilliseconds: intervalMilliseconds,
-                                           cacheDir: "\(one.dir)/cache", booth: "booth-a",
+                                           cacheDir: "\(one.dir)/cache", stateDir: "\(one.dir)/state", booth: "booth-a",
                                            backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 50),
                 indexPath: "\(one.dir)/index.sqlite", log: log.logger())
 }
@@ -57,8 +58,9 @@ struct GalleryAlertTests {
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
         defer { one.remove() }
         try FileManager.default.createDirectory(atPath: "\(one.dir)/cache", withIntermediateDirectories: true)
-        // Recorded before the first start: not sent (the first start sends what comes after it).
+        // Begun and ended before the first start: not sent (the first start sends the conditions active then and what comes after it).
         try one.index.recordAlert("paper-low", active: true, message: "old news", at: 100)
+        try one.index.recordAlert("paper-low", active: false, message: "cleared (it was: old news)", at: 101)
         let port = try freePort()
         var listener = try Listener(dir: one.dir, port: port)
         let log = LogRecorder()
@@ -114,6 +116,91 @@ struct GalleryAlertTests {
         #expect(listener.posts[4].alerts.map(\.active) == [false])
         usleep(600_000)
         let ids = listener.posts.flatMap { $0.alerts.map(\.id) }
-        #expect(ids == Array(2...7), "each alert once, in order, the one before the first start not sent: \(ids)")
+        #expect(ids == Array(3...8), "each alert once, in order, the ones before the first start not sent: \(ids)")
+    }
+
+    @Test("the cursor lives in gallery.state: a first start announces the conditions active then; a change while the gallery is stopped and its cache emptied is still sent; an older gallery's cursor in the cache is moved there")
+    func cursorInStateAndFirstStart() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        try one.index.recordAlert("paper-low", active: true, message: "old news", at: 100)
+        try one.index.recordAlert("paper-low", active: false, message: "cleared (it was: old news)", at: 101)
+        try one.index.recordAlert("fault:storage", active: true, message: "the stick is gone", at: 102)
+        let port = try freePort()
+        let listener = try Listener(dir: one.dir, port: port)
+        defer { listener.stop() }
+        let log = LogRecorder()
+        var settings = Settings.defaults
+        settings.gallery.alertURL = "http://127.0.0.1:\(port)/hook"
+        settings.gallery.cache = "\(one.dir)/cache"
+        settings.gallery.state = "\(one.dir)/state"
+        func started() throws -> AlertSender {
+            for dir in [settings.gallery.cache, settings.gallery.state] {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            }
+            var config = AlertSender.Config(settings)
+            config.booth = "booth-a"
+            config.intervalMilliseconds = 100
+            config.backoff = SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400)
+            config.pollMilliseconds = 50
+            let s = AlertSender(config: config, indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+            #expect(s.start())
+            return s
+        }
+        // The first start, a fault active: it is announced (the ended paper-low is not).
+        var s = try started()
+        #expect(waitUntil { listener.posts.count == 1 }, "the active fault is not announced: \(log.all)")
+        #expect(listener.posts.first?.alerts.map(\.condition) == ["fault:storage"])
+        #expect(listener.posts.first?.text == "booth-a: fault:storage began: the stick is gone")
+        s.stop()
+
+        // Stopped: a fault begins; the cache is emptied. The next start sends it, and only it.
+        try one.index.recordAlert("fault:camera", active: true, message: "the camera is gone", at: 200)
+        try FileManager.default.removeItem(atPath: settings.gallery.cache)
+        s = try started()
+        #expect(waitUntil { listener.posts.count == 2 }, "the change recorded while stopped is lost: \(log.all)")
+        #expect(listener.posts.last?.alerts.map(\.condition) == ["fault:camera"])
+        usleep(400_000)
+        s.stop()
+        #expect(listener.posts.count == 2, "nothing sent twice")
+
+        // An older gallery's cursor (at the last alert sent) in the cache: moved to gallery.state, nothing sent twice.
+        try FileManager.default.removeItem(atPath: settings.gallery.state)
+        try AtomicFile.write(Array("4\n".utf8), to: "\(settings.gallery.cache)/alerts-cursor")
+        try one.index.recordAlert("fault:camera", active: false, message: "cleared (it was: the camera is gone)", at: 300)
+        s = try started()
+        defer { s.stop() }
+        #expect(waitUntil { listener.posts.count == 3 }, "\(log.all)")
+        #expect(listener.posts.last?.alerts.map(\.id) == [5])
+        #expect(waitUntil { access("\(settings.gallery.state)/alerts-cursor", F_OK) == 0 }, "the cursor is in gallery.state: \(log.all)")
+        #expect(access("\(settings.gallery.cache)/alerts-cursor", F_OK) != 0, "and no longer in the cache")
+        let ids = listener.posts.flatMap { $0.alerts.map(\.id) }
+        #expect(ids == [3, 4, 5], "each alert once: \(ids)")
+    }
+
+    @Test("the gallery's own alerts (sync-behind) go to the webhook with the daemon's, and are retried the same way")
+    func galleryOwnAlerts() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let port = try freePort()
+        let listener = try Listener(dir: one.dir, port: port)
+        defer { listener.stop() }
+        let log = LogRecorder()
+        let s = sender(one, port: port, intervalMilliseconds: 100, log: log)
+        #expect(s.start())
+        defer { s.stop() }
+        #expect(waitUntil { log.all.contains { $0.contains("the changes from now on") } }, "\(log.all)")
+        listener.failing = true
+        s.raise("sync-behind", active: true, message: "sync to dav:event behind for 10 min: 3 pictures not copied")
+        #expect(waitUntil { s.stats.failures >= 1 }, "\(log.all)")
+        listener.failing = false
+        #expect(waitUntil { listener.posts.count == 1 }, "\(log.all)")
+        #expect(listener.posts.first?.text == "booth-a: sync-behind began: sync to dav:event behind for 10 min: 3 pictures not copied")
+        try one.index.recordAlert("fault:camera", active: true, message: "gone", at: 200)
+        s.raise("sync-behind", active: false, message: "caught up")
+        #expect(waitUntil { listener.posts.count == 2 }, "\(log.all)")
+        #expect(listener.posts.last?.alerts.map(\.condition).sorted() == ["fault:camera", "sync-behind"])
+        usleep(400_000)
+        #expect(listener.posts.count == 2, "each once")
     }
 }

@@ -260,7 +260,7 @@ struct GalleryFilesTests {
         let cache = "\(one.dir)/cache", remote = "\(one.dir)/remote"
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         let log = LogRecorder()
-        let sync = GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: cache, photosDir: one.photos,
+        let sync = GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: cache, stateDir: cache, photosDir: one.photos,
                                                           backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
                                indexPath: "\(one.dir)/index.sqlite", log: log.logger())
         #expect(sync.start())

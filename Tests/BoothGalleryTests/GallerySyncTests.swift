@@ -6,6 +6,7 @@ import BoothStorage
 import BoothTestSupport
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 // gallery.sync_remote with the real rclone (Debian's): a local folder, and a WebDAV server on
@@ -41,7 +42,7 @@ private func contents(_ path: String) -> [UInt8]? { FileManager.default.contents
 private func makeSync(_ one: OnePhoto, remote: String, config: String = "/dev/null", log: LogRecorder) throws -> GallerySync {
     let cache = "\(one.dir)/cache"
     try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
-    return GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: config, cacheDir: cache, photosDir: one.photos,
+    return GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: config, cacheDir: cache, stateDir: "\(one.dir)/state", photosDir: one.photos,
                                                   backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
                        indexPath: "\(one.dir)/index.sqlite", log: log.logger())
 }
@@ -77,10 +78,10 @@ private final class WebDAVServer {
 
 @Suite("gallery.sync_remote: each picture copied once with the real rclone, deletions followed, an away remote caught up", .serialized)
 struct GallerySyncTests {
-    @Test("the backoff: 2 s, doubled after each failure, at most 5 min; a remote's destination names")
+    @Test("the backoff: 2 s, doubled after each failure, at most 30 s (a remote back is noticed within 30 s); a remote's destination names")
     func backoffAndNames() {
         let b = SyncBackoff()
-        #expect((1...10).map { b.delay(afterFailures: $0) } == [2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 300_000, 300_000])
+        #expect((1...7).map { b.delay(afterFailures: $0) } == [2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000])
         #expect(syncDestination(remote: "s3:photos/wedding", token: "abc") == "s3:photos/wedding/abc.jpg")
         #expect(syncDestination(remote: "s3:photos/wedding/", token: "abc") == "s3:photos/wedding/abc.jpg")
         #expect(syncDestination(remote: "drive:", token: "abc") == "drive:abc.jpg")
@@ -106,13 +107,142 @@ struct GallerySyncTests {
         #expect(log.all.contains { $0.contains("\(second.token).jpg deleted at \(remote) (taken down)") })
         sync.stop()
 
-        // The next start: the ledger in the cache says what the remote has; nothing is copied again.
+        // The next start: the ledger in gallery.state says what the remote has; nothing is copied again.
         let again = try makeSync(one, remote: remote, log: log)
         #expect(again.start())
         #expect(waitUntil { again.stats.passes >= 1 })
         #expect(again.stats.copied == 0 && again.stats.deleted == 0 && again.stats.pending == 0)
         again.stop()
         #expect(names(remote) == [one.token + ".jpg", third.token + ".jpg"].sorted())
+    }
+
+    @Test("the ledger lives in gallery.state: an older gallery's ledger in gallery.cache is moved there; the cache emptied while the gallery is stopped, a picture taken down meanwhile is still deleted at the remote")
+    func ledgerInState() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let second = try addPicture(one, session: 2)
+        let remote = "\(one.dir)/remote"
+        let log = LogRecorder()
+        var settings = Settings.defaults
+        settings.gallery.syncRemote = remote
+        settings.gallery.syncConfig = "/dev/null"
+        settings.gallery.cache = "\(one.dir)/cache"
+        settings.gallery.state = "\(one.dir)/state"
+        settings.storage.dir = one.photos
+        func started() throws -> GallerySync {
+            for dir in [settings.gallery.cache, settings.gallery.state] {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            }
+            var config = GallerySync.Config(settings)
+            config.backoff = SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400)
+            config.pollMilliseconds = 100
+            let sync = GallerySync(config: config, indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+            #expect(sync.start())
+            return sync
+        }
+        // An older gallery copied both pictures and kept its ledger in the cache: the upgrade moves it, copies nothing again.
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: settings.gallery.cache, withIntermediateDirectories: true)
+        try AtomicFile.write(one.jpeg, to: "\(remote)/\(one.token).jpg")
+        try AtomicFile.write(try #require(contents(second.path)), to: "\(remote)/\(second.token).jpg")
+        do {
+            let old = try SyncLedger(path: "\(settings.gallery.cache)/sync.sqlite")
+            try old.recordCopied(one.token, to: remote, at: 100)
+            try old.recordCopied(second.token, to: remote, at: 100)
+        }
+        var sync = try started()
+        #expect(waitUntil { sync.stats.passes >= 1 }, "\(log.all)")
+        #expect(sync.stats.copied == 0 && sync.stats.pending == 0, "nothing copied again: \(sync.stats)")
+        sync.stop()
+        #expect(access("\(settings.gallery.state)/sync.sqlite", F_OK) == 0, "the ledger is in gallery.state: \(log.all)")
+        #expect(access("\(settings.gallery.cache)/sync.sqlite", F_OK) != 0, "and no longer in the cache")
+
+        // Stopped: the second picture taken down, the cache emptied. The next start deletes it at the remote.
+        #expect(try one.index.remove(token: second.token, at: 900))
+        try FileManager.default.removeItem(atPath: settings.gallery.cache)
+        sync = try started()
+        defer { sync.stop() }
+        #expect(waitUntil { !names(remote).contains(second.token + ".jpg") }, "the taken-down picture stays at the remote: \(log.all)")
+        #expect(names(remote) == [one.token + ".jpg"])
+        #expect(sync.stats.copied == 0, "\(sync.stats)")
+    }
+
+    @Test("a remote that goes away: the true backlog (pictures not copied, removals not done), the last error and the last success in /health as photoboothctl asks it; an alert once it waits past gallery.sync_alert, another once it clears")
+    func visibleBacklog() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let second = try addPicture(one, session: 2)
+        let remote = "\(one.dir)/remote"
+        let log = LogRecorder()
+        let alerts = Mutex<[(active: Bool, message: String)]>([])
+        try FileManager.default.createDirectory(atPath: "\(one.dir)/cache", withIntermediateDirectories: true)
+        var config = GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: "\(one.dir)/cache", stateDir: "\(one.dir)/state",
+                                        photosDir: one.photos, backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100)
+        config.alertAfterMilliseconds = 3000
+        func started() -> GallerySync {
+            let sync = GallerySync(config: config, indexPath: "\(one.dir)/index.sqlite", log: log.logger(),
+                                   alert: { active, message in alerts.withLock { $0.append((active, message)) } })
+            #expect(sync.start())
+            return sync
+        }
+        let server = GalleryServer(config: GalleryServer.Config(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try one.reader(), log: log.logger())
+        let current = Mutex<GallerySync?>(nil)
+        server.setHealthDetail { current.withLock { $0 }?.healthText() }
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let health = GalleryProbe.healthURL(listen: "127.0.0.1", port: Int(port))
+        func healthBody() -> String {
+            if case let .answers(body) = GalleryProbe.ask(health) { return body }
+            Issue.record("/health did not answer 200")
+            return ""
+        }
+
+        var sync = started()
+        current.withLock { $0 = sync }
+        #expect(waitUntil { names(remote).count == 2 && sync.stats.pending == 0 }, "\(log.all)")
+        let calm = healthBody()
+        #expect(calm.hasPrefix("ok 2 pictures; sync to \(remote): caught up, last success "), "\(calm)")
+        sync.stop()
+
+        // While the gallery is stopped, the remote goes away (a file where its folder was), two pictures come
+        // and one is taken down: the first failure counts all three.
+        try FileManager.default.removeItem(atPath: remote)
+        try AtomicFile.write([0], to: remote)
+        try addPicture(one, session: 3)
+        try addPicture(one, session: 4)
+        #expect(try one.index.remove(token: second.token, at: 900))
+        sync = started()
+        current.withLock { $0 = sync }
+        defer { sync.stop() }
+        #expect(waitUntil { sync.stats.failures >= 2 }, "\(log.all)")
+        #expect(sync.stats.pending == 2 && sync.stats.pendingRemovals == 1, "\(sync.stats)")
+        #expect(log.all.contains { $0.contains("2 pictures not copied and 1 removal not done yet") }, "the true backlog logged: \(log.all)")
+        let behind = healthBody()
+        #expect(behind.hasPrefix("ok 3 pictures; sync to \(remote): behind since "), "\(behind)")
+        #expect(behind.contains("2 pictures not copied, 1 removal not done"), "\(behind)")
+        #expect(behind.contains("; last error: "), "\(behind)")
+        #expect(behind.contains("; last success: none since the start"), "\(behind)")
+        #expect(alerts.withLock { $0.isEmpty }, "not before gallery.sync_alert")
+
+        // Past gallery.sync_alert (3 s here): one alert, with the backlog.
+        #expect(waitUntil { alerts.withLock { $0.count } == 1 }, "\(log.all)")
+        let began = try #require(alerts.withLock { $0.first })
+        #expect(began.active)
+        #expect(began.message.contains("2 pictures not copied, 1 removal not done"), "\(began.message)")
+        usleep(500_000)
+        #expect(alerts.withLock { $0.count } == 1, "once")
+
+        // The remote back (an empty folder again): the two waiting pictures arrive, the removal is done, one
+        // alert that it cleared, /health says so.
+        try FileManager.default.removeItem(atPath: remote)
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        #expect(waitUntil { sync.stats.pending == 0 && sync.stats.pendingRemovals == 0 && names(remote).count == 2 }, "\(sync.stats) \(log.all)")
+        #expect(waitUntil { alerts.withLock { $0.count } == 2 }, "\(log.all)")
+        #expect(alerts.withLock { $0.last?.active } == false)
+        #expect(healthBody().hasPrefix("ok 3 pictures; sync to \(remote): caught up, last success "))
     }
 
     @Test("a picture whose file is gone (a cancelled series' capture) holds no other: not copied, and deleted at the remote; a copy removed there by hand, then taken down, is no failure")
@@ -154,7 +284,7 @@ struct GallerySyncTests {
         #expect(waitUntil { sync.stats.failures >= 3 }, "\(log.all)")
         #expect(sync.stats.copied == 0 && sync.stats.pending == 2)
         #expect(sync.stats.lastError?.contains("rclone exited") == true, "\(String(describing: sync.stats.lastError))")
-        #expect(log.all.filter { $0.contains("not copied yet, kept here and tried again with backoff") }.count == 1, "said once: \(log.all)")
+        #expect(log.all.filter { $0.contains("not done yet, kept here and tried again with backoff") }.count == 1, "said once: \(log.all)")
 
         var server = try WebDAVServer(folder: served, port: port)
         #expect(waitUntil { names("\(served)/event").count == 2 && sync.stats.pending == 0 }, "\(log.all)")

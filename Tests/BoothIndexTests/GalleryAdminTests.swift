@@ -171,6 +171,24 @@ struct GalleryAdminTests {
         #expect(throws: GalleryFailure.self) { try viaLink.answer(action: "url", picture: "\(b.dir)/elsewhere/\(name)", deleteFile: false, uid: 0).get() }
     }
 
+    @Test("a photos folder not made yet (a fresh start) has no id and no warning; its id is made with the folder, the same after")
+    func freshFolderIDWithoutWarning() throws {
+        var template = Array("/tmp/photobooth-ids-XXXXXX".utf8CString)
+        let dir = try #require(template.withUnsafeMutableBufferPointer { $0.baseAddress.flatMap(mkdtemp).map { String(cString: $0) } })
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = LogRecorder()
+        let folders = StorageIDs(log: log.logger())
+        #expect(folders.id(of: "\(dir)/photos") == "")
+        #expect(folders.id(of: "\(dir)/photos") == "")
+        #expect(log.all.isEmpty, "a missing folder at start is normal: \(log.all)")
+        try makeDirectories("\(dir)/photos")
+        let made = folders.id(of: "\(dir)/photos")
+        #expect(made.count == 32)
+        #expect(String(decoding: try AtomicFile.read("\(dir)/photos/\(StorageIDs.fileName)"), as: UTF8.self) == made)
+        #expect(StorageIDs(log: log.logger()).id(of: "\(dir)/photos") == made)
+        #expect(log.all.isEmpty, "\(log.all)")
+    }
+
     @Test("the gallery off, or not set up, answers unavailable with why")
     func unavailable() throws {
         var s = Settings.defaults

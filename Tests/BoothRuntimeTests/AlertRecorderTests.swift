@@ -35,7 +35,10 @@ struct AlertRecorderTests {
         let storage = alertConditions(state: .idle, storageRefusal: nil, freeBytes: 300_000_000, minFreeBytes: 200_000_000, printMode: .off, printer: printer())
         #expect(storage == ["storage-low": "300 MB free for the photos; the booth stops taking them below 200 MB (storage.min_free)"])
         let refused = alertConditions(state: .idle, storageRefusal: "Storage full", freeBytes: 100, minFreeBytes: 200_000_000, printMode: .off, printer: printer())
-        #expect(refused == ["storage-low": "Storage full"])
+        #expect(refused == ["storage-low": "the booth takes no sessions: Storage full"])
+        // Below storage.min_free before the daemon's next look: it has stopped already, the words say so.
+        let below = alertConditions(state: .idle, storageRefusal: nil, freeBytes: 100_000_000, minFreeBytes: 200_000_000, printMode: .off, printer: printer())
+        #expect(below == ["storage-low": "100 MB free for the photos, below storage.min_free (200 MB): the booth takes no sessions until there is room"])
         let battery = alertConditions(state: .idle, storageRefusal: nil, freeBytes: nil, minFreeBytes: 0, printMode: .off, printer: printer(), batteryPercent: 18)
         #expect(battery == ["camera-battery-low": "the camera's battery is at 18%: charge it or put the mains adapter on"])
         #expect(alertConditions(state: .idle, storageRefusal: nil, freeBytes: nil, minFreeBytes: 0, printMode: .off, printer: printer(), batteryPercent: 21).isEmpty)

@@ -60,4 +60,27 @@ struct IdleCodeTests {
         guard case .accepted = booth.runtime.requestReload() else { Issue.record("reload refused"); return }
         #expect(await eventually { booth.display.lastContent?.wifi == "WIFI:T:WPA;S:Booth 2;P:smile-please;;" }, "\(booth.logText)")
     }
+
+    @Test("the default gallery.idle_code: the last picture's code leaves the idle screen 30 s after its review, before the next guest walks up")
+    func defaultIdleCodeIsShort() async throws {
+        let dir = makeTempDir("idle-code-default"); defer { removeTree(dir) }
+        var settings = seriesSettings(dir: dir, shots: 1)
+        settings.print.mode = .off
+        settings.gallery.idleCodeMilliseconds = Settings.defaults.gallery.idleCodeMilliseconds
+        var options = RuntimeOptions()
+        options.pictureLink = { path, _ in "http://10.42.0.1:8080/p/" + fileName(path).replacingOccurrences(of: ".jpg", with: "") }
+        let clock = ManualClock.startingNow()
+        let booth = TestBooth(settings, options: options, clock: clock)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await eventually { booth.state.isIdle && booth.camera.isStreaming }, "\(booth.logText)")
+        booth.button.press()
+        #expect(await booth.finishSession(completed: 1, inReview: { booth.display.lastContent?.link != nil }), "\(booth.logText)")
+        let link = booth.display.lastContent?.link
+        #expect(link != nil, "a guest who missed the review can still scan it for a moment")
+        #expect(await booth.advance(milliseconds: 25_000, stepMilliseconds: 1000))
+        #expect(booth.display.lastContent?.link == link, "still there 25 s after the review")
+        #expect(await booth.advance(milliseconds: 6_000, stepMilliseconds: 1000))
+        #expect(booth.display.lastContent?.link == nil, "gone 30 s after the review: the next guest cannot scan it")
+    }
 }

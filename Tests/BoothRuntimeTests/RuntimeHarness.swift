@@ -200,10 +200,12 @@ final class TestBooth: Sendable {
     ///   - offeredSizes: the only sizes the simulated camera offers (nil: any).
     ///   - clock: the booth's clock, its camera's and its button's (``ManualClock/startingNow()``); nil:
     ///     the real one.
+    ///   - photoStorage: the photos directory's store (nil: the daemon's ``PhotoStore``).
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
          led: (@Sendable (Settings) -> (any LEDDevice)?)? = nil, opensLED: Bool = true,
          cameraName: String = "sim-test-camera", offeredSizes: [FrameSize]? = nil,
-         options: RuntimeOptions = RuntimeOptions(), reloaded: ReloadSource? = nil, clock: ManualClock? = nil) {
+         options: RuntimeOptions = RuntimeOptions(), reloaded: ReloadSource? = nil, clock: ManualClock? = nil,
+         photoStorage: (@Sendable (Settings.Storage) -> any PhotoStorage)? = nil) {
         self.settings = settings
         self.clock = clock
         button = FakeButton(clock: clock ?? SystemClock())
@@ -213,7 +215,7 @@ final class TestBooth: Sendable {
         let log = logs.logger(threshold: .debug)
         let fake = self.button
         let display = self.display
-        let factory = DeviceFactory(
+        var factory = DeviceFactory(
             camera: { _ in camera },
             button: { _ in custom ?? fake },
             led: { s in led?(s) },
@@ -223,6 +225,7 @@ final class TestBooth: Sendable {
                 return sinks
             },
             opensLED: opensLED)
+        if let photoStorage { factory.photoStorage = photoStorage }
         runtime = BoothRuntime(settings: settings, options: options, factory: factory, clock: clock ?? SystemClock(), log: log,
                                reloader: { .success(reloaded?.settings.withLock { $0 } ?? settings) })
     }

@@ -188,7 +188,8 @@ synced() { find /run/dav/event -name '*.jpg' | wc -l; }
 wait_for 60 "the $SERVED pictures served copied to dav:event" sh -c "[ \$(find /run/dav/event -name '*.jpg' | wc -l) -ge $SERVED ]"
 cmp "/run/dav/event/$TOKEN.jpg" "/var/lib/photobooth/photos/$REL" || fail "the synced copy of $REL differs"
 assert_eq "$(synced)" "$SERVED" "pictures at the WebDAV remote"
-ls -a /var/cache/photobooth-gallery | grep -q '^sync.sqlite$' || fail "no sync ledger in the gallery's cache"
+ls -a /var/lib/photobooth-gallery | grep -q '^sync.sqlite$' || fail "no sync ledger in the gallery's state folder (gallery.state)"
+if ls -a /var/cache/photobooth-gallery | grep -q '^sync.sqlite$'; then fail "a sync ledger in the gallery's cache (safe to empty: it belongs in gallery.state)"; fi
 log "$(journalctl -u photobooth-gallery --no-pager -o cat | grep -m1 'sync: each picture is copied')"
 kill "$DAV" 2>/dev/null; wait "$DAV" 2>/dev/null || true
 # Alerts under the unit: photoboothctl gallery test-alert, recorded by the daemon, POSTed by the gallery's

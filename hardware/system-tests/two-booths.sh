@@ -46,6 +46,7 @@ public_url = http://127.0.0.1:$public/{token}.jpg
 sync_remote = $event
 sync_config = /dev/null
 cache = $work/$booth/cache
+state = $work/$booth/state
 EOF
 done
 

@@ -38,7 +38,8 @@ extension Settings {
         public var expiryMilliseconds: Int? = nil
         /// `gallery.idle_code`: how long the last picture's QR code stays on the idle screen after its
         /// review (until the next session at the latest), in milliseconds; nil (`off`): not shown there.
-        public var idleCodeMilliseconds: Int? = 300_000
+        /// Short by default: the next guest can scan it too.
+        public var idleCodeMilliseconds: Int? = 30_000
         /// `gallery.list`: `/` lists every picture served, newest first, with thumbnails, paged.
         public var list = false
         /// `gallery.slideshow`: `/live` shows each new picture as it is saved, and recent ones in between.
@@ -54,7 +55,8 @@ extension Settings {
         public var pinText = ""
         /// `gallery.list_text`: the list's heading.
         public var listText = ""
-        /// `gallery.cache`: the folder the gallery keeps its thumbnails in (its own; not the photos').
+        /// `gallery.cache`: the gallery's folder for what it can make again (thumbnails, rclone's HOME and
+        /// cache; its own, not the photos'); safe to empty.
         public var cache = ""
         /// `gallery.state`: the gallery's own folder for what must survive a restart and must not be
         /// emptied (the sync ledger, the alerts' cursor, the PIN cookie's key); `gallery.cache` holds
@@ -64,6 +66,9 @@ extension Settings {
         public var publicURL = ""
         /// `gallery.sync_remote`: rclone's destination (`REMOTE:path` or an absolute folder); empty: no sync.
         public var syncRemote = ""
+        /// `gallery.sync_alert`: the `sync-behind` alert once the sync's backlog has waited this long, in
+        /// milliseconds; nil (`off`): none.
+        public var syncAlertMilliseconds: Int? = 600_000
         /// `gallery.sync_config`: rclone's config file.
         public var syncConfig = ""
         /// `gallery.alert_url`: the operator's webhook (http or https); empty: no alerts.

@@ -120,10 +120,12 @@ extension BoothRuntime {
         supervisor.update(state: currentState, status: serviceStatusText(), at: clock.now())
     }
 
-    /// The main loop's tick (on the loop's thread): removable media, then the watchdog.
+    /// The main loop's tick (on the loop's thread): removable media, the free space (on the storage
+    /// thread, every ``StorageWorker/freeSpaceCheckMilliseconds``), then the watchdog.
     func tick() {
         retryLEDIfDue()
         expireIdleCode()
+        storage.checkFreeSpaceIfDue(now: clock.now())
         state.withLock { $0.button }?.tick(now: clock.now())
         let problem = storage.mountProblem()
         if supervisor.shouldPostMountFault(problem), let problem {
