@@ -106,6 +106,14 @@ public final class GalleryServer: Sendable {
         public var closedForNewcomer = 0
         /// Connections closed because their request had not arrived whole within `gallery.timeout`.
         public var closedSlowRequests = 0
+
+        /// The limits' counters from the server (`pb_http_counts`).
+        mutating func counted(_ c: pb_http_counters) {
+            refusedPerClient = Int(c.refused_per_client)
+            refusedFull = Int(c.refused_full)
+            closedForNewcomer = Int(c.closed_for_newcomer)
+            closedSlowRequests = Int(c.closed_slow)
+        }
     }
 
     let config: Config
@@ -212,6 +220,12 @@ public final class GalleryServer: Sendable {
         // Held slideshow requests are answered first: libmicrohttpd does not stop with connections suspended.
         live.stop()
         let server = handle.withLock { h -> OpaquePointer? in defer { h.server = nil }; return h.server }
+        if let server {
+            // The limits' counters outlive the server (its last words in the log).
+            var c = pb_http_counters()
+            pb_http_counts(server, &c)
+            stats.withLock { $0.counted(c) }
+        }
         pb_http_stop(server)
     }
 
@@ -223,12 +237,12 @@ public final class GalleryServer: Sendable {
     /// The counters now (any thread).
     public var currentStats: Stats {
         var s = stats.withLock { $0 }
-        var c = pb_http_counters()
-        handle.withLock { pb_http_counts($0.server, &c) }
-        s.refusedPerClient = Int(c.refused_per_client)
-        s.refusedFull = Int(c.refused_full)
-        s.closedForNewcomer = Int(c.closed_for_newcomer)
-        s.closedSlowRequests = Int(c.closed_slow)
+        handle.withLock { h in
+            guard let server = h.server else { return }
+            var c = pb_http_counters()
+            pb_http_counts(server, &c)
+            s.counted(c)
+        }
         return s
     }
 
