@@ -104,7 +104,8 @@ public final class GalleryServer: Sendable {
         /// Connections closed while waiting for a request, the oldest first, to let a new one in at
         /// `gallery.max_connections`.
         public var closedForNewcomer = 0
-        /// Connections closed because their request had not arrived whole within `gallery.timeout`.
+        /// Connections closed because no whole request arrived within `gallery.timeout` of their start
+        /// or previous answer (idle, or trickling in).
         public var closedSlowRequests = 0
 
         /// The limits' counters from the server (`pb_http_counts`).
@@ -279,7 +280,7 @@ public final class GalleryServer: Sendable {
         let (maxConnections, perClient) = limits.withLock { $0 }
         return "; connections refused: \(s.refusedPerClient) past gallery.connections_per_client (\(perClient)), "
             + "\(s.refusedFull) past gallery.max_connections (\(maxConnections)); closed: \(s.closedForNewcomer) waiting "
-            + "at max_connections for a newcomer, \(s.closedSlowRequests) whose request took longer than gallery.timeout"
+            + "at max_connections for a newcomer, \(s.closedSlowRequests) without a whole request within gallery.timeout"
     }
 
     /// One request; false closes the connection.
