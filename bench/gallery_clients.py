@@ -5,7 +5,7 @@ and the gallery's default gallery.connections_per_client (8) refuses most of wrk
 CLIENTS clients, each on its own loopback address (FIRST, FIRST+1, ...: the whole 127/8 is loopback
 on Linux) with one keep-alive connection, each asking for the next of the tokens (its own
 starting point) as soon as its previous answer has arrived whole (a closed loop, as wrk's). One
-thread, asyncio protocols (no copies of the bodies). Run it pinned to a core (taskset).
+thread, asyncio buffered protocols (the bodies counted in place, not copied). Run it pinned to a core (taskset).
 Prints one line "GALLERY_JSON {...}" as bench/gallery.lua does (latencies in microseconds), with
 "addresses", "refused" (connections closed before their answer) and "reconnects".
 """
@@ -24,18 +24,21 @@ def pct(values, p):
     return s[max(0, min(len(s) - 1, math.ceil(p / 100 * len(s)) - 1))] if s else 0
 
 
-class Client(asyncio.Protocol):
+class Client(asyncio.BufferedProtocol):
     """One connection: one request at a time; the answer's status line, headers and
-    Content-Length bytes are counted, not kept."""
+    Content-Length bytes are counted, not kept (read into one buffer of its own)."""
 
     def __init__(self, run, first):
         self.run = run
         self.i = first
-        self.buffer = bytearray()
+        self.buffer = bytearray(256 * 1024)
+        self.view = memoryview(self.buffer)
+        self.head = bytearray()
         self.remaining = None       # body bytes still to come; None while the headers come
         self.closed = asyncio.get_running_loop().create_future()
         self.transport = None
         self.sent = 0.0
+        self.status = 0
 
     def connection_made(self, transport):
         self.transport = transport
@@ -47,28 +50,32 @@ class Client(asyncio.Protocol):
         self.sent = time.perf_counter()
         self.transport.write(f"GET {r.prefix}{r.tokens[self.i]}{r.suffix} HTTP/1.1\r\nHost: booth\r\n\r\n".encode())
 
-    def data_received(self, data):
+    def get_buffer(self, sizehint):
+        return self.view
+
+    def buffer_updated(self, nbytes):
         r = self.run
-        while data:
+        at = 0
+        while at < nbytes:
             if self.remaining is None:
-                self.buffer += data
-                end = self.buffer.find(b"\r\n\r\n")
+                self.head += self.view[at:nbytes]
+                end = self.head.find(b"\r\n\r\n")
                 if end < 0:
                     return
-                head = bytes(self.buffer[:end]).decode("latin-1").split("\r\n")
-                data = bytes(self.buffer[end + 4:])
-                self.buffer.clear()
-                self.status = int(head[0].split(" ")[1])
+                lines = bytes(self.head[:end]).decode("latin-1").split("\r\n")
+                at = nbytes - (len(self.head) - end - 4)
+                self.head.clear()
+                self.status = int(lines[0].split(" ")[1])
                 length = 0
-                for h in head[1:]:
+                for h in lines[1:]:
                     k, _, v = h.partition(":")
                     if k.strip().lower() == "content-length":
                         length = int(v)
                 self.remaining = length
-            n = min(self.remaining, len(data))
+            n = min(self.remaining, nbytes - at)
             self.remaining -= n
             r.bytes += n
-            data = data[n:]
+            at += n
             if self.remaining == 0:
                 self.remaining = None
                 if r.measuring:
