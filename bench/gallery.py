@@ -20,6 +20,10 @@
    new tokens while the gallery runs) and the picture and download cases again; then by that
    photo with a camera's Exif segment (serial number, owner, GPS, maker note), which the gallery
    serves without those fields through libmicrohttpd's callback instead of sendfile.
+2b. At the defaults (gallery.connections_per_client 8, gallery.max_connections 256; the wrk cases
+   above raise both, since wrk's clients share one address): the gallery started again with them,
+   and ADDRESSES clients from as many loopback addresses (bench/gallery_clients.py on core 1) ask
+   for the page and the picture. --only-defaults runs just this (and the booth it needs).
 Each wrk case runs ROUNDS times, the cases in turn, and the median round is reported.
 The gallery's VmRSS and VmHWM (/proc/PID/status), threads and open descriptors after each step.
 """
@@ -197,15 +201,19 @@ max_connections = {min(1000, max(64, args.connections + 8))}
         db.close()
         return tokens, total
 
-    def start_gallery(self):
-        self.gallery_log = open(os.path.join(self.root, "gallery.log"), "w+")
+    def start_gallery(self, *settings):
+        """settings: more of --set's NAME=VALUE (the defaults' case)."""
+        self.gallery_log = open(os.path.join(self.root, "gallery.log"), "a+")
         self.gallery = subprocess.Popen(["taskset", "-c", "0", self.bin("photobooth-gallery"), "--config", self.conf,
                                          "--set", "gallery.listen=127.0.0.1", "--port", "0",
-                                         "--set", "gallery.list=true", "--set", f"gallery.cache={self.cache}"],
+                                         "--set", "gallery.list=true", "--set", f"gallery.cache={self.cache}"]
+                                        + [a for kv in settings for a in ("--set", kv)],
                                         stdin=subprocess.DEVNULL, stdout=self.gallery_log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
+        start = self.gallery_log.tell()
         while time.monotonic() < deadline:
             with open(self.gallery_log.name) as f:
+                f.seek(start)
                 m = re.search(r"listening on [0-9.]+:(\d+)", f.read())
             if m:
                 self.port = int(m.group(1))
@@ -294,13 +302,12 @@ def spot_check(booth, token, path, stripped=False):
     return len(b)
 
 
-LIMIT = "Server reached connection limit"
-
-
 def limit_closes(booth):
-    """How many inbound connections libmicrohttpd closed at gallery.max_connections so far (its log)."""
-    with open(booth.gallery_log.name) as f:
-        return f.read().count(LIMIT)
+    """How many connections the gallery refused or closed at its limits so far (its /health: refused
+    past connections_per_client or max_connections, closed waiting for a request to let a new one in)."""
+    _, _, body = get(booth.port, "/health")
+    text = body.decode()
+    return sum(int(n) for n in re.findall(r"(\d+) past gallery\.", text) + re.findall(r"(\d+) waiting at max_connections", text))
 
 
 def settle(booth, timeout=10):
@@ -344,6 +351,34 @@ def wrk(booth, tokens_file, suffix, seconds, connections, until=None, env=None):
     # What the rest of the machine used of the two cores (other processes, interrupts), in cores.
     r["others"] = max(0.0, sum(r["cores"]) - r["gallery_cpu"] - r["wrk_cpu"])
     return r
+
+
+def clients(booth, tokens_file, suffix, seconds, addresses):
+    """One run of bench/gallery_clients.py on core 1: ADDRESSES clients, each from its own loopback
+    address (127.0.0.2 on), a keep-alive connection each; the figures as wrk()'s."""
+    cmd = ["taskset", "-c", "1", sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gallery_clients.py"),
+           "--port", str(booth.port), "--tokens", tokens_file, "--suffix", suffix, "--seconds", str(seconds),
+           "--clients", str(addresses), "--warmup", "1"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    closed0 = limit_closes(booth)
+    cores0, cpu0, t0 = core_times(), cpu_seconds(booth.gallery.pid), time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=seconds + 60)
+    cores1, cpu1, t1 = core_times(), cpu_seconds(booth.gallery.pid), time.monotonic()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    line = next((l for l in p.stdout.splitlines() if l.startswith("GALLERY_JSON ")), None)
+    if p.returncode != 0 or line is None:
+        raise SystemExit(f"gallery_clients.py exited {p.returncode}:\n" + p.stdout)
+    r = json.loads(line[len("GALLERY_JSON "):])
+    r["limit_closed"] = limit_closes(booth) - closed0
+    r["gallery_cpu"] = (cpu1 - cpu0) / (t1 - t0)
+    r["wrk_cpu"] = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (t1 - t0)
+    r["cores"] = [(b1 - b0) / max(1, n1 - n0) for (b0, n0), (b1, n1) in zip(cores0, cores1)]
+    r["others"] = max(0.0, sum(r["cores"]) - r["gallery_cpu"] - r["wrk_cpu"])
+    r["connect"] += r["refused"]
+    return r
+
+
+DEFAULTS = ("gallery.connections_per_client=8", "gallery.max_connections=256")
 
 
 class Watcher:
@@ -541,6 +576,30 @@ def list_pages(booth, page_size):
     return total, pages
 
 
+class Done(Exception):
+    """--only-defaults: the rest is left out."""
+
+
+def defaults_report(args, cases, p):
+    p(f"At the defaults (gallery.connections_per_client 8, gallery.max_connections 256), photobooth-gallery pinned to core 0: "
+      f"{args.addresses} clients from as many loopback addresses (127.0.0.2 on; bench/gallery_clients.py, one asyncio "
+      f"thread on core 1, a keep-alive connection each, the next request when the answer is whole), {args.seconds} s a run "
+      f"after a warm-up run of each and 1 s of warm-up in each, {args.rounds} rounds, the round of the median p99 (every round's p99 in brackets):")
+    p("")
+    p("| request | file | requests/s | p50 ms | p90 ms | p99 ms (rounds) | max ms | errors | gallery CPU per request | CPU: gallery, clients, rest |")
+    p("|---|---|---|---|---|---|---|---|---|---|")
+    for r in cases:
+        secs = r["duration_us"] / 1e6
+        detail = ", ".join([f"{r['connect']} connections refused or lost"] if r["connect"] else []
+                           + ([f"{r['status']} not 200"] if r["status"] else [])
+                           + ([f"{r['limit_closed']} closed by the gallery at its limits"] if r["limit_closed"] else []))
+        p(f"| {r['label']} | {r['file']} | {r['requests'] / secs:.0f} | {r['p50'] / 1000:.2f} | {r['p90'] / 1000:.2f} | "
+          f"{r['p99'] / 1000:.2f} ({', '.join(f'{x / 1000:.1f}' for x in r['p99s'])}) | {r['max'] / 1000:.1f} | "
+          f"{r['all_errors']}{' (' + detail + ')' if detail else ''} | {r['gallery_cpu'] * secs / max(1, r['requests']) * 1e6:.0f} µs | "
+          f"{r['gallery_cpu'] * 100:.0f}%, {r['wrk_cpu'] * 100:.0f}%, {r['others'] * 100:.0f}% |")
+    p("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="folder of photoboothd and photobooth-gallery (release)")
@@ -558,6 +617,8 @@ def main():
     ap.add_argument("--page-size", type=int, default=60, help="gallery.page_size (the gallery's default)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     ap.add_argument("--build", default="release build", help="what the binaries are, for the report")
+    ap.add_argument("--addresses", type=int, default=50, help="clients (one loopback address each) of the defaults' case")
+    ap.add_argument("--only-defaults", action="store_true", help="only the defaults' case (page and picture from ADDRESSES addresses)")
     args = ap.parse_args()
     if os.cpu_count() < 2:
         raise SystemExit("bench/run gallery needs 2 cores (the gallery on core 0, wrk on core 1)")
@@ -578,6 +639,7 @@ def main():
     load_start = loadavg()
     rss = []
     cases = []
+    defaults_cases = []
     thumbs = []
     out = []
     try:
@@ -628,8 +690,41 @@ def main():
             rss.append((f"after {', '.join(k[0].split()[0] for k in kinds)}{rss_label}", proc_status(booth.gallery.pid)))
 
         mean_small = statistics.mean(sizes)
-        run_cases((("page /p/TOKEN", ""), ("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")),
-                  f"{mean_small / 1000:.0f} KB mean", "")
+        if not args.only_defaults:
+            run_cases((("page /p/TOKEN", ""), ("picture /p/TOKEN.jpg", ".jpg"), ("download /p/TOKEN/download", "/download")),
+                      f"{mean_small / 1000:.0f} KB mean", "")
+
+        # At the defaults, the clients from ADDRESSES loopback addresses.
+        booth.stop_gallery()
+        booth.start_gallery(*DEFAULTS)
+        time.sleep(1)
+        booth.idle_fds = proc_status(booth.gallery.pid)["fds"]
+        runs = {"": [], ".jpg": []}
+        for suffix in runs:
+            say(f"{args.addresses} addresses at the defaults: {'page' if suffix == '' else 'picture'} (warm-up)")
+            clients(booth, tokens_file, suffix, 2, args.addresses)
+            settle(booth)
+        for n in range(args.rounds):
+            for suffix, rs in runs.items():
+                say(f"{args.addresses} addresses at the defaults: {'page' if suffix == '' else 'picture'}, round {n + 1} of {args.rounds}")
+                rs.append(clients(booth, tokens_file, suffix, args.seconds, args.addresses))
+                settle(booth)
+        for suffix, rs in runs.items():
+            ordered = sorted(rs, key=lambda r: r["p99"])
+            r = dict(ordered[(len(ordered) - 1) // 2])
+            r["label"] = ("page /p/TOKEN" if suffix == "" else "picture /p/TOKEN.jpg") + f", {args.addresses} addresses, defaults"
+            r["file"] = "HTML" if suffix == "" else f"{mean_small / 1000:.0f} KB mean"
+            r["p99s"] = [x["p99"] for x in rs]
+            r["all_errors"] = sum(x["connect"] + x["status"] for x in rs)
+            r["limit_closed"] = sum(x["limit_closed"] for x in rs)
+            defaults_cases.append(r)
+        rss.append((f"after the defaults' case", proc_status(booth.gallery.pid)))
+        booth.stop_gallery()
+        if args.only_defaults:
+            raise Done()
+        booth.start_gallery()
+        time.sleep(1)
+        booth.idle_fds = proc_status(booth.gallery.pid)["fds"]
 
         # The list and its thumbnails.
         listed, pages = list_pages(booth, args.page_size)
@@ -713,6 +808,8 @@ def main():
         time.sleep(1)
         rss.append(("idle again (1.5 s later)", proc_status(booth.gallery.pid)))
         gallery_log = booth.stop_gallery()
+    except Done:
+        gallery_log = booth.stop_gallery()
     except BaseException:
         for name in sorted(os.listdir(root)):
             if name.endswith(".log"):
@@ -729,6 +826,13 @@ def main():
     # The report.
     load_end = loadavg()
     p = out.append
+    if args.only_defaults:
+        p(f"bench/run gallery --only-defaults: {args.build}, {args.pictures} pictures indexed; load average {load_start} at the "
+          f"start, {load_end} at the end; {time.monotonic() - started:.0f} s in all")
+        p("")
+        defaults_report(args, defaults_cases, p)
+        print("\n".join(out), flush=True)
+        return
     p(f"bench/run gallery: {args.build}, {args.pictures} pictures indexed ({total} rows at the end), "
       f"photobooth-gallery pinned to core 0 (gallery.max_connections {min(1000, max(64, args.connections + 8))}, "
       f"connections_per_client {min(100, max(8, args.connections + 8))}: wrk's clients share one address), "
@@ -761,6 +865,7 @@ def main():
           f"{r['all_errors']}{' (' + detail + ')' if detail else ''} | {r['gallery_cpu'] * secs / r['requests'] * 1e6:.0f} µs | "
           f"{r['gallery_cpu'] * 100:.0f}%, {r['wrk_cpu'] * 100:.0f}%, {r['others'] * 100:.0f}% |")
     p("")
+    defaults_report(args, defaults_cases, p)
     p(f"Thumbnails made: one client (core 1) asking /t/TOKEN.jpg of {args.thumbnails} pictures in turn on one keep-alive "
       f"connection, the cache empty for them (each request decodes the picture scaled by TurboJPEG, encodes the "
       f"thumbnail, writes it to gallery.cache), then the same again from the cache; the request's time as the client "
@@ -807,8 +912,8 @@ def main():
     for label, s in rss:
         p(f"| {label} | {s['VmRSS'] / 1024:.1f} MB | {s['VmHWM'] / 1024:.1f} MB | {s['Threads']} | {s['fds']} |")
     p("")
-    stats = re.search(r"stopped after .*", gallery_log)
-    p(f"The gallery's own count: {stats.group(0) if stats else '(no stop line)'}")
+    stats = re.findall(r"stopped after .*", gallery_log)
+    p(f"The gallery's own count (its last run): {stats[-1] if stats else '(no stop line)'}")
     warnings = [l for l in gallery_log.splitlines() if l.startswith(("<0>", "<1>", "<2>", "<3>", "<4>"))]
     p(f"Its warnings and errors: {len(warnings)}" + "".join("\n  " + l for l in warnings[:10]))
     print("\n".join(out), flush=True)

@@ -98,6 +98,24 @@ public final class GalleryServer: Sendable {
         public var wrongPINs = 0
         /// Slideshow requests held until a picture was saved or their time was up.
         public var held = 0
+        /// Connections refused: their address had `gallery.connections_per_client` open.
+        public var refusedPerClient = 0
+        /// Connections refused: `gallery.max_connections` open, none of them waiting for a request.
+        public var refusedFull = 0
+        /// Connections closed while waiting for a request, the oldest first, to let a new one in at
+        /// `gallery.max_connections`.
+        public var closedForNewcomer = 0
+        /// Connections closed because no whole request arrived within `gallery.timeout` of their start
+        /// or previous answer (idle, or trickling in).
+        public var closedSlowRequests = 0
+
+        /// The limits' counters from the server (`pb_http_counts`).
+        mutating func counted(_ c: pb_http_counters) {
+            refusedPerClient = Int(c.refused_per_client)
+            refusedFull = Int(c.refused_full)
+            closedForNewcomer = Int(c.closed_for_newcomer)
+            closedSlowRequests = Int(c.closed_slow)
+        }
     }
 
     let config: Config
@@ -122,6 +140,11 @@ public final class GalleryServer: Sendable {
     private let checkedHeaders = Mutex(HeaderMemo())
     /// More for `/health` after its counts (``setHealthDetail(_:)``).
     private let healthDetail = Mutex<(@Sendable () -> String?)?>(nil)
+    /// The refusals' log: per address (`""`: max_connections), when its last line was written and
+    /// how many were refused since; at most 4,096 addresses (then forgotten whole).
+    private let refusalsSaid = Mutex([String: (at: Int64, since: Int)]())
+    /// The limits the server was started with, for the refusals' words: (max_connections, connections_per_client).
+    private let limits = Mutex((max: 0, perClient: 0))
 
     /// `detail` is asked at each `/health` (on a server thread: it must return at once); what it gives,
     /// when not nil, follows the counts after `; ` (the sync's backlog: ``GallerySync/healthText()``).
@@ -141,7 +164,14 @@ public final class GalleryServer: Sendable {
         self.wallSeconds = wallSeconds
     }
 
-    /// Starts listening (`pb_http_start` → `MHD_start_daemon`).
+    /// Starts listening (`pb_http_start` → `MHD_start_daemon`, the limits kept by its accept policy).
+    /// - Parameters:
+    ///   - maxConnections: connections open at once; at the limit a new one closes the connection
+    ///     that has waited longest for a request, or is refused when none waits (``Stats/refusedFull``).
+    ///   - connectionsPerClient: connections open at once from one address; more are refused (``Stats/refusedPerClient``).
+    ///   - timeoutMilliseconds: whole seconds (at least 1) a connection may idle, and the time within which its
+    ///     request must arrive whole from its start or its previous answer, however slowly it trickles in
+    ///     (``Stats/closedSlowRequests``; on the `nowMilliseconds` clock, checked every 250 ms).
     /// - Returns: the port listened on (`port` 0 picks a free one: tests).
     /// - Throws: ``GalleryError`` naming the address and why (not an IPv4 address, the port taken).
     @discardableResult
@@ -149,10 +179,21 @@ public final class GalleryServer: Sendable {
                       timeoutMilliseconds: Int, threads: Int = 2) throws(GalleryError) -> UInt16 {
         var why = [CChar](repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
+        limits.withLock { $0 = (maxConnections, connectionsPerClient) }
         let started: OpaquePointer? = address.withCString { addr in
             var o = pb_http_options(address: addr, port: port, threads: UInt32(threads), max_connections: UInt32(maxConnections),
                                     per_ip_connections: UInt32(connectionsPerClient),
-                                    timeout_seconds: UInt32(max(1, timeoutMilliseconds / 1000)), memory_per_connection: 32 * 1024)
+                                    timeout_seconds: UInt32(max(1, timeoutMilliseconds / 1000)), memory_per_connection: 32 * 1024,
+                                    clock: { context in
+                                        guard let context else { return 0 }
+                                        return Unmanaged<GalleryServer>.fromOpaque(context).takeUnretainedValue().now()
+                                    },
+                                    refused: { context, address, which, open, limit in
+                                        guard let context else { return }
+                                        Unmanaged<GalleryServer>.fromOpaque(context).takeUnretainedValue()
+                                            .refused(address.map { String(cString: $0) } ?? "", perClient: which == Int32(pb_http_refused_per_client),
+                                                     open: Int(open), limit: Int(limit))
+                                    })
             return pb_http_start(&o, { context, connection, method, url, form in
                 guard let context, let connection, let method, let url else { return 0 }
                 let server = Unmanaged<GalleryServer>.fromOpaque(context).takeUnretainedValue()
@@ -182,6 +223,12 @@ public final class GalleryServer: Sendable {
         // Held slideshow requests are answered first: libmicrohttpd does not stop with connections suspended.
         live.stop()
         let server = handle.withLock { h -> OpaquePointer? in defer { h.server = nil }; return h.server }
+        if let server {
+            // The limits' counters outlive the server (its last words in the log).
+            var c = pb_http_counters()
+            pb_http_counts(server, &c)
+            stats.withLock { $0.counted(c) }
+        }
         pb_http_stop(server)
     }
 
@@ -191,7 +238,52 @@ public final class GalleryServer: Sendable {
     public var thumbnailsMade: Int { thumbnails.madeCount }
 
     /// The counters now (any thread).
-    public var currentStats: Stats { stats.withLock { $0 } }
+    public var currentStats: Stats {
+        var s = stats.withLock { $0 }
+        handle.withLock { h in
+            guard let server = h.server else { return }
+            var c = pb_http_counters()
+            pb_http_counts(server, &c)
+            s.counted(c)
+        }
+        return s
+    }
+
+    /// A connection refused by a limit (on a server thread): logged at most once a minute per
+    /// address (once a minute in all for max_connections), with the count refused since.
+    private func refused(_ address: String, perClient: Bool, open: Int, limit: Int) {
+        let t = now()
+        let key = perClient ? address : ""
+        let since: Int? = refusalsSaid.withLock { said in
+            if let last = said[key], t - last.at < 60_000 {
+                said[key] = (last.at, last.since + 1)
+                return nil
+            }
+            if said.count >= 4096 { said = [:] }
+            let since = said[key]?.since ?? 0
+            said[key] = (t, 0)
+            return since
+        }
+        guard let since else { return }
+        let more = since == 0 ? "" : "; \(since) more refused since the last such line"
+        if perClient {
+            log.warning("gallery: refused a connection from \(address): it has \(open) open, gallery.connections_per_client is \(limit) "
+                        + "(said once a minute per address\(more))")
+        } else {
+            log.warning("gallery: refused a connection from \(address): \(open) connections open, gallery.max_connections is \(limit), "
+                        + "and none of them is waiting for a request to be closed in its place (said once a minute\(more))")
+        }
+    }
+
+    /// `/health`'s words on the limits: "" while nothing was refused or closed by them.
+    func limitsText() -> String {
+        let s = currentStats
+        guard s.refusedPerClient + s.refusedFull + s.closedForNewcomer + s.closedSlowRequests > 0 else { return "" }
+        let (maxConnections, perClient) = limits.withLock { $0 }
+        return "; connections refused: \(s.refusedPerClient) past gallery.connections_per_client (\(perClient)), "
+            + "\(s.refusedFull) past gallery.max_connections (\(maxConnections)); closed: \(s.closedForNewcomer) waiting "
+            + "at max_connections for a newcomer, \(s.closedSlowRequests) without a whole request within gallery.timeout"
+    }
 
     /// One request; false closes the connection.
     private func answer(_ c: OpaquePointer, method: String, path: String, form: [String: String]?, formOverflow: Bool) -> Bool {
@@ -219,7 +311,7 @@ public final class GalleryServer: Sendable {
             do {
                 let n = try index.current().counts()
                 let detail = healthDetail.withLock { $0 }?()
-                return respond(c, 200, text: "ok \(n.served) pictures" + (detail.map { "; \($0)" } ?? "") + "\n", headers: [("Cache-Control", "no-store")])
+                return respond(c, 200, text: "ok \(n.served) pictures\(limitsText())" + (detail.map { "; \($0)" } ?? "") + "\n", headers: [("Cache-Control", "no-store")])
             } catch {
                 if index.isOpen { log.error("gallery: /health: \(error)") }
                 return respond(c, 503, text: index.isOpen ? "index unavailable\n" : "not ready: waiting for photoboothd to make the index\n",

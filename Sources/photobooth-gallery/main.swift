@@ -183,5 +183,6 @@ if let s = sync?.stats {
 }
 server.stop()
 let s = server.currentStats
-log.notice("photobooth-gallery: stopped after \(s.requests) requests (\(s.pictures) pictures served, \(s.notFound) not found)")
+log.notice("photobooth-gallery: stopped after \(s.requests) requests (\(s.pictures) pictures served, \(s.notFound) not found"
+           + ", \(s.refusedPerClient + s.refusedFull) connections refused at the connection limits)")
 exit(0)
