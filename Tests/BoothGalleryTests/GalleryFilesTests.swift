@@ -140,6 +140,34 @@ struct GalleryFilesTests {
         #expect(throws: ThumbnailError.self) { try thumbs.file(for: outside, under: one.photos) }
     }
 
+    @Test("a picture the daemon saves through a symbolic link (a date folder linked elsewhere) is not indexed and gets no link; one inside is")
+    func sinkSkipsLinks() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let elsewhere = "\(one.dir)/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try #require(symlink(elsewhere, "\(one.photos)/2026-12-05") == 0)
+        // Saved through the link, as PhotoStore saves into a date folder that exists.
+        let outside = "2026-12-05/\(PhotoFileName.name(session: 7, shot: 0))", inside = "2026-12-01/\(PhotoFileName.name(session: 8, shot: 0))"
+        try AtomicFile.write(one.jpeg, to: "\(one.photos)/\(outside)")
+        try AtomicFile.write(one.jpeg, to: "\(one.photos)/\(inside)")
+        let log = LogRecorder()
+        let sink = GalleryIndexSink(index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()), log: log.logger())
+
+        #expect(!sink.serves(path: "\(one.photos)/\(outside)"), "no QR code for a picture the gallery does not serve")
+        sink.pictureSaved(SavedPicture(path: "\(one.photos)/\(outside)", session: 7, shot: 0, kind: .picture, captureID: 1, bytes: one.jpeg))
+        #expect(try one.index.picture(path: outside) == nil, "the index never records a file outside storage.dir")
+        #expect(log.all.contains { $0.contains(outside) && $0.contains("not indexed") && $0.contains("symbolic link") }, "\(log.all)")
+
+        #expect(sink.serves(path: "\(one.photos)/\(inside)"))
+        sink.pictureSaved(SavedPicture(path: "\(one.photos)/\(inside)", session: 8, shot: 0, kind: .picture, captureID: 2, bytes: one.jpeg))
+        #expect(try one.index.picture(path: inside) != nil, "a picture inside is indexed as before")
+        // storage.dir itself through a link: the operator's choice, indexed and linked.
+        try #require(symlink(one.photos, "\(one.dir)/photos-link") == 0)
+        #expect(sink.serves(path: "\(one.dir)/photos-link/\(inside)"))
+    }
+
     @Test("BeneathFile: openat2 and the per-component fallback both refuse a symbolic link on the way and a path leaving the folder; storage.dir itself may be a link",
           arguments: [BeneathFile.Way.openat2, .componentwise])
     func beneath(way: BeneathFile.Way) throws {
