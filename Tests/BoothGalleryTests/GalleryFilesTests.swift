@@ -299,4 +299,47 @@ struct GalleryFilesTests {
         #expect(copied == ["\(one.token).jpg"], "only the picture inside storage.dir")
         #expect(log.all.contains { $0.contains(path) && $0.contains("not copied") }, "\(log.all)")
     }
+
+    @Test("sync copies the file it checked: a date folder swapped for a link after the check (as rclone starts) does not send the file outside")
+    func syncCopiesWhatItOpened() throws {
+        guard access("/usr/bin/rclone", X_OK) == 0 else {
+            Issue.record("rclone is missing: apt-get install rclone (install.sh --test installs it)")
+            return
+        }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let elsewhere = "\(one.dir)/elsewhere", name = PhotoFileName.name(session: 7, shot: 0), path = "2026-12-06/\(name)"
+        try FileManager.default.createDirectory(atPath: "\(one.photos)/2026-12-06", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        // Inside: the photo; elsewhere, under the same name and size, other bytes.
+        try AtomicFile.write(one.jpeg, to: "\(one.photos)/\(path)")
+        var secret = one.jpeg
+        secret[secret.count - 3] ^= 0xff
+        try AtomicFile.write(secret, to: "\(elsewhere)/\(name)")
+        #expect(try one.index.reconcile(photosDir: one.photos, tokens: tokens, folderID: "f00d") == 1)
+        let token = tokens.token(for: PictureTokens.identity(folder: "f00d", path: path, bytes: Int64(one.jpeg.count)))
+        // rclone, started for that picture, first finds its date folder made a link to elsewhere (the check is done by then).
+        let wrapper = "\(one.dir)/rclone"
+        let script = """
+            #!/bin/sh
+            case "$*" in *\(token)*) [ -L '\(one.photos)/2026-12-06' ] || { mv '\(one.photos)/2026-12-06' '\(one.dir)/aside' && ln -s '\(elsewhere)' '\(one.photos)/2026-12-06'; } ;; esac
+            exec /usr/bin/rclone "$@"
+
+            """
+        try AtomicFile.write(Array(script.utf8), to: wrapper, mode: 0o755)
+        let cache = "\(one.dir)/cache", remote = "\(one.dir)/remote"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let log = LogRecorder()
+        let sync = GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: cache, photosDir: one.photos, rclone: wrapper,
+                                                          backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
+                               indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+        #expect(sync.start())
+        defer { sync.stop() }
+        #expect(waitUntil { sync.stats.copied == 2 && sync.stats.pending == 0 }, "\(sync.stats) \(log.all)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(one.photos)/2026-12-06")) == elsewhere, "the folder was swapped")
+        let sent = (try? AtomicFile.read("\(remote)/\(token).jpg")) ?? []
+        let sentInside = sent == one.jpeg, sentOutside = sent == secret
+        #expect(sentInside, "the photo checked inside storage.dir (\(sentOutside ? "the file outside was sent" : "\(sent.count) bytes"))")
+    }
 }
