@@ -219,6 +219,38 @@ struct GalleryFilesTests {
         #expect { try BeneathFile.unlink("2026-12-01/a.jpg", under: "\(dir)/photos", way: way) } throws: { ($0 as? FileError)?.errno == ENOENT }
     }
 
+    @Test("a storage.dir and date folder the gallery may only pass through (mode 0711, no read): a picture there is opened as a plain open(2) opens it",
+          arguments: [BeneathFile.Way.openat2, .componentwise])
+    func searchOnlyFolders(way: BeneathFile.Way) throws {
+        var template = Array("/tmp/photobooth-beneath-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: "\(dir)/photos/2026-12-01", withIntermediateDirectories: true)
+        try AtomicFile.write([1, 2, 3], to: "\(dir)/photos/2026-12-01/a.jpg")
+        for folder in [dir, "\(dir)/photos", "\(dir)/photos/2026-12-01"] { try #require(chmod(folder, 0o711) == 0) }
+        try #require(chmod("\(dir)/photos/2026-12-01/a.jpg", 0o644) == 0)
+        // This thread only, as another user (setfsuid(2) 65534: root's file capabilities dropped with it;
+        // glibc's wrapper, looked up: <sys/fsuid.h> is not in Swift's Glibc module).
+        typealias SetFSUID = @convention(c) (uid_t) -> Int32
+        let setfsuid = unsafeBitCast(try #require(dlsym(nil, "setfsuid")), to: SetFSUID.self)
+        _ = setfsuid(65534)
+        defer { _ = setfsuid(0) }
+        let listable = Glibc.open("\(dir)/photos", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if listable >= 0 { close(listable) }
+        try #require(listable < 0 && errno == EACCES, "the folder is not readable to this thread")
+        let plain = Glibc.open("\(dir)/photos/2026-12-01/a.jpg", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        try #require(plain >= 0, "a plain open passes through")
+        close(plain)
+        do {
+            let (fd, st) = try BeneathFile.open("2026-12-01/a.jpg", under: "\(dir)/photos", way: way)
+            close(fd)
+            #expect(st.st_size == 3)
+        } catch {
+            Issue.record("BeneathFile.open of a picture in search-only folders: \(error)")
+        }
+        #expect(throws: Never.self) { try BeneathFile.read("2026-12-01/a.jpg", under: "\(dir)/photos", limit: 3) }
+    }
+
     @Test("a picture taken down loses its thumbnail: at the next list load, at start, and after remove --delete-file")
     func thumbnailsOfRemovedPictures() throws {
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
