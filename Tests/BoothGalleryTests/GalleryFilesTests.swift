@@ -219,6 +219,48 @@ struct GalleryFilesTests {
         #expect { try BeneathFile.unlink("2026-12-01/a.jpg", under: "\(dir)/photos", way: way) } throws: { ($0 as? FileError)?.errno == ENOENT }
     }
 
+    @Test("storage.dir through a symbolic link (photos on a USB disk): rebuilt, indexed on save, served with page, picture and thumbnail, deleted by remove --delete-file")
+    func linkedStorageDir() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let linked = "\(one.dir)/usb-photos"
+        try #require(symlink(one.photos, linked) == 0)
+        let log = LogRecorder()
+        #expect(try one.index.rebuild(photosDir: linked, tokens: tokens, folderID: "f00d", removals: [:], log: log.logger()).served == 1, "\(log.all)")
+        #expect(!log.all.contains { $0.contains("not indexed") }, "\(log.all)")
+        let saved = "2026-12-01/\(PhotoFileName.name(session: 2, shot: 0))"
+        try AtomicFile.write(one.jpeg, to: "\(linked)/\(saved)")
+        let sink = GalleryIndexSink(index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()), log: log.logger())
+        #expect(sink.serves(path: "\(linked)/\(saved)"))
+        sink.pictureSaved(SavedPicture(path: "\(linked)/\(saved)", session: 2, shot: 0, kind: .picture, captureID: 2, bytes: one.jpeg))
+        let second = try #require(try one.index.picture(path: saved)).0
+
+        var config = GalleryServer.Config(photosDir: linked, title: "t", downloadText: "d", missingText: "Not here.")
+        config.list = true
+        config.cache = "\(one.dir)/cache"
+        let server = GalleryServer(config: config, index: try one.reader(), log: log.logger())
+        let port = try started(server)
+        defer { server.stop() }
+        for token in [one.token, second.token] {
+            for path in ["/p/\(token)", "/p/\(token).jpg", "/p/\(token)/download", "/t/\(token).jpg"] {
+                #expect(try get(port, path).status == 200, "\(path) \(log.all)")
+            }
+        }
+        var settings = Settings.defaults
+        settings.storage.dir = linked
+        settings.gallery.enabled = true
+        settings.gallery.index = "\(one.dir)/index.sqlite"
+        let admin = GalleryAdmin(settings: settings, index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()),
+                                 problem: nil, log: LogRecorder().logger())
+        guard case .success = admin.answer(action: "remove", picture: second.token, deleteFile: true, uid: 0) else {
+            Issue.record("remove --delete-file under a linked storage.dir failed")
+            return
+        }
+        #expect(access("\(one.photos)/\(saved)", F_OK) != 0, "its file deleted")
+        #expect(try get(port, "/p/\(one.token).jpg").status == 200)
+    }
+
     @Test("a storage.dir and date folder the gallery may only pass through (mode 0711, no read): a picture there is opened as a plain open(2) opens it",
           arguments: [BeneathFile.Way.openat2, .componentwise])
     func searchOnlyFolders(way: BeneathFile.Way) throws {
