@@ -54,14 +54,30 @@ public final class Thumbnails: Sendable {
     public var madeCount: Int { made.withLock { $0 } }
 
     /// The cached file of `picture`'s thumbnail, made first when missing from its file, `picture.path`
-    /// under `photosDir` (``BeneathFile/read(_:under:limit:)``: no symbolic link on the way).
-    /// - Throws: ``ThumbnailError`` naming the file: unreadable (a symbolic link, gone), not a JPEG
-    ///   TurboJPEG decodes, or the cache not writable.
+    /// under `photosDir` (``BeneathFile/read(_:under:limit:)``: no symbolic link on the way). Only
+    /// while that file is there as indexed (``BeneathFile/open(_:under:way:)``, its size): a picture
+    /// deleted by hand, made a link or replaced loses its cached thumbnail, as its page is not answered.
+    /// - Throws: ``ThumbnailError`` naming the file: unreadable (a symbolic link, gone), of another
+    ///   size than indexed, not a JPEG TurboJPEG decodes, or the cache not writable.
     public func file(for picture: IndexedPicture, under photosDir: String) throws(ThumbnailError) -> String {
         let path = "\(directory)/\(picture.token)-\(String(picture.bytes, radix: 16)).jpg"
-        if access(path, R_OK) == 0 { return path }
-        if let why = undecodable.withLock({ $0[path] }) { throw ThumbnailError(why) }
         let source = "\(photosDir)/\(picture.path)"
+        if let why = undecodable.withLock({ $0[path] }) { throw ThumbnailError(why) }
+        let size: Int64
+        do {
+            let (fd, st) = try BeneathFile.open(picture.path, under: photosDir)
+            close(fd)
+            size = Int64(st.st_size)
+        } catch {
+            // Gone, a link, not a file: its thumbnail goes too (made again should the file come back).
+            if [ENOENT, ENOTDIR, ELOOP, EXDEV, EINVAL].contains(error.errno) { unlink(path) }
+            throw ThumbnailError("\(error)")
+        }
+        guard size == picture.bytes else {
+            unlink(path)
+            throw ThumbnailError("\(source) has \(size) bytes, indexed with \(picture.bytes)")
+        }
+        if access(path, R_OK) == 0 { return path }
         let jpeg: [UInt8]
         do {
             jpeg = try BeneathFile.read(picture.path, under: photosDir, limit: Int(clamping: max(0, picture.bytes)))

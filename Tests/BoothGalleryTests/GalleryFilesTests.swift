@@ -342,6 +342,36 @@ struct GalleryFilesTests {
         #expect(try get(port, "/t/\(secondToken).jpg").status == 404)
     }
 
+    @Test("a picture whose file is gone (deleted by hand) or became a symbolic link: its cached thumbnail is not served (404, as its page) and is deleted")
+    func thumbnailAgreesWithFile() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        var config = GalleryServer.Config(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Not here.")
+        config.list = true
+        config.cache = "\(one.dir)/cache"
+        func cached() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: config.cache)) ?? []).contains { $0.hasPrefix(one.token + "-") } }
+        let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
+        let port = try started(server)
+        defer { server.stop() }
+        let file = "\(one.photos)/\(one.relative)", aside = "\(one.dir)/aside.jpg"
+        #expect(try get(port, "/t/\(one.token).jpg").status == 200)
+        #expect(cached())
+
+        // A symbolic link to the same bytes: not the picture the gallery serves.
+        try #require(rename(file, aside) == 0)
+        try #require(symlink(aside, file) == 0)
+        #expect(try get(port, "/p/\(one.token)").status == 404)
+        #expect(try get(port, "/t/\(one.token).jpg").status == 404, "the thumbnail of a picture whose file is a link")
+
+        // Back, then deleted by hand (rm, no gallery remove): the thumbnail goes with it.
+        unlink(file)
+        try #require(rename(aside, file) == 0)
+        #expect(try get(port, "/t/\(one.token).jpg").status == 200)
+        unlink(file)
+        #expect(try get(port, "/t/\(one.token).jpg").status == 404, "the thumbnail of a picture deleted by hand")
+        #expect(!cached(), "and deleted from gallery.cache")
+    }
+
     @Test("sync copies only what the gallery serves: a picture indexed through a symbolic link (an older index) is not copied to the remote")
     func syncCopiesNothingOutside() throws {
         guard access("/usr/bin/rclone", X_OK) == 0 else {
