@@ -57,9 +57,11 @@ public final class Thumbnails: Sendable {
     /// under `photosDir` (``BeneathFile/read(_:under:limit:)``: no symbolic link on the way). Only
     /// while that file is there as indexed (``BeneathFile/open(_:under:way:)``, its size): a picture
     /// deleted by hand, made a link or replaced loses its cached thumbnail, as its page is not answered.
+    /// `stillServed` is asked once a new thumbnail is written: false (the picture taken down meanwhile,
+    /// after the list's ``sweep(when:served:)`` looked) deletes it again.
     /// - Throws: ``ThumbnailError`` naming the file: unreadable (a symbolic link, gone), of another
     ///   size than indexed, not a JPEG TurboJPEG decodes, or the cache not writable.
-    public func file(for picture: IndexedPicture, under photosDir: String) throws(ThumbnailError) -> String {
+    public func file(for picture: IndexedPicture, under photosDir: String, stillServed: () -> Bool = { true }) throws(ThumbnailError) -> String {
         let path = "\(directory)/\(picture.token)-\(String(picture.bytes, radix: 16)).jpg"
         let source = "\(photosDir)/\(picture.path)"
         if let why = undecodable.withLock({ $0[path] }) { throw ThumbnailError(why) }
@@ -107,6 +109,11 @@ public final class Thumbnails: Sendable {
             throw ThumbnailError("thumbnail \(path): \(error) (gallery.cache = \(directory) must be the gallery's to write)")
         }
         made.withLock { $0 += 1 }
+        // Taken down while it was made: a sweep then may have looked already, and would not look again.
+        guard stillServed() else {
+            unlink(path)
+            throw ThumbnailError("\(source) was taken down while its thumbnail was made; not kept")
+        }
         return path
     }
 

@@ -372,6 +372,24 @@ struct GalleryFilesTests {
         #expect(!cached(), "and deleted from gallery.cache")
     }
 
+    @Test("a picture taken down while its thumbnail is being made (after the list's sweep found nothing to delete): the new thumbnail is not kept")
+    func thumbnailMadeWhileTakenDown() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let thumbs = Thumbnails(directory: "\(one.dir)/cache")
+        try thumbs.prepare()
+        let picture = try #require(try one.index.picture(token: one.token))
+        func cached() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: "\(one.dir)/cache")) ?? []).contains { $0.hasPrefix(one.token + "-") } }
+        var asked = 0
+        #expect(throws: ThumbnailError.self) {
+            try thumbs.file(for: picture, under: one.photos, stillServed: { asked += 1; return false })
+        }
+        #expect(asked == 1, "asked once the thumbnail is written")
+        #expect(!cached(), "the thumbnail of a picture taken down meanwhile is deleted at once")
+        let path = try thumbs.file(for: picture, under: one.photos, stillServed: { true })
+        #expect(access(path, R_OK) == 0, "a picture still served keeps its thumbnail")
+    }
+
     @Test("sync copies only what the gallery serves: a picture indexed through a symbolic link (an older index) is not copied to the remote")
     func syncCopiesNothingOutside() throws {
         guard access("/usr/bin/rclone", X_OK) == 0 else {
