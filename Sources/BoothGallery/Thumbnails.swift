@@ -119,7 +119,7 @@ public final class Thumbnails: Sendable {
 
     /// Deletes the cached thumbnails of pictures no longer served: each `TOKEN-SIZEHEX.jpg` whose
     /// token `served` answers false for (taken down, or gone from the index); kept when it answers
-    /// nil (the index could not be read). Only when `key` (what the caller saw change: the index's
+    /// nil (the index could not be read), and then the next call sweeps again whatever its `key`. Only when `key` (what the caller saw change: the index's
     /// count of pictures taken down) differs from the last sweep's: a sweep at every list load costs
     /// the caller's count and a comparison until a picture is taken down. Lists the folder once (`readdir`) and
     /// looks at most ``maxSwept`` files; `unlink` each.
@@ -131,13 +131,19 @@ public final class Thumbnails: Sendable {
             return last != key
         }
         guard changed else { return 0 }
-        var deleted = 0
+        var deleted = 0, unsure = false
         for name in listDirectory(directory).prefix(Thumbnails.maxSwept) where name.hasSuffix(".jpg") {
             guard let dash = name.firstIndex(of: "-") else { continue }
             let token = String(name[..<dash])
-            guard PictureTokens.isWellFormed(token), served(token) == false else { continue }
-            if unlink("\(directory)/\(name)") == 0 { deleted += 1 }
+            guard PictureTokens.isWellFormed(token) else { continue }
+            switch served(token) {
+            case false?: if unlink("\(directory)/\(name)") == 0 { deleted += 1 }
+            case true?: break
+            case nil: unsure = true
+            }
         }
+        // A thumbnail kept only because the index could not be read: the next call looks again.
+        if unsure { sweptFor.withLock { last in if last == key { last = nil } } }
         return deleted
     }
 

@@ -390,6 +390,21 @@ struct GalleryFilesTests {
         #expect(access(path, R_OK) == 0, "a picture still served keeps its thumbnail")
     }
 
+    @Test("a sweep that could not read the index for a thumbnail looks again at the next list load, though nothing else changed")
+    func sweepAfterUnreadableIndex() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let thumbs = Thumbnails(directory: "\(one.dir)/cache")
+        try thumbs.prepare()
+        let picture = try #require(try one.index.picture(token: one.token))
+        let path = try thumbs.file(for: picture, under: one.photos)
+        #expect(thumbs.sweep(when: [1, 1]) { _ in nil } == 0, "the index unreadable: kept")
+        #expect(access(path, F_OK) == 0)
+        #expect(thumbs.sweep(when: [1, 1]) { _ in false } == 1, "the same count of removals: looked at again, as the last look was not sure")
+        #expect(access(path, F_OK) != 0)
+        #expect(thumbs.sweep(when: [1, 1]) { _ in Issue.record("a sure sweep is not repeated for the same count"); return false } == 0)
+    }
+
     @Test("sync copies only what the gallery serves: a picture indexed through a symbolic link (an older index) is not copied to the remote")
     func syncCopiesNothingOutside() throws {
         guard access("/usr/bin/rclone", X_OK) == 0 else {
