@@ -72,7 +72,9 @@ extension GalleryServer {
         }
         let path: String
         do {
-            path = try thumbnails.file(for: picture, under: config.photosDir)
+            path = try thumbnails.file(for: picture, under: config.photosDir, stillServed: {
+                if case .unknown = lookUp(picture.token) { false } else { true }
+            })
         } catch {
             log.warning("gallery: no thumbnail of \(picture.path): \(error)")
             return missing(c)

@@ -333,8 +333,20 @@ public final class GallerySync: Sendable {
         state.withLock { $0.stats.passes += 1 }
         for (n, picture) in toCopy.enumerated() {
             if stopping() { return .stopped }
-            let source = "\(config.photosDir)/\(picture.path)"
-            if let why = rclone("copyto", [source, syncDestination(remote: remote, token: picture.token)]) {
+            // rclone reads the file opened here as the gallery opens it (``BeneathFile``), as its stdin
+            // (`--copy-links /proc/self/fd/0`: that very file, never its path again): a folder made a
+            // link since the check above sends nothing from outside storage.dir.
+            let file: Int32
+            do {
+                file = try BeneathFile.open(picture.path, under: config.photosDir).fd
+            } catch {
+                log.info("sync: \(picture.path) is no longer served (\(error)); not copied")
+                state.withLock { $0.stats.pending = toCopy.count - n - 1 }
+                continue
+            }
+            let failed = rclone("copyto", ["/proc/self/fd/0", syncDestination(remote: remote, token: picture.token)], flags: ["--copy-links"], stdin: file)
+            close(file)
+            if let why = failed {
                 return .failed("copying \(picture.path) to \(remote): \(why)")
             }
             do {
@@ -402,15 +414,16 @@ public final class GallerySync: Sendable {
         return (toCopy, toDelete)
     }
 
-    /// Runs `rclone COMMAND FLAGS… COMMON-FLAGS -- PATHS…`. - Returns: nil when it exited 0 or with
-    /// one of `alsoFine`, else why not (its last line on stderr, or how it ended).
-    private func rclone(_ command: String, _ paths: [String], flags: [String] = [], alsoFine: Set<Int32> = []) -> String? {
+    /// Runs `rclone COMMAND FLAGS… COMMON-FLAGS -- PATHS…`, its stdin `stdin` (a descriptor the
+    /// caller keeps and closes) or /dev/null. - Returns: nil when it exited 0 or with one of
+    /// `alsoFine`, else why not (its last line on stderr, or how it ended).
+    private func rclone(_ command: String, _ paths: [String], flags: [String] = [], alsoFine: Set<Int32> = [], stdin: Int32? = nil) -> String? {
         let errors = "\(config.cacheDir)/rclone-last.log"
         // The subcommand and its flags, then `--`: a path is never read as a flag.
         let argv = [config.rclone, command] + flags + ["--config", config.rcloneConfig, "--retries", "1", "--low-level-retries", "2",
                                                        "--contimeout", "10s", "--timeout", "60s", "--stats", "0", "-q", "--"] + paths
         let environment = ["HOME=\(config.cacheDir)", "RCLONE_CACHE_DIR=\(config.cacheDir)/rclone", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
-        let outcome = ChildProcess.run(argv, environment: environment, output: errors, timeoutMilliseconds: config.runTimeoutMilliseconds,
+        let outcome = ChildProcess.run(argv, environment: environment, output: errors, stdin: stdin, timeoutMilliseconds: config.runTimeoutMilliseconds,
                                        started: { pid in state.withLock { s in
                                            s.child = pid
                                            if s.stopping { kill(pid, SIGTERM) }
@@ -445,7 +458,7 @@ public final class GallerySync: Sendable {
 }
 
 /// A program run to its end from the calling thread (`posix_spawn`, then `waitpid`): stdin from
-/// /dev/null, stdout and stderr to `output` (truncated), the signal mask cleared and SIGTERM, SIGINT
+/// /dev/null (or a descriptor given), stdout and stderr to `output` (truncated), the signal mask cleared and SIGTERM, SIGINT
 /// and SIGPIPE at their defaults (the gallery's threads block SIGTERM and SIGINT for `sigwait`).
 enum ChildProcess {
     enum Outcome: Equatable {
@@ -457,13 +470,18 @@ enum ChildProcess {
     }
 
     /// - Parameters:
+    ///   - stdin: the child's stdin (`dup2` to 0; the caller keeps and closes its own); nil: /dev/null.
     ///   - started: told the child's pid once it runs; `reaped`: told once `waitpid` collected it (the pid may be reused after).
-    static func run(_ argv: [String], environment: [String], output: String, timeoutMilliseconds: Int64,
+    static func run(_ argv: [String], environment: [String], output: String, stdin: Int32? = nil, timeoutMilliseconds: Int64,
                     started: (pid_t) -> Void, reaped: () -> Void) -> Outcome {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var attributes = posix_spawnattr_t()

@@ -54,14 +54,32 @@ public final class Thumbnails: Sendable {
     public var madeCount: Int { made.withLock { $0 } }
 
     /// The cached file of `picture`'s thumbnail, made first when missing from its file, `picture.path`
-    /// under `photosDir` (``BeneathFile/read(_:under:limit:)``: no symbolic link on the way).
-    /// - Throws: ``ThumbnailError`` naming the file: unreadable (a symbolic link, gone), not a JPEG
-    ///   TurboJPEG decodes, or the cache not writable.
-    public func file(for picture: IndexedPicture, under photosDir: String) throws(ThumbnailError) -> String {
+    /// under `photosDir` (``BeneathFile/read(_:under:limit:)``: no symbolic link on the way). Only
+    /// while that file is there as indexed (``BeneathFile/open(_:under:way:)``, its size): a picture
+    /// deleted by hand, made a link or replaced loses its cached thumbnail, as its page is not answered.
+    /// `stillServed` is asked once a new thumbnail is written: false (the picture taken down meanwhile,
+    /// after the list's ``sweep(when:served:)`` looked) deletes it again.
+    /// - Throws: ``ThumbnailError`` naming the file: unreadable (a symbolic link, gone), of another
+    ///   size than indexed, not a JPEG TurboJPEG decodes, or the cache not writable.
+    public func file(for picture: IndexedPicture, under photosDir: String, stillServed: () -> Bool = { true }) throws(ThumbnailError) -> String {
         let path = "\(directory)/\(picture.token)-\(String(picture.bytes, radix: 16)).jpg"
-        if access(path, R_OK) == 0 { return path }
-        if let why = undecodable.withLock({ $0[path] }) { throw ThumbnailError(why) }
         let source = "\(photosDir)/\(picture.path)"
+        if let why = undecodable.withLock({ $0[path] }) { throw ThumbnailError(why) }
+        let size: Int64
+        do {
+            let (fd, st) = try BeneathFile.open(picture.path, under: photosDir)
+            close(fd)
+            size = Int64(st.st_size)
+        } catch {
+            // Gone, a link, not a file: its thumbnail goes too (made again should the file come back).
+            if [ENOENT, ENOTDIR, ELOOP, EXDEV, EINVAL].contains(error.errno) { unlink(path) }
+            throw ThumbnailError("\(error)")
+        }
+        guard size == picture.bytes else {
+            unlink(path)
+            throw ThumbnailError("\(source) has \(size) bytes, indexed with \(picture.bytes)")
+        }
+        if access(path, R_OK) == 0 { return path }
         let jpeg: [UInt8]
         do {
             jpeg = try BeneathFile.read(picture.path, under: photosDir, limit: Int(clamping: max(0, picture.bytes)))
@@ -91,12 +109,17 @@ public final class Thumbnails: Sendable {
             throw ThumbnailError("thumbnail \(path): \(error) (gallery.cache = \(directory) must be the gallery's to write)")
         }
         made.withLock { $0 += 1 }
+        // Taken down while it was made: a sweep then may have looked already, and would not look again.
+        guard stillServed() else {
+            unlink(path)
+            throw ThumbnailError("\(source) was taken down while its thumbnail was made; not kept")
+        }
         return path
     }
 
     /// Deletes the cached thumbnails of pictures no longer served: each `TOKEN-SIZEHEX.jpg` whose
     /// token `served` answers false for (taken down, or gone from the index); kept when it answers
-    /// nil (the index could not be read). Only when `key` (what the caller saw change: the index's
+    /// nil (the index could not be read), and then the next call sweeps again whatever its `key`. Only when `key` (what the caller saw change: the index's
     /// count of pictures taken down) differs from the last sweep's: a sweep at every list load costs
     /// the caller's count and a comparison until a picture is taken down. Lists the folder once (`readdir`) and
     /// looks at most ``maxSwept`` files; `unlink` each.
@@ -108,13 +131,19 @@ public final class Thumbnails: Sendable {
             return last != key
         }
         guard changed else { return 0 }
-        var deleted = 0
+        var deleted = 0, unsure = false
         for name in listDirectory(directory).prefix(Thumbnails.maxSwept) where name.hasSuffix(".jpg") {
             guard let dash = name.firstIndex(of: "-") else { continue }
             let token = String(name[..<dash])
-            guard PictureTokens.isWellFormed(token), served(token) == false else { continue }
-            if unlink("\(directory)/\(name)") == 0 { deleted += 1 }
+            guard PictureTokens.isWellFormed(token) else { continue }
+            switch served(token) {
+            case false?: if unlink("\(directory)/\(name)") == 0 { deleted += 1 }
+            case true?: break
+            case nil: unsure = true
+            }
         }
+        // A thumbnail kept only because the index could not be read: the next call looks again.
+        if unsure { sweptFor.withLock { last in if last == key { last = nil } } }
         return deleted
     }
 

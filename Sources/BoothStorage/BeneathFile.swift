@@ -21,7 +21,8 @@ public enum BeneathFile {
     private static let noOpenat2 = Atomic(false)
 
     /// Opens `relative` under `root` for reading (`O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK`:
-    /// a FIFO put there never blocks) and checks it is a regular file (`fstat`).
+    /// a FIFO put there never blocks) and checks it is a regular file (`fstat`). `root` and the
+    /// folders on the way are opened `O_PATH`: like open(2), it needs search permission on them, not read.
     /// - Parameters:
     ///   - relative: plain names joined by `/` (`2026-12-01/booth-000042-picture.jpg`): not absolute,
     ///     no empty, `.` or `..` component.
@@ -38,7 +39,8 @@ public enum BeneathFile {
         guard !relative.isEmpty, names.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
             throw FileError(call: "open", errno: EINVAL, path: full)
         }
-        let dir = retryingEINTR { Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        // O_PATH: a folder the caller may only pass through (x, not r) is reached as open(2) reaches it.
+        let dir = retryingEINTR { Glibc.open(root, pb_o_path() | O_DIRECTORY | O_CLOEXEC) }
         guard dir >= 0 else { throw FileError(call: "open", errno: errno, path: root) }
         defer { close(dir) }
         let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
@@ -124,7 +126,8 @@ public enum BeneathFile {
         _ = fsync(folder)
     }
 
-    /// `openat` of each folder (`O_DIRECTORY | O_NOFOLLOW`), then of the last name with `flags`, each from the one before.
+    /// `openat` of each folder (`O_PATH | O_DIRECTORY | O_NOFOLLOW`: passed through, needing no read
+    /// permission), then of the last name with `flags`, each from the one before.
     private static func componentwise(_ names: [Substring], from root: Int32, flags: Int32, full: String) throws(FileError) -> Int32 {
         var dir = root
         defer { if dir != root { close(dir) } }
@@ -136,7 +139,7 @@ public enum BeneathFile {
             return FileError(call: "openat", errno: e, path: full)
         }
         for name in names.dropLast() {
-            let next = retryingEINTR { openat(dir, String(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            let next = retryingEINTR { openat(dir, String(name), pb_o_path() | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             guard next >= 0 else { throw failed(name) }
             if dir != root { close(dir) }
             dir = next

@@ -79,3 +79,7 @@ int pb_openat2_beneath(int dirfd, const char *path, int flags) {
     return -1;
 #endif
 }
+
+int pb_o_path(void) {
+    return O_PATH;
+}

@@ -64,6 +64,7 @@ func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
     log.info("gallery: the review\(printed) shows each photo's URL as a QR code: \(pattern)")
     var linked = made
     let urls = s.gallery
-    linked.link = { path, bytes in urls.pictureURL(token: sink.token(path: path, bytes: Int64(bytes))) }
+    // No code for a picture the gallery would not serve (saved through a symbolic link: not indexed).
+    linked.link = { path, bytes in sink.serves(path: path) ? urls.pictureURL(token: sink.token(path: path, bytes: Int64(bytes))) : nil }
     return linked
 }

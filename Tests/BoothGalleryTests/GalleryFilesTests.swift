@@ -140,6 +140,34 @@ struct GalleryFilesTests {
         #expect(throws: ThumbnailError.self) { try thumbs.file(for: outside, under: one.photos) }
     }
 
+    @Test("a picture the daemon saves through a symbolic link (a date folder linked elsewhere) is not indexed and gets no link; one inside is")
+    func sinkSkipsLinks() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let elsewhere = "\(one.dir)/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try #require(symlink(elsewhere, "\(one.photos)/2026-12-05") == 0)
+        // Saved through the link, as PhotoStore saves into a date folder that exists.
+        let outside = "2026-12-05/\(PhotoFileName.name(session: 7, shot: 0))", inside = "2026-12-01/\(PhotoFileName.name(session: 8, shot: 0))"
+        try AtomicFile.write(one.jpeg, to: "\(one.photos)/\(outside)")
+        try AtomicFile.write(one.jpeg, to: "\(one.photos)/\(inside)")
+        let log = LogRecorder()
+        let sink = GalleryIndexSink(index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()), log: log.logger())
+
+        #expect(!sink.serves(path: "\(one.photos)/\(outside)"), "no QR code for a picture the gallery does not serve")
+        sink.pictureSaved(SavedPicture(path: "\(one.photos)/\(outside)", session: 7, shot: 0, kind: .picture, captureID: 1, bytes: one.jpeg))
+        #expect(try one.index.picture(path: outside) == nil, "the index never records a file outside storage.dir")
+        #expect(log.all.contains { $0.contains(outside) && $0.contains("not indexed") && $0.contains("symbolic link") }, "\(log.all)")
+
+        #expect(sink.serves(path: "\(one.photos)/\(inside)"))
+        sink.pictureSaved(SavedPicture(path: "\(one.photos)/\(inside)", session: 8, shot: 0, kind: .picture, captureID: 2, bytes: one.jpeg))
+        #expect(try one.index.picture(path: inside) != nil, "a picture inside is indexed as before")
+        // storage.dir itself through a link: the operator's choice, indexed and linked.
+        try #require(symlink(one.photos, "\(one.dir)/photos-link") == 0)
+        #expect(sink.serves(path: "\(one.dir)/photos-link/\(inside)"))
+    }
+
     @Test("BeneathFile: openat2 and the per-component fallback both refuse a symbolic link on the way and a path leaving the folder; storage.dir itself may be a link",
           arguments: [BeneathFile.Way.openat2, .componentwise])
     func beneath(way: BeneathFile.Way) throws {
@@ -191,6 +219,80 @@ struct GalleryFilesTests {
         #expect { try BeneathFile.unlink("2026-12-01/a.jpg", under: "\(dir)/photos", way: way) } throws: { ($0 as? FileError)?.errno == ENOENT }
     }
 
+    @Test("storage.dir through a symbolic link (photos on a USB disk): rebuilt, indexed on save, served with page, picture and thumbnail, deleted by remove --delete-file")
+    func linkedStorageDir() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let linked = "\(one.dir)/usb-photos"
+        try #require(symlink(one.photos, linked) == 0)
+        let log = LogRecorder()
+        #expect(try one.index.rebuild(photosDir: linked, tokens: tokens, folderID: "f00d", removals: [:], log: log.logger()).served == 1, "\(log.all)")
+        #expect(!log.all.contains { $0.contains("not indexed") }, "\(log.all)")
+        let saved = "2026-12-01/\(PhotoFileName.name(session: 2, shot: 0))"
+        try AtomicFile.write(one.jpeg, to: "\(linked)/\(saved)")
+        let sink = GalleryIndexSink(index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()), log: log.logger())
+        #expect(sink.serves(path: "\(linked)/\(saved)"))
+        sink.pictureSaved(SavedPicture(path: "\(linked)/\(saved)", session: 2, shot: 0, kind: .picture, captureID: 2, bytes: one.jpeg))
+        let second = try #require(try one.index.picture(path: saved)).0
+
+        var config = GalleryServer.Config(photosDir: linked, title: "t", downloadText: "d", missingText: "Not here.")
+        config.list = true
+        config.cache = "\(one.dir)/cache"
+        let server = GalleryServer(config: config, index: try one.reader(), log: log.logger())
+        let port = try started(server)
+        defer { server.stop() }
+        for token in [one.token, second.token] {
+            for path in ["/p/\(token)", "/p/\(token).jpg", "/p/\(token)/download", "/t/\(token).jpg"] {
+                #expect(try get(port, path).status == 200, "\(path) \(log.all)")
+            }
+        }
+        var settings = Settings.defaults
+        settings.storage.dir = linked
+        settings.gallery.enabled = true
+        settings.gallery.index = "\(one.dir)/index.sqlite"
+        let admin = GalleryAdmin(settings: settings, index: one.index, tokens: tokens, folders: StorageIDs(log: LogRecorder().logger()),
+                                 problem: nil, log: LogRecorder().logger())
+        guard case .success = admin.answer(action: "remove", picture: second.token, deleteFile: true, uid: 0) else {
+            Issue.record("remove --delete-file under a linked storage.dir failed")
+            return
+        }
+        #expect(access("\(one.photos)/\(saved)", F_OK) != 0, "its file deleted")
+        #expect(try get(port, "/p/\(one.token).jpg").status == 200)
+    }
+
+    @Test("a storage.dir and date folder the gallery may only pass through (mode 0711, no read): a picture there is opened as a plain open(2) opens it",
+          arguments: [BeneathFile.Way.openat2, .componentwise])
+    func searchOnlyFolders(way: BeneathFile.Way) throws {
+        var template = Array("/tmp/photobooth-beneath-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: "\(dir)/photos/2026-12-01", withIntermediateDirectories: true)
+        try AtomicFile.write([1, 2, 3], to: "\(dir)/photos/2026-12-01/a.jpg")
+        for folder in [dir, "\(dir)/photos", "\(dir)/photos/2026-12-01"] { try #require(chmod(folder, 0o711) == 0) }
+        try #require(chmod("\(dir)/photos/2026-12-01/a.jpg", 0o644) == 0)
+        // This thread only, as another user (setfsuid(2) 65534: root's file capabilities dropped with it;
+        // glibc's wrapper, looked up: <sys/fsuid.h> is not in Swift's Glibc module).
+        typealias SetFSUID = @convention(c) (uid_t) -> Int32
+        let setfsuid = unsafeBitCast(try #require(dlsym(nil, "setfsuid")), to: SetFSUID.self)
+        _ = setfsuid(65534)
+        defer { _ = setfsuid(0) }
+        let listable = Glibc.open("\(dir)/photos", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if listable >= 0 { close(listable) }
+        try #require(listable < 0 && errno == EACCES, "the folder is not readable to this thread")
+        let plain = Glibc.open("\(dir)/photos/2026-12-01/a.jpg", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        try #require(plain >= 0, "a plain open passes through")
+        close(plain)
+        do {
+            let (fd, st) = try BeneathFile.open("2026-12-01/a.jpg", under: "\(dir)/photos", way: way)
+            close(fd)
+            #expect(st.st_size == 3)
+        } catch {
+            Issue.record("BeneathFile.open of a picture in search-only folders: \(error)")
+        }
+        #expect(throws: Never.self) { try BeneathFile.read("2026-12-01/a.jpg", under: "\(dir)/photos", limit: 3) }
+    }
+
     @Test("a picture taken down loses its thumbnail: at the next list load, at start, and after remove --delete-file")
     func thumbnailsOfRemovedPictures() throws {
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
@@ -240,6 +342,69 @@ struct GalleryFilesTests {
         #expect(try get(port, "/t/\(secondToken).jpg").status == 404)
     }
 
+    @Test("a picture whose file is gone (deleted by hand) or became a symbolic link: its cached thumbnail is not served (404, as its page) and is deleted")
+    func thumbnailAgreesWithFile() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        var config = GalleryServer.Config(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Not here.")
+        config.list = true
+        config.cache = "\(one.dir)/cache"
+        func cached() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: config.cache)) ?? []).contains { $0.hasPrefix(one.token + "-") } }
+        let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
+        let port = try started(server)
+        defer { server.stop() }
+        let file = "\(one.photos)/\(one.relative)", aside = "\(one.dir)/aside.jpg"
+        #expect(try get(port, "/t/\(one.token).jpg").status == 200)
+        #expect(cached())
+
+        // A symbolic link to the same bytes: not the picture the gallery serves.
+        try #require(rename(file, aside) == 0)
+        try #require(symlink(aside, file) == 0)
+        #expect(try get(port, "/p/\(one.token)").status == 404)
+        #expect(try get(port, "/t/\(one.token).jpg").status == 404, "the thumbnail of a picture whose file is a link")
+
+        // Back, then deleted by hand (rm, no gallery remove): the thumbnail goes with it.
+        unlink(file)
+        try #require(rename(aside, file) == 0)
+        #expect(try get(port, "/t/\(one.token).jpg").status == 200)
+        unlink(file)
+        #expect(try get(port, "/t/\(one.token).jpg").status == 404, "the thumbnail of a picture deleted by hand")
+        #expect(!cached(), "and deleted from gallery.cache")
+    }
+
+    @Test("a picture taken down while its thumbnail is being made (after the list's sweep found nothing to delete): the new thumbnail is not kept")
+    func thumbnailMadeWhileTakenDown() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let thumbs = Thumbnails(directory: "\(one.dir)/cache")
+        try thumbs.prepare()
+        let picture = try #require(try one.index.picture(token: one.token))
+        func cached() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: "\(one.dir)/cache")) ?? []).contains { $0.hasPrefix(one.token + "-") } }
+        var asked = 0
+        #expect(throws: ThumbnailError.self) {
+            try thumbs.file(for: picture, under: one.photos, stillServed: { asked += 1; return false })
+        }
+        #expect(asked == 1, "asked once the thumbnail is written")
+        #expect(!cached(), "the thumbnail of a picture taken down meanwhile is deleted at once")
+        let path = try thumbs.file(for: picture, under: one.photos, stillServed: { true })
+        #expect(access(path, R_OK) == 0, "a picture still served keeps its thumbnail")
+    }
+
+    @Test("a sweep that could not read the index for a thumbnail looks again at the next list load, though nothing else changed")
+    func sweepAfterUnreadableIndex() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let thumbs = Thumbnails(directory: "\(one.dir)/cache")
+        try thumbs.prepare()
+        let picture = try #require(try one.index.picture(token: one.token))
+        let path = try thumbs.file(for: picture, under: one.photos)
+        #expect(thumbs.sweep(when: [1, 1]) { _ in nil } == 0, "the index unreadable: kept")
+        #expect(access(path, F_OK) == 0)
+        #expect(thumbs.sweep(when: [1, 1]) { _ in false } == 1, "the same count of removals: looked at again, as the last look was not sure")
+        #expect(access(path, F_OK) != 0)
+        #expect(thumbs.sweep(when: [1, 1]) { _ in Issue.record("a sure sweep is not repeated for the same count"); return false } == 0)
+    }
+
     @Test("sync copies only what the gallery serves: a picture indexed through a symbolic link (an older index) is not copied to the remote")
     func syncCopiesNothingOutside() throws {
         guard access("/usr/bin/rclone", X_OK) == 0 else {
@@ -270,5 +435,48 @@ struct GalleryFilesTests {
         let copied = ((try? FileManager.default.contentsOfDirectory(atPath: remote)) ?? []).sorted()
         #expect(copied == ["\(one.token).jpg"], "only the picture inside storage.dir")
         #expect(log.all.contains { $0.contains(path) && $0.contains("not copied") }, "\(log.all)")
+    }
+
+    @Test("sync copies the file it checked: a date folder swapped for a link after the check (as rclone starts) does not send the file outside")
+    func syncCopiesWhatItOpened() throws {
+        guard access("/usr/bin/rclone", X_OK) == 0 else {
+            Issue.record("rclone is missing: apt-get install rclone (install.sh --test installs it)")
+            return
+        }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let tokens = try #require(PictureTokens(secret: [UInt8](repeating: 3, count: 32)))
+        let elsewhere = "\(one.dir)/elsewhere", name = PhotoFileName.name(session: 7, shot: 0), path = "2026-12-06/\(name)"
+        try FileManager.default.createDirectory(atPath: "\(one.photos)/2026-12-06", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        // Inside: the photo; elsewhere, under the same name and size, other bytes.
+        try AtomicFile.write(one.jpeg, to: "\(one.photos)/\(path)")
+        var secret = one.jpeg
+        secret[secret.count - 3] ^= 0xff
+        try AtomicFile.write(secret, to: "\(elsewhere)/\(name)")
+        #expect(try one.index.reconcile(photosDir: one.photos, tokens: tokens, folderID: "f00d") == 1)
+        let token = tokens.token(for: PictureTokens.identity(folder: "f00d", path: path, bytes: Int64(one.jpeg.count)))
+        // rclone, started for that picture, first finds its date folder made a link to elsewhere (the check is done by then).
+        let wrapper = "\(one.dir)/rclone"
+        let script = """
+            #!/bin/sh
+            case "$*" in *\(token)*) [ -L '\(one.photos)/2026-12-06' ] || { mv '\(one.photos)/2026-12-06' '\(one.dir)/aside' && ln -s '\(elsewhere)' '\(one.photos)/2026-12-06'; } ;; esac
+            exec /usr/bin/rclone "$@"
+
+            """
+        try AtomicFile.write(Array(script.utf8), to: wrapper, mode: 0o755)
+        let cache = "\(one.dir)/cache", remote = "\(one.dir)/remote"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let log = LogRecorder()
+        let sync = GallerySync(config: GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: cache, stateDir: cache, photosDir: one.photos, rclone: wrapper,
+                                                          backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100),
+                               indexPath: "\(one.dir)/index.sqlite", log: log.logger())
+        #expect(sync.start())
+        defer { sync.stop() }
+        #expect(waitUntil { sync.stats.copied == 2 && sync.stats.pending == 0 }, "\(sync.stats) \(log.all)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(one.photos)/2026-12-06")) == elsewhere, "the folder was swapped")
+        let sent = (try? AtomicFile.read("\(remote)/\(token).jpg")) ?? []
+        let sentInside = sent == one.jpeg, sentOutside = sent == secret
+        #expect(sentInside, "the photo checked inside storage.dir (\(sentOutside ? "the file outside was sent" : "\(sent.count) bytes"))")
     }
 }

@@ -45,3 +45,8 @@ int pb_statfs_type(const char *path, uint64_t *type);
 /// symbolic link on the way, ENOSYS on a kernel without openat2 (the caller then opens component by
 /// component with openat and O_NOFOLLOW).
 int pb_openat2_beneath(int dirfd, const char *path, int flags);
+
+/// O_PATH (Linux 2.6.39+; <fcntl.h> defines it only under _GNU_SOURCE): the open(2) flag for a
+/// descriptor that only locates a file, as a folder to `openat` from; it needs search (x), not read
+/// permission on a folder.
+int pb_o_path(void);
