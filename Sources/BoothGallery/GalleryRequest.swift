@@ -3,8 +3,10 @@ import BoothPorts
 import BoothStorage
 import Glibc
 
-/// What a request asks for, from its method and path (the path as libmicrohttpd gives it, without
-/// the query). Pure: the router and its parsers are fuzzed (Tests/BoothGalleryTests).
+/// What a request asks for, from its method and path (the path exactly as the client sent it: not
+/// percent-decoded, without the query; `pb_http_handler`). A path is routed only when it is exactly
+/// one of the routes, byte for byte: `/p%2fTOKEN.jpg` or `/p/TOKEN%00.jpg` is ``notFound``.
+/// Pure: the router and its parsers are fuzzed (fuzz/targets/gallery.swift).
 public enum GalleryRoute: Equatable, Sendable {
     /// `/p/TOKEN`: the picture's page.
     case page(token: String)

@@ -13,10 +13,6 @@
 struct context { pb_http_handler handler; void *context; };
 struct pb_http_server { struct MHD_Daemon *daemon; struct context c; };
 
-/* The request's marker for a request that is not a POST: the access callback runs once for the
- * headers and again per body chunk. */
-static int seen;
-
 /* A POST's state: its post processor and the fields decoded so far. */
 struct post {
     struct MHD_PostProcessor *processor;
@@ -46,26 +42,48 @@ static enum MHD_Result field(void *cls, enum MHD_ValueKind kind, const char *key
     return p->form.overflow ? MHD_NO : MHD_YES;
 }
 
+/* A request's state (libmicrohttpd's per-request pointer), from its request line on: its target's path as the
+ * client sent it (not percent-decoded, not cut at a NUL; without the query), and a POST's form. */
+struct request {
+    char path[pb_http_raw_path_max + 2];   /* one byte more than routed: a longer path stays longer, and routes nowhere */
+    int headers_seen;                      /* the access callback ran once (the headers) */
+    struct post *post;                     /* NULL unless a POST */
+};
+
+/* MHD_OPTION_URI_LOG_CALLBACK: called with the request line's target before libmicrohttpd decodes it;
+ * what it returns is the request's pointer. NULL (no memory) makes the access callback close the connection. */
+static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)cls; (void)connection;
+    struct request *r = calloc(1, sizeof *r);
+    if (!r || !uri) return r;
+    size_t n = strcspn(uri, "?");
+    if (n > pb_http_raw_path_max + 1) n = pb_http_raw_path_max + 1;
+    memcpy(r->path, uri, n);
+    r->path[n] = 0;
+    return r;
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                       const char *version, const char *upload_data, size_t *upload_data_size, void **request) {
     (void)version;
     struct context *c = cls;
-    if (*request == NULL) {
+    struct request *r = *request;
+    if (r == NULL) return MHD_NO;   /* no state: out of memory in raw_uri */
+    if (!r->headers_seen) {
         /* First call: the headers only. Answering here would make libmicrohttpd close the connection
          * (it cannot know whether a body follows): the answer comes with the last call, so keep-alive works. */
+        r->headers_seen = 1;
         if (strcmp(method, "POST") == 0) {
             struct post *p = calloc(1, sizeof *p);
             if (!p) return MHD_NO;
             p->form.fields = p->fields;
             /* NULL for a body that is not a form: its fields stay empty. */
             p->processor = MHD_create_post_processor(connection, 1024, field, p);
-            *request = p;
-        } else {
-            *request = &seen;
+            r->post = p;
         }
         return MHD_YES;
     }
-    struct post *p = *request == &seen ? NULL : *request;
+    struct post *p = r->post;
     if (*upload_data_size != 0) {
         if (p) {
             p->read += *upload_data_size;
@@ -76,16 +94,18 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         return MHD_YES;
     }
     if (p && p->open) { append(p, "", 1); p->open = 0; }
-    return c->handler(c->context, connection, method, url, p ? &p->form : NULL) ? MHD_YES : MHD_NO;
+    (void)url;   /* decoded and cut at a NUL by libmicrohttpd: routed on the raw path instead */
+    return c->handler(c->context, connection, method, r->path, p ? &p->form : NULL) ? MHD_YES : MHD_NO;
 }
 
 /* The request is over (answered, or its connection closed): a POST's state freed. */
 static void completed(void *cls, struct MHD_Connection *connection, void **request, enum MHD_RequestTerminationCode code) {
     (void)cls; (void)connection; (void)code;
-    if (*request && *request != &seen) {
-        struct post *p = *request;
-        if (p->processor) MHD_destroy_post_processor(p->processor);
-        free(p);
+    struct request *r = *request;
+    if (r) {
+        if (r->post && r->post->processor) MHD_destroy_post_processor(r->post->processor);
+        free(r->post);
+        free(r);
     }
     *request = NULL;
 }
@@ -126,6 +146,7 @@ pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler,
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, o->port, NULL, NULL, access_handler, c,
         MHD_OPTION_EXTERNAL_LOGGER, pb_http_log, NULL,   /* first: libmicrohttpd asks for it so */
         MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, raw_uri, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(o->threads ? o->threads : 1),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,

@@ -1,5 +1,5 @@
 // libFuzzer target: what photobooth-gallery does with a request before any file is opened: the
-// router (method and path), the Range header against a file size, the token shape, the download
+// router (method and path as sent: a routed path is exactly its route, byte for byte), the Range header against a file size, the token shape, the download
 // name and the servable-path check of an index row, and the per-address guess limit. Input: method,
 // NUL, path, NUL, Range header, NUL, an index row's path, NUL, a client address.
 import BoothGallery
@@ -11,11 +11,28 @@ public func fuzzGallery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let parts = bytes.split(separator: 0, maxSplits: 4, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     func part(_ i: Int) -> String { i < parts.count ? parts[i] : "" }
     let route = GalleryRoute.route(method: part(0), path: part(1))
+    // The router matches exactly: a path it routes is rebuilt byte for byte from the route.
+    func exact(_ rebuilt: String) {
+        guard Array(rebuilt.utf8) == Array(part(1).utf8) else { fatalError("routed \(part(1).debugDescription) as \(rebuilt.debugDescription)") }
+    }
     switch route {
-    case let .page(token), let .image(token), let .download(token):
+    case let .page(token), let .image(token), let .download(token), let .thumbnail(token):
         // A routed token has a token's shape: nothing else reaches the index.
         guard PictureTokens.isWellFormed(token), token.utf8.count == PictureTokens.tokenLength else { fatalError("routed a malformed token: \(token)") }
-    case .health, .favicon, .notFound, .methodNotAllowed:
+        switch route {
+        case .page: exact("/p/\(token)")
+        case .image: exact("/p/\(token).jpg")
+        case .download: exact("/p/\(token)/download")
+        default: exact("/t/\(token).jpg")
+        }
+    case .health: exact("/health")
+    case .favicon: exact("/favicon.ico")
+    case .list: exact("/")
+    case .pinForm, .pinSubmit: exact("/pin")
+    case .live: exact("/live")
+    case .liveScript: exact("/live.js")
+    case .liveJSON: exact("/live.json")
+    case .notFound, .methodNotAllowed:
         break
     }
     for size in [Int64(0), 1, 1000, Int64(bytes.count)] {
