@@ -66,9 +66,6 @@ extension GalleryServer {
         let etag = "\"t\(picture.token.prefix(8))-\(String(picture.bytes, radix: 16))\""
         let headers = [("Content-Type", "image/jpeg"), ("ETag", etag), ("Cache-Control", "private, max-age=86400"),
                        ("X-Content-Type-Options", "nosniff")]
-        if GalleryText.matches(ifNoneMatch: header(c, "If-None-Match"), etag) {
-            return respond(c, 304, text: "", headers: headers.filter { $0.0 != "Content-Type" })
-        }
         let path: String
         do {
             path = try thumbnails.file(for: picture, source: "\(config.photosDir)/\(picture.path)")
@@ -80,7 +77,16 @@ extension GalleryServer {
         var st = stat()
         guard fd >= 0 else { return missing(c) }
         guard fstat(fd, &st) == 0 else { close(fd); return missing(c) }
-        return respond(c, 200, fd: fd, offset: 0, length: Int64(st.st_size), headers: headers, picture: false)
+        switch preconditions(c, etag: etag, lastModified: nil) {
+        case .failed:
+            close(fd)
+            return preconditionFailed(c, etag: etag, lastModified: nil)
+        case .notModified:
+            close(fd)
+            return notModified(c, length: Int64(st.st_size), headers: headers.filter { $0.0 != "Content-Type" })
+        case .serve:
+            return respond(c, 200, fd: fd, offset: 0, length: Int64(st.st_size), headers: headers, picture: false)
+        }
     }
 
     /// `GET /pin`: the form (`?next=/live` to go back to the slideshow); without a PIN, straight on.

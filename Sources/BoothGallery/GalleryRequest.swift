@@ -1,6 +1,7 @@
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import CHTTPShims
 import Glibc
 
 /// What a request asks for, from its method and path (the path exactly as the client sent it: not
@@ -111,6 +112,43 @@ public enum ByteRange: Equatable, Sendable {
     }
 }
 
+/// What a GET or HEAD of a file with `etag` (strong) and `lastModified` makes of the request's
+/// preconditions, evaluated in RFC 9110 §13.2.2's order: `If-Match`, else `If-Unmodified-Since`
+/// (412 when false); `If-None-Match`, else `If-Modified-Since` (304 when false); then `If-Range`
+/// (§13.1.5: the range only for the same strong ETag or exactly the same date, else the whole file).
+/// A date that is not an HTTP-date (``GalleryText/httpDateSeconds(_:)``) is ignored, as the RFC says.
+public enum Preconditions: Equatable, Sendable {
+    /// Serve: 200, or 206 when `range` and the request has a usable `Range`.
+    case serve(range: Bool)
+    /// 304 Not Modified.
+    case notModified
+    /// 412 Precondition Failed.
+    case failed
+
+    /// Evaluates the request's headers (nil: absent; each at most 1 KiB looked at, a longer one is
+    /// treated as not matching). `lastModified` in seconds since 1970; nil: no date conditions apply.
+    public static func evaluate(ifMatch: String?, ifUnmodifiedSince: String?, ifNoneMatch: String?, ifModifiedSince: String?,
+                                ifRange: String?, etag: String, lastModified: Int64?) -> Preconditions {
+        if let ifMatch {
+            guard GalleryText.matches(ifMatch: ifMatch, etag) else { return .failed }
+        } else if let text = ifUnmodifiedSince, let date = GalleryText.httpDateSeconds(text), let lastModified, lastModified > date {
+            return .failed
+        }
+        if ifNoneMatch != nil {
+            if GalleryText.matches(ifNoneMatch: ifNoneMatch, etag) { return .notModified }
+        } else if let text = ifModifiedSince, let date = GalleryText.httpDateSeconds(text), let lastModified, lastModified <= date {
+            return .notModified
+        }
+        guard let ifRange else { return .serve(range: true) }
+        let value = ifRange.trimmingSpaces()
+        if value.hasPrefix("\"") || value.hasPrefix("W/") {
+            return .serve(range: !etag.hasPrefix("W/") && value == etag)
+        }
+        guard let date = GalleryText.httpDateSeconds(value), let lastModified else { return .serve(range: false) }
+        return .serve(range: date == lastModified)
+    }
+}
+
 /// Unknown tokens per client address: a guest who mistypes gets a few tries, someone guessing
 /// gets `429 Too Many Requests` (no look-up at all) for the rest of the window, and only that
 /// address does: every other guest is served as before. Pure bookkeeping on an injected clock.
@@ -198,6 +236,27 @@ public enum GalleryText {
             if tag == mine { return true }
         }
         return false
+    }
+
+    /// Whether an `If-Match` header holds for `etag` (RFC 9110 §13.1.1, strong comparison): `*`, or
+    /// a comma-separated list with exactly `etag` in it (a weak tag `W/"…"` never matches).
+    public static func matches(ifMatch header: String, _ etag: String) -> Bool {
+        guard header.utf8.count <= 1024, !etag.hasPrefix("W/") else { return false }
+        for item in header.split(separator: ",") {
+            let tag = item.trimmingSpaces()
+            if tag == "*" || tag == etag { return true }
+        }
+        return false
+    }
+
+    /// Seconds since 1970 of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`,
+    /// or the obsolete RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`;
+    /// parsed by `strptime` (C locale: English names) and `timegm` (`pb_http_date`). nil for anything else or over 64 bytes.
+    public static func httpDateSeconds(_ text: String) -> Int64? {
+        guard text.utf8.count <= 64, !text.utf8.contains(0) else { return nil }
+        var seconds: Int64 = 0
+        guard pb_http_date(text, &seconds) != 0 else { return nil }
+        return seconds
     }
 
     /// An HTTP date (`Tue, 01 Dec 2026 18:04:05 GMT`, IMF-fixdate) for `seconds` since 1970.

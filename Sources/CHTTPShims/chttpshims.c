@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* strptime, timegm */
 #include <stdarg.h>
 #include "chttpshims.h"
 #include <arpa/inet.h>
@@ -7,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
@@ -187,3 +189,19 @@ void pb_http_stop(pb_http_server *server) {
     free(server);
 }
 
+
+int pb_http_date(const char *text, int64_t *seconds) {
+    static const char *const formats[] = {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        struct tm tm;
+        memset(&tm, 0, sizeof tm);
+        const char *end = strptime(text, formats[i], &tm);
+        if (!end || *end != 0) continue;
+        errno = 0;
+        time_t t = timegm(&tm);
+        if (t == (time_t)-1 && errno != 0) return 0;
+        *seconds = (int64_t)t;
+        return 1;
+    }
+    return 0;
+}

@@ -53,6 +53,68 @@ func rawGet(_ port: UInt16, _ target: String, method: String = "GET", headers: S
 
 @Suite("The gallery's request edges: conditional requests, the exact router (raw HTTP on loopback)", .serialized)
 struct GalleryConditionalTests {
+    @Test("If-Modified-Since, If-Range, If-Match, If-Unmodified-Since in RFC 9110's order; a 304's Content-Length is the 200's, not 0")
+    func conditional() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 7)
+        defer { one.remove() }
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try one.reader(), log: LogRecorder().logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let path = "/p/\(one.token).jpg"
+        let whole = try rawGet(port, path)
+        #expect(whole.status == 200)
+        #expect(whole.body.count == one.jpeg.count && whole.body == one.jpeg, "the file's bytes")
+        let etag = try #require(whole.value("ETag"))
+        let modified = try #require(whole.value("Last-Modified"))
+        var st = stat()
+        #expect(stat("\(one.photos)/\(one.relative)", &st) == 0)
+        let mtime = Int64(st.st_mtim.tv_sec)
+        #expect(modified == GalleryText.httpDate(mtime))
+        let later = GalleryText.httpDate(mtime + 3600), earlier = GalleryText.httpDate(mtime - 3600)
+
+        // If-Modified-Since not older than the file: 304, without a body or a Content-Length.
+        for date in [modified, later, "Sunday, 06-Nov-44 08:49:37 GMT", "Sun Nov  6 08:49:37 2044"] {
+            let r = try rawGet(port, path, headers: "If-Modified-Since: \(date)\r\n")
+            #expect(r.status == 304, "If-Modified-Since: \(date)")
+            #expect(r.body.isEmpty)
+            #expect(r.values("Content-Length") == ["\(one.jpeg.count)"], "a 304's one Content-Length is the 200's (never 0): \(r.headers)")
+            #expect(r.value("ETag") == etag)
+        }
+        #expect(try rawGet(port, path, headers: "If-Modified-Since: \(earlier)\r\n").status == 200, "changed since")
+        #expect(try rawGet(port, path, headers: "If-Modified-Since: yesterday\r\n").status == 200, "not a date: ignored")
+        // If-None-Match wins over If-Modified-Since (§13.2.2 step 3 before 4).
+        #expect(try rawGet(port, path, headers: "If-None-Match: \"other\"\r\nIf-Modified-Since: \(later)\r\n").status == 200)
+        let inm = try rawGet(port, path, headers: "If-None-Match: \(etag)\r\n")
+        #expect(inm.status == 304)
+        #expect(inm.values("Content-Length") == ["\(one.jpeg.count)"], "\(inm.headers)")
+
+        // If-Range: only the same strong ETag or exactly the same date gives the range.
+        let range = "Range: bytes=10-19\r\n"
+        #expect(try rawGet(port, path, headers: range + "If-Range: \(etag)\r\n").status == 206)
+        #expect(try rawGet(port, path, headers: range + "If-Range: \(modified)\r\n").status == 206)
+        for other in ["\"other\"", "W/\(etag)", earlier, later, "garbage"] {
+            let r = try rawGet(port, path, headers: range + "If-Range: \(other)\r\n")
+            #expect(r.status == 200, "If-Range: \(other)")
+            #expect(r.body.count == one.jpeg.count && r.body == one.jpeg, "the whole file for If-Range: \(other)")
+        }
+
+        // If-Match and If-Unmodified-Since that fail: 412; that hold: served.
+        #expect(try rawGet(port, path, headers: "If-Match: \"other\"\r\n").status == 412)
+        #expect(try rawGet(port, path, headers: "If-Match: W/\(etag)\r\n").status == 412, "If-Match compares strongly")
+        #expect(try rawGet(port, path, headers: "If-Match: \"x\", \(etag)\r\n").status == 200)
+        #expect(try rawGet(port, path, headers: "If-Match: *\r\n").status == 200)
+        #expect(try rawGet(port, path, headers: "If-Unmodified-Since: \(earlier)\r\n").status == 412)
+        #expect(try rawGet(port, path, headers: "If-Unmodified-Since: \(modified)\r\n").status == 200)
+        // If-Match present: If-Unmodified-Since is not looked at (step 2 only without If-Match).
+        #expect(try rawGet(port, path, headers: "If-Match: \(etag)\r\nIf-Unmodified-Since: \(earlier)\r\n").status == 200)
+        // A failing If-Match comes before a matching If-None-Match (step 1 before 3).
+        #expect(try rawGet(port, path, headers: "If-Match: \"other\"\r\nIf-None-Match: \(etag)\r\n").status == 412)
+        // The download answers the same.
+        #expect(try rawGet(port, "/p/\(one.token)/download", headers: "If-Modified-Since: \(modified)\r\n").status == 304)
+        #expect(try rawGet(port, path, method: "HEAD", headers: "If-Modified-Since: \(modified)\r\n").status == 304)
+    }
+
     @Test("the router matches exactly: a NUL, an encoded slash or letter is a 404; a query is not part of the path")
     func exactRouter() throws {
         let one = try OnePhoto(try OnePhoto.capture(), session: 8)

@@ -1,5 +1,6 @@
 // libFuzzer target: what photobooth-gallery does with a request before any file is opened: the
-// router (method and path as sent: a routed path is exactly its route, byte for byte), the Range header against a file size, the token shape, the download
+// router (method and path as sent: a routed path is exactly its route, byte for byte), the
+// preconditions and HTTP-dates, the Range header against a file size, the token shape, the download
 // name and the servable-path check of an index row, and the per-address guess limit. Input: method,
 // NUL, path, NUL, Range header, NUL, an index row's path, NUL, a client address.
 import BoothGallery
@@ -51,6 +52,16 @@ public func fuzzGallery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     _ = GalleryText.matches(ifNoneMatch: part(2), part(3))
     let tag = "\"\(part(4).filter { $0 != "\"" && $0 != "," })\""
     guard GalleryText.matches(ifNoneMatch: "W/\"x\", \(tag)", tag) || tag.utf8.count > 1000 else { fatalError("\(tag) does not match itself") }
+    // Preconditions: any header text gives one answer; a tag's own If-None-Match is a 304 unless If-Match fails;
+    // an HTTP-date read back is the date written.
+    _ = Preconditions.evaluate(ifMatch: part(2), ifUnmodifiedSince: part(3), ifNoneMatch: part(4), ifModifiedSince: part(3),
+                               ifRange: part(2), etag: tag, lastModified: Int64(bytes.count))
+    if let seconds = GalleryText.httpDateSeconds(part(3)), seconds >= 0, seconds < 253_402_300_800,
+       GalleryText.httpDateSeconds(GalleryText.httpDate(seconds)) != seconds {
+        fatalError("\(part(3).debugDescription) read as \(seconds), written as \(GalleryText.httpDate(seconds))")
+    }
+    guard Preconditions.evaluate(ifMatch: nil, ifUnmodifiedSince: part(3), ifNoneMatch: tag, ifModifiedSince: nil, ifRange: nil,
+                                 etag: tag, lastModified: 0) != .serve(range: true) || tag.utf8.count > 1000 else { fatalError("\(tag): If-None-Match of itself served") }
     var limit = GuessLimit(allowed: 3, windowMilliseconds: 10, maxAddresses: 4)
     for (i, b) in bytes.prefix(64).enumerated() {
         let address = "\(part(4))\(b % 7)"

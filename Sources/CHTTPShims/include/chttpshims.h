@@ -55,6 +55,10 @@ pb_http_server *pb_http_start(const pb_http_options *options, pb_http_handler ha
 uint16_t pb_http_port(pb_http_server *server);
 /// The client's IPv4 or IPv6 address as text ("192.168.1.20"); "" when unknown.
 void pb_http_client_address(struct MHD_Connection *connection, char *out, size_t len);
+/// An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, or the obsolete
+/// RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`) as seconds since
+/// 1970 in `seconds`: 1, or 0 for anything else. strptime (the C locale's English names) and timegm.
+int pb_http_date(const char *text, int64_t *seconds);
 /// Stops the server: no new connections, the threads joined (MHD_stop_daemon), then frees it.
 void pb_http_stop(pb_http_server *server);
 #endif
