@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothIndex
+import BoothPorts
 import CHTTPShims
 import CMicroHTTPD
 import Glibc
@@ -104,8 +105,9 @@ extension GalleryServer {
         let address = clientAddress(c), t = now()
         guard pinTries.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
             stats.withLock { $0.limited += 1 }
-            return respond(c, 429, text: "Too many wrong PINs from this address; try again in a minute.\n",
-                           headers: [("Retry-After", "60"), ("Cache-Control", "no-store")])
+            let wait = pinTries.withLock { $0.retryAfterSeconds(address, nowMilliseconds: t) }
+            return respond(c, 429, text: "Too many wrong PINs from this address; try again in \(wait) s.\n",
+                           headers: [("Retry-After", "\(wait)"), ("Cache-Control", "no-store")])
         }
         let tried = form["pin"] ?? ""
         if !overflow && !pinCookie.isEmpty && tried == config.pin {
@@ -119,6 +121,31 @@ extension GalleryServer {
             log.warning("gallery: \(address) tried \(pinTries.withLock { $0.limitText("wrong PINs") }); answering it 429 until then")
         }
         return respond(c, 403, html: ListPages.pin(next: next, wrong: true, config: config), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// The key the PIN's cookie is signed with (HMAC-SHA256, ``PictureTokens``): `STATE/pin-cookie.key`,
+    /// 32 random bytes made at the first start (mode 0600, written durably: ``PictureTokens/load(orCreate:)``),
+    /// so a cookie outlives a restart; `gallery.state` made (0700) when missing. A key file of the wrong
+    /// size is made again (the cookies given so far then ask for the PIN once more). Empty `state`, or a
+    /// folder or key that cannot be made or read: a key of this run only, said in the log.
+    static func pinCookieKey(state: String, log: Logger) -> PictureTokens? {
+        guard !state.isEmpty else { return PictureTokens.ephemeral() }
+        let path = "\(state)/pin-cookie.key"
+        if mkdir(state, 0o700) != 0 && errno != EEXIST {
+            log.warning("gallery: gallery.state \(state): \(String(cString: strerror(errno))); the PIN's cookies last only until the gallery restarts")
+            return PictureTokens.ephemeral()
+        }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size != Int(PictureTokens.secretBytes) {
+            log.warning("gallery: \(path) has \(st.st_size) bytes, not \(PictureTokens.secretBytes); a new key is made (PIN cookies given before ask for the PIN again)")
+            unlink(path)
+        }
+        do {
+            return try PictureTokens.load(orCreate: path)
+        } catch {
+            log.warning("gallery: the PIN cookie's key: \(error); the PIN's cookies last only until the gallery restarts")
+            return PictureTokens.ephemeral()
+        }
     }
 
     /// Where a PIN's form may lead: `/live` or `/` (nothing else: no redirect elsewhere).

@@ -149,17 +149,22 @@ public enum Preconditions: Equatable, Sendable {
     }
 }
 
-/// Unknown tokens per client address: a guest who mistypes gets a few tries, someone guessing
-/// gets `429 Too Many Requests` (no look-up at all) for the rest of the window, and only that
-/// address does: every other guest is served as before. Pure bookkeeping on an injected clock.
+/// Unknown tokens (or wrong PINs) per client address: a guest who mistypes gets a few tries,
+/// someone guessing gets `429 Too Many Requests` (no look-up at all) until the window allows again,
+/// and only that address does: every other guest is served as before. The window slides: at most
+/// `allowed` misses in any `windowMilliseconds`, each miss leaving it `windowMilliseconds` after it
+/// was made (no fixed minute whose edge lets twice as many through). Pure bookkeeping on an injected clock;
+/// memory: `maxAddresses` × `allowed` times at most.
 public struct GuessLimit: Sendable {
-    /// Unknown tokens allowed per address in one window.
+    /// Misses allowed per address within any window.
     public let allowed: Int
     /// The window, in milliseconds.
     public let windowMilliseconds: Int64
-    /// Addresses tracked at most (the oldest windows are dropped beyond it).
+    /// Addresses tracked at most (beyond it, those with no miss left in the window are dropped,
+    /// then the one whose last miss is oldest).
     public let maxAddresses: Int
-    private var windows: [String: (start: Int64, misses: Int)] = [:]
+    /// Per address, the times of its last misses (at most `allowed`), oldest first.
+    private var misses: [String: [Int64]] = [:]
 
     public init(allowed: Int = 20, windowMilliseconds: Int64 = 60_000, maxAddresses: Int = 4096) {
         self.allowed = allowed
@@ -167,25 +172,43 @@ public struct GuessLimit: Sendable {
         self.maxAddresses = maxAddresses
     }
 
+    /// The misses of `address` still within the window at `now`, oldest first.
+    private func recent(_ address: String, _ now: Int64) -> ArraySlice<Int64> {
+        guard let times = misses[address] else { return [] }
+        return times.drop { now - $0 >= windowMilliseconds }
+    }
+
     /// Whether `address` may ask for a token now (`nowMilliseconds` on a monotonic clock).
     public func mayAsk(_ address: String, nowMilliseconds: Int64) -> Bool {
-        guard let w = windows[address], nowMilliseconds - w.start < windowMilliseconds else { return true }
-        return w.misses < allowed
+        recent(address, nowMilliseconds).count < allowed
+    }
+
+    /// Milliseconds until `address` may ask again: 0 when it may now; else until the miss that
+    /// fills its allowance leaves the window.
+    public func waitMilliseconds(_ address: String, nowMilliseconds: Int64) -> Int64 {
+        let times = recent(address, nowMilliseconds)
+        guard times.count >= allowed else { return 0 }
+        guard allowed > 0 else { return windowMilliseconds }
+        return max(0, times[times.endIndex - allowed] + windowMilliseconds - nowMilliseconds)
+    }
+
+    /// ``waitMilliseconds(_:nowMilliseconds:)`` in whole seconds, rounded up, at least 1: a `Retry-After`.
+    public func retryAfterSeconds(_ address: String, nowMilliseconds: Int64) -> Int64 {
+        max(1, (waitMilliseconds(address, nowMilliseconds: nowMilliseconds) + 999) / 1000)
     }
 
     /// `address` asked for a token that names no picture.
     public mutating func missed(_ address: String, nowMilliseconds: Int64) {
-        if let w = windows[address], nowMilliseconds - w.start < windowMilliseconds {
-            windows[address] = (w.start, w.misses + 1)
-            return
-        }
-        if windows.count >= maxAddresses {
-            windows = windows.filter { nowMilliseconds - $0.value.start < windowMilliseconds }
-            if windows.count >= maxAddresses, let oldest = windows.min(by: { $0.value.start < $1.value.start })?.key {
-                windows[oldest] = nil
+        var times = Array(recent(address, nowMilliseconds))
+        if misses[address] == nil && misses.count >= maxAddresses {
+            misses = misses.filter { nowMilliseconds - ($0.value.last ?? .min) < windowMilliseconds }
+            if misses.count >= maxAddresses, let oldest = misses.min(by: { ($0.value.last ?? .min) < ($1.value.last ?? .min) })?.key {
+                misses[oldest] = nil
             }
         }
-        windows[address] = (nowMilliseconds, 1)
+        times.append(nowMilliseconds)
+        if times.count > max(1, allowed) { times.removeFirst(times.count - max(1, allowed)) }
+        misses[address] = times
     }
 
     /// ``missed(_:nowMilliseconds:)``, then whether that miss was the one that put `address` past its allowance.
@@ -198,7 +221,7 @@ public struct GuessLimit: Sendable {
     public func limitText(_ what: String) -> String { "\(allowed) \(what) within \(windowMilliseconds / 1000) s" }
 
     /// Addresses tracked now (tests).
-    public var tracked: Int { windows.count }
+    public var tracked: Int { misses.count }
 }
 
 /// Small pieces of the responses.

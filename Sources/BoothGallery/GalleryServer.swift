@@ -55,6 +55,9 @@ public final class GalleryServer: Sendable {
         public var listText = "All photos"
         /// `gallery.cache`: the thumbnails' folder.
         public var cache = "/var/cache/photobooth-gallery"
+        /// `gallery.state`: the gallery's own folder; the PIN cookie's key is kept there
+        /// (`pin-cookie.key`). Empty (tests): a key of this run only.
+        public var state = ""
         /// How long `/live.json?wait=1` is held without a new picture, in milliseconds.
         public var longPollMilliseconds: Int64 = 20_000
 
@@ -80,6 +83,7 @@ public final class GalleryServer: Sendable {
             pinText = g.pinText
             listText = g.listText
             cache = g.cache
+            state = g.state
         }
     }
 
@@ -104,9 +108,10 @@ public final class GalleryServer: Sendable {
     let log: Logger
     let stats = Mutex(Stats())
     private let guesses: Mutex<GuessLimit>
-    /// Wrong PINs per address: 5 a minute.
+    /// Wrong PINs per address: 5 within any minute.
     let pinTries: Mutex<GuessLimit>
-    /// The cookie a right PIN sets: an HMAC of the PIN under a key of this run (``PictureTokens/ephemeral()``); nil without a PIN.
+    /// The cookie a right PIN sets: an HMAC of the PIN under the key in `gallery.state` (``pinCookieKey(state:log:)``:
+    /// the same after a restart); nil without a PIN.
     let pinCookie: String?
     let thumbnails: Thumbnails
     let live = LiveWaiters()
@@ -134,7 +139,7 @@ public final class GalleryServer: Sendable {
         self.log = log
         guesses = Mutex(guessLimit)
         pinTries = Mutex(pinLimit)
-        pinCookie = config.pin.isEmpty ? nil : (PictureTokens.ephemeral()?.token(for: "gallery pin\0\(config.pin)") ?? "")
+        pinCookie = config.pin.isEmpty ? nil : (GalleryServer.pinCookieKey(state: config.state, log: log)?.token(for: "gallery pin\0\(config.pin)") ?? "")
         thumbnails = Thumbnails(directory: config.cache)
         now = nowMilliseconds
         self.wallSeconds = wallSeconds
@@ -239,8 +244,9 @@ public final class GalleryServer: Sendable {
         let t = now()
         guard guesses.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
             stats.withLock { $0.limited += 1 }
-            return respond(c, 429, text: "Too many unknown pictures asked for from this address; try again in a minute.\n",
-                           headers: [("Retry-After", "60"), ("Cache-Control", "no-store")])
+            let wait = guesses.withLock { $0.retryAfterSeconds(address, nowMilliseconds: t) }
+            return respond(c, 429, text: "Too many unknown pictures asked for from this address; try again in \(wait) s.\n",
+                           headers: [("Retry-After", "\(wait)"), ("Cache-Control", "no-store")])
         }
         switch lookUp(token) {
         case .found(let picture): return answer(picture)

@@ -72,7 +72,7 @@ public enum ListPages {
     /// `after=CURSOR&wait=1` (a long poll the gallery holds until a picture is saved, 20 s at most);
     /// a new picture is shown at once for twice the slide time, the recent ones in turn in between;
     /// each picture is loaded before it fades in. An error waits 3 s and asks again; a 403 (the
-    /// PIN's cookie gone with a restart of the gallery) goes to the PIN's form.
+    /// PIN's cookie no longer accepted: a new PIN, or its key made again) goes to the PIN's form.
     public static let liveScript = """
         "use strict";
         (function () {
