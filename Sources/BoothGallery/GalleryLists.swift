@@ -36,28 +36,55 @@ extension GalleryServer {
     /// The oldest `saved_at` still served under `gallery.expiry` (nil: no expiry).
     private var servedSince: Int64? { config.expirySeconds.map { wallSeconds() - $0 } }
 
-    /// `/` and `/?page=N`: one page of thumbnails, newest first; 404 for a page past the last.
+    /// `/`, `/?before=SAVEDAT.ROWID` (``ListPosition``: the pictures after that one) and `/?page=N` (the
+    /// old links: the Nth `gallery.page_size` pictures now): one page of thumbnails, newest first, with
+    /// links to the pages before and after it by position, so a picture saved between two loads
+    /// neither repeats nor hides one. 404 for a page past the last, 400 for a position that is not one.
     func listPage(_ c: OpaquePointer) -> Bool {
         guarded(c, next: "/") {
+            var position: ListPosition?
+            if let text = header(c, kind: .GET_ARGUMENT_KIND, "before") {
+                guard let p = ListPosition(text) else {
+                    return respond(c, 400, text: "before: a place in the list from a page's link (SAVEDAT.ROWID, two whole numbers), got '\(text.prefix(40))'\n",
+                                   headers: [("Cache-Control", "no-store")])
+                }
+                position = p
+            }
             guard let page = GalleryText.pageNumber(header(c, kind: .GET_ARGUMENT_KIND, "page")) else { return missing(c) }
-            let total: Int, pictures: [IndexedPicture]
+            let size = config.pageSize
+            let total: Int, offset: Int, pictures: [IndexedPicture], previous: String?, next: String?
             do {
                 let rows = try listed.rows(index.current())
                 // Newest first: the pictures still served under gallery.expiry are the first ones.
                 let since = servedSince
-                let visible = since.map { s in rows.prefix { $0.savedAt >= s } } ?? rows[...]
+                let visible = since.map { s in rows.prefix { $0.picture.savedAt >= s } } ?? rows[...]
+                func at(_ i: Int) -> ListPosition { ListPosition(savedAt: visible[i].picture.savedAt, rowid: visible[i].rowid) }
                 total = visible.count
-                let pages = max(1, (total + config.pageSize - 1) / config.pageSize)
-                guard page <= pages else { return missing(c) }
-                let from = visible.startIndex + (page - 1) * config.pageSize
-                pictures = Array(visible[from..<min(from + config.pageSize, visible.endIndex)])
+                if let position {
+                    // The first row older than the position (rows are in descending order).
+                    var low = visible.startIndex, high = visible.endIndex
+                    while low < high {
+                        let mid = low + (high - low) / 2
+                        if at(mid) < position { high = mid } else { low = mid + 1 }
+                    }
+                    guard low < visible.endIndex else { return missing(c) }
+                    offset = low - visible.startIndex
+                } else {
+                    offset = (page - 1) * size
+                    guard page == 1 || offset < total else { return missing(c) }
+                }
+                let from = visible.startIndex + offset, to = min(from + size, visible.endIndex)
+                pictures = visible[from..<to].map(\.picture)
+                next = to < visible.endIndex ? "/?before=\(at(to - 1).text)" : nil
+                previous = offset == 0 ? nil : offset <= size ? "/" : "/?before=\(at(from - size - 1).text)"
             } catch {
                 log.error("gallery: the list: \(error)")
                 return respond(c, 503, text: "The gallery cannot read its index just now; try again in a moment.\n",
                                headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
             }
-            let pages = max(1, (total + config.pageSize - 1) / config.pageSize)
-            return respond(c, 200, html: ListPages.list(pictures, page: page, pages: pages, total: total, config: config),
+            let number = offset / size + 1
+            let pages = number - 1 + max(1, (total - offset + size - 1) / size)
+            return respond(c, 200, html: ListPages.list(pictures, page: number, pages: pages, total: total, previous: previous, next: next, config: config),
                            headers: [("Cache-Control", "no-cache")])
         }
     }
@@ -281,7 +308,7 @@ final class LiveWaiters: Sendable {
     }
 }
 
-/// The list's rows (``PictureIndex/listed(limit:offset:savedSince:)``, all of them), newest first,
+/// The list's rows (``PictureIndex/listedInOrder()``, all of them, with their rowids), newest first,
 /// read again only when the index changed (its `PRAGMA data_version`, or another connection after
 /// the daemon made the file again): a page is then a slice of them, not a count and a scan with
 /// OFFSET per request (at 10,000 pictures, about 9 ms of CPU a page before).
@@ -291,14 +318,15 @@ final class ListedCache: Sendable {
         /// only the same object's version says the same rows.
         var index: PictureIndex
         var version: Int64
-        var rows: [IndexedPicture]
+        var rows: [(rowid: Int64, picture: IndexedPicture)]
     }
     private let entry = Mutex<Entry?>(nil)
 
-    func rows(_ index: PictureIndex) throws(IndexError) -> [IndexedPicture] {
+    /// ``PictureIndex/listedInOrder()``, read again only when the index changed.
+    func rows(_ index: PictureIndex) throws(IndexError) -> [(rowid: Int64, picture: IndexedPicture)] {
         let version = try index.dataVersion()
         if let e = entry.withLock({ $0 }), e.index === index, e.version == version { return e.rows }
-        let rows = try index.listed(limit: Int.max)
+        let rows = try index.listedInOrder()
         entry.withLock { $0 = Entry(index: index, version: version, rows: rows) }
         return rows
     }

@@ -224,6 +224,38 @@ public struct GuessLimit: Sendable {
     public var tracked: Int { misses.count }
 }
 
+/// A place in the list (``PictureIndex/listedInOrder()``'s order: newest `savedAt` first, then the
+/// higher rowid): a page's link to the next one names the last picture shown, and the next page
+/// starts with the picture after it, however many pictures were saved meanwhile. As text
+/// (`?before=`): `SAVEDAT.ROWID`, two whole numbers (the first may be negative).
+public struct ListPosition: Equatable, Comparable, Sendable {
+    /// Seconds since 1970 (the index's `saved_at`).
+    public var savedAt: Int64
+    /// The index's rowid.
+    public var rowid: Int64
+
+    public init(savedAt: Int64, rowid: Int64) {
+        self.savedAt = savedAt
+        self.rowid = rowid
+    }
+
+    /// From `SAVEDAT.ROWID` (at most 40 bytes); nil for anything else.
+    public init?(_ text: String) {
+        guard text.utf8.count <= 40 else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        func digits(_ s: Substring) -> Bool { !s.isEmpty && s.utf8.count <= 19 && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
+        guard parts.count == 2, digits(parts[0].hasPrefix("-") ? parts[0].dropFirst() : parts[0]), digits(parts[1]),
+              let savedAt = Int64(parts[0]), let rowid = Int64(parts[1]) else { return nil }
+        self.init(savedAt: savedAt, rowid: rowid)
+    }
+
+    /// `SAVEDAT.ROWID`.
+    public var text: String { "\(savedAt).\(rowid)" }
+
+    /// Older (later in the list) is smaller.
+    public static func < (a: ListPosition, b: ListPosition) -> Bool { (a.savedAt, a.rowid) < (b.savedAt, b.rowid) }
+}
+
 /// Small pieces of the responses.
 public enum GalleryText {
     /// The fields of a posted form as the shim hands them over (`key\0value\0` pairs, decoded by

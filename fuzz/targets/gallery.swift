@@ -62,6 +62,8 @@ public func fuzzGallery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     guard Preconditions.evaluate(ifMatch: nil, ifUnmodifiedSince: part(3), ifNoneMatch: tag, ifModifiedSince: nil, ifRange: nil,
                                  etag: tag, lastModified: 0) != .serve(range: true) || tag.utf8.count > 1000 else { fatalError("\(tag): If-None-Match of itself served") }
+    // A list position read back is the position written.
+    if let position = ListPosition(part(2)), ListPosition(position.text) != position { fatalError("\(part(2).debugDescription) is not \(position.text)") }
     var limit = GuessLimit(allowed: 3, windowMilliseconds: 10, maxAddresses: 4)
     for (i, b) in bytes.prefix(64).enumerated() {
         let address = "\(part(4))\(b % 7)"
