@@ -201,8 +201,8 @@ public struct GuessLimit: Sendable {
     public mutating func missed(_ address: String, nowMilliseconds: Int64) {
         var times = Array(recent(address, nowMilliseconds))
         if misses[address] == nil && misses.count >= maxAddresses {
-            misses = misses.filter { nowMilliseconds - ($0.value.last ?? .min) < windowMilliseconds }
-            if misses.count >= maxAddresses, let oldest = misses.min(by: { ($0.value.last ?? .min) < ($1.value.last ?? .min) })?.key {
+            misses = misses.filter { entry in entry.value.last.map { nowMilliseconds - $0 < windowMilliseconds } ?? false }
+            if misses.count >= maxAddresses, let oldest = misses.min(by: { ($0.value.last ?? 0) < ($1.value.last ?? 0) })?.key {
                 misses[oldest] = nil
             }
         }
