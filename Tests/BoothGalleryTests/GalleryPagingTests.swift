@@ -17,7 +17,7 @@ struct GalleryPagingTests {
         return (tokens, next.map { $0.replacingOccurrences(of: "&amp;", with: "&") }, r.status)
     }
 
-    @Test("page 1, a new picture, page 2: no picture repeated, none skipped; ?page=N still answers; a bad position is a 400")
+    @Test("page 1, a new picture, page 2: no picture repeated, none skipped; ?page=N still answers; a bad position is a 400; a thumbnail's 304 and 412")
     func newPictureBetweenPages() throws {
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
         defer { one.remove() }
@@ -69,5 +69,14 @@ struct GalleryPagingTests {
             #expect(try rawGet(port, bad).status == 400, "\(bad)")
         }
         #expect(try rawGet(port, "/?before=100.1").status == 404, "a position older than every picture: past the last page")
+
+        // A thumbnail's 304 says the 200's length (not 0); a failing If-Match is a 412.
+        let thumb = try rawGet(port, "/t/\(one.token).jpg")
+        #expect(thumb.status == 200)
+        let tag = try #require(thumb.value("ETag"))
+        let same = try rawGet(port, "/t/\(one.token).jpg", headers: "If-None-Match: \(tag)\r\n")
+        #expect(same.status == 304)
+        #expect(same.values("Content-Length") == ["\(thumb.body.count)"])
+        #expect(try rawGet(port, "/t/\(one.token).jpg", headers: "If-Match: \"other\"\r\n").status == 412)
     }
 }
