@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothIndex
+import BoothPorts
 import CHTTPShims
 import CMicroHTTPD
 import Glibc
@@ -35,29 +36,56 @@ extension GalleryServer {
     /// The oldest `saved_at` still served under `gallery.expiry` (nil: no expiry).
     private var servedSince: Int64? { config.expirySeconds.map { wallSeconds() - $0 } }
 
-    /// `/` and `/?page=N`: one page of thumbnails, newest first; 404 for a page past the last.
+    /// `/`, `/?before=SAVEDAT.ROWID` (``ListPosition``: the pictures after that one) and `/?page=N` (the
+    /// old links: the Nth `gallery.page_size` pictures now): one page of thumbnails, newest first, with
+    /// links to the pages before and after it by position, so a picture saved between two loads
+    /// neither repeats nor hides one. 404 for a page past the last, 400 for a position that is not one.
     func listPage(_ c: OpaquePointer) -> Bool {
         guarded(c, next: "/") {
+            var position: ListPosition?
+            if let text = header(c, kind: .GET_ARGUMENT_KIND, "before") {
+                guard let p = ListPosition(text) else {
+                    return respond(c, 400, text: "before: a place in the list from a page's link (SAVEDAT.ROWID, two whole numbers), got '\(text.prefix(40))'\n",
+                                   headers: [("Cache-Control", "no-store")])
+                }
+                position = p
+            }
             guard let page = GalleryText.pageNumber(header(c, kind: .GET_ARGUMENT_KIND, "page")) else { return missing(c) }
-            let total: Int, pictures: [IndexedPicture]
+            let size = config.pageSize
+            let total: Int, offset: Int, pictures: [IndexedPicture], previous: String?, next: String?
             sweepThumbnails()
             do {
                 let rows = try listed.rows(index.current())
                 // Newest first: the pictures still served under gallery.expiry are the first ones.
                 let since = servedSince
-                let visible = since.map { s in rows.prefix { $0.savedAt >= s } } ?? rows[...]
+                let visible = since.map { s in rows.prefix { $0.picture.savedAt >= s } } ?? rows[...]
+                func at(_ i: Int) -> ListPosition { ListPosition(savedAt: visible[i].picture.savedAt, rowid: visible[i].rowid) }
                 total = visible.count
-                let pages = max(1, (total + config.pageSize - 1) / config.pageSize)
-                guard page <= pages else { return missing(c) }
-                let from = visible.startIndex + (page - 1) * config.pageSize
-                pictures = Array(visible[from..<min(from + config.pageSize, visible.endIndex)])
+                if let position {
+                    // The first row older than the position (rows are in descending order).
+                    var low = visible.startIndex, high = visible.endIndex
+                    while low < high {
+                        let mid = low + (high - low) / 2
+                        if at(mid) < position { high = mid } else { low = mid + 1 }
+                    }
+                    guard low < visible.endIndex else { return missing(c) }
+                    offset = low - visible.startIndex
+                } else {
+                    offset = (page - 1) * size
+                    guard page == 1 || offset < total else { return missing(c) }
+                }
+                let from = visible.startIndex + offset, to = min(from + size, visible.endIndex)
+                pictures = visible[from..<to].map(\.picture)
+                next = to < visible.endIndex ? "/?before=\(at(to - 1).text)" : nil
+                previous = offset == 0 ? nil : offset <= size ? "/" : "/?before=\(at(from - size - 1).text)"
             } catch {
                 log.error("gallery: the list: \(error)")
                 return respond(c, 503, text: "The gallery cannot read its index just now; try again in a moment.\n",
                                headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
             }
-            let pages = max(1, (total + config.pageSize - 1) / config.pageSize)
-            return respond(c, 200, html: ListPages.list(pictures, page: page, pages: pages, total: total, config: config),
+            let number = offset / size + 1
+            let pages = number - 1 + max(1, (total - offset + size - 1) / size)
+            return respond(c, 200, html: ListPages.list(pictures, page: number, pages: pages, total: total, previous: previous, next: next, config: config),
                            headers: [("Cache-Control", "no-cache")])
         }
     }
@@ -67,9 +95,6 @@ extension GalleryServer {
         let etag = "\"t\(picture.token.prefix(8))-\(String(picture.bytes, radix: 16))\""
         let headers = [("Content-Type", "image/jpeg"), ("ETag", etag), ("Cache-Control", "private, max-age=86400"),
                        ("X-Content-Type-Options", "nosniff")]
-        if GalleryText.matches(ifNoneMatch: header(c, "If-None-Match"), etag) {
-            return respond(c, 304, text: "", headers: headers.filter { $0.0 != "Content-Type" })
-        }
         let path: String
         do {
             path = try thumbnails.file(for: picture, under: config.photosDir, stillServed: {
@@ -83,7 +108,16 @@ extension GalleryServer {
         var st = stat()
         guard fd >= 0 else { return missing(c) }
         guard fstat(fd, &st) == 0 else { close(fd); return missing(c) }
-        return respond(c, 200, fd: fd, offset: 0, length: Int64(st.st_size), headers: headers, picture: false)
+        switch preconditions(c, etag: etag, lastModified: nil) {
+        case .failed:
+            close(fd)
+            return preconditionFailed(c, etag: etag, lastModified: nil)
+        case .notModified:
+            close(fd)
+            return notModified(c, length: Int64(st.st_size), headers: headers.filter { $0.0 != "Content-Type" })
+        case .serve:
+            return respond(c, 200, fd: fd, offset: 0, length: Int64(st.st_size), headers: headers, picture: false)
+        }
     }
 
     /// The thumbnails of pictures taken down (or gone from the index) deleted from `gallery.cache`
@@ -113,8 +147,9 @@ extension GalleryServer {
         let address = clientAddress(c), t = now()
         guard pinTries.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
             stats.withLock { $0.limited += 1 }
-            return respond(c, 429, text: "Too many wrong PINs from this address; try again in a minute.\n",
-                           headers: [("Retry-After", "60"), ("Cache-Control", "no-store")])
+            let wait = pinTries.withLock { $0.retryAfterSeconds(address, nowMilliseconds: t) }
+            return respond(c, 429, text: "Too many wrong PINs from this address; try again in \(wait) s.\n",
+                           headers: [("Retry-After", "\(wait)"), ("Cache-Control", "no-store")])
         }
         let tried = form["pin"] ?? ""
         if !overflow && !pinCookie.isEmpty && tried == config.pin {
@@ -128,6 +163,31 @@ extension GalleryServer {
             log.warning("gallery: \(address) tried \(pinTries.withLock { $0.limitText("wrong PINs") }); answering it 429 until then")
         }
         return respond(c, 403, html: ListPages.pin(next: next, wrong: true, config: config), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// The key the PIN's cookie is signed with (HMAC-SHA256, ``PictureTokens``): `STATE/pin-cookie.key`,
+    /// 32 random bytes made at the first start (mode 0600, written durably: ``PictureTokens/load(orCreate:)``),
+    /// so a cookie outlives a restart; `gallery.state` made (0700) when missing. A key file of the wrong
+    /// size is made again (the cookies given so far then ask for the PIN once more). Empty `state`, or a
+    /// folder or key that cannot be made or read: a key of this run only, said in the log.
+    static func pinCookieKey(state: String, log: Logger) -> PictureTokens? {
+        guard !state.isEmpty else { return PictureTokens.ephemeral() }
+        let path = "\(state)/pin-cookie.key"
+        if mkdir(state, 0o700) != 0 && errno != EEXIST {
+            log.warning("gallery: gallery.state \(state): \(String(cString: strerror(errno))); the PIN's cookies last only until the gallery restarts")
+            return PictureTokens.ephemeral()
+        }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size != Int(PictureTokens.secretBytes) {
+            log.warning("gallery: \(path) has \(st.st_size) bytes, not \(PictureTokens.secretBytes); a new key is made (PIN cookies given before ask for the PIN again)")
+            unlink(path)
+        }
+        do {
+            return try PictureTokens.load(orCreate: path)
+        } catch {
+            log.warning("gallery: the PIN cookie's key: \(error); the PIN's cookies last only until the gallery restarts")
+            return PictureTokens.ephemeral()
+        }
     }
 
     /// Where a PIN's form may lead: `/live` or `/` (nothing else: no redirect elsewhere).
@@ -263,7 +323,7 @@ final class LiveWaiters: Sendable {
     }
 }
 
-/// The list's rows (``PictureIndex/listed(limit:offset:savedSince:)``, all of them), newest first,
+/// The list's rows (``PictureIndex/listedInOrder()``, all of them, with their rowids), newest first,
 /// read again only when the index changed (its `PRAGMA data_version`, or another connection after
 /// the daemon made the file again): a page is then a slice of them, not a count and a scan with
 /// OFFSET per request (at 10,000 pictures, about 9 ms of CPU a page before).
@@ -273,14 +333,15 @@ final class ListedCache: Sendable {
         /// only the same object's version says the same rows.
         var index: PictureIndex
         var version: Int64
-        var rows: [IndexedPicture]
+        var rows: [(rowid: Int64, picture: IndexedPicture)]
     }
     private let entry = Mutex<Entry?>(nil)
 
-    func rows(_ index: PictureIndex) throws(IndexError) -> [IndexedPicture] {
+    /// ``PictureIndex/listedInOrder()``, read again only when the index changed.
+    func rows(_ index: PictureIndex) throws(IndexError) -> [(rowid: Int64, picture: IndexedPicture)] {
         let version = try index.dataVersion()
         if let e = entry.withLock({ $0 }), e.index === index, e.version == version { return e.rows }
-        let rows = try index.listed(limit: Int.max)
+        let rows = try index.listedInOrder()
         entry.withLock { $0 = Entry(index: index, version: version, rows: rows) }
         return rows
     }

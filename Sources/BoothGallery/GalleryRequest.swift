@@ -1,10 +1,13 @@
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import CHTTPShims
 import Glibc
 
-/// What a request asks for, from its method and path (the path as libmicrohttpd gives it, without
-/// the query). Pure: the router and its parsers are fuzzed (Tests/BoothGalleryTests).
+/// What a request asks for, from its method and path (the path exactly as the client sent it: not
+/// percent-decoded, without the query; `pb_http_handler`). A path is routed only when it is exactly
+/// one of the routes, byte for byte: `/p%2fTOKEN.jpg` or `/p/TOKEN%00.jpg` is ``notFound``.
+/// Pure: the router and its parsers are fuzzed (fuzz/targets/gallery.swift).
 public enum GalleryRoute: Equatable, Sendable {
     /// `/p/TOKEN`: the picture's page.
     case page(token: String)
@@ -109,17 +112,59 @@ public enum ByteRange: Equatable, Sendable {
     }
 }
 
-/// Unknown tokens per client address: a guest who mistypes gets a few tries, someone guessing
-/// gets `429 Too Many Requests` (no look-up at all) for the rest of the window, and only that
-/// address does: every other guest is served as before. Pure bookkeeping on an injected clock.
+/// What a GET or HEAD of a file with `etag` (strong) and `lastModified` makes of the request's
+/// preconditions, evaluated in RFC 9110 §13.2.2's order: `If-Match`, else `If-Unmodified-Since`
+/// (412 when false); `If-None-Match`, else `If-Modified-Since` (304 when false); then `If-Range`
+/// (§13.1.5: the range only for the same strong ETag or exactly the same date, else the whole file).
+/// A date that is not an HTTP-date (``GalleryText/httpDateSeconds(_:)``) is ignored, as the RFC says.
+public enum Preconditions: Equatable, Sendable {
+    /// Serve: 200, or 206 when `range` and the request has a usable `Range`.
+    case serve(range: Bool)
+    /// 304 Not Modified.
+    case notModified
+    /// 412 Precondition Failed.
+    case failed
+
+    /// Evaluates the request's headers (nil: absent; each at most 1 KiB looked at, a longer one is
+    /// treated as not matching). `lastModified` in seconds since 1970; nil: no date conditions apply.
+    public static func evaluate(ifMatch: String?, ifUnmodifiedSince: String?, ifNoneMatch: String?, ifModifiedSince: String?,
+                                ifRange: String?, etag: String, lastModified: Int64?) -> Preconditions {
+        if let ifMatch {
+            guard GalleryText.matches(ifMatch: ifMatch, etag) else { return .failed }
+        } else if let text = ifUnmodifiedSince, let date = GalleryText.httpDateSeconds(text), let lastModified, lastModified > date {
+            return .failed
+        }
+        if ifNoneMatch != nil {
+            if GalleryText.matches(ifNoneMatch: ifNoneMatch, etag) { return .notModified }
+        } else if let text = ifModifiedSince, let date = GalleryText.httpDateSeconds(text), let lastModified, lastModified <= date {
+            return .notModified
+        }
+        guard let ifRange else { return .serve(range: true) }
+        let value = ifRange.trimmingSpaces()
+        if value.hasPrefix("\"") || value.hasPrefix("W/") {
+            return .serve(range: !etag.hasPrefix("W/") && value == etag)
+        }
+        guard let date = GalleryText.httpDateSeconds(value), let lastModified else { return .serve(range: false) }
+        return .serve(range: date == lastModified)
+    }
+}
+
+/// Unknown tokens (or wrong PINs) per client address: a guest who mistypes gets a few tries,
+/// someone guessing gets `429 Too Many Requests` (no look-up at all) until the window allows again,
+/// and only that address does: every other guest is served as before. The window slides: at most
+/// `allowed` misses in any `windowMilliseconds`, each miss leaving it `windowMilliseconds` after it
+/// was made (no fixed minute whose edge lets twice as many through). Pure bookkeeping on an injected clock;
+/// memory: `maxAddresses` × `allowed` times at most.
 public struct GuessLimit: Sendable {
-    /// Unknown tokens allowed per address in one window.
+    /// Misses allowed per address within any window.
     public let allowed: Int
     /// The window, in milliseconds.
     public let windowMilliseconds: Int64
-    /// Addresses tracked at most (the oldest windows are dropped beyond it).
+    /// Addresses tracked at most (beyond it, those with no miss left in the window are dropped,
+    /// then the one whose last miss is oldest).
     public let maxAddresses: Int
-    private var windows: [String: (start: Int64, misses: Int)] = [:]
+    /// Per address, the times of its last misses (at most `allowed`), oldest first.
+    private var misses: [String: [Int64]] = [:]
 
     public init(allowed: Int = 20, windowMilliseconds: Int64 = 60_000, maxAddresses: Int = 4096) {
         self.allowed = allowed
@@ -127,25 +172,43 @@ public struct GuessLimit: Sendable {
         self.maxAddresses = maxAddresses
     }
 
+    /// The misses of `address` still within the window at `now`, oldest first.
+    private func recent(_ address: String, _ now: Int64) -> ArraySlice<Int64> {
+        guard let times = misses[address] else { return [] }
+        return times.drop { now - $0 >= windowMilliseconds }
+    }
+
     /// Whether `address` may ask for a token now (`nowMilliseconds` on a monotonic clock).
     public func mayAsk(_ address: String, nowMilliseconds: Int64) -> Bool {
-        guard let w = windows[address], nowMilliseconds - w.start < windowMilliseconds else { return true }
-        return w.misses < allowed
+        recent(address, nowMilliseconds).count < allowed
+    }
+
+    /// Milliseconds until `address` may ask again: 0 when it may now; else until the miss that
+    /// fills its allowance leaves the window.
+    public func waitMilliseconds(_ address: String, nowMilliseconds: Int64) -> Int64 {
+        let times = recent(address, nowMilliseconds)
+        guard times.count >= allowed else { return 0 }
+        guard allowed > 0 else { return windowMilliseconds }
+        return max(0, times[times.endIndex - allowed] + windowMilliseconds - nowMilliseconds)
+    }
+
+    /// ``waitMilliseconds(_:nowMilliseconds:)`` in whole seconds, rounded up, at least 1: a `Retry-After`.
+    public func retryAfterSeconds(_ address: String, nowMilliseconds: Int64) -> Int64 {
+        max(1, (waitMilliseconds(address, nowMilliseconds: nowMilliseconds) + 999) / 1000)
     }
 
     /// `address` asked for a token that names no picture.
     public mutating func missed(_ address: String, nowMilliseconds: Int64) {
-        if let w = windows[address], nowMilliseconds - w.start < windowMilliseconds {
-            windows[address] = (w.start, w.misses + 1)
-            return
-        }
-        if windows.count >= maxAddresses {
-            windows = windows.filter { nowMilliseconds - $0.value.start < windowMilliseconds }
-            if windows.count >= maxAddresses, let oldest = windows.min(by: { $0.value.start < $1.value.start })?.key {
-                windows[oldest] = nil
+        var times = Array(recent(address, nowMilliseconds))
+        if misses[address] == nil && misses.count >= maxAddresses {
+            misses = misses.filter { entry in entry.value.last.map { nowMilliseconds - $0 < windowMilliseconds } ?? false }
+            if misses.count >= maxAddresses, let oldest = misses.min(by: { ($0.value.last ?? 0) < ($1.value.last ?? 0) })?.key {
+                misses[oldest] = nil
             }
         }
-        windows[address] = (nowMilliseconds, 1)
+        times.append(nowMilliseconds)
+        if times.count > max(1, allowed) { times.removeFirst(times.count - max(1, allowed)) }
+        misses[address] = times
     }
 
     /// ``missed(_:nowMilliseconds:)``, then whether that miss was the one that put `address` past its allowance.
@@ -158,7 +221,39 @@ public struct GuessLimit: Sendable {
     public func limitText(_ what: String) -> String { "\(allowed) \(what) within \(windowMilliseconds / 1000) s" }
 
     /// Addresses tracked now (tests).
-    public var tracked: Int { windows.count }
+    public var tracked: Int { misses.count }
+}
+
+/// A place in the list (``PictureIndex/listedInOrder()``'s order: newest `savedAt` first, then the
+/// higher rowid): a page's link to the next one names the last picture shown, and the next page
+/// starts with the picture after it, however many pictures were saved meanwhile. As text
+/// (`?before=`): `SAVEDAT.ROWID`, two whole numbers (the first may be negative).
+public struct ListPosition: Equatable, Comparable, Sendable {
+    /// Seconds since 1970 (the index's `saved_at`).
+    public var savedAt: Int64
+    /// The index's rowid.
+    public var rowid: Int64
+
+    public init(savedAt: Int64, rowid: Int64) {
+        self.savedAt = savedAt
+        self.rowid = rowid
+    }
+
+    /// From `SAVEDAT.ROWID` (at most 40 bytes); nil for anything else.
+    public init?(_ text: String) {
+        guard text.utf8.count <= 40 else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        func digits(_ s: Substring) -> Bool { !s.isEmpty && s.utf8.count <= 19 && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
+        guard parts.count == 2, digits(parts[0].hasPrefix("-") ? parts[0].dropFirst() : parts[0]), digits(parts[1]),
+              let savedAt = Int64(parts[0]), let rowid = Int64(parts[1]) else { return nil }
+        self.init(savedAt: savedAt, rowid: rowid)
+    }
+
+    /// `SAVEDAT.ROWID`.
+    public var text: String { "\(savedAt).\(rowid)" }
+
+    /// Older (later in the list) is smaller.
+    public static func < (a: ListPosition, b: ListPosition) -> Bool { (a.savedAt, a.rowid) < (b.savedAt, b.rowid) }
 }
 
 /// Small pieces of the responses.
@@ -196,6 +291,27 @@ public enum GalleryText {
             if tag == mine { return true }
         }
         return false
+    }
+
+    /// Whether an `If-Match` header holds for `etag` (RFC 9110 §13.1.1, strong comparison): `*`, or
+    /// a comma-separated list with exactly `etag` in it (a weak tag `W/"…"` never matches).
+    public static func matches(ifMatch header: String, _ etag: String) -> Bool {
+        guard header.utf8.count <= 1024, !etag.hasPrefix("W/") else { return false }
+        for item in header.split(separator: ",") {
+            let tag = item.trimmingSpaces()
+            if tag == "*" || tag == etag { return true }
+        }
+        return false
+    }
+
+    /// Seconds since 1970 of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`,
+    /// or the obsolete RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`;
+    /// parsed by `strptime` (C locale: English names) and `timegm` (`pb_http_date`). nil for anything else or over 64 bytes.
+    public static func httpDateSeconds(_ text: String) -> Int64? {
+        guard text.utf8.count <= 64, !text.utf8.contains(0) else { return nil }
+        var seconds: Int64 = 0
+        guard pb_http_date(text, &seconds) != 0 else { return nil }
+        return seconds
     }
 
     /// An HTTP date (`Tue, 01 Dec 2026 18:04:05 GMT`, IMF-fixdate) for `seconds` since 1970.

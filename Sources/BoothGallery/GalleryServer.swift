@@ -56,6 +56,9 @@ public final class GalleryServer: Sendable {
         public var listText = "All photos"
         /// `gallery.cache`: the thumbnails' folder.
         public var cache = "/var/cache/photobooth-gallery"
+        /// `gallery.state`: the gallery's own folder; the PIN cookie's key is kept there
+        /// (`pin-cookie.key`). Empty (tests): a key of this run only.
+        public var state = ""
         /// How long `/live.json?wait=1` is held without a new picture, in milliseconds.
         public var longPollMilliseconds: Int64 = 20_000
 
@@ -81,6 +84,7 @@ public final class GalleryServer: Sendable {
             pinText = g.pinText
             listText = g.listText
             cache = g.cache
+            state = g.state
         }
     }
 
@@ -123,9 +127,10 @@ public final class GalleryServer: Sendable {
     let log: Logger
     let stats = Mutex(Stats())
     private let guesses: Mutex<GuessLimit>
-    /// Wrong PINs per address: 5 a minute.
+    /// Wrong PINs per address: 5 within any minute.
     let pinTries: Mutex<GuessLimit>
-    /// The cookie a right PIN sets: an HMAC of the PIN under a key of this run (``PictureTokens/ephemeral()``); nil without a PIN.
+    /// The cookie a right PIN sets: an HMAC of the PIN under the key in `gallery.state` (``pinCookieKey(state:log:)``:
+    /// the same after a restart); nil without a PIN.
     let pinCookie: String?
     let thumbnails: Thumbnails
     let live = LiveWaiters()
@@ -158,7 +163,7 @@ public final class GalleryServer: Sendable {
         self.log = log
         guesses = Mutex(guessLimit)
         pinTries = Mutex(pinLimit)
-        pinCookie = config.pin.isEmpty ? nil : (PictureTokens.ephemeral()?.token(for: "gallery pin\0\(config.pin)") ?? "")
+        pinCookie = config.pin.isEmpty ? nil : (GalleryServer.pinCookieKey(state: config.state, log: log)?.token(for: "gallery pin\0\(config.pin)") ?? "")
         thumbnails = Thumbnails(directory: config.cache)
         now = nowMilliseconds
         self.wallSeconds = wallSeconds
@@ -340,8 +345,9 @@ public final class GalleryServer: Sendable {
         let t = now()
         guard guesses.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
             stats.withLock { $0.limited += 1 }
-            return respond(c, 429, text: "Too many unknown pictures asked for from this address; try again in a minute.\n",
-                           headers: [("Retry-After", "60"), ("Cache-Control", "no-store")])
+            let wait = guesses.withLock { $0.retryAfterSeconds(address, nowMilliseconds: t) }
+            return respond(c, 429, text: "Too many unknown pictures asked for from this address; try again in \(wait) s.\n",
+                           headers: [("Retry-After", "\(wait)"), ("Cache-Control", "no-store")])
         }
         switch lookUp(token) {
         case .found(let picture): return answer(picture)
@@ -426,14 +432,19 @@ public final class GalleryServer: Sendable {
         if attachment {
             headers.append(("Content-Disposition", "attachment; filename=\"\(GalleryText.downloadName(path: picture.path))\""))
         }
-        if GalleryText.matches(ifNoneMatch: header(c, "If-None-Match"), etag) {
+        let rangeAllowed: Bool
+        switch preconditions(c, etag: etag, lastModified: mtime) {
+        case .failed:
             close(fd)
-            // libmicrohttpd 0.9.75 writes `Content-Length: 0` on it (and a second one beside any of
-            // ours): caches keep the stored length (RFC 9111 §3.2 lists it among those not updated).
-            return respond(c, 304, text: "", headers: headers.filter { $0.0 != "Content-Type" })
+            return preconditionFailed(c, etag: etag, lastModified: mtime)
+        case .notModified:
+            close(fd)
+            return notModified(c, length: servedSize, headers: headers.filter { $0.0 != "Content-Type" })
+        case .serve(let range):
+            rangeAllowed = range
         }
         let first: Int64, length: Int64, status: UInt32
-        switch ByteRange.parse(header(c, "Range"), size: servedSize) {
+        switch ByteRange.parse(rangeAllowed ? header(c, "Range") : nil, size: servedSize) {
         case .unsatisfiable:
             close(fd)
             return respond(c, 416, text: "", headers: [("Content-Range", "bytes */\(servedSize)")])
@@ -489,6 +500,31 @@ public final class GalleryServer: Sendable {
             }
         }
         return .unservable("no start of scan within its first \(have) bytes")
+    }
+
+    /// The request's `If-…` headers against the file's `etag` and `lastModified` (``Preconditions``).
+    func preconditions(_ c: OpaquePointer, etag: String, lastModified: Int64?) -> Preconditions {
+        Preconditions.evaluate(ifMatch: header(c, "If-Match"), ifUnmodifiedSince: header(c, "If-Unmodified-Since"),
+                               ifNoneMatch: header(c, "If-None-Match"), ifModifiedSince: header(c, "If-Modified-Since"),
+                               ifRange: header(c, "If-Range"), etag: etag, lastModified: lastModified)
+    }
+
+    /// 412: the client's `If-Match` or `If-Unmodified-Since` does not hold for this version of the file.
+    func preconditionFailed(_ c: OpaquePointer, etag: String, lastModified: Int64?) -> Bool {
+        respond(c, 412, text: "This file is not the version your If-Match or If-Unmodified-Since names; it is \(etag).\n",
+                headers: [("ETag", etag), ("Cache-Control", "no-store")] + (lastModified.map { [("Last-Modified", GalleryText.httpDate($0))] } ?? []))
+    }
+
+    /// 304 with `headers` and no body. libmicrohttpd 0.9.75 writes a `Content-Length` on every 304
+    /// (the response's size; 0 for an empty one, which would be false): the response is made
+    /// `length` bytes long (`MHD_create_response_from_callback`, never read for a 304), so it says
+    /// what a 200 would send, as RFC 9110 §8.6 allows.
+    func notModified(_ c: OpaquePointer, length: Int64, headers: [(String, String)]) -> Bool {
+        let r = MHD_create_response_from_callback(UInt64(max(0, length)), 1024, { _, _, _, _ in
+            -2  // MHD_CONTENT_READER_END_WITH_ERROR: a 304 has no body to read
+        }, nil, nil)
+        guard let r else { return false }
+        return queue(c, 304, r, headers)
     }
 
     func header(_ c: OpaquePointer, _ name: String) -> String? {

@@ -5,16 +5,18 @@ import BoothIndex
 /// gallery serves, from its own URL (the pages' `Content-Security-Policy` allows no inline script).
 public enum ListPages {
     /// One page of the list: `pictures` (newest first) as thumbnails (`/t/TOKEN.jpg`, lazily loaded),
-    /// each a link to its page; `page` of `pages` (1-based), with links to the newer and older pages.
-    public static func list(_ pictures: [IndexedPicture], page: Int, pages: Int, total: Int, config: GalleryServer.Config) -> String {
+    /// each a link to its page; `page` of `pages` (1-based), with links to the newer page (`previous`)
+    /// and the older one (`next`), nil where there is none.
+    public static func list(_ pictures: [IndexedPicture], page: Int, pages: Int, total: Int, previous: String?, next: String?,
+                            config: GalleryServer.Config) -> String {
         var items = ""
         for p in pictures {
             items += "<a href=\"/p/\(p.token)\"><img src=\"/t/\(p.token).jpg\" loading=\"lazy\" alt=\"\"></a>\n"
         }
         var nav = ""
-        if page > 1 { nav += "<a class=\"button\" rel=\"prev\" href=\"/?page=\(page - 1)\">&larr;</a> " }
+        if let previous { nav += "<a class=\"button\" rel=\"prev\" href=\"\(GalleryText.html(previous))\">&larr;</a> " }
         if pages > 1 { nav += "<span>\(page) / \(pages)</span>" }
-        if page < pages { nav += " <a class=\"button\" rel=\"next\" href=\"/?page=\(page + 1)\">&rarr;</a>" }
+        if let next { nav += " <a class=\"button\" rel=\"next\" href=\"\(GalleryText.html(next))\">&rarr;</a>" }
         let empty = total == 0 ? "<p>\(GalleryText.html(config.missingText))</p>" : ""
         return PicturePage.page(title: config.listText, body: """
             <h1>\(GalleryText.html(config.listText))</h1>
@@ -72,7 +74,7 @@ public enum ListPages {
     /// `after=CURSOR&wait=1` (a long poll the gallery holds until a picture is saved, 20 s at most);
     /// a new picture is shown at once for twice the slide time, the recent ones in turn in between;
     /// each picture is loaded before it fades in. An error waits 3 s and asks again; a 403 (the
-    /// PIN's cookie gone with a restart of the gallery) goes to the PIN's form.
+    /// PIN's cookie no longer accepted: a new PIN, or its key made again) goes to the PIN's form.
     public static let liveScript = """
         "use strict";
         (function () {

@@ -310,6 +310,20 @@ public final class PictureIndex: Sendable {
         }
     }
 
+    /// Every picture the list shows (``listedRule``), newest first by `saved_at`, then by rowid (the
+    /// later recorded first): a total order, so a position (a `saved_at` and a rowid) names one
+    /// place in it whatever is added before it. Each with its rowid.
+    public func listedInOrder() throws(IndexError) -> [(rowid: Int64, picture: IndexedPicture)] {
+        try with { db throws(IndexError) in
+            var out: [(rowid: Int64, picture: IndexedPicture)] = []
+            try db.query("SELECT token, path, session, shot, saved_at, bytes, rowid FROM pictures WHERE \(PictureIndex.listedRule) "
+                         + "ORDER BY saved_at DESC, rowid DESC") { r in
+                out.append((r.int(6), PictureIndex.row(r)))
+            }
+            return out
+        }
+    }
+
     /// How many pictures the list shows (``listedRule``), saved since `savedSince` (seconds since 1970; nil: all).
     public func listedCount(savedSince: Int64? = nil) throws(IndexError) -> Int {
         try with { db throws(IndexError) in

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* strptime, timegm */
 #include <stdarg.h>
 #include "chttpshims.h"
 #include <arpa/inet.h>
@@ -7,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <pthread.h>
 #include <time.h>
@@ -206,10 +208,6 @@ static void *reaper(void *arg) {
     return NULL;
 }
 
-/* The request's marker for a request that is not a POST: the access callback runs once for the
- * headers and again per body chunk. */
-static int seen;
-
 /* A POST's state: its post processor and the fields decoded so far. */
 struct post {
     struct MHD_PostProcessor *processor;
@@ -239,27 +237,49 @@ static enum MHD_Result field(void *cls, enum MHD_ValueKind kind, const char *key
     return p->form.overflow ? MHD_NO : MHD_YES;
 }
 
+/* A request's state (libmicrohttpd's per-request pointer), from its request line on: its target's path as the
+ * client sent it (not percent-decoded, not cut at a NUL; without the query), and a POST's form. */
+struct request {
+    char path[pb_http_raw_path_max + 2];   /* one byte more than routed: a longer path stays longer, and routes nowhere */
+    int headers_seen;                      /* the access callback ran once (the headers) */
+    struct post *post;                     /* NULL unless a POST */
+};
+
+/* MHD_OPTION_URI_LOG_CALLBACK: called with the request line's target before libmicrohttpd decodes it;
+ * what it returns is the request's pointer. NULL (no memory) makes the access callback close the connection. */
+static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)cls; (void)connection;
+    struct request *r = calloc(1, sizeof *r);
+    if (!r || !uri) return r;
+    size_t n = strcspn(uri, "?");
+    if (n > pb_http_raw_path_max + 1) n = pb_http_raw_path_max + 1;
+    memcpy(r->path, uri, n);
+    r->path[n] = 0;
+    return r;
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                       const char *version, const char *upload_data, size_t *upload_data_size, void **request) {
     (void)version;
     pb_http_server *s = cls;
     struct context *c = &s->c;
-    if (*request == NULL) {
+    struct request *r = *request;
+    if (r == NULL) return MHD_NO;   /* no state: out of memory in raw_uri */
+    if (!r->headers_seen) {
         /* First call: the headers only. Answering here would make libmicrohttpd close the connection
          * (it cannot know whether a body follows): the answer comes with the last call, so keep-alive works. */
+        r->headers_seen = 1;
         if (strcmp(method, "POST") == 0) {
             struct post *p = calloc(1, sizeof *p);
             if (!p) return MHD_NO;
             p->form.fields = p->fields;
             /* NULL for a body that is not a form: its fields stay empty. */
             p->processor = MHD_create_post_processor(connection, 1024, field, p);
-            *request = p;
-        } else {
-            *request = &seen;
+            r->post = p;
         }
         return MHD_YES;
     }
-    struct post *p = *request == &seen ? NULL : *request;
+    struct post *p = r->post;
     if (*upload_data_size != 0) {
         if (p) {
             p->read += *upload_data_size;
@@ -271,7 +291,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     }
     if (p && p->open) { append(p, "", 1); p->open = 0; }
     if (!request_arrived(s, connection)) return MHD_NO;
-    return c->handler(c->context, connection, method, url, p ? &p->form : NULL) ? MHD_YES : MHD_NO;
+    (void)url;   /* decoded and cut at a NUL by libmicrohttpd: routed on the raw path instead */
+    return c->handler(c->context, connection, method, r->path, p ? &p->form : NULL) ? MHD_YES : MHD_NO;
 }
 
 /* The request is over (answered, or its connection closed): a POST's state freed; the connection
@@ -286,10 +307,11 @@ static void completed(void *cls, struct MHD_Connection *connection, void **reque
         if (slot->state == slot_busy) { slot->state = slot_waiting; slot->since = now; }
         pthread_mutex_unlock(&s->lock);
     }
-    if (*request && *request != &seen) {
-        struct post *p = *request;
-        if (p->processor) MHD_destroy_post_processor(p->processor);
-        free(p);
+    struct request *r = *request;
+    if (r) {
+        if (r->post && r->post->processor) MHD_destroy_post_processor(r->post->processor);
+        free(r->post);
+        free(r);
     }
     *request = NULL;
 }
@@ -381,6 +403,7 @@ pb_http_server *pb_http_start(const pb_http_options *o, pb_http_handler handler,
         MHD_OPTION_EXTERNAL_LOGGER, pb_http_log, NULL,   /* first: libmicrohttpd asks for it so */
         MHD_OPTION_NOTIFY_COMPLETED, completed, server,
         MHD_OPTION_NOTIFY_CONNECTION, notify_connection, server,
+        MHD_OPTION_URI_LOG_CALLBACK, raw_uri, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         /* The limits are the accept policy's; libmicrohttpd's, shared out among its threads, only
@@ -454,3 +477,19 @@ void pb_http_stop(pb_http_server *server) {
     free(server);
 }
 
+
+int pb_http_date(const char *text, int64_t *seconds) {
+    static const char *const formats[] = {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        struct tm tm;
+        memset(&tm, 0, sizeof tm);
+        const char *end = strptime(text, formats[i], &tm);
+        if (!end || *end != 0) continue;
+        errno = 0;
+        time_t t = timegm(&tm);
+        if (t == (time_t)-1 && errno != 0) return 0;
+        *seconds = (int64_t)t;
+        return 1;
+    }
+    return 0;
+}

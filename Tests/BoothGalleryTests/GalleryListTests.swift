@@ -99,11 +99,15 @@ struct GalleryListTests {
         let linked = page.components(separatedBy: "<a href=\"/p/").dropFirst().map { String($0.prefix(26)) }
         #expect(linked == [try #require(token[1]), try #require(token[3])], "newest first: 1 (saved now), then 3 (at 300)")
         #expect(page.contains("<img src=\"/t/\(one.token).jpg\" loading=\"lazy\""))
-        #expect(page.contains("href=\"/?page=2\""))
-        #expect(!page.contains("href=\"/?page=0\""))
-        let second = String(decoding: try http(port, "GET", "/?page=2").body, as: UTF8.self)
-        #expect(second.components(separatedBy: "<a href=\"/p/").dropFirst().map { String($0.prefix(26)) } == [try #require(token[2])])
-        #expect(second.contains("href=\"/?page=1\""))
+        #expect(page.contains("rel=\"next\" href=\"/?before=300."), "the next page: after session 3's picture (saved at 300)")
+        #expect(!page.contains("rel=\"prev\""))
+        let after = try #require(page.components(separatedBy: "rel=\"next\" href=\"").dropFirst().first?.prefix { $0 != "\"" })
+        for target in [String(after), "/?page=2"] {
+            let second = String(decoding: try http(port, "GET", target).body, as: UTF8.self)
+            #expect(second.components(separatedBy: "<a href=\"/p/").dropFirst().map { String($0.prefix(26)) } == [try #require(token[2])], "\(target)")
+            #expect(second.contains("rel=\"prev\" href=\"/\""))
+            #expect(second.contains("<span>2 / 2</span>"))
+        }
         for bad in ["/?page=3", "/?page=0", "/?page=x", "/?page=-1", "/?page=99999999"] {
             #expect(try http(port, "GET", bad).status == 404, "\(bad)")
         }

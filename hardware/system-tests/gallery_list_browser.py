@@ -85,7 +85,7 @@ def main():
             driver.execute_script("window.scrollTo(0, 0)")
             driver.save_screenshot(os.path.join(args.screenshots, "gallery-list.png"))
         driver.find_element("css selector", "a[rel=next]").click()
-        wait_for("page 2", lambda: "page=2" in driver.current_url, 10)
+        wait_for("page 2", lambda: "before=" in driver.current_url, 10)  # the next page by position (/?before=SAVED.ID)
         page_checks(2)
         driver.get(f"{base}/?page={pages}")
         imgs = page_checks(pages)

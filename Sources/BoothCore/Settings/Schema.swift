@@ -415,7 +415,7 @@ public enum Schema {
         .duration("gallery.slide_time", \.gallery.slideMilliseconds, 2000...600_000, "8s", reload: .galleryRestart,
                   "How long the slideshow shows each recent picture before the next; a new picture is shown at once, for twice as long."),
         .string("gallery.pin", \.gallery.pin, allowsEmpty: true, "", reload: .galleryRestart,
-                "A PIN (4 to 32 characters) that the list and the slideshow ask for, once per browser (a cookie, until the gallery restarts); a picture's own URL never asks. 5 wrong tries a minute per address, then that address waits. Empty: no PIN."),
+                "A PIN (4 to 32 characters) that the list and the slideshow ask for, once per browser (a cookie for 30 days, signed with a key kept in gallery.state, so it outlives a restart; a new PIN asks again); a picture's own URL never asks. 5 wrong tries within any minute per address, then that address waits until the oldest of them is a minute old. Empty: no PIN."),
         .string("gallery.pin_text", \.gallery.pinText, allowsEmpty: false, "Enter the event's PIN to see all photos", reload: .galleryRestart,
                 "The words above the PIN's field."),
         .string("gallery.list_text", \.gallery.listText, allowsEmpty: false, "All photos", reload: .galleryRestart,

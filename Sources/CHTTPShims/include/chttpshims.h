@@ -21,10 +21,16 @@ typedef struct {
 /// Bytes of a POST body read at most; the rest is read and dropped.
 enum { pb_http_form_max = 2048 };
 
+/// Bytes of a request target's path handed to the handler at most; a longer path is handed over
+/// cut at one byte more (so it is still longer than this, and routes nowhere).
+enum { pb_http_raw_path_max = 256 };
+
 /// Called on one of the server's threads once the request has arrived (its headers, and a POST's
 /// form: any other body is read and dropped; `form` is NULL for a request that is not a POST), and
 /// again each time a connection suspended by the handler (MHD_suspend_connection) is resumed.
-/// Queue a response with MHD_queue_response and return 1, suspend the connection and return 1, or
+/// `url` is the request target's path exactly as the client sent it (MHD_OPTION_URI_LOG_CALLBACK:
+/// not percent-decoded, not cut at an encoded NUL, without `?` and the query; at most
+/// `pb_http_raw_path_max` + 1 bytes). Queue a response with MHD_queue_response and return 1, suspend the connection and return 1, or
 /// return 0 to close the connection.
 typedef int (*pb_http_handler)(void *context, struct MHD_Connection *connection, const char *method, const char *url,
                                const pb_http_form *form);
@@ -80,6 +86,11 @@ uint16_t pb_http_port(pb_http_server *server);
 void pb_http_client_address(struct MHD_Connection *connection, char *out, size_t len);
 /// The counters now (any thread).
 void pb_http_counts(pb_http_server *server, pb_http_counters *out);
+
+/// An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, or the obsolete
+/// RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`) as seconds since
+/// 1970 in `seconds`: 1, or 0 for anything else. strptime (the C locale's English names) and timegm.
+int pb_http_date(const char *text, int64_t *seconds);
 /// Stops the server: no new connections, the threads joined (MHD_stop_daemon), then frees it.
 void pb_http_stop(pb_http_server *server);
 #endif

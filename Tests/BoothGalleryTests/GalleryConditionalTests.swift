@@ -1,0 +1,137 @@
+import BoothGallery
+import BoothIndex
+import BoothPorts
+import BoothTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// A whole HTTP/1.1 exchange over a raw TCP connection (`Connection: close`, read to the end): the
+/// status code, the header lines as sent (name and value, in order) and the body.
+struct RawReply {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+
+    /// The values of header `name` (any case), in order.
+    func values(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
+    func value(_ name: String) -> String? { values(name).first }
+}
+
+/// `request` sent as given to the gallery on loopback; the reply read until the server closes (5 s at most).
+func rawExchange(_ port: UInt16, _ request: String, from source: String = "127.0.0.1") throws -> RawReply {
+    let fd = try loopbackConnection(from: source, to: port)
+    defer { close(fd) }
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var reply: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 5000) == 1 else { break }
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        reply += buffer[0..<n]
+    }
+    let crlf2: [UInt8] = [13, 10, 13, 10]
+    guard let end = (0..<max(0, reply.count - 3)).first(where: { Array(reply[$0..<$0 + 4]) == crlf2 }) else {
+        return RawReply(status: 0, headers: [], body: reply)
+    }
+    let lines = String(decoding: reply[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+    let status = Int(lines[0].split(separator: " ").dropFirst().first ?? "") ?? 0
+    let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+    return RawReply(status: status, headers: headers, body: Array(reply[(end + 4)...]))
+}
+
+/// A GET (or `method`) for `target`, exactly as given, with `headers` (`Name: value\r\n` lines).
+func rawGet(_ port: UInt16, _ target: String, method: String = "GET", headers: String = "") throws -> RawReply {
+    try rawExchange(port, "\(method) \(target) HTTP/1.1\r\nHost: booth\r\n\(headers)Connection: close\r\n\r\n")
+}
+
+@Suite("The gallery's request edges: conditional requests, the exact router (raw HTTP on loopback)", .serialized)
+struct GalleryConditionalTests {
+    @Test("If-Modified-Since, If-Range, If-Match, If-Unmodified-Since in RFC 9110's order; a 304's Content-Length is the 200's, not 0")
+    func conditional() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 7)
+        defer { one.remove() }
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try one.reader(), log: LogRecorder().logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let path = "/p/\(one.token).jpg"
+        let whole = try rawGet(port, path)
+        #expect(whole.status == 200)
+        #expect(whole.body.count == one.jpeg.count && whole.body == one.jpeg, "the file's bytes")
+        let etag = try #require(whole.value("ETag"))
+        let modified = try #require(whole.value("Last-Modified"))
+        var st = stat()
+        #expect(stat("\(one.photos)/\(one.relative)", &st) == 0)
+        let mtime = Int64(st.st_mtim.tv_sec)
+        #expect(modified == GalleryText.httpDate(mtime))
+        let later = GalleryText.httpDate(mtime + 3600), earlier = GalleryText.httpDate(mtime - 3600)
+
+        // If-Modified-Since not older than the file: 304, without a body or a Content-Length.
+        for date in [modified, later, "Sunday, 06-Nov-44 08:49:37 GMT", "Sun Nov  6 08:49:37 2044"] {
+            let r = try rawGet(port, path, headers: "If-Modified-Since: \(date)\r\n")
+            #expect(r.status == 304, "If-Modified-Since: \(date)")
+            #expect(r.body.isEmpty)
+            #expect(r.values("Content-Length") == ["\(one.jpeg.count)"], "a 304's one Content-Length is the 200's (never 0): \(r.headers)")
+            #expect(r.value("ETag") == etag)
+        }
+        #expect(try rawGet(port, path, headers: "If-Modified-Since: \(earlier)\r\n").status == 200, "changed since")
+        #expect(try rawGet(port, path, headers: "If-Modified-Since: yesterday\r\n").status == 200, "not a date: ignored")
+        // If-None-Match wins over If-Modified-Since (§13.2.2 step 3 before 4).
+        #expect(try rawGet(port, path, headers: "If-None-Match: \"other\"\r\nIf-Modified-Since: \(later)\r\n").status == 200)
+        let inm = try rawGet(port, path, headers: "If-None-Match: \(etag)\r\n")
+        #expect(inm.status == 304)
+        #expect(inm.values("Content-Length") == ["\(one.jpeg.count)"], "\(inm.headers)")
+
+        // If-Range: only the same strong ETag or exactly the same date gives the range.
+        let range = "Range: bytes=10-19\r\n"
+        #expect(try rawGet(port, path, headers: range + "If-Range: \(etag)\r\n").status == 206)
+        #expect(try rawGet(port, path, headers: range + "If-Range: \(modified)\r\n").status == 206)
+        for other in ["\"other\"", "W/\(etag)", earlier, later, "garbage"] {
+            let r = try rawGet(port, path, headers: range + "If-Range: \(other)\r\n")
+            #expect(r.status == 200, "If-Range: \(other)")
+            #expect(r.body.count == one.jpeg.count && r.body == one.jpeg, "the whole file for If-Range: \(other)")
+        }
+
+        // If-Match and If-Unmodified-Since that fail: 412; that hold: served.
+        #expect(try rawGet(port, path, headers: "If-Match: \"other\"\r\n").status == 412)
+        #expect(try rawGet(port, path, headers: "If-Match: W/\(etag)\r\n").status == 412, "If-Match compares strongly")
+        #expect(try rawGet(port, path, headers: "If-Match: \"x\", \(etag)\r\n").status == 200)
+        #expect(try rawGet(port, path, headers: "If-Match: *\r\n").status == 200)
+        #expect(try rawGet(port, path, headers: "If-Unmodified-Since: \(earlier)\r\n").status == 412)
+        #expect(try rawGet(port, path, headers: "If-Unmodified-Since: \(modified)\r\n").status == 200)
+        // If-Match present: If-Unmodified-Since is not looked at (step 2 only without If-Match).
+        #expect(try rawGet(port, path, headers: "If-Match: \(etag)\r\nIf-Unmodified-Since: \(earlier)\r\n").status == 200)
+        // A failing If-Match comes before a matching If-None-Match (step 1 before 3).
+        #expect(try rawGet(port, path, headers: "If-Match: \"other\"\r\nIf-None-Match: \(etag)\r\n").status == 412)
+        // The download answers the same.
+        #expect(try rawGet(port, "/p/\(one.token)/download", headers: "If-Modified-Since: \(modified)\r\n").status == 304)
+        #expect(try rawGet(port, path, method: "HEAD", headers: "If-Modified-Since: \(modified)\r\n").status == 304)
+    }
+
+    @Test("the router matches exactly: a NUL, an encoded slash or letter is a 404; a query is not part of the path")
+    func exactRouter() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 8)
+        defer { one.remove() }
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try one.reader(), log: LogRecorder().logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let t = one.token
+        for ok in ["/p/\(t).jpg", "/p/\(t)", "/p/\(t)/download", "/p/\(t).jpg?x=1", "/health", "/health?", "/favicon.ico"] {
+            #expect(try rawGet(port, ok).status / 100 == 2, "\(ok)")
+        }
+        for bad in ["/p/\(t)%00.jpg", "/p%2f\(t).jpg", "/p%2F\(t).jpg", "/p/\(t)%2ejpg", "/%70/\(t)", "/p/\(t)%00", "/p/\(t)/download%00",
+                    "/p/\(t)%2fdownload", "/health%00", "/hea%6Cth", "/p/\(t).jpg%3fx", "/p/\(t)#x"] {
+            let r = try rawGet(port, bad)
+            #expect(r.status == 404, "\(bad)")
+        }
+        #expect(server.currentStats.pictures == 3, "the picture, its download and the picture with a query; none of the others")
+    }
+}
