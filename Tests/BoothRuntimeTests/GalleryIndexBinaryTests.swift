@@ -12,20 +12,29 @@ import Testing
 // gallery beside --simulate, `gallery remove`'s exit code, `status` after `config set gallery.port`.
 
 /// A free TCP port on 127.0.0.1 (bound, then let go).
+/// A port free on every address now, outside the kernel's ephemeral range (32768–60999 by default): a
+/// port the kernel handed out (bind to 0) is as likely to be the next one another test's client
+/// connection gets, and the gallery started on it then fails with EADDRINUSE (seen in a parallel run).
 private func freeLoopbackPort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var a = sockaddr_in()
-    a.sin_family = sa_family_t(AF_INET)
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr)
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    try withUnsafeMutablePointer(to: &a) { p in
-        try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { s in
-            try #require(bind(fd, s, len) == 0)
-            try #require(getsockname(fd, s, &len) == 0)
+    for _ in 0..<200 {
+        let port = UInt16.random(in: 20_000..<32_000)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = port.bigEndian
+        a.sin_addr.s_addr = INADDR_ANY
+        let bound = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        if bound == 0 { return port }
     }
-    return UInt16(bigEndian: a.sin_port)
+    throw PortsTaken()
+}
+
+private struct PortsTaken: Error, CustomStringConvertible {
+    var description: String { "no free port found in 20000–31999 after 200 tries" }
 }
 
 /// `GET path` at 127.0.0.1:`port` (HTTP/1.0, 2 s timeouts): the whole answer's text (status line,
