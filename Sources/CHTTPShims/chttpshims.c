@@ -241,6 +241,7 @@ static enum MHD_Result field(void *cls, enum MHD_ValueKind kind, const char *key
  * client sent it (not percent-decoded, not cut at a NUL; without the query), and a POST's form. */
 struct request {
     char path[pb_http_raw_path_max + 2];   /* one byte more than routed: a longer path stays longer, and routes nowhere */
+    size_t target_length;                  /* strlen of the target handed to raw_uri (path and query) */
     int headers_seen;                      /* the access callback ran once (the headers) */
     struct post *post;                     /* NULL unless a POST */
 };
@@ -251,6 +252,7 @@ static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *connecti
     (void)cls; (void)connection;
     struct request *r = calloc(1, sizeof *r);
     if (!r || !uri) return r;
+    r->target_length = strlen(uri);
     size_t n = strcspn(uri, "?");
     if (n > pb_http_raw_path_max + 1) n = pb_http_raw_path_max + 1;
     memcpy(r->path, uri, n);
@@ -260,7 +262,6 @@ static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *connecti
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                       const char *version, const char *upload_data, size_t *upload_data_size, void **request) {
-    (void)version;
     pb_http_server *s = cls;
     struct context *c = &s->c;
     struct request *r = *request;
@@ -269,6 +270,14 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         /* First call: the headers only. Answering here would make libmicrohttpd close the connection
          * (it cannot know whether a body follows): the answer comes with the last call, so keep-alive works. */
         r->headers_seen = 1;
+        /* libmicrohttpd hands raw_uri the target as a C string, so a NUL byte sent in it (not %00) cut it
+         * short: /p/TOKEN<NUL>.jpg came as /p/TOKEN. The target's true length is where its request line
+         * puts the version (url and version point into that line: target, its NUL, version); a target
+         * shorter than that had a NUL in it and routes nowhere (an empty path). */
+        if (url && version && version[0]) {
+            uintptr_t from = (uintptr_t)url, to = (uintptr_t)version;
+            if (to > from && to - from - 1 != r->target_length) r->path[0] = 0;
+        }
         if (strcmp(method, "POST") == 0) {
             struct post *p = calloc(1, sizeof *p);
             if (!p) return MHD_NO;
