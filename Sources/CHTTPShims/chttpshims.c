@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <pthread.h>
@@ -247,15 +248,22 @@ struct request {
 };
 
 /* MHD_OPTION_URI_LOG_CALLBACK: called with the request line's target before libmicrohttpd decodes it;
- * what it returns is the request's pointer. NULL (no memory) makes the access callback close the connection. */
+ * what it returns is the request's pointer. NULL (no memory) makes the access callback close the connection.
+ * An absolute-form target (RFC 9112 §3.2.2, which a server must accept: http://HOST[:PORT]/PATH?QUERY)
+ * is routed on its path, "/" when it has none; the authority is not looked at. */
 static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
     (void)cls; (void)connection;
     struct request *r = calloc(1, sizeof *r);
     if (!r || !uri) return r;
     r->target_length = strlen(uri);
-    size_t n = strcspn(uri, "?");
+    const char *path = uri;
+    if (strncasecmp(path, "http://", 7) == 0) path += 7;
+    else if (strncasecmp(path, "https://", 8) == 0) path += 8;
+    if (path != uri) path += strcspn(path, "/?");
+    size_t n = strcspn(path, "?");
     if (n > pb_http_raw_path_max + 1) n = pb_http_raw_path_max + 1;
-    memcpy(r->path, uri, n);
+    if (n == 0 && path != uri) { path = "/"; n = 1; }
+    memcpy(r->path, path, n);
     r->path[n] = 0;
     return r;
 }
