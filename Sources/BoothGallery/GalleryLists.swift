@@ -20,8 +20,8 @@ extension GalleryServer {
     /// Whether the request carries the PIN's cookie (always true without `gallery.pin`).
     func hasPIN(_ c: OpaquePointer) -> Bool {
         guard let pinCookie else { return true }
-        guard !pinCookie.isEmpty, let sent = MHD_lookup_connection_value(c, .COOKIE_KIND, GalleryServer.pinCookieName) else { return false }
-        return String(cString: sent) == pinCookie
+        guard let sent = MHD_lookup_connection_value(c, .COOKIE_KIND, GalleryServer.pinCookieName) else { return false }
+        return pinCookie.accepts(String(cString: sent), nowSeconds: wallSeconds())
     }
 
     /// The PIN cookie's name.
@@ -152,10 +152,10 @@ extension GalleryServer {
                            headers: [("Retry-After", "\(wait)"), ("Cache-Control", "no-store")])
         }
         let tried = form["pin"] ?? ""
-        if !overflow && !pinCookie.isEmpty && tried == config.pin {
+        if !overflow && tried == config.pin, let value = pinCookie.value(nowSeconds: wallSeconds()) {
             return respond(c, 303, text: "", headers: [
                 ("Location", next), ("Cache-Control", "no-store"),
-                ("Set-Cookie", "\(GalleryServer.pinCookieName)=\(pinCookie); Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax"),
+                ("Set-Cookie", "\(GalleryServer.pinCookieName)=\(value); Path=/; Max-Age=\(PINCookie.maxAgeSeconds); HttpOnly; SameSite=Lax"),
             ])
         }
         stats.withLock { $0.wrongPINs += 1 }
@@ -247,6 +247,38 @@ extension GalleryServer {
     /// A request's value of `kind` (a query argument, a cookie) named `name`.
     func header(_ c: OpaquePointer, kind: MHD_ValueKind, _ name: String) -> String? {
         MHD_lookup_connection_value(c, kind, name).map { String(cString: $0) }
+    }
+}
+
+/// The PIN's cookie, `EXPIRES.MAC`: EXPIRES the second (since 1970, the gallery's wall clock) its 30 days end,
+/// MAC the HMAC-SHA256 of the PIN and EXPIRES under `pin-cookie.key` (``PictureTokens/token(for:)``). Accepted
+/// until EXPIRES with the MAC of this PIN and key (compared in constant time), so a copy kept or replayed after
+/// its 30 days asks for the PIN again, and a changed PIN or key refuses every cookie given before.
+struct PINCookie: Sendable {
+    /// A cookie's life, in seconds (its `Max-Age`): 30 days.
+    static let maxAgeSeconds: Int64 = 2_592_000
+    /// The key; nil when none could be had: no cookie is given or accepted.
+    let key: PictureTokens?
+    /// `gallery.pin`.
+    let pin: String
+
+    private func mac(_ expires: Int64) -> String? { key?.token(for: "gallery pin\0\(pin)\0\(expires)") }
+
+    /// The value for a right PIN at `nowSeconds`; nil without a key.
+    func value(nowSeconds: Int64) -> String? {
+        let expires = nowSeconds + PINCookie.maxAgeSeconds
+        return mac(expires).map { "\(expires).\($0)" }
+    }
+
+    /// Whether `sent` (at most 64 bytes looked at) is a cookie of this PIN and key whose 30 days have not ended at `nowSeconds`.
+    func accepts(_ sent: String, nowSeconds: Int64) -> Bool {
+        guard sent.utf8.count <= 64, let dot = sent.firstIndex(of: ".") else { return false }
+        let digits = sent[..<dot]
+        guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              let expires = Int64(digits), expires > nowSeconds, let expected = mac(expires) else { return false }
+        let given = Array(sent[sent.index(after: dot)...].utf8), wanted = Array(expected.utf8)
+        guard given.count == wanted.count else { return false }
+        return zip(given, wanted).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
 

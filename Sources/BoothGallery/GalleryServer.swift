@@ -129,9 +129,9 @@ public final class GalleryServer: Sendable {
     private let guesses: Mutex<GuessLimit>
     /// Wrong PINs per address: 5 within any minute.
     let pinTries: Mutex<GuessLimit>
-    /// The cookie a right PIN sets: an HMAC of the PIN under the key in `gallery.state` (``pinCookieKey(state:log:)``:
-    /// the same after a restart); nil without a PIN.
-    let pinCookie: String?
+    /// The cookie a right PIN sets and the list asks for (``PINCookie``: signed with the key in `gallery.state`,
+    /// ``pinCookieKey(state:log:)``, so the same after a restart; 30 days); nil without a PIN.
+    let pinCookie: PINCookie?
     let thumbnails: Thumbnails
     let live = LiveWaiters()
     let listed = ListedCache()
@@ -163,7 +163,7 @@ public final class GalleryServer: Sendable {
         self.log = log
         guesses = Mutex(guessLimit)
         pinTries = Mutex(pinLimit)
-        pinCookie = config.pin.isEmpty ? nil : (GalleryServer.pinCookieKey(state: config.state, log: log)?.token(for: "gallery pin\0\(config.pin)") ?? "")
+        pinCookie = config.pin.isEmpty ? nil : PINCookie(key: GalleryServer.pinCookieKey(state: config.state, log: log), pin: config.pin)
         thumbnails = Thumbnails(directory: config.cache)
         now = nowMilliseconds
         self.wallSeconds = wallSeconds

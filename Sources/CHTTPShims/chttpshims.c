@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <pthread.h>
@@ -241,26 +242,34 @@ static enum MHD_Result field(void *cls, enum MHD_ValueKind kind, const char *key
  * client sent it (not percent-decoded, not cut at a NUL; without the query), and a POST's form. */
 struct request {
     char path[pb_http_raw_path_max + 2];   /* one byte more than routed: a longer path stays longer, and routes nowhere */
+    size_t target_length;                  /* strlen of the target handed to raw_uri (path and query) */
     int headers_seen;                      /* the access callback ran once (the headers) */
     struct post *post;                     /* NULL unless a POST */
 };
 
 /* MHD_OPTION_URI_LOG_CALLBACK: called with the request line's target before libmicrohttpd decodes it;
- * what it returns is the request's pointer. NULL (no memory) makes the access callback close the connection. */
+ * what it returns is the request's pointer. NULL (no memory) makes the access callback close the connection.
+ * An absolute-form target (RFC 9112 §3.2.2, which a server must accept: http://HOST[:PORT]/PATH?QUERY)
+ * is routed on its path, "/" when it has none; the authority is not looked at. */
 static void *raw_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
     (void)cls; (void)connection;
     struct request *r = calloc(1, sizeof *r);
     if (!r || !uri) return r;
-    size_t n = strcspn(uri, "?");
+    r->target_length = strlen(uri);
+    const char *path = uri;
+    if (strncasecmp(path, "http://", 7) == 0) path += 7;
+    else if (strncasecmp(path, "https://", 8) == 0) path += 8;
+    if (path != uri) path += strcspn(path, "/?");
+    size_t n = strcspn(path, "?");
     if (n > pb_http_raw_path_max + 1) n = pb_http_raw_path_max + 1;
-    memcpy(r->path, uri, n);
+    if (n == 0 && path != uri) { path = "/"; n = 1; }
+    memcpy(r->path, path, n);
     r->path[n] = 0;
     return r;
 }
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                       const char *version, const char *upload_data, size_t *upload_data_size, void **request) {
-    (void)version;
     pb_http_server *s = cls;
     struct context *c = &s->c;
     struct request *r = *request;
@@ -269,6 +278,14 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
         /* First call: the headers only. Answering here would make libmicrohttpd close the connection
          * (it cannot know whether a body follows): the answer comes with the last call, so keep-alive works. */
         r->headers_seen = 1;
+        /* libmicrohttpd hands raw_uri the target as a C string, so a NUL byte sent in it (not %00) cut it
+         * short: /p/TOKEN<NUL>.jpg came as /p/TOKEN. The target's true length is where its request line
+         * puts the version (url and version point into that line: target, its NUL, version); a target
+         * shorter than that had a NUL in it and routes nowhere (an empty path). */
+        if (url && version && version[0]) {
+            uintptr_t from = (uintptr_t)url, to = (uintptr_t)version;
+            if (to > from && to - from - 1 != r->target_length) r->path[0] = 0;
+        }
         if (strcmp(method, "POST") == 0) {
             struct post *p = calloc(1, sizeof *p);
             if (!p) return MHD_NO;

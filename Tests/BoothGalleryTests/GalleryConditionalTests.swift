@@ -134,4 +134,42 @@ struct GalleryConditionalTests {
         }
         #expect(server.currentStats.pictures == 3, "the picture, its download and the picture with a query; none of the others")
     }
+
+    @Test("a NUL byte sent as itself in the target (not %00), in its path or query, routes nowhere: /p/TOKEN<NUL>.jpg is a 404, not TOKEN's page")
+    func literalNUL() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 9)
+        defer { one.remove() }
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try one.reader(), log: LogRecorder().logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let t = one.token
+        for bad in ["/p/\(t)\u{0}.jpg", "/p/\(t)\u{0}", "/p/\(t)\u{0}x", "/p/\(t).jpg\u{0}/download", "/health\u{0}x", "/p/\(t)\u{0}?x=1",
+                    "/\u{0}p/\(t)", "/p/\(t).jpg?x=\u{0}"] {
+            #expect(try rawGet(port, bad).status == 404, "\(bad.debugDescription)")
+        }
+        for ok in ["/p/\(t)", "/p/\(t).jpg?x=1", "/health", "/p/\(t)/download"] {
+            #expect(try rawGet(port, ok).status / 100 == 2, "\(ok.debugDescription)")
+        }
+        let pipelined = try rawExchange(port, "GET /p/\(t)\u{0}.jpg HTTP/1.1\r\nHost: b\r\n\r\nGET /p/\(t).jpg HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n")
+        #expect(pipelined.status == 404, "the first of two pipelined requests")
+    }
+    @Test("an absolute-form target (RFC 9112 §3.2.2: a server must accept it) is routed on its path: http://booth/p/TOKEN.jpg is the picture")
+    func absoluteForm() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 10)
+        defer { one.remove() }
+        let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
+                                   index: try one.reader(), log: LogRecorder().logger())
+        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { server.stop() }
+        let t = one.token
+        for ok in ["http://booth/p/\(t).jpg", "HTTP://booth:8080/p/\(t)", "http://booth/p/\(t)/download?x=1", "https://booth/health",
+                   "http://booth/health?"] {
+            #expect(try rawGet(port, ok).status / 100 == 2, "\(ok)")
+        }
+        for bad in ["http://booth/p/\(t)%00.jpg", "http://booth//p/\(t).jpg", "http:/p/\(t).jpg", "ftp://booth/p/\(t).jpg",
+                    "http://booth/p%2f\(t).jpg", "//booth/p/\(t).jpg", "http://booth\u{0}/p/\(t).jpg"] {
+            #expect(try rawGet(port, bad).status == 404, "\(bad.debugDescription)")
+        }
+    }
 }

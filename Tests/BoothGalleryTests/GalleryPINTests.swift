@@ -86,4 +86,35 @@ struct GalleryPINTests {
         defer { other.stop() }
         #expect(try rawGet(port3, "/", headers: "Cookie: \(cookie)\r\n").status == 403)
     }
+
+    @Test("the PIN's cookie lasts its 30 days at the gallery too: a copy kept (or replayed) after them is asked for the PIN")
+    func cookieExpires() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        var config = GalleryServer.Config(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m")
+        config.list = true
+        config.pin = "2468"
+        config.cache = "\(one.dir)/cache"
+        config.state = "\(one.dir)/state"
+        let wall = Mutex<Int64>(1_800_000_000)
+        let gallery = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger(), wallSeconds: { wall.withLock { $0 } })
+        let port = try gallery.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        defer { gallery.stop() }
+        let right = try postPIN(port, "2468")
+        #expect(right.status == 303)
+        let setCookie = try #require(right.value("Set-Cookie"))
+        #expect(setCookie.contains("Max-Age=2592000"))
+        let cookie = String(setCookie.prefix { $0 != ";" })
+        #expect(try rawGet(port, "/", headers: "Cookie: \(cookie)\r\n").status == 200)
+        wall.withLock { $0 += 2_592_000 - 60 }
+        #expect(try rawGet(port, "/", headers: "Cookie: \(cookie)\r\n").status == 200, "a minute before its 30 days end")
+        wall.withLock { $0 += 120 }
+        #expect(try rawGet(port, "/", headers: "Cookie: \(cookie)\r\n").status == 403, "a minute after")
+        // A cookie's time cannot be moved on by hand: its signature covers it.
+        let value = String(cookie.drop { $0 != "=" }.dropFirst())
+        let dot = try #require(value.firstIndex(of: "."), "EXPIRES.MAC")
+        let later = "photobooth_pin=\(wall.withLock { $0 } + 1000)\(value[dot...])"
+        #expect(try rawGet(port, "/", headers: "Cookie: \(later)\r\n").status == 403)
+        #expect(try postPIN(port, "2468").status == 303, "the PIN again gives a new cookie")
+    }
 }

@@ -29,7 +29,8 @@ enum { pb_http_raw_path_max = 256 };
 /// form: any other body is read and dropped; `form` is NULL for a request that is not a POST), and
 /// again each time a connection suspended by the handler (MHD_suspend_connection) is resumed.
 /// `url` is the request target's path exactly as the client sent it (MHD_OPTION_URI_LOG_CALLBACK:
-/// not percent-decoded, not cut at an encoded NUL, without `?` and the query; at most
+/// not percent-decoded, not cut at an encoded NUL, without `?` and the query; an absolute-form target's path, "/" when
+/// it has none; empty for a target with a NUL byte in it, so it routes nowhere; at most
 /// `pb_http_raw_path_max` + 1 bytes). Queue a response with MHD_queue_response and return 1, suspend the connection and return 1, or
 /// return 0 to close the connection.
 typedef int (*pb_http_handler)(void *context, struct MHD_Connection *connection, const char *method, const char *url,
