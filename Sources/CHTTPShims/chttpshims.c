@@ -365,7 +365,7 @@ static void pb_http_log(void *cls, const char *format, va_list ap) {
     }
     if (found < 0) {
         found = oldest;
-        snprintf(said[found].key, sizeof said[found].key, "%s", text);
+        snprintf(said[found].key, sizeof said[found].key, "%.*s", (int)said_key, text);
         said[found].left_out = 0;
     }
     left_out = said[found].left_out;
