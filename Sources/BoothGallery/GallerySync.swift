@@ -76,7 +76,8 @@ public struct SyncStats: Sendable, Equatable {
 /// next try (2 s to 30 s), logged once when the remote goes away (with the whole backlog: pictures not
 /// copied, removals not done) and once when it is back. The backlog, the last error and the last
 /// success are in ``stats`` and ``healthText()`` (`/health`); a backlog waiting
-/// `gallery.sync_alert` raises the `sync-behind` alert, and its end once caught up.
+/// `gallery.sync_alert` raises the `sync-behind` alert, and its end once caught up (a raised alert is
+/// kept in `gallery.state`/sync-behind, so a restart neither raises it again nor forgets its end).
 /// rclone runs with `--config gallery.sync_config`, HOME and its cache in `gallery.cache` (the
 /// unit's ProtectHome), its signals unblocked, and is killed after `runTimeoutMilliseconds`.
 public final class GallerySync: Sendable {
@@ -232,6 +233,13 @@ public final class GallerySync: Sendable {
         /// Since when the backlog has waited for an away remote (nil: caught up), and whether `sync-behind` was raised.
         var behindSince: MonotonicInstant?
         var alerted = false
+        // A `sync-behind` raised before a restart stands: not raised again, and its end is sent once caught up.
+        if let since = loadBehind() {
+            behindSince = Monotonic.now()
+            alerted = true
+            state.withLock { $0.stats.behindSince = since }
+            log.notice("sync: behind since \(GallerySync.utc(since)) before this start (\(behindPath), alert sync-behind raised); its end is sent once caught up")
+        }
         log.notice("sync: each picture is copied to \(config.remote) with rclone (config \(config.rcloneConfig)); what was copied is kept in \(ledgerPath)")
         while !w.isStopping {
             let now = Monotonic.now()
@@ -275,6 +283,7 @@ public final class GallerySync: Sendable {
                     }
                     if alerted {
                         alerted = false
+                        forgetBehind()
                         alert(false, "sync to \(config.remote) caught up: every picture is there, every removal done")
                     }
                 case let .failed(why):
@@ -309,6 +318,7 @@ public final class GallerySync: Sendable {
                 let message = "sync to \(config.remote) behind for \(GallerySync.spoken(milliseconds: Monotonic.now().milliseconds(since: since))): "
                     + GallerySync.backlog(s) + "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
                 log.warning("sync: \(message) (alert sync-behind, gallery.sync_alert)")
+                saveBehind(stats.behindSince ?? Int64(time(nil)))
                 alert(true, message)
             }
             let next = Monotonic.now().adding(milliseconds: config.pollMilliseconds)
@@ -381,6 +391,46 @@ public final class GallerySync: Sendable {
             log.info("sync: \(token).jpg deleted at \(remote) (taken down)")
         }
         return .done
+    }
+
+    /// `gallery.state`/sync-behind: since when (seconds since 1970, decimal) the backlog waited when
+    /// `sync-behind` was raised; there until its end is raised, so a restart neither raises it again
+    /// nor forgets to end it.
+    private var behindPath: String { "\(config.stateDir)/\(GallerySync.behindName)" }
+    /// The raised `sync-behind`'s file name in `gallery.state`.
+    public static let behindName = "sync-behind"
+
+    /// The time in ``behindPath``; nil when there is none (or it cannot be read: logged).
+    private func loadBehind() -> Int64? {
+        do {
+            let bytes = try AtomicFile.read(behindPath)
+            guard let since = Int64(String(decoding: bytes.filter { $0 != 0x0A }, as: UTF8.self)) else {
+                log.warning("sync: \(behindPath) does not hold a time; taken as raised now")
+                return Int64(time(nil))
+            }
+            return since
+        } catch {
+            if error.errno != ENOENT { log.warning("sync: \(error); sync-behind taken as not raised") }
+            return nil
+        }
+    }
+
+    /// Writes ``behindPath`` durably (temp, fsync, rename, fsync of the folder); a failure is logged.
+    private func saveBehind(_ since: Int64) {
+        do {
+            try AtomicFile.write(Array("\(since)\n".utf8), to: behindPath, durable: true, replace: true, mode: 0o600)
+        } catch {
+            log.warning("sync: \(error); a restart before the sync catches up will not send sync-behind's end")
+        }
+    }
+
+    /// Deletes ``behindPath`` (`unlink(2)`, then fsync of `gallery.state`); a failure is logged.
+    private func forgetBehind() {
+        guard unlink(behindPath) == 0 || errno == ENOENT else {
+            log.warning("sync: \(FileError(call: "unlink", errno: errno, path: behindPath)); sync-behind may be taken as raised at the next start")
+            return
+        }
+        do { try AtomicFile.syncDirectory(config.stateDir) } catch { log.warning("sync: \(error)") }
     }
 
     /// What the remote lacks, counted into ``stats`` (`pending`, `pendingRemovals`): every picture the
