@@ -61,6 +61,9 @@ public struct SyncStats: Sendable, Equatable {
     public var lastErrorAt: Int64?
     /// Since when pictures or removals have waited for an away remote (seconds since 1970); nil: caught up.
     public var behindSince: Int64?
+    /// Why the sync cannot look at all now (its ledger in `gallery.state` or the index cannot be
+    /// opened): nothing is copied or counted meanwhile; nil once both are open.
+    public var notCopying: String?
 }
 
 /// Copies every picture the index serves to `gallery.sync_remote` with rclone (Debian's `rclone`,
@@ -155,11 +158,15 @@ public final class GallerySync: Sendable {
         self.alert = alert
     }
 
-    /// The sync's line for `/health`: `sync to REMOTE: caught up, …` or `… behind since …`.
+    /// The sync's line for `/health`: `sync to REMOTE: caught up, …`, `… behind since …`, or `… not copying: WHY`
+    /// while its ledger or the index cannot be opened.
     public func healthText() -> String {
         let s = stats
         var text = "sync to \(config.remote): "
-        if let since = s.behindSince {
+        if let why = s.notCopying {
+            text += "not copying: \(GallerySync.clipped(why))"
+            if let since = s.behindSince { text += "; behind since \(GallerySync.utc(since))" }
+        } else if let since = s.behindSince {
             text += "behind since \(GallerySync.utc(since)): \(GallerySync.backlog(s))"
             text += "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
             text += "; last success: " + (s.lastSuccessAt.map(GallerySync.utc) ?? "none since the start")
@@ -263,8 +270,10 @@ public final class GallerySync: Sendable {
                     changed = v != seenVersion
                     seenVersion = v
                 }
+                if state.withLock({ $0.stats.notCopying }) != nil { state.withLock { $0.stats.notCopying = nil } }
             } catch {
                 if told != "\(error)" { log.error("sync: \(error); trying again every \(config.pollMilliseconds) ms"); told = "\(error)" }
+                state.withLock { $0.stats.notCopying = "\(error)" }
                 file = nil
                 index = nil
             }

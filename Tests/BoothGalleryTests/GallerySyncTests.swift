@@ -284,6 +284,25 @@ struct GallerySyncTests {
         #expect(sync.stats.behindSince == nil)
     }
 
+    @Test("a ledger that cannot be opened (gallery.state a file, not a folder): /health says the sync is not copying and why, not 'caught up'")
+    func ledgerUnopenedIsNoCatchUp() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        try AtomicFile.write([0], to: "\(one.dir)/state")
+        let remote = "\(one.dir)/remote"
+        let log = LogRecorder()
+        let sync = try makeSync(one, remote: remote, log: log)
+        #expect(sync.start())
+        defer { sync.stop() }
+        #expect(waitUntil { log.all.contains { $0.contains("sync: ") && $0.contains("\(one.dir)/state") && $0.hasPrefix("<3>") } }, "\(log.all)")
+        usleep(300_000)
+        let text = sync.healthText()
+        #expect(!text.contains("caught up"), "\(text)")
+        #expect(text.contains("not copying") && text.contains("\(one.dir)/state"), "\(text)")
+        #expect(names(remote).isEmpty)
+    }
+
     @Test("a picture whose file is gone (a cancelled series' capture) holds no other: not copied, and deleted at the remote; a copy removed there by hand, then taken down, is no failure")
     func goneFilesHoldNothing() throws {
         let (one, second, remote, log, sync) = try twoPicturesToAFolder()
