@@ -668,7 +668,9 @@ final class IndexFile: Sendable {
             guard t - s.checkedAt >= 2000 else { return (s.index, s.generation) }
             s.checkedAt = t
             let id = IndexFile.identity(s.index.path)
-            guard let id, let old = s.identity, id != old else { return (s.index, s.generation) }
+            // No identity known (the file was gone at the first look, between its open and its stat): any file there now is another.
+            guard let id else { return (s.index, s.generation) }
+            if let old = s.identity, id == old { return (s.index, s.generation) }
             do {
                 s.index = try PictureIndex(path: s.index.path, readOnly: true)
                 s.identity = id
