@@ -56,8 +56,9 @@ public struct SyncStats: Sendable, Equatable {
     public var passes = 0
     /// Pictures taken down that the remote still has, after the last look.
     public var pendingRemovals = 0
-    /// When rclone last succeeded, and last failed (seconds since 1970); nil: not since the start.
+    /// When rclone last succeeded (seconds since 1970); nil: not since the start.
     public var lastSuccessAt: Int64?
+    /// When rclone last failed (seconds since 1970); nil: not since the start.
     public var lastErrorAt: Int64?
     /// Since when pictures or removals have waited for an away remote (seconds since 1970); nil: caught up.
     public var behindSince: Int64?
