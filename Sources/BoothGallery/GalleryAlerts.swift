@@ -63,7 +63,7 @@ public struct AlertPayload: Codable, Sendable, Equatable {
 /// Sends the operator's alerts (`gallery.alert_url`): the rows the daemon writes into the index
 /// (``PictureIndex/recordAlert(_:active:message:at:)``: a fault entered or left, paper low or out,
 /// storage low, `photoboothctl gallery test-alert`) and the gallery's own (``raise(_:active:message:)``:
-/// `sync-behind`, id 0, kept in memory only) POSTed as ``AlertPayload`` JSON from a thread of
+/// `sync-behind`, id 0, kept in `gallery.state` until sent) POSTed as ``AlertPayload`` JSON from a thread of
 /// its own (`pb-alerts`), looking every second. At most one POST per `gallery.alert_interval`: the
 /// changes in between go together in the next (a test alert goes at once). A POST answered 2xx moves
 /// the cursor, kept durably in `gallery.state`/alerts-cursor (an older gallery's in `gallery.cache` is
@@ -124,14 +124,46 @@ public final class AlertSender: Sendable {
     private let log: Logger
     private let thread = WorkerThread(name: "pb-alerts")
     private let state = Mutex(Stats())
-    /// The gallery's own alerts (``raise(_:active:message:)``) not sent yet, oldest first (at most 100 kept).
-    private let own = Mutex<[AlertRow]>([])
+    /// The gallery's own alerts (``raise(_:active:message:)``) not sent yet, oldest first (at most 100 kept),
+    /// kept durably in `gallery.state`/alerts-own.json so a restart before their POST loses none.
+    private let own: Mutex<[AlertRow]>
 
     /// - Parameter indexPath: `gallery.index`, opened read-only by the thread (a connection of its own).
     public init(config: Config, indexPath: String, log: Logger) {
         self.config = config
         self.indexPath = indexPath
         self.log = log
+        own = Mutex(AlertSender.loadOwn("\(config.stateDir)/\(AlertSender.ownName)", log: log))
+    }
+
+    /// The file name, in `gallery.state`, of the gallery's own alerts not sent yet (JSON: an array of ``AlertRow``).
+    public static let ownName = "alerts-own.json"
+
+    /// The rows in `path` (none when it is missing; a file that cannot be read or parsed is logged and left).
+    private static func loadOwn(_ path: String, log: Logger) -> [AlertRow] {
+        do {
+            let bytes = try AtomicFile.read(path)
+            guard bytes.count <= 1_000_000, let rows = try? JSONDecoder().decode([AlertRow].self, from: Data(bytes)) else {
+                log.warning("alerts: \(path) is not a list of alerts; the gallery's own not sent before its restart are not sent")
+                return []
+            }
+            return Array(rows.suffix(100))
+        } catch {
+            if error.errno != ENOENT { log.warning("alerts: \(error); the gallery's own not sent before its restart are not sent") }
+            return []
+        }
+    }
+
+    /// Writes `rows` to `gallery.state`/alerts-own.json durably (temp, fsync, rename, fsync of the folder); call under ``own``'s lock.
+    private func saveOwn(_ rows: [AlertRow]) {
+        let path = "\(config.stateDir)/\(AlertSender.ownName)"
+        do {
+            try makeDirectories(config.stateDir)
+            let bytes = Array((try? JSONEncoder().encode(rows)) ?? Data("[]".utf8))
+            try AtomicFile.write(bytes, to: path, durable: true, replace: true, mode: 0o600)
+        } catch {
+            log.error("alerts: \(path) not written (\(error)): the gallery's own alerts not sent yet are lost if it stops first")
+        }
     }
 
     /// The figures so far (thread-safe).
@@ -149,12 +181,15 @@ public final class AlertSender: Sendable {
     }
 
     /// Queues an alert of the gallery's own (`sync-behind`), sent with the next POST like the index's
-    /// (id 0: not the index's; kept in memory only). Returns at once; safe from any thread.
+    /// (id 0: not the index's), kept durably in `gallery.state`/alerts-own.json until a POST is answered
+    /// 2xx (a restart before sends it then). Writes that file (fsync) on the caller's thread: not from the
+    /// cooperative pool; safe from any thread.
     public func raise(_ condition: String, active: Bool, message: String) {
         let row = AlertRow(id: 0, at: Int64(time(nil)), condition: condition, active: active, message: message)
         own.withLock { rows in
             rows.append(row)
             if rows.count > 100 { rows.removeFirst(rows.count - 100) }
+            saveOwn(rows)
         }
         thread.wake()
     }
@@ -253,7 +288,12 @@ public final class AlertSender: Sendable {
                         cursor = last
                         announce = []
                         // The gallery's own rows sent: dropped (by their count: raise only appends; a cut at 100 drops the oldest).
-                        own.withLock { $0.removeFirst(min(mine.count, $0.count)) }
+                        if !mine.isEmpty {
+                            own.withLock { rows in
+                                rows.removeFirst(min(mine.count, rows.count))
+                                saveOwn(rows)
+                            }
+                        }
                         lastPost = Monotonic.now()
                         retryAt = nil
                         if failures > 0 { log.notice("alerts: \(config.url) answers again after \(failures) failed POST\(failures == 1 ? "" : "s")") }

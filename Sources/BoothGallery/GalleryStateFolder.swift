@@ -4,7 +4,8 @@ import BoothStorage
 import Glibc
 
 /// `gallery.state`: what the gallery must not lose (the sync ledger `sync.sqlite`, the alerts'
-/// cursor `alerts-cursor`), apart from `gallery.cache`, which holds only what can be made again
+/// cursor `alerts-cursor`, its own alerts not sent yet `alerts-own.json`, `sync-behind` while that
+/// alert stands), apart from `gallery.cache`, which holds only what can be made again
 /// (thumbnails, rclone's HOME and cache) and is safe to empty.
 public enum GalleryStateFolder {
     /// Moves `name` from `cacheDir` into `stateDir` when `stateDir` has none and `cacheDir` has one

@@ -56,11 +56,15 @@ public struct SyncStats: Sendable, Equatable {
     public var passes = 0
     /// Pictures taken down that the remote still has, after the last look.
     public var pendingRemovals = 0
-    /// When rclone last succeeded, and last failed (seconds since 1970); nil: not since the start.
+    /// When rclone last succeeded (seconds since 1970); nil: not since the start.
     public var lastSuccessAt: Int64?
+    /// When rclone last failed (seconds since 1970); nil: not since the start.
     public var lastErrorAt: Int64?
     /// Since when pictures or removals have waited for an away remote (seconds since 1970); nil: caught up.
     public var behindSince: Int64?
+    /// Why the sync cannot look at all now (its ledger in `gallery.state` or the index cannot be
+    /// opened): nothing is copied or counted meanwhile; nil once both are open.
+    public var notCopying: String?
 }
 
 /// Copies every picture the index serves to `gallery.sync_remote` with rclone (Debian's `rclone`,
@@ -76,7 +80,8 @@ public struct SyncStats: Sendable, Equatable {
 /// next try (2 s to 30 s), logged once when the remote goes away (with the whole backlog: pictures not
 /// copied, removals not done) and once when it is back. The backlog, the last error and the last
 /// success are in ``stats`` and ``healthText()`` (`/health`); a backlog waiting
-/// `gallery.sync_alert` raises the `sync-behind` alert, and its end once caught up.
+/// `gallery.sync_alert` raises the `sync-behind` alert, and its end once caught up (a raised alert is
+/// kept in `gallery.state`/sync-behind, so a restart neither raises it again nor forgets its end).
 /// rclone runs with `--config gallery.sync_config`, HOME and its cache in `gallery.cache` (the
 /// unit's ProtectHome), its signals unblocked, and is killed after `runTimeoutMilliseconds`.
 public final class GallerySync: Sendable {
@@ -154,11 +159,15 @@ public final class GallerySync: Sendable {
         self.alert = alert
     }
 
-    /// The sync's line for `/health`: `sync to REMOTE: caught up, …` or `… behind since …`.
+    /// The sync's line for `/health`: `sync to REMOTE: caught up, …`, `… behind since …`, or `… not copying: WHY`
+    /// while its ledger or the index cannot be opened.
     public func healthText() -> String {
         let s = stats
         var text = "sync to \(config.remote): "
-        if let since = s.behindSince {
+        if let why = s.notCopying {
+            text += "not copying: \(GallerySync.clipped(why))"
+            if let since = s.behindSince { text += "; behind since \(GallerySync.utc(since))" }
+        } else if let since = s.behindSince {
             text += "behind since \(GallerySync.utc(since)): \(GallerySync.backlog(s))"
             text += "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
             text += "; last success: " + (s.lastSuccessAt.map(GallerySync.utc) ?? "none since the start")
@@ -232,6 +241,13 @@ public final class GallerySync: Sendable {
         /// Since when the backlog has waited for an away remote (nil: caught up), and whether `sync-behind` was raised.
         var behindSince: MonotonicInstant?
         var alerted = false
+        // A `sync-behind` raised before a restart stands: not raised again, and its end is sent once caught up.
+        if let since = loadBehind() {
+            behindSince = Monotonic.now()
+            alerted = true
+            state.withLock { $0.stats.behindSince = since }
+            log.notice("sync: behind since \(GallerySync.utc(since)) before this start (\(behindPath), alert sync-behind raised); its end is sent once caught up")
+        }
         log.notice("sync: each picture is copied to \(config.remote) with rclone (config \(config.rcloneConfig)); what was copied is kept in \(ledgerPath)")
         while !w.isStopping {
             let now = Monotonic.now()
@@ -255,8 +271,10 @@ public final class GallerySync: Sendable {
                     changed = v != seenVersion
                     seenVersion = v
                 }
+                if state.withLock({ $0.stats.notCopying }) != nil { state.withLock { $0.stats.notCopying = nil } }
             } catch {
                 if told != "\(error)" { log.error("sync: \(error); trying again every \(config.pollMilliseconds) ms"); told = "\(error)" }
+                state.withLock { $0.stats.notCopying = "\(error)" }
                 file = nil
                 index = nil
             }
@@ -275,6 +293,7 @@ public final class GallerySync: Sendable {
                     }
                     if alerted {
                         alerted = false
+                        forgetBehind()
                         alert(false, "sync to \(config.remote) caught up: every picture is there, every removal done")
                     }
                 case let .failed(why):
@@ -309,6 +328,7 @@ public final class GallerySync: Sendable {
                 let message = "sync to \(config.remote) behind for \(GallerySync.spoken(milliseconds: Monotonic.now().milliseconds(since: since))): "
                     + GallerySync.backlog(s) + "; last error: \(GallerySync.clipped(s.lastError ?? "none"))"
                 log.warning("sync: \(message) (alert sync-behind, gallery.sync_alert)")
+                saveBehind(stats.behindSince ?? Int64(time(nil)))
                 alert(true, message)
             }
             let next = Monotonic.now().adding(milliseconds: config.pollMilliseconds)
@@ -381,6 +401,46 @@ public final class GallerySync: Sendable {
             log.info("sync: \(token).jpg deleted at \(remote) (taken down)")
         }
         return .done
+    }
+
+    /// `gallery.state`/sync-behind: since when (seconds since 1970, decimal) the backlog waited when
+    /// `sync-behind` was raised; there until its end is raised, so a restart neither raises it again
+    /// nor forgets to end it.
+    private var behindPath: String { "\(config.stateDir)/\(GallerySync.behindName)" }
+    /// The raised `sync-behind`'s file name in `gallery.state`.
+    public static let behindName = "sync-behind"
+
+    /// The time in ``behindPath``; nil when there is none (or it cannot be read: logged).
+    private func loadBehind() -> Int64? {
+        do {
+            let bytes = try AtomicFile.read(behindPath)
+            guard let since = Int64(String(decoding: bytes.filter { $0 != 0x0A }, as: UTF8.self)) else {
+                log.warning("sync: \(behindPath) does not hold a time; taken as raised now")
+                return Int64(time(nil))
+            }
+            return since
+        } catch {
+            if error.errno != ENOENT { log.warning("sync: \(error); sync-behind taken as not raised") }
+            return nil
+        }
+    }
+
+    /// Writes ``behindPath`` durably (temp, fsync, rename, fsync of the folder); a failure is logged.
+    private func saveBehind(_ since: Int64) {
+        do {
+            try AtomicFile.write(Array("\(since)\n".utf8), to: behindPath, durable: true, replace: true, mode: 0o600)
+        } catch {
+            log.warning("sync: \(error); a restart before the sync catches up will not send sync-behind's end")
+        }
+    }
+
+    /// Deletes ``behindPath`` (`unlink(2)`, then fsync of `gallery.state`); a failure is logged.
+    private func forgetBehind() {
+        guard unlink(behindPath) == 0 || errno == ENOENT else {
+            log.warning("sync: \(FileError(call: "unlink", errno: errno, path: behindPath)); sync-behind may be taken as raised at the next start")
+            return
+        }
+        do { try AtomicFile.syncDirectory(config.stateDir) } catch { log.warning("sync: \(error)") }
     }
 
     /// What the remote lacks, counted into ``stats`` (`pending`, `pendingRemovals`): every picture the

@@ -154,8 +154,8 @@ public final class PictureIndex: Sendable {
 
     /// Makes the index again at ``path`` when its file was deleted or replaced while open
     /// (``hasMoved()``); the daemon's mend, as at its start: the connection to the old file is
-    /// closed; with no file at the path, the old file's `-wal` and `-shm` (its, not a new file's) are
-    /// removed; a file that is not a database or is damaged is moved aside (`.corrupt-<seconds>`);
+    /// closed; the old file's `-wal` and `-shm` at the path are removed (also when another file was renamed
+    /// over it: that file is read as it is, not through the old file's log); a file that is not a database or is damaged is moved aside (`.corrupt-<seconds>`);
     /// then the file is opened or made (WAL, the schema) and reconciled, in one transaction, with
     /// the photos under `photosDir` and `removals` (``RemovedPictures``): the same tokens, so every
     /// URL is the same. The old file's alerts are not carried over. Blocks on SQLite and the file
@@ -172,9 +172,10 @@ public final class PictureIndex: Sendable {
             let files = PictureIndex.pictureFiles(in: photosDir, tokens: tokens, folderID: folderID)
             // Closed first (sqlite3_close_v2): the old file's -wal and -shm are let go before a new file's are made.
             l.db = nil
-            if access(path, F_OK) != 0 {
-                for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
-            }
+            // The -wal and -shm at the path are the old file's, whether the path is empty or holds a file renamed
+            // over it (that file's own lay beside its old name): kept, the new file would be read through the old
+            // file's log (its rows, or a damaged mix). The old file's connections (the gallery's) keep theirs open.
+            for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
             let db: SQLiteConnection
             do throws(IndexError) {
                 db = try PictureIndex.open(path: path, readOnly: false)

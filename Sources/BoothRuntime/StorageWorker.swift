@@ -32,6 +32,8 @@ public final class StorageWorker: Sendable {
     public static let freeSpaceCheckMilliseconds: Int64 = 10_000
     /// When ``checkFreeSpaceIfDue(now:)`` last queued a look.
     private let lastFreeSpaceCheck = Mutex<MonotonicInstant?>(nil)
+    /// A look queued and not begun yet: another is not queued (a thread held by a hung disk gathers one, not one per tick).
+    private let freeSpaceCheckQueued = Mutex(false)
 
     /// - Parameter minFree: `storage.min_free` in bytes: below it sessions are refused.
     /// - Parameter mount: `storage.mount`: removable media that must be mounted under the photos (empty: none).
@@ -70,8 +72,12 @@ public final class StorageWorker: Sendable {
     /// Sets `storage.min_free` (bytes).
     public func setMinFree(_ bytes: UInt64) { minFree.withLock { $0 = bytes } }
     /// Looks at the free space on the storage thread (`statvfs`, ``refusal()``) and posts
-    /// `storageStatus` with the answer: a refusal ends when its cause does, not at the next press. Returns at once.
-    public func checkFreeSpace() { enqueue(.checkFreeSpace) }
+    /// `storageStatus` with the answer: a refusal ends when its cause does, not at the next press. Returns at once;
+    /// while a look is queued and not begun, no other is queued (it reads the settings in force when it runs).
+    public func checkFreeSpace() {
+        let queued = freeSpaceCheckQueued.withLock { q in defer { q = true }; return q }
+        if !queued { enqueue(.checkFreeSpace) }
+    }
     /// ``checkFreeSpace()`` when ``freeSpaceCheckMilliseconds`` passed since the last one (from the main loop's tick).
     public func checkFreeSpaceIfDue(now: MonotonicInstant) {
         let due = lastFreeSpaceCheck.withLock { last -> Bool in
@@ -121,7 +127,9 @@ public final class StorageWorker: Sendable {
         case let .delete(ids): deleteSaved(ids)
         case .retry: retryHeld()
         case .syncSessionNumber: store.syncSessionNumber()
-        case .checkFreeSpace: post(.storageStatus(refusal: refusal()))
+        case .checkFreeSpace:
+            freeSpaceCheckQueued.withLock { $0 = false }
+            post(.storageStatus(refusal: refusal()))
         }
         if queue.pending <= 1 { heartbeat.waiting() }
     }

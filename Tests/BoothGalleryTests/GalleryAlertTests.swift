@@ -203,4 +203,30 @@ struct GalleryAlertTests {
         usleep(400_000)
         #expect(listener.posts.count == 2, "each once")
     }
+
+    @Test("the gallery's own alert not POSTed yet when it stops (the webhook away) is sent after its restart, once")
+    func ownAlertsKeptAcrossARestart() throws {
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let port = try freePort()
+        let listener = try Listener(dir: one.dir, port: port)
+        defer { listener.stop() }
+        let log = LogRecorder()
+        var s = sender(one, port: port, intervalMilliseconds: 100, log: log)
+        #expect(s.start())
+        #expect(waitUntil { log.all.contains { $0.contains("the changes from now on") } }, "\(log.all)")
+        listener.failing = true
+        s.raise("sync-behind", active: false, message: "sync to dav:event caught up")
+        #expect(waitUntil { s.stats.failures >= 1 }, "\(log.all)")
+        s.stop()
+        listener.failing = false
+        s = sender(one, port: port, intervalMilliseconds: 100, log: log)
+        #expect(s.start())
+        defer { s.stop() }
+        #expect(waitUntil(10) { listener.posts.count == 1 }, "the end of sync-behind lost with the restart: \(log.all)")
+        #expect(listener.posts.first?.alerts.map(\.condition) == ["sync-behind"])
+        #expect(listener.posts.first?.alerts.first?.active == false)
+        usleep(400_000)
+        #expect(listener.posts.count == 1, "once")
+    }
 }

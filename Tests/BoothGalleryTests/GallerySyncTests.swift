@@ -245,6 +245,64 @@ struct GallerySyncTests {
         #expect(healthBody().hasPrefix("ok 3 pictures; sync to \(remote): caught up, last success "))
     }
 
+    @Test("sync-behind across a gallery restart: raised, the gallery restarted while the remote is away, then back: its end is sent (and no second start)")
+    func behindAcrossRestart() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        let remote = "\(one.dir)/remote"
+        try AtomicFile.write([0], to: remote)  // away: a file where its folder should be
+        let log = LogRecorder()
+        let alerts = Mutex<[Bool]>([])
+        try FileManager.default.createDirectory(atPath: "\(one.dir)/cache", withIntermediateDirectories: true)
+        var config = GallerySync.Config(remote: remote, rcloneConfig: "/dev/null", cacheDir: "\(one.dir)/cache", stateDir: "\(one.dir)/state",
+                                        photosDir: one.photos, backoff: SyncBackoff(firstMilliseconds: 100, maxMilliseconds: 400), pollMilliseconds: 100)
+        config.alertAfterMilliseconds = 500
+        func started() -> GallerySync {
+            let sync = GallerySync(config: config, indexPath: "\(one.dir)/index.sqlite", log: log.logger(),
+                                   alert: { active, _ in alerts.withLock { $0.append(active) } })
+            #expect(sync.start())
+            return sync
+        }
+        var sync = started()
+        #expect(waitUntil { alerts.withLock { $0 } == [true] }, "\(log.all)")
+        sync.stop()
+        // Restarted while still away: the alert stands, not raised again.
+        sync = started()
+        #expect(waitUntil { sync.stats.failures >= 3 }, "\(log.all)")
+        usleep(1_000_000)
+        #expect(alerts.withLock { $0 } == [true], "raised once across the restart: \(log.all)")
+        #expect(sync.stats.behindSince != nil)
+        sync.stop()
+        // The remote back while the gallery is stopped: the next start catches up and says the alert ended.
+        try FileManager.default.removeItem(atPath: remote)
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        sync = started()
+        defer { sync.stop() }
+        #expect(waitUntil { names(remote).count == 1 }, "\(log.all)")
+        #expect(waitUntil { alerts.withLock { $0 } == [true, false] }, "the end of sync-behind after a restart: \(alerts.withLock { $0 }) \(log.all)")
+        #expect(sync.stats.behindSince == nil)
+    }
+
+    @Test("a ledger that cannot be opened (gallery.state a file, not a folder): /health says the sync is not copying and why, not 'caught up'")
+    func ledgerUnopenedIsNoCatchUp() throws {
+        guard access(rclone, X_OK) == 0 else { throw RcloneMissing() }
+        let one = try OnePhoto(try OnePhoto.capture(), session: 1)
+        defer { one.remove() }
+        try AtomicFile.write([0], to: "\(one.dir)/state")
+        let remote = "\(one.dir)/remote"
+        let log = LogRecorder()
+        let sync = try makeSync(one, remote: remote, log: log)
+        #expect(sync.start())
+        defer { sync.stop() }
+        #expect(waitUntil { log.all.contains { $0.contains("sync: ") && $0.contains("\(one.dir)/state") && $0.hasPrefix("<3>") } }, "\(log.all)")
+        usleep(300_000)
+        let text = sync.healthText()
+        #expect(!text.contains("caught up"), "\(text)")
+        #expect(text.contains("not copying") && text.contains("\(one.dir)/state"), "\(text)")
+        #expect(names(remote).isEmpty)
+    }
+
     @Test("a picture whose file is gone (a cancelled series' capture) holds no other: not copied, and deleted at the remote; a copy removed there by hand, then taken down, is no failure")
     func goneFilesHoldNothing() throws {
         let (one, second, remote, log, sync) = try twoPicturesToAFolder()

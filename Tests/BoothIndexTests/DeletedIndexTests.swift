@@ -75,6 +75,38 @@ struct DeletedIndexTests {
         #expect(b.admin.status.served == 2)
     }
 
+    @Test("an index replaced by another file (rename over it) while a gallery reads the old one: made again from the photos, the old file's -wal not read into the new")
+    func replacedWhileRead() throws {
+        let b = try Booth(sessions: 3)
+        defer { try? FileManager.default.removeItem(atPath: b.dir) }
+        let path = b.settings.gallery.index
+        // The gallery's connection to the old file stays open (so the daemon's close does not checkpoint it).
+        let gallery = try PictureIndex(path: path, readOnly: true)
+        #expect(try gallery.counts().served == 3)
+        // Changes still in the old file's -wal.
+        for n in 10..<60 {
+            try b.index.record(IndexedPicture(token: String(repeating: "b", count: 24) + "\(n)", path: "2026-12-01/booth-0000\(n)-picture.jpg",
+                                              session: n, savedAt: 1, bytes: 5))
+        }
+        _ = try b.ask("remove", b.token(2)).get()
+        #expect(try gallery.counts().served == 52)
+        // Another file renamed over it: an empty index made elsewhere in the folder (its last connection closed).
+        let other = "\(b.dir)/gallery/other.sqlite"
+        do { _ = try PictureIndex(path: other).counts() }
+        for suffix in ["-wal", "-shm"] { unlink(other + suffix) }
+        try #require(rename(other, path) == 0)
+
+        let s = b.admin.status
+        #expect(s.problem == nil, "\(s.problem ?? "")")
+        #expect(s.served == 2 && s.removed == 1, "made again from the 3 photos, one taken down: \(String(describing: s.served)) served, \(String(describing: s.removed)) removed")
+        let reader = try PictureIndex(path: path, readOnly: true)
+        let n = try reader.counts()
+        #expect(n.served == 2 && n.removed == 1, "the new file as read: \(n)")
+        #expect(try reader.picture(token: b.token(1)) != nil)
+        #expect(try reader.picture(token: b.token(2)) == nil)
+        _ = gallery
+    }
+
     @Test("the keeper's thread makes a deleted index again without a command (every 50 ms here)")
     func keeperThread() throws {
         let b = try Booth(sessions: 1)

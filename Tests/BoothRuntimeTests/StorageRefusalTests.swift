@@ -90,4 +90,30 @@ struct StorageRefusalTests {
                 "the idle screen says why before anyone presses: \(String(describing: booth.display.lastContent))")
         #expect(booth.runtime.counters.sessions == 0)
     }
+
+    @Test("a storage thread held (a disk hung in fsync) does not pile up free-space looks: one at most waits, however long it is held")
+    func heldThreadQueuesOneLook() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let settings = fastSettings(dir: dir)
+        let store = FreeSpaceStore(settings.storage, free: 1_000_000_000)
+        try store.prepare()
+        let held = DispatchSemaphore(value: 0)
+        let posted = Mutex(0)
+        let worker = StorageWorker(store: store, captures: CaptureBox(), minFree: 0, clock: ManualClock(), log: LogRecorder().logger(),
+                                   post: { e in
+                                       guard case .storageStatus = e else { return }
+                                       // The first look holds the thread, as a disk hung under a save would.
+                                       if posted.withLock({ n in n += 1; return n }) == 1 { held.wait() }
+                                   })
+        worker.launch()
+        let start = MonotonicInstant(nanoseconds: 1_000_000_000)
+        worker.checkFreeSpaceIfDue(now: start)
+        for _ in 0..<500 where posted.withLock({ $0 }) == 0 { usleep(10_000) }
+        try #require(posted.withLock { $0 } == 1)
+        // An hour of the main loop's ticks while the thread is held.
+        for n in 1...360 { worker.checkFreeSpaceIfDue(now: start.adding(milliseconds: Int64(n) * 10_000)) }
+        held.signal()
+        #expect(worker.finish(timeoutSeconds: 5))
+        #expect(posted.withLock { $0 } <= 2, "\(posted.withLock { $0 }) looks at the free space run once the thread was free")
+    }
 }
