@@ -423,7 +423,7 @@ public enum Schema {
         .path("gallery.cache", \.gallery.cache, allowsEmpty: false, "/var/cache/photobooth-gallery", reload: .galleryRestart,
               "The gallery's own folder for what it can make again: the thumbnails, rclone's HOME and cache (systemd's CacheDirectory of photobooth-gallery.service). Made when missing; safe to empty, also while the gallery runs (what must not be lost is in gallery.state)."),
         .path("gallery.state", \.gallery.state, allowsEmpty: false, "/var/lib/photobooth-gallery", reload: .galleryRestart,
-              "The gallery's own folder for what must not be lost (systemd's StateDirectory of photobooth-gallery.service, mode 0700): the sync ledger, the alerts' cursor, the PIN cookie's key. Made when missing; keep it across restarts and upgrades."),
+              "The gallery's own folder for what must not be lost (systemd's StateDirectory of photobooth-gallery.service, mode 0700): the sync ledger, the alerts' cursor, the gallery's own alerts not sent yet and whether sync-behind was raised, the PIN cookie's key. Made when missing; keep it across restarts and upgrades."),
         .string("gallery.public_url", \.gallery.publicURL, allowsEmpty: true, "", reload: .restart,
                 "With sync: the public address of a synced copy, {token} standing for its name (https://photos.example.org/wedding/{token}.jpg). The review's and the print's QR codes then carry it instead of gallery.url_base's, so they work away from the booth's network. Empty: gallery.url_base."),
         .string("gallery.sync_remote", \.gallery.syncRemote, allowsEmpty: true, "", reload: .galleryRestart,
