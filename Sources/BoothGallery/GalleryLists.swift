@@ -145,7 +145,9 @@ extension GalleryServer {
         let next = GalleryServer.safeNext(form["next"])
         guard let pinCookie else { return respond(c, 303, text: "", headers: [("Location", next), ("Cache-Control", "no-store")]) }
         let address = clientAddress(c), t = now()
-        guard pinTries.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
+        // Counted as a wrong PIN at once (check and count in one step), taken back when it is right.
+        let admission = pinTries.withLock { $0.admit(address, nowMilliseconds: t) }
+        guard admission.admitted else {
             stats.withLock { $0.limited += 1 }
             let wait = pinTries.withLock { $0.retryAfterSeconds(address, nowMilliseconds: t) }
             return respond(c, 429, text: "Too many wrong PINs from this address; try again in \(wait) s.\n",
@@ -153,13 +155,14 @@ extension GalleryServer {
         }
         let tried = form["pin"] ?? ""
         if !overflow && tried == config.pin, let value = pinCookie.value(nowSeconds: wallSeconds()) {
+            pinTries.withLock { $0.forgive(address, nowMilliseconds: t) }
             return respond(c, 303, text: "", headers: [
                 ("Location", next), ("Cache-Control", "no-store"),
                 ("Set-Cookie", "\(GalleryServer.pinCookieName)=\(value); Path=/; Max-Age=\(PINCookie.maxAgeSeconds); HttpOnly; SameSite=Lax"),
             ])
         }
         stats.withLock { $0.wrongPINs += 1 }
-        if pinTries.withLock({ $0.missedAndNowLimited(address, nowMilliseconds: t) }) {
+        if admission.filled {
             log.warning("gallery: \(address) tried \(pinTries.withLock { $0.limitText("wrong PINs") }); answering it 429 until then")
         }
         return respond(c, 403, html: ListPages.pin(next: next, wrong: true, config: config), headers: [("Cache-Control", "no-store")])

@@ -211,10 +211,25 @@ public struct GuessLimit: Sendable {
         misses[address] = times
     }
 
-    /// ``missed(_:nowMilliseconds:)``, then whether that miss was the one that put `address` past its allowance.
-    public mutating func missedAndNowLimited(_ address: String, nowMilliseconds: Int64) -> Bool {
+    /// Whether `address` may ask now and, when it may, its ask counted as a miss at once: the check and
+    /// the count in one step under the caller's lock, so two server threads cannot both pass the last
+    /// try of an allowance (a separate ``mayAsk(_:nowMilliseconds:)`` then ``missed(_:nowMilliseconds:)``
+    /// let one more through). ``forgive(_:nowMilliseconds:)`` takes the count back when the ask was no
+    /// miss (a picture found, the right PIN).
+    /// - Returns: `admitted` false: past the allowance (answer 429, nothing counted); `filled` true: this
+    ///   ask used the allowance's last try (the log's "now limited" line, if it turns out a miss).
+    public mutating func admit(_ address: String, nowMilliseconds: Int64) -> (admitted: Bool, filled: Bool) {
+        guard mayAsk(address, nowMilliseconds: nowMilliseconds) else { return (false, false) }
         missed(address, nowMilliseconds: nowMilliseconds)
-        return !mayAsk(address, nowMilliseconds: nowMilliseconds)
+        return (true, !mayAsk(address, nowMilliseconds: nowMilliseconds))
+    }
+
+    /// Takes back the miss ``admit(_:nowMilliseconds:)`` counted for `address` at `nowMilliseconds` (the
+    /// same instant the caller passed it): its ask was no miss.
+    public mutating func forgive(_ address: String, nowMilliseconds: Int64) {
+        guard var times = misses[address], let i = times.lastIndex(of: nowMilliseconds) else { return }
+        times.remove(at: i)
+        misses[address] = times.isEmpty ? nil : times
     }
 
     /// `N … within S s`, for the log line that says an address is now limited.

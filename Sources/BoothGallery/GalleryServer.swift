@@ -343,24 +343,30 @@ public final class GalleryServer: Sendable {
         pb_http_client_address(c, &buffer, buffer.count)
         let address = String(nulTerminated: buffer)
         let t = now()
-        guard guesses.withLock({ $0.mayAsk(address, nowMilliseconds: t) }) else {
+        // Counted as a miss at once (check and count in one step), taken back below when it is none.
+        let admission = guesses.withLock { $0.admit(address, nowMilliseconds: t) }
+        guard admission.admitted else {
             stats.withLock { $0.limited += 1 }
             let wait = guesses.withLock { $0.retryAfterSeconds(address, nowMilliseconds: t) }
             return respond(c, 429, text: "Too many unknown pictures asked for from this address; try again in \(wait) s.\n",
                            headers: [("Retry-After", "\(wait)"), ("Cache-Control", "no-store")])
         }
         switch lookUp(token) {
-        case .found(let picture): return answer(picture)
+        case .found(let picture):
+            guesses.withLock { $0.forgive(address, nowMilliseconds: t) }
+            return answer(picture)
         case .expired:
             // A real token past gallery.expiry: missing, and not a guess.
+            guesses.withLock { $0.forgive(address, nowMilliseconds: t) }
             return missing(c)
         case .unavailable:
             // The index could not be read: no guest is counted as guessing for it.
+            guesses.withLock { $0.forgive(address, nowMilliseconds: t) }
             return respond(c, 503, text: "The gallery cannot read its index just now; try again in a moment.\n",
                            headers: [("Retry-After", "5"), ("Cache-Control", "no-store")])
         case .unknown: break
         }
-        if guesses.withLock({ $0.missedAndNowLimited(address, nowMilliseconds: t) }) {
+        if admission.filled {
             log.warning("gallery: \(address) asked for \(guesses.withLock { $0.limitText("unknown pictures") }); answering it 429 until then")
         }
         return missing(c)

@@ -1,4 +1,5 @@
 import BoothGallery
+import Synchronization
 import Testing
 
 @Suite("The gallery's router and parsers")
@@ -69,6 +70,36 @@ struct GuessLimitTests {
         // Bounded memory: the oldest window goes.
         for (i, a) in ["a", "b", "c", "d"].enumerated() { g.missed(a, nowMilliseconds: 61_000 + Int64(i)) }
         #expect(g.tracked == 3)
+    }
+
+    @Test("admit checks and counts in one step: 16 threads racing for 5 tries get exactly 5; forgive gives a try back")
+    func admitIsOneStep() async {
+        // The server's threads each take the lock once per ask: with a check and a count under two
+        // separate takings, two threads could both pass the last try (6 or more admitted here).
+        final class Shared: Sendable {
+            let limit = Mutex(GuessLimit(allowed: 5, windowMilliseconds: 60_000))
+            let admitted = Atomic<Int>(0)
+        }
+        let shared = Shared()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    for _ in 0..<4 where shared.limit.withLock({ $0.admit("10.42.0.7", nowMilliseconds: 1000) }).admitted {
+                        shared.admitted.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        #expect(shared.admitted.load(ordering: .relaxed) == 5)
+        var g = GuessLimit(allowed: 2, windowMilliseconds: 60_000)
+        #expect(g.admit("a", nowMilliseconds: 10) == (true, false))
+        #expect(g.admit("a", nowMilliseconds: 20) == (true, true), "the allowance's last try says so")
+        #expect(g.admit("a", nowMilliseconds: 30) == (false, false))
+        g.forgive("a", nowMilliseconds: 20)   // that ask found its picture: no miss
+        #expect(g.mayAsk("a", nowMilliseconds: 30))
+        #expect(g.retryAfterSeconds("a", nowMilliseconds: 30) == 1)
+        g.forgive("b", nowMilliseconds: 20)   // nothing counted for it: nothing changes
+        #expect(g.tracked == 1)
     }
 
     @Test("If-None-Match: one tag, a list, weak tags, *; nothing without the header")
