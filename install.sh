@@ -243,12 +243,13 @@ do_install() {
   # without sudo (the group is set below, once it exists).
   run_step "mode of $D/etc/photobooth" chmod 2775 "$D/etc/photobooth"
   run_step "mode of $conf" chmod g+w "$conf"
-  step "installing the systemd unit, udev rules, system user definition and README"
+  step "installing the systemd unit, udev rules, system user definition, README and LICENSE"
   install_file etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" 0644
   install_file etc/systemd/photobooth-gallery.service "$D/etc/systemd/system/photobooth-gallery.service" 0644
   install_file etc/udev/90-photobooth.rules "$D/etc/udev/rules.d/90-photobooth.rules" 0644
   install_file etc/sysusers.d/photobooth.conf "$D/etc/sysusers.d/photobooth.conf" 0644
   install_file README.md "$D/usr/local/share/doc/photobooth/README.md" 0644
+  install_file LICENSE "$D/usr/local/share/doc/photobooth/LICENSE" 0644
   step "creating the system user photobooth (groups video, gpio, lp, input) and /var/lib/photobooth"
   if [ -z "$D" ]; then
     run_step "systemd-sysusers" systemd-sysusers /etc/sysusers.d/photobooth.conf
@@ -313,7 +314,8 @@ do_uninstall() {
   step "removing the installed files (keeping $D/etc/photobooth, $D/var/lib/photobooth and the user)"
   local f
   for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /usr/local/bin/photobooth-gallery \
-           /etc/systemd/system/photoboothd.service /etc/systemd/system/photobooth-gallery.service /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf /usr/local/share/doc/photobooth/README.md; do
+           /etc/systemd/system/photoboothd.service /etc/systemd/system/photobooth-gallery.service /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf /usr/local/share/doc/photobooth/README.md \
+           /usr/local/share/doc/photobooth/LICENSE; do
     if [ -e "$D$f" ]; then run_step "remove $D$f" rm -f "$D$f"; echo "  removed    $D$f"; fi
   done
   rmdir "$D/usr/local/share/doc/photobooth" 2>/dev/null || true

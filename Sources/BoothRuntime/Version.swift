@@ -1,6 +1,23 @@
 import BoothPorts
-/// The booth's version, printed by `--version` of both programs.
+/// The booth's version, printed by `--version` of every program.
 public let photoboothVersion = "0.1.0"
+
+/// The project's licence as an SPDX expression: the GNU GPL version 3 or later (LICENSE at the
+/// package root). The programs link Debian's libgphoto2 and libcamera (LGPL), so what a user receives
+/// is GPL-3.0-or-later as a whole.
+public let photoboothLicence = "GPL-3.0-or-later"
+
+/// What `--version` prints for `program` (`photoboothd`, `photoboothctl`, `photobooth-gallery`): its
+/// name and version on the first line, then the licence and the warranty in the GNU programs' words.
+public func versionText(program: String) -> String {
+    """
+    \(program) \(photoboothVersion)
+    Copyright (C) 2026 the Photobooth authors
+    License \(photoboothLicence): GNU GPL version 3 or later <https://www.gnu.org/licenses/gpl-3.0.html>.
+    This is free software: you are free to change and redistribute it.
+    There is NO WARRANTY, to the extent permitted by law.
+    """
+}
 
 /// Exit codes from sysexits(3).
 public enum ExitCode {

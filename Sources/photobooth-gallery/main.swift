@@ -24,6 +24,7 @@ let usage = """
       --simulate       beside photoboothd --simulate in the same working directory: its paths
                        (./photos, ./gallery/index.sqlite, ./gallery/cache, ./gallery/state) and its
                        settings file (\(simulatedConfigPath) unless --config; --set wins)
+      --version        the version and the licence (GPL-3.0-or-later)
     """
 
 // stderr, one write(2) a message (each line `<N>`-prefixed for the journal), as photoboothd's.
@@ -56,6 +57,7 @@ while let arg = args.popFirst() {
         portOverride = p
     case "--simulate": simulate = true
     case "-h", "--help": print(usage); exit(0)
+    case "--version": print(versionText(program: "photobooth-gallery")); exit(0)
     default: fail("unknown argument '\(arg)'\n\(usage)", ExitCode.usage)
     }
 }

@@ -78,7 +78,7 @@ case "--help", "-h", "help":
     print(usage)
     exit(ExitCode.ok)
 case "--version":
-    print("photoboothctl \(photoboothVersion)")
+    print(versionText(program: "photoboothctl"))
     exit(ExitCode.ok)
 case nil:
     print(usage)

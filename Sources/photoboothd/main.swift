@@ -91,7 +91,7 @@ func parseArguments(_ argv: [String]) -> Arguments {
         let arg = argv[i]
         switch arg {
         case "--help", "-h": print(usage); exit(0)
-        case "--version": print("photoboothd \(photoboothVersion)"); exit(0)
+        case "--version": print(versionText(program: "photoboothd")); exit(0)
         case "--config": a.configPath = value(arg); a.configGiven = true
         case "--set":
             let kv = value(arg)

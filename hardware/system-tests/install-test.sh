@@ -28,6 +28,8 @@ expect_file /etc/photobooth/photobooth.conf 664
 expect_file /etc/systemd/system/photoboothd.service 644
 expect_file /etc/udev/rules.d/90-photobooth.rules 644
 expect_file /etc/sysusers.d/photobooth.conf 644
+expect_file /usr/local/share/doc/photobooth/README.md 644
+expect_file /usr/local/share/doc/photobooth/LICENSE 644
 [ -d "$D/var/lib/photobooth" ] && [ "$(stat -c %a "$D/var/lib/photobooth")" = 751 ] || fail "/var/lib/photobooth missing or not 0751"
 cmp -s etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" || fail "the installed unit differs from etc/"
 cmp -s etc/systemd/photobooth-gallery.service "$D/etc/systemd/system/photobooth-gallery.service" || fail "the installed gallery unit differs from etc/"
@@ -94,7 +96,8 @@ mkdir -p "$D/var/lib/photobooth/photos/2026-01-01" && echo x > "$D/var/lib/photo
 ./install.sh --uninstall --destdir "$D" > "$D.log4" 2>&1 || { cat "$D.log4"; fail "uninstall failed"; }
 for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /usr/local/bin/photobooth-gallery \
          /etc/systemd/system/photoboothd.service /etc/systemd/system/photobooth-gallery.service \
-         /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf; do
+         /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf \
+         /usr/local/share/doc/photobooth/README.md /usr/local/share/doc/photobooth/LICENSE; do
   [ ! -e "$D$f" ] || fail "--uninstall left $f"
 done
 [ -f "$D/etc/photobooth/photobooth.conf" ] || fail "--uninstall removed the config"
