@@ -66,6 +66,9 @@ let package = Package(
         .target(name: "BoothIndex", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "CSQLite", "CSodium"]),
         // photobooth-gallery's HTTP side: routes, pages, the libmicrohttpd server.
         .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothIndex", "BoothJPEG", "CMicroHTTPD", "CHTTPShims", "CCurl"]),
+        // photoboothctl's question to a running gallery (`GET /health` through libcurl): apart from
+        // BoothGallery, so the command-line tool links no HTTP server.
+        .target(name: "BoothHTTPProbe", dependencies: ["CCurl"]),
         // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
         // A QR code's modules (libqrencode): the review screen's and the printed page's.
         .target(name: "BoothQRCode", dependencies: ["CQREncode"]),
@@ -87,7 +90,7 @@ let package = Package(
                                                               "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
                                                               "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
-                                                                "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothGallery"]),
+                                                                "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe"]),
 
         // Benchmarks (bench/run), not part of the tests.
         // The gallery service: guests take their pictures home (its own unit and sandbox).
@@ -105,7 +108,7 @@ let package = Package(
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
                                                       "CLibcameraShim", "CYUV"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),
-        .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery"],
+        .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery", "BoothHTTPProbe"],
                     exclude: ["webhook-listener.py"]),
         .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),

@@ -1,7 +1,7 @@
 import BoothControl
 import BoothCore
 import BoothDeviceListing
-import BoothGallery
+import BoothHTTPProbe
 import BoothPorts
 import BoothRuntime
 import BoothStorage

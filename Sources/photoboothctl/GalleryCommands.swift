@@ -1,6 +1,6 @@
 import BoothControl
 import BoothCore
-import BoothGallery
+import BoothHTTPProbe
 import BoothPorts
 import BoothRuntime
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothGallery
+import BoothHTTPProbe
 import BoothIndex
 import BoothPorts
 import BoothStorage

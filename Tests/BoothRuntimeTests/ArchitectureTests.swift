@@ -27,7 +27,7 @@ import Testing
 
     /// The device modules: each implements ports and may import C libraries.
     static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothJPEG", "BoothDisplay", "BoothLayout", "BoothPrint",
-                                       "BoothIndex", "BoothGallery", "BoothQRCode"]
+                                       "BoothIndex", "BoothGallery", "BoothHTTPProbe", "BoothQRCode"]
     /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the clock,
     /// storage (atomic files) and the control socket; no device module, no one else.
     static let sysShimsUsers: Set<String> = ["BoothClock", "BoothStorage", "BoothControl"]
@@ -55,6 +55,21 @@ import Testing
             let offenders = found.filter { !Self.system.contains($0.module) && !allowed.contains($0.module) }
             #expect(offenders.isEmpty, "\(module) may import only \(allowed.sorted()) and the system: \(offenders)")
         }
+    }
+
+    @Test("photoboothctl links no HTTP server (libcurl only, for its probe), photoboothd no network library at all (ldd of the built programs)")
+    func programsLinkOnlyTheirOwnNetworkLibraries() throws {
+        let dir = FileManager.default.temporaryDirectory.path
+        func linked(_ program: String) throws -> String {
+            let run = runProgram("/usr/bin/ldd", [try builtProgram(program)], in: dir)
+            #expect(run.status == 0, "ldd \(program): \(run.output)")
+            return run.output
+        }
+        let ctl = try linked("photoboothctl"), daemon = try linked("photoboothd"), gallery = try linked("photobooth-gallery")
+        #expect(gallery.contains("libmicrohttpd"), "the check itself: ldd names the gallery's HTTP server: \(gallery)")
+        #expect(!ctl.contains("libmicrohttpd"), "photoboothctl: \(ctl)")
+        #expect(ctl.contains("libcurl"), "photoboothctl asks the gallery's /health through libcurl: \(ctl)")
+        #expect(!daemon.contains("libmicrohttpd") && !daemon.contains("libcurl"), "photoboothd has no network: \(daemon)")
     }
 
     @Test func onlyDeviceModulesImportCLibraries() throws {
