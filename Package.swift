@@ -85,12 +85,16 @@ let package = Package(
         // `devices`: the machine's cameras, GPIO chips and CUPS destinations as BoothControl's DeviceReport.
         .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothInput", "BoothDisplay", "BoothPrint"]),
 
+        // The programs' command lines as tables (photoboothd's options, exit codes) and what is generated from
+        // them and the schema: the man pages and photoboothctl's bash completion (photoboothctl --generate).
+        .target(name: "BoothCommandLine", dependencies: ["BoothCore", "BoothRuntime", "BoothControl"]),
+
         // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
                                                               "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
-                                                              "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
+                                                              "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex", "BoothCommandLine"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
-                                                                "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe"]),
+                                                                "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe", "BoothCommandLine"]),
 
         // Benchmarks (bench/run), not part of the tests.
         // The gallery service: guests take their pictures home (its own unit and sandbox).
@@ -114,7 +118,8 @@ let package = Package(
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
-                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "photoboothd"]),
+                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "photoboothd",
+                                                       "BoothCommandLine"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime", "BoothIndex",

@@ -34,6 +34,8 @@ struct Option: Hashable {
     /// Takes a value (`--file F`).
     var takesValue: Bool
     var help: String
+    /// What `--help` calls its value: `F` for `--file`, `PATH` for `--socket`, else `VALUE`.
+    var placeholder: String { name == "--file" ? "F" : name == "--socket" ? "PATH" : "VALUE" }
 
     static let json = Option(name: "--json", takesValue: false, help: "print the data as JSON")
     static let file = Option(name: "--file", takesValue: true, help: "work on this config file, without asking the daemon")
@@ -68,7 +70,7 @@ extension Subcommand {
         let all = options + [Option(name: "--help", takesValue: false, help: "show this help")]
         text += "\nOptions:\n"
         for o in all {
-            let left = o.takesValue ? "\(o.name) \(o.name == "--file" ? "F" : o.name == "--socket" ? "PATH" : "VALUE")" : o.name
+            let left = o.takesValue ? "\(o.name) \(o.placeholder)" : o.name
             text += "  " + left.padding(toLength: max(18, left.count + 2), withPad: " ", startingAt: 0) + o.help + "\n"
         }
         return text

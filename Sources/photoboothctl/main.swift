@@ -72,6 +72,8 @@ let usage: String = {
     return command.words + leading + Array(rest.dropFirst(command.words.count))
 }
 
+// Hidden: the man pages and the bash completion, generated from the table above (tools/regen-man).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--generate" { exit(generate(CommandLine.arguments[2])) }
 let argv = commandFirst(Array(CommandLine.arguments.dropFirst()))
 switch argv.first {
 case "--help", "-h", "help":

@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothClock
 import BoothControl
+import BoothCommandLine
 import BoothCore
 import BoothDeviceListing
 import BoothJPEG
@@ -12,44 +13,8 @@ import Glibc
 
 // photoboothd: the kiosk daemon. Thin: options, settings, devices, then BoothRuntime.run().
 
-let usage = """
-    Usage: photoboothd [options]
-
-    The photobooth kiosk daemon: live view, countdown, capture, review.
-
-    Options:
-      --config FILE     settings file (default \(defaultConfigPath), with --simulate
-                        \(simulatedConfigPath); missing = built-in defaults)
-      --set KEY=VALUE   override one setting, e.g. --set session.countdown=5s (repeatable)
-      --simulate        built-in test-pattern camera, the terminal as the button
-                        (Enter = press, c + Enter = long press); everything it keeps
-                        stays in the working directory: photos and totals in ./photos,
-                        the session-number record ./session-number,
-                        file preview ./preview.jpg, print journal ./print-journal.json,
-                        print spool ./prints, gallery index ./gallery/index.sqlite
-                        and secret ./gallery.secret, settings ./photobooth.conf
-                        (--set wins)
-      --camera PATH     with --simulate: use this real V4L2 camera (e.g. /dev/video0)
-      --corrupt-frames N[:KIND,...]
-                        with --simulate: the test-pattern camera spoils every Nth frame,
-                        KINDs in turn (truncated, no-eoi, empty, garbage, corrupt-data;
-                        default all), as a cheap webcam does; camera.format = mjpeg
-                        makes it send MJPEG
-      --sessions N      exit 0 after N completed sessions
-      --auto-press      press whenever the booth is idle
-      --socket PATH     control socket for photoboothctl (default /run/photobooth/control
-                        as root, else $XDG_RUNTIME_DIR/photobooth/control; --simulate
-                        always uses the latter)
-      --check           check the settings and devices, print what is wrong, exit
-                        (0 when all is well, 69 when a device or CUPS is not
-                        available, 78 when the settings cannot work here)
-      --verbose         also log debug lines
-      --help, --version
-
-    Exit codes (sysexits): 0 stopped by SIGTERM or --sessions; 64 bad option; 66 config
-    file unreadable; 69 device unavailable (--check); 75 another photoboothd is running
-    on the same control socket (it holds the socket's .lock file); 78 invalid settings.
-    """
+// --help: rendered from photoboothd's option table (BoothCommandLine), which its man page photoboothd(8) is made of too.
+let usage = DaemonCommandLine.usage
 
 struct Arguments {
     var configPath = defaultConfigPath

@@ -23,6 +23,7 @@ import Testing
         "BoothClock": ["BoothCore", "BoothPorts", "CSysShims"],
         "BoothRuntime": ["BoothCore", "BoothPorts", "BoothClock"],
         "BoothControl": ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"],
+        "BoothCommandLine": ["BoothCore", "BoothRuntime", "BoothControl"],
     ]
 
     /// The device modules: each implements ports and may import C libraries.
