@@ -28,8 +28,9 @@ BUILD_DEPS=(gcc libcamera-dev libgphoto2-dev libv4l-dev libgpiod-dev libevdev-de
 # make, patch, libltdl-dev and libusb-1.0-0-dev (hardware/gphoto2/setup builds libgphoto2's virtual camera),
 # libcamera-tools (libcamera's `cam`: the libcamera-vimc scenario lists vimc's camera with it and holds the camera with it)
 # and libcamera-ipa (the pipelines' IPA modules: without ipa_vimc.so libcamera lists no vimc camera).
+# groff-base and man-db (ManPageTests render the man pages with groff -ww and show them with man -l).
 # A pristine Debian 12 minbase has none of them; a test that finds one missing fails and names it.
-TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium rclone make patch libltdl-dev libusb-1.0-0-dev libcamera-tools libcamera-ipa)
+TEST_DEPS=(v4l-utils gpiod ca-certificates libjpeg-turbo-progs udev python3 jq systemd faketime dmsetup dosfstools exfatprogs iproute2 zbar-tools chromium chromium-driver python3-selenium rclone make patch libltdl-dev libusb-1.0-0-dev libcamera-tools libcamera-ipa groff-base man-db)
 # Printing: libcups to build against; a private cupsd, ippeveprinter (a simulated IPP Everywhere printer),
 # the lp tools and a D-Bus daemon for the print tests (--no-install-recommends keeps cups-browsed out).
 PRINT_BUILD_DEPS=(libcups2-dev)
@@ -61,7 +62,9 @@ Modes (one of):
                group-writable, so its members run photoboothctl config set without sudo), the unit /etc/systemd/system/photoboothd.service,
                the udev rules /etc/udev/rules.d/90-photobooth.rules, the system user
                photobooth (groups video, gpio, lp, input; gpio created if missing) via
-               /etc/sysusers.d/photobooth.conf, /var/lib/photobooth; then enables and
+               /etc/sysusers.d/photobooth.conf, /var/lib/photobooth, the man pages
+               photoboothd(8), photoboothctl(1), photobooth.conf(5) under
+               /usr/local/share/man and photoboothctl's bash completion; then enables and
                (re)starts photoboothd. Safe to run again: unchanged files are left alone.
   --uninstall  stop and disable the service, remove what --install installed; keeps the
                config (/etc/photobooth), the photos (/var/lib/photobooth) and the user
@@ -243,13 +246,17 @@ do_install() {
   # without sudo (the group is set below, once it exists).
   run_step "mode of $D/etc/photobooth" chmod 2775 "$D/etc/photobooth"
   run_step "mode of $conf" chmod g+w "$conf"
-  step "installing the systemd unit, udev rules, system user definition, README and LICENSE"
+  step "installing the systemd unit, udev rules, system user definition, README, LICENSE, man pages and bash completion"
   install_file etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" 0644
   install_file etc/systemd/photobooth-gallery.service "$D/etc/systemd/system/photobooth-gallery.service" 0644
   install_file etc/udev/90-photobooth.rules "$D/etc/udev/rules.d/90-photobooth.rules" 0644
   install_file etc/sysusers.d/photobooth.conf "$D/etc/sysusers.d/photobooth.conf" 0644
   install_file README.md "$D/usr/local/share/doc/photobooth/README.md" 0644
   install_file LICENSE "$D/usr/local/share/doc/photobooth/LICENSE" 0644
+  install_file man/photoboothctl.1 "$D/usr/local/share/man/man1/photoboothctl.1" 0644
+  install_file man/photobooth.conf.5 "$D/usr/local/share/man/man5/photobooth.conf.5" 0644
+  install_file man/photoboothd.8 "$D/usr/local/share/man/man8/photoboothd.8" 0644
+  install_file completions/photoboothctl "$D/usr/local/share/bash-completion/completions/photoboothctl" 0644
   step "creating the system user photobooth (groups video, gpio, lp, input) and /var/lib/photobooth"
   if [ -z "$D" ]; then
     run_step "systemd-sysusers" systemd-sysusers /etc/sysusers.d/photobooth.conf
@@ -315,10 +322,13 @@ do_uninstall() {
   local f
   for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /usr/local/bin/photobooth-gallery \
            /etc/systemd/system/photoboothd.service /etc/systemd/system/photobooth-gallery.service /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf /usr/local/share/doc/photobooth/README.md \
-           /usr/local/share/doc/photobooth/LICENSE; do
+           /usr/local/share/doc/photobooth/LICENSE /usr/local/share/man/man1/photoboothctl.1 \
+           /usr/local/share/man/man5/photobooth.conf.5 /usr/local/share/man/man8/photoboothd.8 \
+           /usr/local/share/bash-completion/completions/photoboothctl; do
     if [ -e "$D$f" ]; then run_step "remove $D$f" rm -f "$D$f"; echo "  removed    $D$f"; fi
   done
   rmdir "$D/usr/local/share/doc/photobooth" 2>/dev/null || true
+  rmdir "$D/usr/local/share/bash-completion/completions" "$D/usr/local/share/bash-completion" 2>/dev/null || true
   if [ -z "$D" ] && have_systemd; then systemctl daemon-reload || true; fi
   echo "kept: the config, the photos and the users photobooth and photobooth-gallery (remove them with 'userdel photobooth; userdel photobooth-gallery')"
 }

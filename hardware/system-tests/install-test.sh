@@ -30,9 +30,17 @@ expect_file /etc/udev/rules.d/90-photobooth.rules 644
 expect_file /etc/sysusers.d/photobooth.conf 644
 expect_file /usr/local/share/doc/photobooth/README.md 644
 expect_file /usr/local/share/doc/photobooth/LICENSE 644
+expect_file /usr/local/share/man/man1/photoboothctl.1 644
+expect_file /usr/local/share/man/man5/photobooth.conf.5 644
+expect_file /usr/local/share/man/man8/photoboothd.8 644
+expect_file /usr/local/share/bash-completion/completions/photoboothctl 644
 [ -d "$D/var/lib/photobooth" ] && [ "$(stat -c %a "$D/var/lib/photobooth")" = 751 ] || fail "/var/lib/photobooth missing or not 0751"
 cmp -s etc/systemd/photoboothd.service "$D/etc/systemd/system/photoboothd.service" || fail "the installed unit differs from etc/"
 cmp -s etc/systemd/photobooth-gallery.service "$D/etc/systemd/system/photobooth-gallery.service" || fail "the installed gallery unit differs from etc/"
+for page in man1/photoboothctl.1 man5/photobooth.conf.5 man8/photoboothd.8; do
+  cmp -s "man/${page#*/}" "$D/usr/local/share/man/$page" || fail "the installed $page differs from man/"
+done
+cmp -s completions/photoboothctl "$D/usr/local/share/bash-completion/completions/photoboothctl" || fail "the installed bash completion differs from completions/"
 "$D/usr/local/bin/photobooth-gallery" --help | grep -q "Usage: photobooth-gallery" || fail "the installed photobooth-gallery does not run"
 cmp -s etc/photobooth/photobooth.conf "$D/etc/photobooth/photobooth.conf" || fail "the installed config differs from etc/"
 "$D/usr/local/bin/photoboothd" --version | grep -q photoboothd || fail "the installed photoboothd does not run"
@@ -97,7 +105,9 @@ mkdir -p "$D/var/lib/photobooth/photos/2026-01-01" && echo x > "$D/var/lib/photo
 for f in /usr/local/bin/photoboothd /usr/local/bin/photoboothctl /usr/local/bin/photobooth-gallery \
          /etc/systemd/system/photoboothd.service /etc/systemd/system/photobooth-gallery.service \
          /etc/udev/rules.d/90-photobooth.rules /etc/sysusers.d/photobooth.conf \
-         /usr/local/share/doc/photobooth/README.md /usr/local/share/doc/photobooth/LICENSE; do
+         /usr/local/share/doc/photobooth/README.md /usr/local/share/doc/photobooth/LICENSE \
+         /usr/local/share/man/man1/photoboothctl.1 /usr/local/share/man/man5/photobooth.conf.5 \
+         /usr/local/share/man/man8/photoboothd.8 /usr/local/share/bash-completion/completions/photoboothctl; do
   [ ! -e "$D$f" ] || fail "--uninstall left $f"
 done
 [ -f "$D/etc/photobooth/photobooth.conf" ] || fail "--uninstall removed the config"
