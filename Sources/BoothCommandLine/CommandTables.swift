@@ -12,6 +12,7 @@ public struct CommandLineOption: Sendable, Equatable {
     /// What the man page says when it says more than `help`; nil: `help`'s lines joined.
     public var manual: String?
 
+    /// An option named `names`, taking `argument` (nil: a flag), described by `help`'s lines and `manual`.
     public init(_ names: [String], argument: String? = nil, help: [String], manual: String? = nil) {
         self.names = names
         self.argument = argument
@@ -40,6 +41,7 @@ public struct CommandEntry: Sendable, Equatable {
     /// Its options besides `--help`.
     public var options: [CommandLineOption]
 
+    /// A command as photoboothctl's table has it (see the properties).
     public init(words: [String], synopsis: String, summary: String, details: String, options: [CommandLineOption]) {
         self.words = words
         self.synopsis = synopsis
@@ -74,9 +76,12 @@ public struct CommandEntry: Sendable, Equatable {
 
 /// An exit status of a program (sysexits(3)) and what it means there.
 public struct ExitStatus: Sendable, Equatable {
+    /// The process's exit code, one of ``ExitCode``'s (0, or 64 to 78).
     public var code: Int32
+    /// What it means for this program, a phrase without a final full stop.
     public var meaning: String
 
+    /// Exit `code` with its `meaning`.
     public init(_ code: Int32, _ meaning: String) {
         self.code = code
         self.meaning = meaning
@@ -173,6 +178,7 @@ public enum DaemonCommandLine {
 
 /// photoboothctl's exit statuses (its commands' `--help` name which each uses).
 public enum ControlToolCommandLine {
+    /// Every code photoboothctl exits with, as its man page lists them; its `--help` names the common ones.
     public static let exitStatuses: [ExitStatus] = [
         ExitStatus(ExitCode.ok, "ok"),
         ExitStatus(ExitCode.usage, "usage: an unknown command, option or key, or a wrong number of arguments"),
