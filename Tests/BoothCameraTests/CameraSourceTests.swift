@@ -137,6 +137,21 @@ private func frame(_ sequence: UInt32) -> Frame {
         #expect(wrong.diagnostics.contains { "\($0)".contains("camera.backend") || "\($0)".contains("backend") })
     }
 
+    /// Every `camera.backend` value but auto names a backend of the registry, and every built-in backend is
+    /// a value of the setting: the two lists cannot drift apart.
+    @Test func theSettingsValuesAreTheRegistrysBackends() {
+        #expect(CameraBackendSetting.allCases.filter { $0 != .auto }.map(\.rawValue) == CameraBackends.builtIn.map(\.name.rawValue))
+        for setting in CameraBackendSetting.allCases where setting != .auto {
+            #expect(CameraBackends.named(CameraBackendName(rawValue: setting.rawValue))?.name.rawValue == setting.rawValue)
+        }
+    }
+
+    /// `auto`'s order is the backends' steps by rank, whatever the registry's order.
+    @Test func autoWalksTheStepsByRank() {
+        let ranks = CameraBackends.builtIn.flatMap { b in b.autoSteps.map { ($0.rank, b.name) } }.sorted { $0.0 < $1.0 }
+        #expect(ranks.map(\.1) == [.gphoto2, .v4l2, .gphoto2, .libcamera, .v4l2])
+    }
+
     /// `auto` looks at the attached devices; an explicit backend does not.
     @Test func onlyAutoDiscovers() {
         var s = Settings.defaults
