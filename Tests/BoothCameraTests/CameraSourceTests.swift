@@ -152,6 +152,19 @@ private func frame(_ sequence: UInt32) -> Frame {
         #expect(ranks.map(\.1) == [.gphoto2, .v4l2, .gphoto2, .libcamera, .v4l2])
     }
 
+    /// The sections `devices` prints, in the words it printed when they were DeviceReport's own fields: the
+    /// daemon's note for libgphoto2 (its camera thread's alone), libcamera's version and its empty listing here.
+    @Test func theBackendsSectionsKeepTheirWords() {
+        let daemon = CameraDevicesContext(source: "photoboothd (pid 7)", mayOpenCameras: false)
+        #expect(GPhoto2Backend().devicesSection(daemon)?.lines == [
+            "gphoto2 cameras: not listed by photoboothd (pid 7): libgphoto2 is the camera thread's alone (the camera in use is above; "
+                + "'photoboothctl devices --local' with the booth stopped lists them all)"])
+        let libcamera = LibcameraBackend().devicesSection(daemon)
+        #expect(libcamera?.lines == ["libcamera cameras (libcamera \(libcameraVersion())): none (no camera module or other sensor libcamera finds)"])
+        #expect(libcamera.flatMap { $0.json.map { String(decoding: $0, as: UTF8.self) } }?.contains("\"libcameraVersion\":\"\(libcameraVersion())\"") == true)
+        #expect(V4L2Backend().devicesSection(daemon) == nil, "V4L2's nodes are every listing's own")
+    }
+
     /// `auto` looks at the attached devices; an explicit backend does not.
     @Test func onlyAutoDiscovers() {
         var s = Settings.defaults
