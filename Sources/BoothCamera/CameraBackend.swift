@@ -1,105 +1,189 @@
 import BoothClock
 import BoothCore
 import BoothPorts
+import Synchronization
 
-/// A library that drives cameras.
-public enum CameraBackend: String, Sendable, Hashable, CaseIterable {
-    /// Video4Linux2: ``V4L2Camera`` in a ``StreamingCameraSource``.
-    case v4l2
-    /// libgphoto2: ``GPhoto2CameraSource`` (a DSLR or mirrorless camera on USB).
-    case gphoto2
-    /// libcamera: ``LibcameraCamera`` in a ``StreamingCameraSource`` (a Raspberry Pi camera module).
-    case libcamera
+/// A camera backend's name: the `camera.backend` value that picks it (`"v4l2"`, `"gphoto2"`, `"libcamera"`),
+/// in the log's "camera: backend NAME" line and on its `devices` section. Each backend's file declares its own
+/// constant (`CameraBackendName.v4l2` in V4L2Backend.swift).
+public struct CameraBackendName: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+    public var description: String { rawValue }
 }
 
-/// The camera selection, in one place: which backend drives the camera for `camera.backend` = `setting`,
-/// given the capture devices attached (`devices`, as ``CameraDiscovery`` lists them) and the cameras
-/// libgphoto2 lists (`gphoto2Cameras`, ``GPhoto2Camera/detect()``, those that can take a still). `camera.device`
-/// then names the camera among several within that backend, for every backend.
+/// One camera backend, described in one file: its name, how it is detected and where in `auto`'s order
+/// (``autoSteps``), how its source is made from the settings (``makeSource(_:choice:clock:log:)``) and its
+/// section of `devices` (``devicesSection(_:)``). ``CameraBackends`` lists them; the generic code
+/// (``makeCameraSource(_:clock:log:detection:)``, the `devices` listing) only walks that list.
 ///
-/// `auto`'s order, first match wins:
-/// 1. a camera libgphoto2 knows by model → ``CameraBackend/gphoto2`` (a DSLR beside a webcam is the camera
-///    the operator brought for the photos; the webcam can give its live view, `camera.live_view_device`);
-/// 2. a UVC webcam (driver `uvcvideo`) → ``CameraBackend/v4l2``, always: libcamera's UVC pipeline
-///    could drive one too, but V4L2 gives its MJPEG frames as they come and its controls as they are;
-///    and before libgphoto2's generic "USB PTP Class Camera" (a phone in PTP mode charging on the booth
-///    is one too);
-/// 2b. that generic entry, with no webcam → ``CameraBackend/gphoto2`` (a body libgphoto2 has no model for);
-/// 3. a camera libcamera lists (`libcameraCameras`) that is not a UVC webcam (libcamera's UVC pipeline
-///    lists webcams too; they stay on V4L2, step 2): a Raspberry Pi camera module, vimc → ``CameraBackend/libcamera``;
-/// 4. anything else (a capture card, v4l2loopback, vivid, or nothing attached yet) → ``CameraBackend/v4l2``.
-public func resolveCameraBackend(_ setting: CameraBackendSetting, devices: [CameraInfo],
-                                 gphoto2Cameras: [GPhoto2CameraInfo] = [],
-                                 libcameraCameras: [LibcameraCameraInfo] = []) -> CameraBackend {
-    switch setting {
-    case .v4l2:
-        return .v4l2
-    case .gphoto2:
-        return .gphoto2
-    case .libcamera:
-        return .libcamera
-    case .auto:
-        if gphoto2Cameras.contains(where: { !$0.isGenericPTPClass }) { return .gphoto2 }
-        if devices.contains(where: { $0.isUsableCapture && $0.driver == "uvcvideo" }) { return .v4l2 }
-        if !gphoto2Cameras.isEmpty { return .gphoto2 }
-        if libcameraCameras.contains(where: { !$0.isUVC }) { return .libcamera }
-        return .v4l2
+/// Adding a backend: a file with a type conforming to this, and one line in ``CameraBackends/builtIn``
+/// (or, for a backend a test defines, one ``CameraBackends/register(_:)`` call).
+public protocol CameraBackendDescriptor: Sendable {
+    /// The `camera.backend` value naming it.
+    var name: CameraBackendName { get }
+    /// Its places in `auto`'s order (none: only chosen by name). Every backend's steps are tried together,
+    /// lowest ``CameraAutoStep/rank`` first; the first that matches picks its backend.
+    var autoSteps: [CameraAutoStep] { get }
+    /// Its camera source for `settings`. `choice` says whether `auto` picked it (its detection then holds
+    /// what was listed, for the log line that says why). Logs the choice when `auto` made it. Never throws:
+    /// a camera that cannot be opened is a fault of the source, retried by it.
+    func makeSource(_ settings: Settings, choice: CameraBackendChoice, clock: any MonotonicClock, log: Logger) -> any CameraSource
+    /// Its section of `photoboothctl devices` (the lines printed, and its data for `--json`); nil when
+    /// it has nothing to list beyond the V4L2 nodes every listing shows.
+    func devicesSection(_ context: CameraDevicesContext) -> CameraDevicesSection?
+}
+
+/// One place in `auto`'s order: a rank (lower is tried first) and the test that claims the camera for
+/// its backend from what is attached (``CameraDetection``: each listing is made once, when a step first asks).
+public struct CameraAutoStep: Sendable {
+    /// The place in `auto`'s order: lower first. The built-in backends use 100 (a camera libgphoto2 knows
+    /// by model), 200 (a UVC webcam), 300 (libgphoto2's generic PTP camera), 400 (a camera only libcamera
+    /// drives) and 1000 (anything else: V4L2).
+    public var rank: Int
+    /// True when this backend takes the camera: called at most once per resolution.
+    public var matches: @Sendable (CameraDetection) -> Bool
+
+    public init(rank: Int, matches: @escaping @Sendable (CameraDetection) -> Bool) {
+        self.rank = rank
+        self.matches = matches
     }
 }
 
-/// The cameras libcamera lists, or none when libcamera cannot start.
-public func detectLibcameraCameras() -> [LibcameraCameraInfo] {
-    (try? listLibcameraCameras()) ?? []
+/// How a backend came to be chosen: named by `camera.backend`, or picked by `auto` from ``detection``.
+public struct CameraBackendChoice {
+    /// True when `camera.backend = auto` picked it.
+    public var auto: Bool
+    /// What was detected (with `auto`; otherwise a detection that has listed nothing).
+    public var detection: CameraDetection
 }
 
-/// The cameras libgphoto2 lists that can take a still, or none when libgphoto2 cannot list them.
-public func detectGPhoto2Cameras() -> [GPhoto2CameraInfo] {
-    (try? GPhoto2Camera()?.detect()) ?? []
+/// What is attached, listed lazily for `auto`: each backend's listing is made once, when one of the
+/// steps first asks for it (libgphoto2's and libcamera's listings open devices, so they are asked only
+/// when `auto`'s order reaches them). A test replaces a listing with ``list(_:with:)``.
+/// Used on the thread that makes the camera source; not shared.
+public final class CameraDetection {
+    /// The settings the source is made for (`camera.device` narrows some listings).
+    public let settings: Settings
+    private var listers: [String: () -> Any] = [:]
+    private var found: [String: Any] = [:]
+
+    public init(settings: Settings) { self.settings = settings }
+
+    /// Replaces how the listing `key` is made (tests: a fixed list, a counter).
+    public func list<T>(_ key: String, with lister: @escaping () -> T) {
+        listers[key] = lister
+        found[key] = nil
+    }
+
+    /// The listing `key` (a backend's own, e.g. `"gphoto2"`), made once by `lister` unless replaced.
+    public func listing<T>(_ key: String, default lister: () -> T) -> T {
+        if let done = found[key] as? T { return done }
+        let made = (listers[key]?() as? T) ?? lister()
+        found[key] = made
+        return made
+    }
 }
 
-/// The camera source for `settings`: ``resolveCameraBackend(_:devices:gphoto2Cameras:)`` on the attached
-/// devices (`discover` and `discoverGPhoto2`, called only for `auto`), then that backend's source; for
-/// gphoto2 with `camera.live_view_device` naming a V4L2 camera, a ``PairedCameraSource`` with that webcam's
-/// live view. The choice is logged. `--simulate` does not come here (it keeps the ``SimulatedCamera``).
+/// Who asks for the `devices` listing, for the sections that depend on it.
+public struct CameraDevicesContext: Sendable {
+    /// `photoboothd (pid N)` or `photoboothctl`.
+    public var source: String
+    /// True when the listing may open cameras a library holds exclusively (photoboothctl with the booth
+    /// stopped); false in the daemon, whose camera thread alone opens them.
+    public var mayOpenCameras: Bool
+
+    public init(source: String, mayOpenCameras: Bool) {
+        self.source = source
+        self.mayOpenCameras = mayOpenCameras
+    }
+}
+
+/// A backend's section of `devices`: the lines `photoboothctl devices` prints (heading first, in order)
+/// and its data for `devices --json` (a JSON object's UTF-8 text; its keys become the section's `fields`).
+public struct CameraDevicesSection: Sendable, Equatable {
+    public var backend: CameraBackendName
+    public var lines: [String]
+    /// A JSON object (UTF-8), or nil for none.
+    public var json: [UInt8]?
+
+    public init(backend: CameraBackendName, lines: [String], json: [UInt8]? = nil) {
+        self.backend = backend
+        self.lines = lines
+        self.json = json
+    }
+}
+
+/// The camera backends: the built-in ones in `auto`'s order of listing, and those registered at run time.
+public enum CameraBackends {
+    /// The backends the booth ships: one line each.
+    public static let builtIn: [any CameraBackendDescriptor] = [
+        V4L2Backend(),
+        GPhoto2Backend(),
+        LibcameraBackend(),
+    ]
+
+    private static let registered = Mutex<[any CameraBackendDescriptor]>([])
+
+    /// Adds a backend (one defined outside this module: a test's). A backend of the same name replaces the earlier one.
+    public static func register(_ backend: any CameraBackendDescriptor) {
+        registered.withLock { list in
+            list.removeAll { $0.name == backend.name }
+            list.append(backend)
+        }
+    }
+
+    /// Every backend: the built-in ones, then the registered ones (a registered one of a built-in's name replaces it).
+    public static var all: [any CameraBackendDescriptor] {
+        let extra = registered.withLock { $0 }
+        return builtIn.filter { b in !extra.contains { $0.name == b.name } } + extra
+    }
+
+    /// The backend named `name`, nil when none is.
+    public static func named(_ name: CameraBackendName) -> (any CameraBackendDescriptor)? {
+        all.first { $0.name == name }
+    }
+
+    /// `auto`'s choice: every backend's ``CameraAutoStep``s by rank (lower first; equal ranks in ``all``'s
+    /// order), the first that matches; V4L2 when none does.
+    public static func resolveAuto(_ detection: CameraDetection) -> any CameraBackendDescriptor {
+        let steps = all.flatMap { backend in backend.autoSteps.map { (backend: backend, step: $0) } }
+        let ordered = steps.enumerated().sorted { ($0.element.step.rank, $0.offset) < ($1.element.step.rank, $1.offset) }
+        return ordered.first { $0.element.step.matches(detection) }?.element.backend ?? V4L2Backend()
+    }
+
+    /// Every backend's section of `devices`, in ``all``'s order.
+    public static func devicesSections(_ context: CameraDevicesContext) -> [CameraDevicesSection] {
+        all.compactMap { $0.devicesSection(context) }
+    }
+}
+
+/// The backend for `camera.backend` = `setting` given what `detection` lists: the named one, or `auto`'s
+/// choice (``CameraBackends/resolveAuto(_:)``). The order `auto` follows, first match wins, is each
+/// backend's ``CameraBackendDescriptor/autoSteps``; for the built-in ones:
+/// 1. a camera libgphoto2 knows by model → gphoto2 (a DSLR beside a webcam is the camera the operator
+///    brought for the photos; the webcam can give its live view, `camera.live_view_device`);
+/// 2. a UVC webcam (driver `uvcvideo`) → v4l2, always: libcamera's UVC pipeline could drive one too, but
+///    V4L2 gives its MJPEG frames as they come and its controls as they are; and before libgphoto2's
+///    generic "USB PTP Class Camera" (a phone in PTP mode charging on the booth is one too);
+/// 3. that generic entry, with no webcam → gphoto2 (a body libgphoto2 has no model for);
+/// 4. a camera libcamera lists that is not a UVC webcam and that `camera.device` names (or none named):
+///    a Raspberry Pi camera module, vimc → libcamera;
+/// 5. anything else (a capture card, v4l2loopback, vivid, or nothing attached yet) → v4l2.
+public func resolveCameraBackend(_ setting: CameraBackendSetting, detection: CameraDetection) -> any CameraBackendDescriptor {
+    setting == .auto ? CameraBackends.resolveAuto(detection)
+        : CameraBackends.named(CameraBackendName(rawValue: setting.rawValue)) ?? V4L2Backend()
+}
+
+/// The camera source for `settings`: the backend ``resolveCameraBackend(_:detection:)`` picks (listing
+/// attached cameras only for `auto`), then that backend's source. The choice is logged by the backend when
+/// `auto` made it. `--simulate` does not come here (it keeps the ``SimulatedCamera``).
+/// - Parameter detection: what is attached (nil: listed from the machine, as `auto` needs); tests pass their own.
 public func makeCameraSource(_ settings: Settings, clock: any MonotonicClock, log: Logger,
-                             discover: () -> [CameraInfo] = { CameraDiscovery().cameras(detail: .capabilities) },
-                             discoverGPhoto2: () -> [GPhoto2CameraInfo] = detectGPhoto2Cameras,
-                             discoverLibcamera: () -> [LibcameraCameraInfo] = detectLibcameraCameras)
-    -> any CameraSource {
-    let auto = settings.camera.backend == .auto
-    let gphoto2 = auto ? discoverGPhoto2() : []
-    let devices = auto ? discover() : []
-    // libcamera only when nothing before it in auto's order is there (its CameraManager opens every media device).
-    // A `camera.device` that names a V4L2 node (vivid, /dev/video2) keeps auto off the libcamera cameras it does not name.
-    let libcamera = auto && gphoto2.isEmpty && !devices.contains(where: { $0.isUsableCapture && $0.driver == "uvcvideo" })
-        ? discoverLibcamera().filter { $0.matches(settings.camera.device) } : []
-    let backend = resolveCameraBackend(settings.camera.backend, devices: devices, gphoto2Cameras: gphoto2, libcameraCameras: libcamera)
-    switch backend {
-    case .v4l2:
-        if auto { log.info("camera: backend v4l2 (camera.backend = auto: no camera libgphoto2 or only libcamera can drive is attached)") }
-        return StreamingCameraSource(device: { V4L2Camera() }, settings: settings.camera, clock: clock, log: log)
-    case .libcamera:
-        if auto { log.info("camera: backend libcamera (camera.backend = auto: libcamera \(libcameraVersion()) lists \(libcamera.map(\.description).joined(separator: ", ")))") }
-        return StreamingCameraSource(device: { LibcameraCamera() }, settings: settings.camera, clock: clock, log: log)
-    case .gphoto2:
-        if auto { log.info("camera: backend gphoto2 (camera.backend = auto: libgphoto2 lists \(gphoto2.map(\.description).joined(separator: ", ")))") }
-        if settings.camera.captureTimeoutMilliseconds < 10_000 {
-            log.warning("camera: camera.capture_timeout = \(settings.camera.captureTimeoutMilliseconds) ms is short for a gphoto2 camera "
-                        + "(autofocus, shutter and a 20-45 MP download take seconds): set camera.capture_timeout = 15s or more")
-        }
-        let liveView = settings.camera.liveViewDevice.trimmingSpaces()
-        switch liveView {
-        case "":
-            return GPhoto2CameraSource(settings: settings.camera, clock: clock, log: log)
-        case "none":
-            return PairedCameraSource(stills: GPhoto2CameraSource(settings: settings.camera, liveView: false, clock: clock, log: log),
-                                      liveView: nil)
-        default:
-            var webcam = settings.camera
-            webcam.device = liveView
-            log.info("camera: live view from \(liveView) (camera.live_view_device), stills from the gphoto2 camera")
-            return PairedCameraSource(stills: GPhoto2CameraSource(settings: settings.camera, liveView: false, clock: clock, log: log),
-                                      liveView: StreamingCameraSource(device: { V4L2Camera() }, settings: webcam, clock: clock, log: log))
-        }
-    }
+                             detection: CameraDetection? = nil) -> any CameraSource {
+    let detection = detection ?? CameraDetection(settings: settings)
+    let backend = resolveCameraBackend(settings.camera.backend, detection: detection)
+    return backend.makeSource(settings, choice: CameraBackendChoice(auto: settings.camera.backend == .auto, detection: detection),
+                              clock: clock, log: log)
 }

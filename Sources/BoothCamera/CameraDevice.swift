@@ -10,10 +10,10 @@ public protocol CameraDevice: AnyObject, Sendable {
     /// A name for logs, e.g. `"/dev/video0 (vivid, platform:vivid-000)"`.
     var identity: String { get }
     /// Opens the camera, negotiates format, size and frame interval, applies the controls and
-    /// starts streaming. Blocks. Throws ``V4L2Error`` (e.g. `v4l2_open`, `VIDIOC_S_FMT`).
+    /// starts streaming. Blocks. Throws the device's error (``V4L2Error``, e.g. `v4l2_open`, `VIDIOC_S_FMT`; ``LibcameraError``).
     func start(_ request: StreamRequest) throws -> StreamInfo
     /// Waits up to `timeoutMilliseconds` for a frame and returns the newest one, or nil on timeout.
-    /// Throws ``V4L2Error`` (``V4L2Error/isDisconnect`` when the camera is gone).
+    /// Throws ``V4L2Error`` or ``LibcameraError`` (`isDisconnect` when the camera is gone).
     func nextFrame(timeoutMilliseconds: Int) throws -> Frame?
     /// Restarts the stream at another size (same format preference and frame rate), then drops
     /// the request's `settleFrames`. Throws ``V4L2Error``.

@@ -44,15 +44,13 @@ public final class GPhoto2CameraSource: CameraSource {
         public var bytes: Int
     }
 
-    private let requests = Mutex<[Request]>([])
-    private let worker = WorkerThread(name: "camera")
-    private let statusBox = Mutex(CameraSourceStatus())
-    private let settings: Mutex<Settings.Camera>
-    private let handlers = Mutex<CameraSourceHandlers?>(nil)
+    /// The camera thread, its queue of requests, the handlers and the status box.
+    private let worker = CameraWorker<Request, CameraSourceStatus>(status: CameraSourceStatus())
+    let settings: Mutex<Settings.Camera>
     private let lastTimings = Mutex<StillTimings?>(nil)
     private let clock: any MonotonicClock
     private let log: Logger
-    private let ownLiveView: Bool
+    let ownLiveView: Bool
     /// How long past a still's deadline its file is still waited for once the shutter fired (ms): a photo
     /// taken is downloaded and answers the machine's retry, not lost to a second shutter.
     let lateFileGraceMilliseconds: Int64
@@ -81,8 +79,7 @@ public final class GPhoto2CameraSource: CameraSource {
 
     /// Starts the thread (`pthread_create`); without one the camera is a fault.
     public func launch(_ handlers: CameraSourceHandlers) {
-        self.handlers.withLock { $0 = handlers }
-        startCameraThread(worker, log: log, post: post) { [self] w in self.run(w) }
+        worker.launch(handlers, log: log) { [self] w in self.run(w) }
     }
 
     /// Opens the camera (enumeration, `gp_camera_init`) and, with its own live view, starts polling frames.
@@ -114,70 +111,22 @@ public final class GPhoto2CameraSource: CameraSource {
     /// Ends live view, releases the camera (`gp_camera_exit`) and waits up to `timeoutSeconds` (s) for the
     /// camera thread to end; a libgphoto2 call that never returns leaves the thread behind after that.
     public func shutdown(timeoutSeconds: Double) {
-        send(.shutdown)
-        _ = worker.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
-    }
-
-    /// `--check`: opens the camera on the caller's thread, takes a live-view frame where it has live view,
-    /// reads its battery and the card's free space, releases it. Fails (the daemon's words) for an empty battery
-    /// (0 %: the camera would rest) and, with `camera.capture_target = card`, a card with less than 50 MB free;
-    /// warns of a battery at 20 % or less.
-    public func check() -> CameraCheckResult {
-        guard let camera = GPhoto2Camera() else { return .fails("gp_context_new failed (out of memory)") }
-        let s = settings.withLock { $0 }
-        do {
-            let info = try camera.open(s.device)
-            defer { camera.close() }
-            var warnings: [String] = []
-            let details = camera.details()
-            // What would rest the camera or fail every still: the daemon's fault, in its words.
-            if let level = details.batteryPercent, level <= Self.batteryEmptyPercent {
-                return .fails("\(info): \(Self.batteryEmptyText(level))")
-            }
-            if s.captureTarget == .card, let free = details.freeBytes, free < Self.minimumFreeBytes {
-                return .fails("\(info): \(GPhoto2Advice.text(for: .cardFull)) (\(free / 1_000_000) MB free, camera.capture_target = card)")
-            }
-            if let level = details.batteryPercent, level <= CameraSourceStatus.batteryLowPercent {
-                warnings.append(CameraSourceStatus.batteryLowText(level))
-            }
-            if let w = captureTargetWarning(s.captureTarget, details) { warnings.append(w) }
-            var what = "\(info)"
-            if ownLiveView {
-                do {
-                    let frame = try camera.preview()
-                    if let defect = FrameCheck.defect(of: frame, format: .mjpeg) {
-                        return .fails("\(info): its live-view frame is not a whole JPEG (\(defect))")
-                    }
-                    what += ", live view \(frame.count) bytes a frame"
-                } catch where error.kind == .unsupported {
-                    warnings.append("\(info) has no live view (\(error)): set camera.live_view_device to a webcam beside it, or none")
-                }
-            } else {
-                try camera.ping()
-            }
-            if let b = details.batteryPercent { what += ", battery \(b)%" }
-            return .works(description: what, warnings: warnings)
-        } catch {
-            return .fails(describe(error, camera: camera))
-        }
+        worker.finish(sending: .shutdown, timeoutSeconds: timeoutSeconds)
     }
 
     /// What the camera thread last reported: live view running (or the camera open), its model (`card`) and
     /// port (`devicePath`), the live-view frame size, rate measured and counts (delivered, dropped by kind),
     /// its battery level (%), the last error.
-    public var status: CameraSourceStatus { statusBox.withLock { $0 } }
+    public var status: CameraSourceStatus { worker.statusBox.withLock { $0 } }
     /// The last still's timings, for the bench and tests.
     public var lastStillTimings: StillTimings? { lastTimings.withLock { $0 } }
     /// Turned by the camera thread before each libgphoto2 request and each trigger: a thread stuck in a call
     /// that never returns stops turning it, which the watchdog's liveness check sees.
-    public let heartbeat = Heartbeat()
+    public var heartbeat: Heartbeat { worker.heartbeat }
 
-    private func send(_ r: Request) {
-        requests.withLock { $0.append(r) }
-        worker.wake()
-    }
+    private func send(_ r: Request) { worker.send(r) }
 
-    private func post(_ event: CameraSourceEvent) { handlers.withLock { $0 }?.event(event) }
+    private func post(_ event: CameraSourceEvent) { worker.post(event) }
 
     // MARK: The thread
 
@@ -216,7 +165,7 @@ public final class GPhoto2CameraSource: CameraSource {
         while true {
             heartbeat.turn(at: clock.now())
             // One request at a time: a still's retry waits in the queue while the still before it is on its way.
-            while let request = requests.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            while let request = worker.takeFirst() {
                 heartbeat.turn(at: clock.now())
                 if !handle(request, local) { return }
             }
@@ -227,11 +176,11 @@ public final class GPhoto2CameraSource: CameraSource {
                     liveFrame(local)
                     continue
                 }
-                if w.waitForWork(until: at, { requests.withLock { !$0.isEmpty } }) == .stop { return }
+                if w.waitForWork(until: at, { worker.hasRequests }) == .stop { return }
             } else {
-                if requests.withLock({ $0.isEmpty }) { heartbeat.waiting() }
+                if !worker.hasRequests { heartbeat.waiting() }
                 let until = local.open ? local.nextBatteryAt : nil
-                if w.waitForWork(until: until, { requests.withLock { !$0.isEmpty } }) == .stop { return }
+                if w.waitForWork(until: until, { worker.hasRequests }) == .stop { return }
             }
         }
     }
@@ -289,7 +238,7 @@ public final class GPhoto2CameraSource: CameraSource {
                     }
                 }
             }
-            statusBox.withLock {
+            worker.statusBox.withLock {
                 $0.streaming = true
                 $0.devicePath = info.port
                 $0.card = info.model
@@ -307,7 +256,7 @@ public final class GPhoto2CameraSource: CameraSource {
         } catch {
             let text = describe(error, camera: camera)
             local.open = false
-            statusBox.withLock { $0.streaming = false; $0.lastError = text }
+            worker.statusBox.withLock { $0.streaming = false; $0.lastError = text }
             if reportFault {
                 log.error("camera: \(text)")
                 post(.fault("camera not available: \(text)"))
@@ -322,7 +271,7 @@ public final class GPhoto2CameraSource: CameraSource {
         local.liveView = false
         local.nextFrameAt = nil
         local.latest = nil
-        statusBox.withLock { $0.streaming = false }
+        worker.statusBox.withLock { $0.streaming = false }
     }
 
     /// The camera failed while in use: released, reported with the advice, found again by ``probe()``.
@@ -330,7 +279,7 @@ public final class GPhoto2CameraSource: CameraSource {
         let text = describe(error, camera: local.camera)
         close(local)
         local.camera = nil
-        statusBox.withLock { $0.lastError = text }
+        worker.statusBox.withLock { $0.lastError = text }
         log.error("camera: \(text)")
         post(.fault("camera lost: \(text)"))
     }
@@ -338,7 +287,7 @@ public final class GPhoto2CameraSource: CameraSource {
     private func probe(_ local: Local) {
         if !local.open { open(local, reportFault: false) }
         guard local.open, let camera = local.camera else {
-            post(.fault("camera not available: \(statusBox.withLock { $0.lastError } ?? "no camera")"))
+            post(.fault("camera not available: \(worker.statusBox.withLock { $0.lastError } ?? "no camera")"))
             return
         }
         do {
@@ -414,7 +363,7 @@ public final class GPhoto2CameraSource: CameraSource {
         local.unusable.insert(.batteryEmpty)
         local.liveView = false
         let text = Self.batteryEmptyText(level)
-        statusBox.withLock { $0.lastError = text; $0.batteryPercent = level }
+        worker.statusBox.withLock { $0.lastError = text; $0.batteryPercent = level }
         log.error("camera: \(text)")
         post(.fault(FaultKind.cameraRestingPrefix + text))
     }
@@ -426,7 +375,7 @@ public final class GPhoto2CameraSource: CameraSource {
             batteryEmpty(level, local)
             return
         }
-        let before = statusBox.withLock { s in defer { s.batteryPercent = level }; return s.batteryPercent }
+        let before = worker.statusBox.withLock { s in defer { s.batteryPercent = level }; return s.batteryPercent }
         if level <= CameraSourceStatus.batteryLowPercent, before.map({ $0 > CameraSourceStatus.batteryLowPercent }) ?? true {
             log.warning("camera: " + CameraSourceStatus.batteryLowText(level))
         }
@@ -483,12 +432,12 @@ public final class GPhoto2CameraSource: CameraSource {
         if local.frameTimes.count > 30 { local.frameTimes.removeFirst(local.frameTimes.count - 30) }
         let measured: Double? = local.frameTimes.count >= 2
             ? Double(local.frameTimes.count - 1) * 1000 / max(1, now.milliseconds(since: local.frameTimes[0])) : nil
-        statusBox.withLock {
+        worker.statusBox.withLock {
             $0.size = size
             $0.framesDelivered += 1
             $0.measuredFramesPerSecond = measured
         }
-        handlers.withLock { $0 }?.liveFrame(frame)
+        worker.liveFrame(frame)
     }
 
     /// Counts a live-view frame dropped for `kind` (a ``FrameDefect`` name, `"busy"`, `"undecodable"`); one log
@@ -496,7 +445,7 @@ public final class GPhoto2CameraSource: CameraSource {
     private func noteDropped(_ kind: String, _ local: Local) {
         local.dropped[kind, default: 0] += 1
         local.droppedUnlogged += 1
-        statusBox.withLock { $0.droppedByKind[kind, default: 0] += 1 }
+        worker.statusBox.withLock { $0.droppedByKind[kind, default: 0] += 1 }
         let now = clock.now()
         if let at = local.droppedLoggedAt, now.milliseconds(since: at) < Double(DroppedFrameTally.logIntervalMilliseconds) { return }
         let summary = local.dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -552,7 +501,7 @@ public final class GPhoto2CameraSource: CameraSource {
                     if files.rawOnly {
                         deleteFromCamera(files.files, camera, local)
                         local.unusable.insert(.other)
-                        statusBox.withLock { $0.lastError = what }
+                        worker.statusBox.withLock { $0.lastError = what }
                         post(.fault("camera not usable: \(what)"))
                     }
                     return
@@ -581,7 +530,7 @@ public final class GPhoto2CameraSource: CameraSource {
                 post(.stillFailed(captureID: request.captureID, message: "\(advice) (\(error))", at: clock.now()))
                 if error.kind == .cardFull || error.kind == .noCard {
                     local.unusable.insert(error.kind)
-                    statusBox.withLock { $0.lastError = "\(advice) (\(error))" }
+                    worker.statusBox.withLock { $0.lastError = "\(advice) (\(error))" }
                     post(.fault("camera not usable: \(advice)"))
                 }
                 return
@@ -651,7 +600,7 @@ public final class GPhoto2CameraSource: CameraSource {
     private func finishStill(_ request: StillRequest, _ bytes: [UInt8], path: GPhoto2FilePath, shutterAt: MonotonicInstant,
                              fileAt: MonotonicInstant, downloadStart: MonotonicInstant, downloadedAt: MonotonicInstant, _ local: Local) {
         if let defect = FrameCheck.defect(of: bytes, format: .mjpeg) {
-            statusBox.withLock { $0.droppedByKind["still-" + defect.rawValue, default: 0] += 1 }
+            worker.statusBox.withLock { $0.droppedByKind["still-" + defect.rawValue, default: 0] += 1 }
             log.error("camera: capture \(request.captureID): \(path) is not a whole JPEG (\(defect)); not kept")
             post(.stillFailed(captureID: request.captureID, message: "the camera sent a broken file (\(defect))", at: clock.now()))
             return
@@ -691,7 +640,7 @@ public final class GPhoto2CameraSource: CameraSource {
                      + (upright.orientation != .topLeft ? " (EXIF orientation \(upright.orientation.rawValue) made upright, \(upright.method.rawValue))" : ""))
             post(.still(still))
         } catch {
-            statusBox.withLock { $0.droppedByKind["still-garbage", default: 0] += 1 }
+            worker.statusBox.withLock { $0.droppedByKind["still-garbage", default: 0] += 1 }
             log.error("camera: capture \(request.captureID): \(path) does not decode (\(error)); not kept")
             post(.stillFailed(captureID: request.captureID, message: "the camera sent a file that does not decode", at: clock.now()))
         }
@@ -711,7 +660,7 @@ public final class GPhoto2CameraSource: CameraSource {
     /// request there whose trigger is within ``retryWindowMilliseconds`` of that deadline (the machine asks
     /// again when its capture timer fires), taken out of the queue. A later request (the next guest's) is no retry.
     private func takeQueuedRetry(of deadline: MonotonicInstant) -> StillRequest? {
-        requests.withLock { queue in
+        worker.requests.withLock { queue in
             guard let i = queue.firstIndex(where: { if case .still = $0 { true } else { false } }),
                   case let .still(request) = queue[i],
                   abs(request.trigger.milliseconds(since: deadline)) <= Double(Self.retryWindowMilliseconds) else { return nil }
@@ -722,18 +671,4 @@ public final class GPhoto2CameraSource: CameraSource {
 
     /// How near a capture's deadline its retry's trigger is (ms).
     static let retryWindowMilliseconds = 2_000
-
-    private func describe(_ error: any Error, camera: GPhoto2Camera?) -> String {
-        guard let e = error as? GPhoto2Error else { return "\(error)" }
-        let holder = e.kind == .claimedByAnother ? camera?.lastChosen.flatMap(\.usbDeviceNode).flatMap(DeviceNodeHolder.find) : nil
-        return "\(GPhoto2Advice.text(for: e.kind, holder: holder)) (\(e))"
-    }
-
-    private func captureTargetWarning(_ target: CaptureTargetSetting, _ d: GPhoto2CameraDetails) -> String? {
-        guard !d.captureTargets.isEmpty else {
-            return target == .ram ? nil : "camera.capture_target = card: this camera has no capture target setting; it stores where it is set to"
-        }
-        guard GPhoto2CaptureTarget.choice(for: target, among: d.captureTargets) == nil else { return nil }
-        return "camera.capture_target = \(target.rawValue): the camera offers \(d.captureTargets.map { "'\($0)'" }.joined(separator: ", "))"
-    }
 }

@@ -48,13 +48,10 @@ public final class StreamingCameraSource: CameraSource {
         public var controls: Set<CameraControlKind> = []
     }
 
-    private let requests = Mutex<[Request]>([])
-    /// The "camera" thread (``run(_:)``): the requests, and between them the stream's frames.
-    private let worker = WorkerThread(name: "camera")
-    private let statusBox = Mutex(Status())
+    /// The "camera" thread (``run(_:)``: the requests, and between them the stream's frames), its queue, handlers and status.
+    private let worker = CameraWorker<Request, Status>(status: Status())
     private let deviceFactory: @Sendable () -> any CameraDevice
     private let settings: Mutex<(stream: StreamRequest, captureSize: FrameSize)>
-    private let handlers = Mutex<CameraSourceHandlers?>(nil)
     private let clock: any MonotonicClock
     private let log: Logger
 
@@ -81,17 +78,16 @@ public final class StreamingCameraSource: CameraSource {
     /// once it started; as still size, the one asked for (`camera.capture_size`: the stream switches to
     /// the nearest offered, and warns, when the camera lacks it).
     public var capabilities: CameraCapabilities {
-        let info = statusBox.withLock { $0.info }
+        let info = worker.statusBox.withLock { $0.info }
         return CameraCapabilities(hasLiveView: true,
                                   liveViewModes: info.map { [LiveViewMode(format: $0.format, sizes: [$0.size])] } ?? [],
                                   stillSizes: [settings.withLock { $0.captureSize }],
-                                  controls: statusBox.withLock { $0.controls })
+                                  controls: worker.statusBox.withLock { $0.controls })
     }
 
     /// Starts the thread (`pthread_create`); without one the camera is a fault.
     public func launch(_ handlers: CameraSourceHandlers) {
-        self.handlers.withLock { $0 = handlers }
-        startCameraThread(worker, log: log, post: post) { [self] w in self.run(w) }
+        worker.launch(handlers, log: log) { [self] w in self.run(w) }
     }
 
     /// Opens the camera and starts the stream; a failure is a fault (`"camera not available: …"`).
@@ -122,8 +118,7 @@ public final class StreamingCameraSource: CameraSource {
 
     /// Stops the stream, releases the camera and ends the thread; waits up to `timeoutSeconds`.
     public func shutdown(timeoutSeconds: Double = 3) {
-        send(.shutdown)
-        worker.finish(timeoutMilliseconds: Int64(max(0, timeoutSeconds) * 1000))
+        worker.finish(sending: .shutdown, timeoutSeconds: timeoutSeconds)
     }
 
     /// `--check`: opens a device of its own, waits for a good frame (``probeForFrame(_:)``), releases it.
@@ -146,7 +141,7 @@ public final class StreamingCameraSource: CameraSource {
     }
 
     /// The figures for `status`, in the camera module's terms.
-    public var detailedStatus: Status { statusBox.withLock { $0 } }
+    public var detailedStatus: Status { worker.statusBox.withLock { $0 } }
 
     /// The figures for `status`.
     public var status: CameraSourceStatus {
@@ -169,7 +164,7 @@ public final class StreamingCameraSource: CameraSource {
     }
 
     /// The thread's sign of life, for the watchdog's liveness check.
-    public let heartbeat = Heartbeat()
+    public var heartbeat: Heartbeat { worker.heartbeat }
 
     /// The one probe loop (the fault retry and `--check`): up to 10 waits of 500 ms for a good frame
     /// from a started `camera`; nil when none came. Throws what `nextFrame` throws.
@@ -179,12 +174,9 @@ public final class StreamingCameraSource: CameraSource {
         return frame
     }
 
-    private func send(_ r: Request) {
-        requests.withLock { $0.append(r) }
-        worker.wake()
-    }
+    private func send(_ r: Request) { worker.send(r) }
 
-    private func post(_ event: CameraSourceEvent) { handlers.withLock { $0 }?.event(event) }
+    private func post(_ event: CameraSourceEvent) { worker.post(event) }
 
     // MARK: The source's thread
 
@@ -243,15 +235,15 @@ public final class StreamingCameraSource: CameraSource {
             if local.streaming {
                 if !pump(local) { return }
             } else {
-                if requests.withLock({ $0.isEmpty }) { heartbeat.waiting() }
-                if w.waitForWork({ requests.withLock { !$0.isEmpty } }) == .stop { return }
+                if !worker.hasRequests { heartbeat.waiting() }
+                if w.waitForWork({ worker.hasRequests }) == .stop { return }
             }
         }
     }
 
     /// Handles the queued requests; false ends the thread.
     private func handleRequests(_ local: Local) -> Bool {
-        let batch: [Request] = requests.withLock { r in defer { r.removeAll() }; return r }
+        let batch = worker.takeAll()
         for request in batch where !handle(request, local) { return false }
         return true
     }
@@ -299,7 +291,7 @@ public final class StreamingCameraSource: CameraSource {
             local.drops.streamStarted()
             let warnings = info.warnings + [captureSizeWarning(asked: captureSize, previewRequest: request.size, preview: info, device: device)].compactMap { $0 }
             let controls = device.controls
-            statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil; $0.warnings = warnings; $0.controls = controls }
+            worker.statusBox.withLock { $0.streaming = true; $0.info = info; $0.lastError = nil; $0.warnings = warnings; $0.controls = controls }
             log.info("camera: streaming \(info)")
             if !info.controlNotes.isEmpty { log.info("camera: controls: \(info.controlNotes.joined(separator: "; "))") }
             if let still = device.stillStreamSize { log.info("camera: a still stream at \(still) beside the live view (stills without a switch)") }
@@ -308,7 +300,7 @@ public final class StreamingCameraSource: CameraSource {
             device.stop()
             local.device = nil
             local.streaming = false
-            statusBox.withLock { $0.streaming = false; $0.lastError = "\(error)" }
+            worker.statusBox.withLock { $0.streaming = false; $0.lastError = "\(error)" }
             if reportFault { post(.fault("camera not available: \(error)")) }
         }
     }
@@ -333,14 +325,14 @@ public final class StreamingCameraSource: CameraSource {
         local.generation += 1
         if local.streaming { log.info("camera: stream stopped") }
         local.streaming = false
-        statusBox.withLock { $0.streaming = false }
+        worker.statusBox.withLock { $0.streaming = false }
     }
 
     private func probe(_ local: Local) {
         let wasStreaming = local.streaming
         if !wasStreaming { startDevice(local, reportFault: false) }
         guard let device = local.device, local.streaming else {
-            let message = statusBox.withLock { $0.lastError } ?? "camera not available"
+            let message = worker.statusBox.withLock { $0.lastError } ?? "camera not available"
             post(.fault("camera not available: \(message)"))
             return
         }
@@ -470,7 +462,7 @@ public final class StreamingCameraSource: CameraSource {
                                     passedThrough: made.passedThrough, turn: made.turn)))
             return true
         } catch {
-            statusBox.withLock { $0.badFrames += 1 }
+            worker.statusBox.withLock { $0.badFrames += 1 }
             local.rejected += 1
             // One line per capture: a camera sending undecodable frames at 30 fps would flood the log.
             if local.rejected == 1 {
@@ -528,7 +520,7 @@ public final class StreamingCameraSource: CameraSource {
         local.recent.append(frame)
         if local.recent.count > StreamingCameraSource.recentFrameLimit { local.recent.removeFirst() }
         guard let p = local.pending, case let .capture(latency) = decision else {
-            handlers.withLock { $0 }?.liveFrame(frame)
+            worker.liveFrame(frame)
             let now = clock.now()
             local.lastLiveAt = now
             if let gap = local.gap, local.pending == nil {
@@ -583,13 +575,13 @@ public final class StreamingCameraSource: CameraSource {
     private func noteStatistics(_ statistics: CameraStatistics, _ local: Local) {
         let line = local.drops.update(statistics.droppedByDefect, lostFrames: statistics.framesLost, at: clock.now())
         let (total, lost) = (local.drops.total, local.drops.lost)
-        statusBox.withLock { $0.statistics = statistics; $0.droppedByDefect = total; $0.framesLost = lost }
+        worker.statusBox.withLock { $0.statistics = statistics; $0.droppedByDefect = total; $0.framesLost = lost }
         if let line { log.warning(line) }
     }
 
     private func fail(_ local: Local, _ error: any Error) {
         log.error("camera: \(error)")
-        statusBox.withLock { $0.lastError = "\(error)" }
+        worker.statusBox.withLock { $0.lastError = "\(error)" }
         stopDevice(local)
         post(.fault("camera lost: \(error)"))
     }
@@ -700,14 +692,3 @@ private func tenths(_ ms: Double) -> String {
 
 /// `1 frame`, `3 frames`.
 private func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
-
-/// Starts a camera source's thread (`pthread_create`, ``WorkerThread/start(_:)``) with `body`; without one
-/// (the thread limit) the camera is a fault, logged and reported through `post`.
-func startCameraThread(_ worker: WorkerThread, log: Logger, post: (CameraSourceEvent) -> Void,
-                       _ body: @escaping @Sendable (WorkerThread) -> Void) {
-    guard worker.start(body) else {
-        log.error("camera: no thread for the camera worker (pthread_create failed: the thread limit)")
-        post(.fault("camera not available: no thread for it (pthread_create failed)"))
-        return
-    }
-}

@@ -361,78 +361,23 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var inputUnreadable: [String] = []
     /// The DRM cards (`/dev/dri/card*`, libdrm): screens for `display.device`.
     public var drmCards: [DRMCard] = []
-    /// The cameras libgphoto2 lists that take stills (DSLR and mirrorless bodies): `camera.backend = gphoto2`.
-    public var gphoto2Cameras: [GPhoto2Camera] = []
-    /// Why the gphoto2 cameras were not listed (the daemon leaves libgphoto2 to its camera thread).
-    public var gphoto2Note: String? = nil
-    /// The cameras libcamera lists (Raspberry Pi camera modules; vimc): `camera.backend = libcamera`.
-    public var libcameraCameras: [LibcameraCamera] = []
-    /// libcamera's version (`v0.0.3`), when it was asked.
-    public var libcameraVersion: String? = nil
-    /// Why the libcamera cameras were not listed (libcamera could not start; the daemon leaves it to its camera thread).
-    public var libcameraNote: String? = nil
+    /// Each camera backend's section (libgphoto2's, libcamera's, a test's; none for V4L2, whose nodes are
+    /// `cameras`), in the backends' order: the lines `devices` prints and the backend's own data.
+    public var cameraBackends: [CameraBackendSection] = []
 
-    /// A camera libcamera lists, as its `CameraManager` enumerates it (not acquired for the listing).
-    public struct LibcameraCamera: Codable, Sendable, Equatable {
-        /// libcamera's id (`platform/vimc.0 Sensor B`) and model (`imx708`, empty when absent): either names it in `camera.device`.
-        public var id: String
-        public var model: String
-        /// `front`, `back`, `external`; nil when the camera does not say.
-        public var location: String?
-        /// The sensor's pixel array (`4608x2592`), nil when absent.
-        public var pixelArraySize: String?
-        public var hasAutofocus: Bool
-        /// Its controls' names (`AeEnable`, `AfMode`, …).
-        public var controls: [String]
-        /// Each stream role's pixel formats with their size ranges (`NV12 64x64-4608x2592`).
-        public var viewfinderFormats: [String]
-        /// The still role's formats, as `viewfinderFormats`.
-        public var stillFormats: [String]
-        /// The sensor's modes: the raw role's formats with their sizes (`SRGGB10_CSI2P 1536x864, 2304x1296, 4608x2592`);
-        /// empty for a pipeline without a raw stream.
-        public var sensorModes: [String]
-        /// True for a USB webcam through libcamera's UVC pipeline (the booth drives those through V4L2).
-        public var isUVC: Bool
+    /// A camera backend's section of `devices`, as the backend made it (BoothCamera's `CameraBackendDescriptor`).
+    public struct CameraBackendSection: Codable, Sendable, Equatable {
+        /// The backend's `camera.backend` name: `gphoto2`, `libcamera`.
+        public var backend: String
+        /// What `photoboothctl devices` prints of it, heading first.
+        public var lines: [String]
+        /// The backend's data for `devices --json` (e.g. libcamera's `libcameraCameras`, `libcameraVersion`); nil for none.
+        public var fields: JSONValue?
 
-        public init(id: String, model: String, location: String?, pixelArraySize: String?, hasAutofocus: Bool, controls: [String],
-                    viewfinderFormats: [String], stillFormats: [String], sensorModes: [String] = [], isUVC: Bool) {
-            self.id = id
-            self.model = model
-            self.location = location
-            self.pixelArraySize = pixelArraySize
-            self.hasAutofocus = hasAutofocus
-            self.controls = controls
-            self.viewfinderFormats = viewfinderFormats
-            self.stillFormats = stillFormats
-            self.sensorModes = sensorModes
-            self.isUVC = isUVC
-        }
-    }
-
-    /// A camera libgphoto2 drives, as opened once for the listing.
-    public struct GPhoto2Camera: Codable, Sendable, Equatable {
-        /// libgphoto2's model name (`Nikon DSC D750`) and port (`usb:001,004`): either names it in `camera.device`.
-        public var model: String
-        public var port: String
-        /// Battery in percent, free bytes on the card, the capture target and those offered, the image format; nil when unknown.
-        public var batteryPercent: Int?
-        public var freeBytes: Int64?
-        public var captureTarget: String?
-        public var captureTargets: [String] = []
-        public var imageFormat: String?
-        /// Why it could not be opened (another process holds it; the daemon uses it).
-        public var problem: String?
-
-        public init(model: String, port: String, batteryPercent: Int? = nil, freeBytes: Int64? = nil, captureTarget: String? = nil,
-                    captureTargets: [String] = [], imageFormat: String? = nil, problem: String? = nil) {
-            self.model = model
-            self.port = port
-            self.batteryPercent = batteryPercent
-            self.freeBytes = freeBytes
-            self.captureTarget = captureTarget
-            self.captureTargets = captureTargets
-            self.imageFormat = imageFormat
-            self.problem = problem
+        public init(backend: String, lines: [String], fields: JSONValue? = nil) {
+            self.backend = backend
+            self.lines = lines
+            self.fields = fields
         }
     }
 

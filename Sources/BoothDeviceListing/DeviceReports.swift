@@ -5,6 +5,7 @@ import BoothDisplay
 import BoothGPIO
 import BoothInput
 import BoothPrint
+import FoundationEssentials
 
 // The `devices` listing read from the machine: V4L2 video nodes (BoothCamera), GPIO chips (BoothGPIO), input devices (BoothInput),
 // DRM cards (BoothDisplay) and
@@ -17,14 +18,11 @@ extension DeviceReport {
     /// every GPIO chip with its lines (libgpiod). Opens each node briefly; a node in use by the daemon
     /// still answers these queries.
     ///
-    /// `gphoto2Cameras`: true to list the cameras libgphoto2 finds, each opened once (photoboothctl, the
-    /// booth not running); false in the daemon, whose camera thread alone calls libgphoto2 (another
-    /// thread's `gp_camera_init` would fail to claim the booth's own camera, and libgphoto2's driver
-    /// loading is not thread-safe): the report then says so.
-    ///
-    /// libcamera's cameras are listed in both (``listLibcameraCameras()``: the process's one `CameraManager`,
-    /// shared with the camera thread's when it streams from one; none acquired): id, model, sensor size,
-    /// controls and stream formats.
+    /// Then each camera backend's own section (``CameraBackends/devicesSections(_:)``: libgphoto2's, libcamera's).
+    /// `gphoto2Cameras`: true when the listing may open cameras a library holds exclusively (photoboothctl,
+    /// the booth not running: libgphoto2's cameras are each opened once); false in the daemon, whose camera
+    /// thread alone calls libgphoto2 (another thread's `gp_camera_init` would fail to claim the booth's own
+    /// camera, and libgphoto2's driver loading is not thread-safe): its section then says so.
     public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev", gphoto2Cameras: Bool = false) -> DeviceReport {
         let cameras = CameraDiscovery(devRoot: devRoot).cameras(detail: .full).map(Camera.init)
         var chips: [GPIOChip] = []
@@ -47,20 +45,9 @@ extension DeviceReport {
                 return DRMCard(path: path, driver: "", connectors: 0, connected: 0, problem: "\(error)")
             }
         }
-        if gphoto2Cameras {
-            report.gphoto2Cameras = listGPhoto2Cameras()
-        } else {
-            report.gphoto2Note = "not listed by \(source): libgphoto2 is the camera thread's alone (the camera in use is above; 'photoboothctl devices --local' with the booth stopped lists them all)"
-        }
-        report.libcameraVersion = BoothCamera.libcameraVersion()
-        do {
-            report.libcameraCameras = try listLibcameraCameras().map {
-                LibcameraCamera(id: $0.id, model: $0.model, location: $0.location, pixelArraySize: $0.pixelArraySize?.description,
-                                hasAutofocus: $0.hasAutofocus, controls: $0.controls, viewfinderFormats: $0.viewfinderFormats,
-                                stillFormats: $0.stillFormats, sensorModes: $0.sensorModes, isUVC: $0.isUVC)
-            }
-        } catch {
-            report.libcameraNote = "libcamera could not start: \(error)"
+        report.cameraBackends = CameraBackends.devicesSections(CameraDevicesContext(source: source, mayOpenCameras: gphoto2Cameras)).map {
+            DeviceReport.CameraBackendSection(backend: $0.backend.rawValue, lines: $0.lines,
+                                              fields: $0.json.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0)) })
         }
         do {
             report.printers = try CUPSConnection.destinations().map {
@@ -134,31 +121,5 @@ extension DeviceReport.GPIOChip {
                   lines: c.lines.map { DeviceReport.GPIOLine(offset: $0.offset, name: $0.name, consumer: $0.consumer, used: $0.used,
                                                              direction: $0.isOutput ? "output" : "input", activeLow: $0.activeLow) },
                   error: c.error.map { "\($0)" })
-    }
-}
-
-extension DeviceReport {
-    /// Every camera libgphoto2 lists that takes stills, each opened once (`gp_camera_init`) for its battery,
-    /// card, capture target and image format.
-    static func listGPhoto2Cameras() -> [GPhoto2Camera] {
-        guard let camera = BoothCamera.GPhoto2Camera() else { return [] }
-        let (found, others) = (try? camera.detectAll()) ?? ([], [])
-        let noStills = others.map {
-            GPhoto2Camera(model: $0.model, port: $0.port, problem: "takes no stills (a phone or media player, or a camera in MTP or PC mode: set its USB mode to PTP or PC remote)")
-        }
-        return noStills + found.map { info in
-            do {
-                try camera.open(info.port)
-                defer { camera.close() }
-                let d = camera.details()
-                return GPhoto2Camera(model: info.model, port: info.port, batteryPercent: d.batteryPercent, freeBytes: d.freeBytes,
-                                     captureTarget: d.captureTarget, captureTargets: d.captureTargets, imageFormat: d.imageFormat)
-            } catch let error as GPhoto2Error {
-                let holder = error.kind == .claimedByAnother ? info.usbDeviceNode.flatMap(DeviceNodeHolder.find) : nil
-                return GPhoto2Camera(model: info.model, port: info.port, problem: "\(GPhoto2Advice.text(for: error.kind, holder: holder)) (\(error))")
-            } catch {
-                return GPhoto2Camera(model: info.model, port: info.port, problem: "\(error)")
-            }
-        }
     }
 }

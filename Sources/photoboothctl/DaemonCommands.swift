@@ -187,42 +187,9 @@ struct Devices: Subcommand {
                 out.append(line)
             }
         }
-        out.append("")
-        if let note = d.gphoto2Note {
-            out.append("gphoto2 cameras: \(note)")
-        } else {
-            out.append(d.gphoto2Cameras.isEmpty ? "gphoto2 cameras: none (no DSLR or mirrorless camera libgphoto2 finds on USB)" : "gphoto2 cameras (camera.backend = gphoto2):")
-        }
-        for g in d.gphoto2Cameras {
-            var line = "  \(g.model) at \(g.port)"
-            if let p = g.problem { out.append(line + ": \(p)"); continue }
-            line += g.batteryPercent.map { ", battery \($0)%" } ?? ""
-            line += g.freeBytes.map { ", \($0 / 1_000_000) MB free on the card" } ?? ""
-            out.append(line)
-            if let t = g.captureTarget {
-                out.append("    capture target \(t)" + (g.captureTargets.isEmpty ? "" : " (offers \(g.captureTargets.joined(separator: ", ")))"))
-            }
-            if let f = g.imageFormat { out.append("    image format \(f)") }
-        }
-        out.append("")
-        let version = d.libcameraVersion.map { " (libcamera \($0))" } ?? ""
-        if let note = d.libcameraNote {
-            out.append("libcamera cameras: \(note)")
-        } else {
-            out.append(d.libcameraCameras.isEmpty ? "libcamera cameras\(version): none (no camera module or other sensor libcamera finds)"
-                                                  : "libcamera cameras\(version) (camera.backend = libcamera):")
-        }
-        for c in d.libcameraCameras {
-            var line = "  \(c.id)" + (c.model.isEmpty ? "" : " '\(c.model)'")
-            line += c.location.map { ", \($0)" } ?? ""
-            line += c.pixelArraySize.map { ", sensor \($0)" } ?? ""
-            line += c.hasAutofocus ? ", autofocus" : ""
-            line += c.isUVC ? " (a USB webcam: the booth drives it through V4L2)" : ""
-            out.append(line)
-            if !c.viewfinderFormats.isEmpty { out.append("    viewfinder: \(c.viewfinderFormats.joined(separator: ", "))") }
-            if !c.stillFormats.isEmpty { out.append("    still: \(c.stillFormats.joined(separator: ", "))") }
-            out.append("    sensor modes (raw): " + (c.sensorModes.isEmpty ? "none listed (the pipeline has no raw stream)" : c.sensorModes.joined(separator: "; ")))
-            if !c.controls.isEmpty { out.append("    controls: \(c.controls.joined(separator: ", "))") }
+        for section in d.cameraBackends {
+            out.append("")
+            out.append(contentsOf: section.lines)
         }
         out.append("")
         if let e = d.printerError { out.append("printers: none listed, CUPS did not answer: \(e)") }

@@ -277,7 +277,7 @@ func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
     screenDisplays(s, clock, log, orientation, simulate: true)
 }
 
-/// The real booth: the camera `camera.backend` picks (``makeCameraSource(_:clock:log:discover:)``), the button and LED on GPIO lines through libgpiod, the framebuffer
+/// The real booth: the camera `camera.backend` picks (``makeCameraSource(_:clock:log:detection:)``: the backends' registry), the button and LED on GPIO lines through libgpiod, the framebuffer
 /// screen and the file preview.
 public func realDevices(log: Logger) -> DeviceFactory {
     // The LED's open error is warned when it is new; the same error on every retry only at debug.

@@ -137,6 +137,34 @@ private func frame(_ sequence: UInt32) -> Frame {
         #expect(wrong.diagnostics.contains { "\($0)".contains("camera.backend") || "\($0)".contains("backend") })
     }
 
+    /// Every `camera.backend` value but auto names a backend of the registry, and every built-in backend is
+    /// a value of the setting: the two lists cannot drift apart.
+    @Test func theSettingsValuesAreTheRegistrysBackends() {
+        #expect(CameraBackendSetting.allCases.filter { $0 != .auto }.map(\.rawValue) == CameraBackends.builtIn.map(\.name.rawValue))
+        for setting in CameraBackendSetting.allCases where setting != .auto {
+            #expect(CameraBackends.named(CameraBackendName(rawValue: setting.rawValue))?.name.rawValue == setting.rawValue)
+        }
+    }
+
+    /// `auto`'s order is the backends' steps by rank, whatever the registry's order.
+    @Test func autoWalksTheStepsByRank() {
+        let ranks = CameraBackends.builtIn.flatMap { b in b.autoSteps.map { ($0.rank, b.name) } }.sorted { $0.0 < $1.0 }
+        #expect(ranks.map(\.1) == [.gphoto2, .v4l2, .gphoto2, .libcamera, .v4l2])
+    }
+
+    /// The sections `devices` prints, in the words it printed when they were DeviceReport's own fields: the
+    /// daemon's note for libgphoto2 (its camera thread's alone), libcamera's version and its empty listing here.
+    @Test func theBackendsSectionsKeepTheirWords() {
+        let daemon = CameraDevicesContext(source: "photoboothd (pid 7)", mayOpenCameras: false)
+        #expect(GPhoto2Backend().devicesSection(daemon)?.lines == [
+            "gphoto2 cameras: not listed by photoboothd (pid 7): libgphoto2 is the camera thread's alone (the camera in use is above; "
+                + "'photoboothctl devices --local' with the booth stopped lists them all)"])
+        let libcamera = LibcameraBackend().devicesSection(daemon)
+        #expect(libcamera?.lines == ["libcamera cameras (libcamera \(libcameraVersion())): none (no camera module or other sensor libcamera finds)"])
+        #expect(libcamera.flatMap { $0.json.map { String(decoding: $0, as: UTF8.self) } }?.contains("\"libcameraVersion\":\"\(libcameraVersion())\"") == true)
+        #expect(V4L2Backend().devicesSection(daemon) == nil, "V4L2's nodes are every listing's own")
+    }
+
     /// `auto` looks at the attached devices; an explicit backend does not.
     @Test func onlyAutoDiscovers() {
         var s = Settings.defaults

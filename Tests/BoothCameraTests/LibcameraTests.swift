@@ -176,14 +176,23 @@ struct LibcameraTests {
             do {
                 _ = try camera.start(StreamRequest(device: "imx708"))
                 Issue.record("a camera that is not there started")
-            } catch let error as V4L2Error {
-                #expect(error.errno == ENODEV && error.isDisconnect, "\(error)")
+            } catch let error as LibcameraError {
+                #expect(error.code == ENODEV && error.isDisconnect && error.call == "CameraManager::get", "\(error)")
                 #expect(error.description.contains("no camera matches camera.device = 'imx708'"), "\(error)")
             } catch {
                 Issue.record("not a camera error: \(error)")
             }
-            #expect(throws: V4L2Error.self) { try camera.nextFrame(timeoutMilliseconds: 10) }
+            #expect(throws: LibcameraError.self) { try camera.nextFrame(timeoutMilliseconds: 10) }
         }
+    }
+
+    @Test("a libcamera error is libcamera's own type with the call, the code and the camera, in the words a V4L2Error gave it")
+    func errorType() {
+        let busy = LibcameraError(call: "Camera::acquire", code: -EBUSY, camera: "platform/vimc.0 Sensor B", detail: "in use by rpicam-hello")
+        #expect(busy.code == EBUSY && !busy.isDisconnect)
+        #expect(busy.description == "libcamera Camera::acquire on platform/vimc.0 Sensor B failed: Device or resource busy (errno 16): in use by rpicam-hello")
+        let gone = LibcameraError(call: "request completion", code: ENODEV, camera: "imx708")
+        #expect(gone.isDisconnect && gone.description == "libcamera request completion on imx708 failed: No such device (errno 19)")
     }
 
     @Test("managers on several threads at once share libcamera's one CameraManager (a second would abort the process)")

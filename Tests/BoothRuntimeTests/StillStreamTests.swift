@@ -42,7 +42,7 @@ private final class TwoStreamCamera: CameraDevice, @unchecked Sendable {
         condition.lock(); defer { condition.unlock() }
         if failNextRequest {
             failNextRequest = false
-            throw V4L2Error(call: "libcamera request_still", errno: ENODEV, device: identity, detail: "gone")
+            throw LibcameraError(call: "request_still", code: ENODEV, camera: identity, detail: "gone")
         }
         stillRequests += 1
     }

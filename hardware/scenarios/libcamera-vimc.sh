@@ -84,10 +84,12 @@ wait_for 10 "photoboothd holds $CHIP line 0" gpio_line_used "$CHIP" 0
 checks=$(python3 - "$RESULTS/devices.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-cams = d.get("libcameraCameras") or []
+# libcamera's section of devices (its backend's own data: libcameraVersion, libcameraCameras).
+lc = next((s.get("fields") or {} for s in d.get("cameraBackends", []) if s.get("backend") == "libcamera"), {})
+cams = lc.get("libcameraCameras") or []
 out = []
 def check(ok, what): out.append(("PASS: " if ok else "FAIL: ") + what)
-check(d.get("libcameraVersion", "").startswith("v0."), f"devices: libcamera version {d.get('libcameraVersion')}")
+check(lc.get("libcameraVersion", "").startswith("v0."), f"devices: libcamera version {lc.get('libcameraVersion')}")
 b = [c for c in cams if c["id"] == "platform/vimc.0 Sensor B"]
 check(len(b) == 1, f"devices: libcamera cameras {[c['id'] for c in cams]}")
 if b:
