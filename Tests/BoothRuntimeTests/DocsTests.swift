@@ -206,6 +206,37 @@ import Testing
         #expect(checked > 100, "only \(checked) links checked")
     }
 
+    /// The questions a new operator asked of the README alone (issue 37), each with the page that answers it
+    /// whole and the words the answer cannot do without.
+    static let questions: [(question: String, page: String, terms: [String])] = [
+        ("install as a service on a Pi from nothing", "docs/installing.md",
+         ["Raspberry Pi OS", "install.sh --install", "install.sh --unit", "qemu-system-x86_64", "photoboothd --check"]),
+        ("a DSLR for stills with its live view on a TV", "docs/cameras.md",
+         ["backend = gphoto2", "capture_timeout = 15s", "device = auto", "live_view_device"]),
+        ("a USB arcade button's key", "docs/buttons.md", ["source = input", "input_key = ", "evtest", "photoboothctl devices"]),
+        ("a SELPHY on auto print with 2 copies", "docs/printing.md",
+         ["printer-driver-gutenprint", "lpinfo -m", "lpadmin", "mode = auto", "copies = 2", "jpn_hagaki_100x148mm"]),
+        ("out of paper mid-event", "docs/running-an-event.md", ["photoboothctl refill", "print.backlog_max_age", "prints reprint"]),
+        ("phones without internet", "docs/gallery.md", ["Stay connected?", "mobile data", "WIFI:"]),
+        ("the countdown changed live", "docs/running-an-event.md", ["config set session.countdown", "from the next session"]),
+        ("names and date on every picture", "docs/settings.md", ["footer_top = ", "{date}", "compose_single_shot = true"]),
+        ("tonight's count and copying the photos off", "docs/running-an-event.md",
+         ["photoboothctl stats", "stats --reset", "/var/lib/photobooth/photos"]),
+        ("Camera disconnected — back soon", "docs/troubleshooting.md", ["### \"Camera disconnected — back soon\"", "photoboothctl status"]),
+        ("the couple sees all while guests see their own", "docs/gallery.md", ["list = true", "pin = ", "never asks for a PIN"]),
+        ("the licence", "README.md", ["GPL-3.0-or-later", "](LICENSE)"]),
+    ]
+
+    @Test("each question a new operator asked has its answer on one page")
+    func eachOperatorQuestionIsAnsweredOnOnePage() throws {
+        for (question, page, terms) in Self.questions {
+            let text = try Self.read(page)
+            for term in terms where !text.contains(term) {
+                Issue.record("\(page) no longer answers \"\(question)\": it lacks \"\(term)\"")
+            }
+        }
+    }
+
     @Test("README.md stays at most 15 KB, and links to every page of docs/")
     func readmeIsShortAndLinksEveryPage() throws {
         let readme = try Self.read("README.md")
