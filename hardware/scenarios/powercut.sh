@@ -44,7 +44,7 @@ CUTS=${POWERCUT_CUTS:-5}
 SESSIONS=${POWERCUT_SESSIONS:-4}
 SEED=${POWERCUT_SEED:-$(date +%s)}
 # 1: on vfat and exFAT half the cuts are mounted unchecked (hardware/system-tests/powercut sets it). Off by
-# default (CI): an unchecked exFAT can keep a torn directory entry set, which the long run counts and README
+# default (CI): an unchecked exFAT can keep a torn directory entry set, which the long run counts and docs/testing.md
 # describes; CI checks the boot path, fsck first.
 NOFSCK=${POWERCUT_NOFSCK:-0}
 RANDOM=$SEED

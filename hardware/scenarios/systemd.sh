@@ -50,7 +50,7 @@ assert_contains "$(id photobooth)" "(video)" "photobooth's groups"
 assert_contains "$(id photobooth)" "(gpio)" "photobooth's groups"
 assert_contains "$(id photobooth)" "(input)" "photobooth's groups"
 assert_eq "$(systemctl is-enabled photoboothd)" enabled "photoboothd enabled"
-# README: a member of group photobooth runs config set without sudo; someone else cannot.
+# docs/running-an-event.md: a member of group photobooth runs config set without sudo; someone else cannot.
 C=/etc/photobooth/photobooth.conf
 useradd -M -s /bin/sh -G photobooth booth-operator 2>/dev/null || usermod -a -G photobooth booth-operator
 useradd -M -s /bin/sh booth-guest 2>/dev/null || true

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sums the per-cut lines of hardware/scenarios/powercut.sh guest logs into the figures README quotes.
+"""Sums the per-cut lines of hardware/scenarios/powercut.sh guest logs into the figures bench/RESULTS.md quotes.
 
   powercut-figures.py GUEST_LOG...
 

@@ -4,7 +4,7 @@
 ///
 /// Each part is pixels times the bytes a pixel costs in what the booth keeps for it; the figures are the
 /// resident memory `photoboothd --simulate` reached (`/usr/bin/time -f %M`, two sessions) at two sizes,
-/// divided by the pixels between them (README: "What the settings make the booth hold"):
+/// divided by the pixels between them (docs/settings.md: "What the settings make the booth hold"):
 /// - the preview file (`preview.size`, with `preview.file` set): its drawing (XRGB8888), the drawing
 ///   presented, the copy the encoder reads and TurboJPEG's buffer: 12 bytes (800x480 → 3840x2160:
 ///   58 → 151 MB; the 16384x16384 took 3.25 GB, 8000x8000 825 MB);

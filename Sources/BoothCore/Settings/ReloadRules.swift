@@ -74,7 +74,7 @@ public enum ReloadRule: Sendable, Hashable {
         }
     }
 
-    /// A few words for the README's settings table: `at once`, `next session`, `camera stream restarted`,
+    /// A few words for the settings table (docs/settings.md): `at once`, `next session`, `camera stream restarted`,
     /// `screens reopened`, `button reopened`, `LED line reopened`, `printer reconnected`, `restart only`.
     public var tableText: String {
         switch self {

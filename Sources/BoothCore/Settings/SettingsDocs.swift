@@ -1,8 +1,8 @@
 extension Schema {
-    /// The settings as one Markdown table for the README: key, type, default, what is allowed, how a
+    /// The settings as one Markdown table for docs/settings.md: key, type, default, what is allowed, how a
     /// reload applies it (``ReloadRule/tableText``), description, in file order. `|` in a cell is
     /// escaped; an empty default reads *(empty)*. Ends with `\n`.
-    /// Regenerate with `photoboothctl config describe --markdown`.
+    /// Regenerate it there (and the default config) with `tools/regen-generated`.
     public static func markdownTable() -> String {
         func cell(_ s: String) -> String { s.replacingAll("|", with: "\\|") }
         var out = "| Key | Type | Default | Allowed | On reload | Description |\n|---|---|---|---|---|---|\n"
