@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothPorts
+import BoothRaster
 import FoundationEssentials
 import Glibc
 import Synchronization

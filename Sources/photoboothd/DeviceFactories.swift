@@ -3,8 +3,10 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothGPIO
+import BoothOrientation
 import BoothPorts
 import BoothPrint
+import BoothRaster
 import BoothRuntime
 import BoothStorage
 import Glibc

@@ -2,6 +2,7 @@ import BoothCore
 import BoothDisplay
 import BoothJPEG
 import BoothPorts
+import BoothRaster
 import BoothRuntime
 import BoothStorage
 import Synchronization

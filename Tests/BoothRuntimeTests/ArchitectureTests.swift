@@ -26,7 +26,7 @@ import Testing
     ]
 
     /// The device modules: each implements ports and may import C libraries.
-    static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothJPEG", "BoothDisplay", "BoothLayout", "BoothPrint",
+    static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothJPEG", "BoothDisplay", "BoothRaster", "BoothLayout", "BoothPrint",
                                        "BoothIndex", "BoothGallery", "BoothHTTPProbe", "BoothQRCode"]
     /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the clock,
     /// storage (atomic files) and the control socket; no device module, no one else.
