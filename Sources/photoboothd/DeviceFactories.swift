@@ -190,7 +190,7 @@ func screenDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
         if simulate && access(path, W_OK) != 0 { return [] }
         do {
             let fb = try FramebufferDevice(path: path)
-            return try [startScreen(fb, described: "\(fb.path) (\(fb.driver)) \(fb.format)", s, log, orientation)]
+            return try [startScreen(fb, described: "\(fb.path) (\(fb.driver)) \(fb.format)", s, clock, log, orientation)]
         } catch {
             log.warning("display: no screen, running without it: \(error)")
             return []
@@ -209,7 +209,7 @@ func kmsDisplay(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ lo
     let described = "\(path) (\(i.driver), KMS) \(i.connector ?? "?") \(kms.format.size)@\(i.refreshHz ?? 0) Hz, "
         + "page flips on vblank\(kms.currentStats.isMaster ? "" : "; not DRM master yet")"
     do {
-        return try startScreen(kms, described: described, s, log, orientation)
+        return try startScreen(kms, described: described, s, clock, log, orientation)
     } catch {
         kms.close()
         throw error
@@ -218,13 +218,13 @@ func kmsDisplay(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ lo
 
 /// A ``FramebufferDisplay`` on `framebuffer`, its thread started, and `display: <described>` logged.
 /// - Throws: the font's error (``FramebufferDisplay`` init).
-private func startScreen(_ framebuffer: any Framebuffer, described: String, _ s: Settings, _ log: Logger,
-                         _ orientation: any OrientationSource) throws -> any DisplaySink {
+private func startScreen(_ framebuffer: any Framebuffer, described: String, _ s: Settings, _ clock: any MonotonicClock,
+                         _ log: Logger, _ orientation: any OrientationSource) throws -> any DisplaySink {
     let display = try FramebufferDisplay(
         framebuffer: framebuffer, fontPath: s.display.font, texts: ScreenTexts(s.text),
         options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
         orientation: orientation, framesPerSecond: s.display.frameRate,
-        console: s.display.console.isEmpty ? nil : s.display.console, log: { log.warning($0) })
+        console: s.display.console.isEmpty ? nil : s.display.console, clock: clock, log: { log.warning($0) })
     display.start()
     log.info("display: \(described)")
     return display
