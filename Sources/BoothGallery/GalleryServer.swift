@@ -112,9 +112,14 @@ public final class GalleryServer: Sendable {
         /// Connections closed because no whole request arrived within `gallery.timeout` of their start
         /// or previous answer (idle, or trickling in).
         public var closedSlowRequests = 0
+        /// The limits in force, as the server keeps them: `gallery.max_connections` and
+        /// `gallery.connections_per_client` (0 until started).
+        public var maxConnections = 0, connectionsPerClient = 0
 
-        /// The limits' counters from the server (`pb_http_counts`).
+        /// The limits and their counters from the server (`pb_http_counts`).
         mutating func counted(_ c: pb_http_counters) {
+            maxConnections = Int(c.max_connections)
+            connectionsPerClient = Int(c.per_ip_connections)
             refusedPerClient = Int(c.refused_per_client)
             refusedFull = Int(c.refused_full)
             closedForNewcomer = Int(c.closed_for_newcomer)
@@ -148,8 +153,6 @@ public final class GalleryServer: Sendable {
     /// The refusals' log: per address (`""`: max_connections), when its last line was written and
     /// how many were refused since; at most 4,096 addresses (then forgotten whole).
     private let refusalsSaid = Mutex([String: (at: Int64, since: Int)]())
-    /// The limits the server was started with, for the refusals' words: (max_connections, connections_per_client).
-    private let limits = Mutex((max: 0, perClient: 0))
 
     /// `detail` is asked at each `/health` (on a server thread: it must return at once); what it gives,
     /// when not nil, follows the counts after `; ` (the sync's backlog: ``GallerySync/healthText()``).
@@ -184,7 +187,6 @@ public final class GalleryServer: Sendable {
                       timeoutMilliseconds: Int, threads: Int = 2) throws(GalleryError) -> UInt16 {
         var why = [CChar](repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        limits.withLock { $0 = (maxConnections, connectionsPerClient) }
         let started: OpaquePointer? = address.withCString { addr in
             var o = pb_http_options(address: addr, port: port, threads: UInt32(threads), max_connections: UInt32(maxConnections),
                                     per_ip_connections: UInt32(connectionsPerClient),
@@ -284,9 +286,8 @@ public final class GalleryServer: Sendable {
     func limitsText() -> String {
         let s = currentStats
         guard s.refusedPerClient + s.refusedFull + s.closedForNewcomer + s.closedSlowRequests > 0 else { return "" }
-        let (maxConnections, perClient) = limits.withLock { $0 }
-        return "; connections refused: \(s.refusedPerClient) past gallery.connections_per_client (\(perClient)), "
-            + "\(s.refusedFull) past gallery.max_connections (\(maxConnections)); closed: \(s.closedForNewcomer) waiting "
+        return "; connections refused: \(s.refusedPerClient) past gallery.connections_per_client (\(s.connectionsPerClient)), "
+            + "\(s.refusedFull) past gallery.max_connections (\(s.maxConnections)); closed: \(s.closedForNewcomer) waiting "
             + "at max_connections for a newcomer, \(s.closedSlowRequests) without a whole request within gallery.timeout"
     }
 
