@@ -16,24 +16,27 @@ import Glibc
 /// once per value; make a new one for each look. Blocking (the sync's thread).
 struct PhotoFolderListing {
     let photosDir: String
-    /// Regular files by date folder; nil for a folder that could not be listed (a link, missing).
-    private var folders: [String: Set<String>?] = [:]
+    /// `DATE/NAME` of every regular file in the date folders listed so far.
+    private var files: Set<String> = []
+    /// The date folders looked at so far (listed, or found a link or missing).
+    private var looked: Set<Substring> = []
 
     init(photosDir: String) { self.photosDir = photosDir }
 
     /// True when `relative` (`DATE/NAME`) is listed as a regular file in a date folder that is not a link;
-    /// false when the listing cannot say (open it with ``BeneathFile``).
+    /// false when the listing cannot say (open it with ``BeneathFile``). One set look-up once its folder was listed.
     mutating func lists(_ relative: String) -> Bool {
-        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return false }
-        let folder = String(parts[0])
-        if folders[folder] == nil { folders[folder] = .some(PhotoFolderListing.regularFiles(in: folder, under: photosDir)) }
-        return folders[folder]??.contains(String(parts[1])) ?? false
+        if files.contains(relative) { return true }
+        guard let slash = relative.firstIndex(of: "/") else { return false }
+        let folder = relative[..<slash]
+        guard looked.insert(folder).inserted, !folder.isEmpty, folder != ".", folder != ".." else { return false }
+        for name in PhotoFolderListing.regularFiles(in: String(folder), under: photosDir) ?? [] { files.insert("\(folder)/\(name)") }
+        return files.contains(relative)
     }
 
     /// The names of the regular files in `folder` under `root`; nil when `folder` is a link, not a
     /// folder, or cannot be opened.
-    static func regularFiles(in folder: String, under root: String) -> Set<String>? {
+    static func regularFiles(in folder: String, under root: String) -> [String]? {
         let rootFD = retryingEINTR { open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard rootFD >= 0 else { return nil }
         defer { close(rootFD) }
@@ -42,17 +45,17 @@ struct PhotoFolderListing {
         // fdopendir takes the descriptor over: closedir closes it.
         guard let dir = fdopendir(fd) else { close(fd); return nil }
         defer { closedir(dir) }
-        var names: Set<String> = []
+        var names: [String] = []
         while let entry = readdir(dir) {
             let (name, type) = withUnsafePointer(to: entry.pointee.d_name) { p in
                 p.withMemoryRebound(to: CChar.self, capacity: 256) { (String(cString: $0), entry.pointee.d_type) }
             }
             switch Int32(type) {
             case Int32(DT_REG):
-                names.insert(name)
+                names.append(name)
             case Int32(DT_UNKNOWN):
                 var st = stat()
-                if fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG { names.insert(name) }
+                if fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG { names.append(name) }
             default:
                 continue
             }
