@@ -76,7 +76,7 @@ func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logg
                          _ orientation: any OrientationSource) -> [any DisplaySink] {
     guard !s.preview.file.isEmpty else { return [] }
     do {
-        return [try makeFilePreview(s, orientation: orientation, log: log)]
+        return [try makeFilePreview(s, orientation: orientation, clock: clock, log: log)]
     } catch {
         log.warning("preview: no file preview, running without it: \(error)")
         return []
@@ -84,13 +84,15 @@ func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logg
 }
 
 /// The ``FilePreview`` for a set of settings (`preview.*`, the screen's font, texts, scaling, mirror),
-/// turned by `orientation` (the booth's one source; nil: one of its own from `s`, for tests).
+/// turned by `orientation` (the booth's one source; nil: one of its own from `s`, for tests), its frame rate
+/// kept on `clock` (the booth's).
 /// - Throws: ``FontError`` when `display.font` cannot be loaded.
-public func makeFilePreview(_ s: Settings, orientation: (any OrientationSource)? = nil, log: Logger) throws -> FilePreview {
+public func makeFilePreview(_ s: Settings, orientation: (any OrientationSource)? = nil, clock: any MonotonicClock = SystemClock(),
+                            log: Logger) throws -> FilePreview {
     try FilePreview(path: s.preview.file, size: s.preview.size, framesPerSecond: s.preview.frameRate,
                     fontPath: s.display.font, texts: ScreenTexts(s.text),
                     options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
-                    orientation: orientation ?? OrientationTracker(settings: s), log: log)
+                    orientation: orientation ?? OrientationTracker(settings: s), clock: clock, log: log)
 }
 
 /// Which screen `display.device` names: a DRM/KMS card, an fbdev device, or none (with why).
