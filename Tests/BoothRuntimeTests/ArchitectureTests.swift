@@ -38,6 +38,10 @@ import Testing
         "BoothInput → BoothGPIO",  // removed by the debouncer move
     ]
 
+    /// The libraries that put device modules together (the daemon's wiring, `devices`): besides the device
+    /// modules themselves (their known edges above) and the executables, the only ones that may import a device module.
+    static let wiring: Set<String> = ["BoothWiring", "BoothDeviceListing"]
+
     /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the clock,
     /// storage (atomic files) and the control socket; no device module, no one else.
     static let sysShimsUsers: Set<String> = ["BoothClock", "BoothStorage", "BoothControl"]
@@ -104,6 +108,23 @@ import Testing
             }
         }
         #expect(Self.knownHardwareEdges.isSubset(of: found), "gone, so delete from knownHardwareEdges: \(Self.knownHardwareEdges.subtracting(found).sorted())")
+    }
+
+    @Test("no library but the wiring imports a device module: the picture's layout, the runtime, the gallery draw, run and serve through ports and shared modules (BoothLayout's fonts are BoothRaster's, not BoothDisplay's)")
+    func onlyTheWiringImportsDeviceModules() throws {
+        let sources = try Set(FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        // The libraries in Sources/ (BoothTestSupport, under Tests/, is the tests' own).
+        let libraries = try Self.declaredTargets("target").filter {
+            sources.contains($0.name) && !Self.hardwareModules.contains($0.name) && !Self.wiring.contains($0.name)
+        }
+        #expect(libraries.contains { $0.name == "BoothLayout" } && libraries.contains { $0.name == "BoothRuntime" },
+                "libraries read from Package.swift: \(libraries.map(\.name))")
+        for library in libraries {
+            let imported = try Self.imports(of: library.name).filter { Self.hardwareModules.contains($0.module) }
+            #expect(imported.isEmpty, "\(library.name) is no device module and not the wiring, but imports one: \(imported)")
+            let depended = library.dependencies.intersection(Self.hardwareModules)
+            #expect(depended.isEmpty, "\(library.name) depends on a device module in Package.swift: \(depended.sorted())")
+        }
     }
 
     @Test("no library imports an executable (the import lines of Sources/ and Package.swift's dependencies)")
