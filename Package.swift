@@ -73,10 +73,14 @@ let package = Package(
         // A QR code's modules (libqrencode): the review screen's and the printed page's.
         .target(name: "BoothQRCode", dependencies: ["CQREncode"]),
         .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothQRCode", "CCUPS"]),
-        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
+        // Raster text and drawing shared by the screens and the pictures: FreeType fonts, the XRGB canvas, PixelRect, AlphaMask.
+        .target(name: "BoothRaster", dependencies: ["BoothCore", "CFreeType", "CYUV"]),
+        // The booth's one OrientationSource: fixed turns or the IIO accelerometer (how captures and screens are turned).
+        .target(name: "BoothOrientation", dependencies: ["BoothCore", "BoothPorts", "BoothClock"]),
+        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothRaster", "CTurboJPEG", "CYUV",
                                                      "CFramebufferShims", "CDRM", "CDRMShims", "BoothQRCode"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
-        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "CTurboJPEG",
+        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothRaster", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
         // Runs the core's commands against the ports: the loop, the command interpreter, the workers.
         .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock"]),
@@ -91,8 +95,8 @@ let package = Package(
 
         // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
-                                                              "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
-                                                              "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex", "BoothCommandLine"]),
+                                                              "BoothGPIO", "BoothInput", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothLayout",
+                                                              "BoothPrint", "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex", "BoothCommandLine"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe", "BoothCommandLine"]),
 
@@ -101,7 +105,7 @@ let package = Package(
         .executableTarget(name: "photobooth-gallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothControl",
                                                                      "BoothRuntime", "BoothIndex", "BoothGallery"]),
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
-                                                                    "BoothDisplay", "BoothLayout", "BoothStorage", "BoothPrint", "CPNG",
+                                                                    "BoothDisplay", "BoothRaster", "BoothLayout", "BoothStorage", "BoothPrint", "CPNG",
                                                              "CLibcameraShim", "CYUV"],
                           path: "bench/BoothBench"),
 
@@ -116,11 +120,12 @@ let package = Package(
                     exclude: ["webhook-listener.py"]),
         .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
-        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
+        .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothRaster", "BoothDisplay"]),
+        .testTarget(name: "BoothOrientationTests", dependencies: ["BoothCore", "BoothPorts", "BoothOrientation"]),
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
                                                        "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "photoboothd",
                                                        "BoothCommandLine"]),
-        .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
+        .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothRaster", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime", "BoothIndex",
                                                      "BoothControl", "photoboothd"],

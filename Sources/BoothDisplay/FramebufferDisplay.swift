@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothPorts
+import BoothRaster
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -62,11 +63,16 @@ public final class ScreenCompositor {
 /// so neither the main loop nor the camera thread waits for drawing. The turns come from the booth's
 /// one ``OrientationSource`` (read once per drawing: the live view's camera turn and the screen's
 /// turn from the same reading). Optionally owns the kiosk VT (``ConsoleOwner``) until ``close()``.
+/// The frame-rate limit and a live frame's age are measured on the injected clock: the thread waits
+/// on its condition for the rest of the interval (a new screen, a stop or an advance of a
+/// ``ManualClock`` wakes it), never in a sleep.
 public final class FramebufferDisplay: DisplaySink {
     public let format: FramebufferFormat
     private let orientation: any OrientationSource
     private let optionsBase: LiveViewOptions
-    private let minIntervalSeconds: Double
+    /// The least time between two drawings, in milliseconds (1000 / `framesPerSecond`).
+    private let minIntervalMilliseconds: Double
+    private let clock: any MonotonicClock
     private let followsDisplayRotation: Bool
     private let threadName: String
     private let log: @Sendable (String) -> Void
@@ -95,12 +101,15 @@ public final class FramebufferDisplay: DisplaySink {
     ///   - followsDisplayRotation: turn the drawing by `display.rotation` (a screen); false draws it
     ///     upright (the file preview).
     ///   - threadName: the drawing thread's name.
+    ///   - clock: where the frame-rate limit (`framesPerSecond`) and a live frame's age (its
+    ///     `timestamp`, on the same clock) are measured; CLOCK_MONOTONIC by default. On a
+    ///     ``ManualClock``, an advance wakes the drawing thread.
     ///   - log: warnings (a console that cannot be owned).
     /// - Throws: ``FontError`` when the font cannot be loaded.
     public init(framebuffer: any Framebuffer, fontPath: String, texts: ScreenTexts, options: LiveViewOptions,
                 orientation: any OrientationSource, framesPerSecond: Int, console: String?,
                 followsDisplayRotation: Bool = true, threadName: String = "display",
-                log: @escaping @Sendable (String) -> Void) throws {
+                clock: any MonotonicClock = SystemClock(), log: @escaping @Sendable (String) -> Void) throws {
         self.followsDisplayRotation = followsDisplayRotation
         self.threadName = threadName
         worker = WorkerThread(name: threadName)
@@ -109,13 +118,18 @@ public final class FramebufferDisplay: DisplaySink {
         confined = Confined(ScreenCompositor(framebuffer: framebuffer, renderer: renderer))
         self.orientation = orientation
         optionsBase = options
-        minIntervalSeconds = 1.0 / Double(max(1, framesPerSecond))
+        minIntervalMilliseconds = 1000 / Double(max(1, framesPerSecond))
+        self.clock = clock
         self.log = log
         var owner: ConsoleOwner?
         if let console, !console.isEmpty {
             do { owner = try ConsoleOwner(path: console) } catch { log("display: console \(console) left as it is: \(error)") }
         }
         self.console = Mutex(owner)
+        if let manual = clock as? ManualClock {
+            let worker = self.worker
+            manual.onAdvance { worker.wake() }
+        }
     }
 
     /// Starts the drawing thread.
@@ -171,7 +185,7 @@ public final class FramebufferDisplay: DisplaySink {
     private func signal() { worker.wake() }
 
     private func run(_ worker: WorkerThread) {
-        var lastDraw = 0.0  // seconds on CLOCK_MONOTONIC
+        var lastDraw: MonotonicInstant?  // on `clock`
         var lastRotation: (camera: Rotation, display: Rotation)?
         /// Whether the last drawing showed a live frame: once the stream has stopped (the frame ages
         /// past 2 s) the screen is drawn again without it, not left with that frame frozen.
@@ -182,15 +196,18 @@ public final class FramebufferDisplay: DisplaySink {
             let turns = orientation.current
             let rotation = (camera: turns.camera, display: followsDisplayRotation ? turns.display : Rotation.r0)
             let turned = lastRotation.map { $0.camera != rotation.camera || $0.display != rotation.display } ?? true
-            let now = Double(Monotonic.now().nanoseconds) / 1e9
-            if now - lastDraw < minIntervalSeconds {
-                usleep(useconds_t((minIntervalSeconds - (now - lastDraw)) * 1_000_000))
+            // The frame-rate limit: the rest of the interval since the last drawing, on the clock. A new
+            // screen or frame wakes the wait (it is looked at again), a stop ends it.
+            while let last = lastDraw, !shared.withLock({ $0.stop }) {
+                let left = minIntervalMilliseconds - clock.now().milliseconds(since: last)
+                guard left > 0 else { break }
+                _ = worker.waitForWork(until: Monotonic.now().adding(milliseconds: Int64(left.rounded(.up)))) { shared.withLock { $0.stop } }
             }
             enum Job { case stop, skip, draw(Screen, Frame?, [UInt8]?, String?, String?, String?) }
             let job: Job = shared.withLock { s in
                 if s.stop { return .stop }
                 // A frame over 2 s old is from a stream that stopped (camera.idle_stop): not shown.
-                let live = s.live.flatMap { Monotonic.now().milliseconds(since: $0.timestamp) < 2000 ? $0 : nil }
+                let live = s.live.flatMap { clock.now().milliseconds(since: $0.timestamp) < 2000 ? $0 : nil }
                 if live == nil { s.live = nil }
                 guard s.dirty || turned || (drewLive && live == nil) else { return .skip }
                 s.dirty = false
@@ -211,7 +228,7 @@ public final class FramebufferDisplay: DisplaySink {
             if let failure = confined.compositor.reviewFailureToReport(screen) { log("display: \(failure)") }
             lastRotation = rotation
             drewLive = live != nil && ScreenCompositor.showsLiveView(screen)
-            lastDraw = Double(Monotonic.now().nanoseconds) / 1e9
+            lastDraw = clock.now()
             shared.withLock { $0.frames += 1 }
         }
     }

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothRaster
 import CYUV
 
 /// Where one colour channel sits in a framebuffer pixel (`fb_bitfield`): `offset` bits from the

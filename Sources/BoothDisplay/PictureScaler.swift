@@ -1,5 +1,6 @@
 import BoothCore
 import BoothJPEG
+import BoothRaster
 import CYUV
 
 /// Problems with a camera frame handed to the live view.

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothQRCode
+import BoothRaster
 
 /// What the screens say (the `[text]` settings), in the event's language.
 public struct ScreenTexts: Sendable, Equatable {

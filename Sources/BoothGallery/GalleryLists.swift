@@ -299,6 +299,8 @@ final class LiveWaiters: Sendable {
     }
     private let held = Mutex(Held())
     private let worker = WorkerThread(name: "pb-live")
+    /// Broadcast when libmicrohttpd takes a resumed request back (``resumed(_:)``), for ``stop()``'s wait.
+    private let takenBack = MonotonicCondition()
 
     /// Starts the thread that resumes held requests.
     func start(server: GalleryServer) {
@@ -329,11 +331,10 @@ final class LiveWaiters: Sendable {
 
     /// The cursor of `c` when it is a held request libmicrohttpd gives back (it is then answered), else nil.
     func resumed(_ c: OpaquePointer) -> Int64?? {
-        held.withLock { h in
-            let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(c)))
-            guard let after = h.resumed.removeValue(forKey: key) else { return nil }
-            return .some(after)
-        }
+        let after: Int64? = held.withLock { h in h.resumed.removeValue(forKey: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(c)))) }
+        guard let after else { return nil }
+        takenBack.lock(); takenBack.broadcast(); takenBack.unlock()
+        return .some(after)
     }
 
     /// Requests held now (tests).
@@ -354,7 +355,11 @@ final class LiveWaiters: Sendable {
         held.withLock { $0.stopping = true }
         resume { _ in true }
         worker.finish(timeoutMilliseconds: 1000)
-        for _ in 0..<100 where held.withLock({ !$0.resumed.isEmpty }) { usleep(10_000) }
+        // Looked at with `takenBack` locked, which ``resumed(_:)`` takes to broadcast: no taking back is missed.
+        let deadline = Monotonic.now().adding(milliseconds: 1000)
+        takenBack.lock()
+        defer { takenBack.unlock() }
+        while held.withLock({ !$0.resumed.isEmpty }) && takenBack.wait(until: deadline) {}
     }
 }
 

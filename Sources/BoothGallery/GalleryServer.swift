@@ -112,9 +112,14 @@ public final class GalleryServer: Sendable {
         /// Connections closed because no whole request arrived within `gallery.timeout` of their start
         /// or previous answer (idle, or trickling in).
         public var closedSlowRequests = 0
+        /// The limits in force, as the server keeps them: `gallery.max_connections` and
+        /// `gallery.connections_per_client` (0 until started).
+        public var maxConnections = 0, connectionsPerClient = 0
 
-        /// The limits' counters from the server (`pb_http_counts`).
+        /// The limits and their counters from the server (`pb_http_counts`).
         mutating func counted(_ c: pb_http_counters) {
+            maxConnections = Int(c.max_connections)
+            connectionsPerClient = Int(c.per_ip_connections)
             refusedPerClient = Int(c.refused_per_client)
             refusedFull = Int(c.refused_full)
             closedForNewcomer = Int(c.closed_for_newcomer)
@@ -148,8 +153,6 @@ public final class GalleryServer: Sendable {
     /// The refusals' log: per address (`""`: max_connections), when its last line was written and
     /// how many were refused since; at most 4,096 addresses (then forgotten whole).
     private let refusalsSaid = Mutex([String: (at: Int64, since: Int)]())
-    /// The limits the server was started with, for the refusals' words: (max_connections, connections_per_client).
-    private let limits = Mutex((max: 0, perClient: 0))
 
     /// `detail` is asked at each `/health` (on a server thread: it must return at once); what it gives,
     /// when not nil, follows the counts after `; ` (the sync's backlog: ``GallerySync/healthText()``).
@@ -184,7 +187,6 @@ public final class GalleryServer: Sendable {
                       timeoutMilliseconds: Int, threads: Int = 2) throws(GalleryError) -> UInt16 {
         var why = [CChar](repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        limits.withLock { $0 = (maxConnections, connectionsPerClient) }
         let started: OpaquePointer? = address.withCString { addr in
             var o = pb_http_options(address: addr, port: port, threads: UInt32(threads), max_connections: UInt32(maxConnections),
                                     per_ip_connections: UInt32(connectionsPerClient),
@@ -284,9 +286,8 @@ public final class GalleryServer: Sendable {
     func limitsText() -> String {
         let s = currentStats
         guard s.refusedPerClient + s.refusedFull + s.closedForNewcomer + s.closedSlowRequests > 0 else { return "" }
-        let (maxConnections, perClient) = limits.withLock { $0 }
-        return "; connections refused: \(s.refusedPerClient) past gallery.connections_per_client (\(perClient)), "
-            + "\(s.refusedFull) past gallery.max_connections (\(maxConnections)); closed: \(s.closedForNewcomer) waiting "
+        return "; connections refused: \(s.refusedPerClient) past gallery.connections_per_client (\(s.connectionsPerClient)), "
+            + "\(s.refusedFull) past gallery.max_connections (\(s.maxConnections)); closed: \(s.closedForNewcomer) waiting "
             + "at max_connections for a newcomer, \(s.closedSlowRequests) without a whole request within gallery.timeout"
     }
 
@@ -629,77 +630,5 @@ final class ServedBody: @unchecked Sendable {
         guard n > 0 else { return -2 }
         let got = retryingEINTR { pread(fd, buffer, n, off_t(offset)) }
         return got > 0 ? got : -2
-    }
-}
-
-/// The index the gallery reads, opened again when the daemon replaced its file (a damaged one moved
-/// aside and rebuilt: the old descriptor would keep reading the old file). The file's device and
-/// inode are compared at most every 2 s.
-final class IndexFile: Sendable {
-    private struct State: @unchecked Sendable {
-        var index: PictureIndex
-        var identity: Identity?
-        var checkedAt: Int64
-        var generation = 0
-    }
-    private let state: Mutex<State>
-    private let log: Logger
-    private let who: String
-    private let now: @Sendable () -> Int64
-
-    /// - Parameter who: the log's prefix (`gallery`, `sync`, `alerts`): each reader keeps a connection of its own.
-    init(_ index: PictureIndex, log: Logger, who: String = "gallery",
-         nowMilliseconds: @escaping @Sendable () -> Int64 = { Int64(Monotonic.now().nanoseconds / 1_000_000) }) {
-        self.log = log
-        self.who = who
-        now = nowMilliseconds
-        state = Mutex(State(index: index, identity: IndexFile.identity(index.path), checkedAt: nowMilliseconds()))
-    }
-
-    /// The file at the path and its `-wal` (device and inode, `stat(2)`; the `-wal` nil when there is none).
-    /// The `-wal` too: a file renamed over the index while the old file's `-wal` and `-shm` are still
-    /// beside it would be read through them (the old file's rows, or a damaged mix), and that connection
-    /// kept once photoboothd has made the file again with its own; so it is opened only once its `-wal`
-    /// is not the old file's.
-    private struct Identity: Equatable {
-        var dev: UInt64, ino: UInt64
-        var wal: [UInt64]?
-    }
-
-    private static func identity(_ path: String) -> Identity? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        var w = stat()
-        return Identity(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino),
-                        wal: stat(path + "-wal", &w) == 0 ? [UInt64(w.st_dev), UInt64(w.st_ino)] : nil)
-    }
-
-    /// The index to read now.
-    func current() -> PictureIndex { currentAndGeneration().index }
-
-    /// The index to read now, and how many times it was opened again since the first (a reader
-    /// that keeps a cursor into it starts again when this grows). Looks at the file's and its `-wal`'s
-    /// device and inode at most every 2 s (``Identity``).
-    func currentAndGeneration() -> (index: PictureIndex, generation: Int) {
-        let t = now()
-        return state.withLock { s in
-            guard t - s.checkedAt >= 2000 else { return (s.index, s.generation) }
-            s.checkedAt = t
-            let id = IndexFile.identity(s.index.path)
-            // No identity known (the file was gone at the first look, between its open and its stat): any file there now is another.
-            guard let id else { return (s.index, s.generation) }
-            if let old = s.identity, id == old { return (s.index, s.generation) }
-            // Another file beside the old file's -wal: not opened until photoboothd has made it again (its -wal then its own).
-            if let old = s.identity, let wal = id.wal, wal == old.wal, id.dev != old.dev || id.ino != old.ino { return (s.index, s.generation) }
-            do {
-                s.index = try PictureIndex(path: s.index.path, readOnly: true)
-                s.identity = id
-                s.generation += 1
-                log.notice("\(who): \(s.index.path) was made again by photoboothd; reading the new one")
-            } catch {
-                log.warning("\(who): \(s.index.path) changed but cannot be opened: \(error); reading the old one")
-            }
-            return (s.index, s.generation)
-        }
     }
 }

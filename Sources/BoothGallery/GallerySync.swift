@@ -445,7 +445,8 @@ public final class GallerySync: Sendable {
 
     /// What the remote lacks, counted into ``stats`` (`pending`, `pendingRemovals`): every picture the
     /// gallery serves (its file still there, not past `gallery.expiry`) the ledger has not recorded,
-    /// oldest first, and every token the ledger has that is no longer served.
+    /// oldest first, and every token the ledger has that is no longer served. The files are looked at
+    /// through ``PhotoFolderListing`` (a listing of each date folder), not opened one by one.
     /// - Throws: ``IndexError`` reading the index or the ledger.
     private func backlog(index: PictureIndex, ledger: SyncLedger) throws(IndexError) -> (toCopy: [IndexedPicture], toDelete: [String]) {
         let remote = config.remote
@@ -455,7 +456,13 @@ public final class GallerySync: Sendable {
         // stay), not past gallery.expiry. The rest is not copied, and deleted where it was.
         let expiredBefore = config.expirySeconds.map { Int64(time(nil)) - $0 }
         var present: [IndexedPicture] = []
+        // Each date folder listed once (no open per picture); what the listing does not show is opened below.
+        var listing = PhotoFolderListing(photosDir: config.photosDir)
         for p in served where expiredBefore.map({ p.savedAt >= $0 }) ?? true {
+            if listing.lists(p.path) {
+                present.append(p)
+                continue
+            }
             // Opened as the gallery opens it (``BeneathFile``): nothing outside storage.dir or through a link is copied.
             do {
                 close(try BeneathFile.open(p.path, under: config.photosDir).fd)
@@ -517,7 +524,8 @@ public final class GallerySync: Sendable {
     }
 }
 
-/// A program run to its end from the calling thread (`posix_spawn`, then `waitpid`): stdin from
+/// A program run to its end from the calling thread (`posix_spawn`, then a blocking `waitid` and `waitpid`;
+/// a thread of its own, `pb-child-timer`, waits for the timeout on a condition and sends SIGTERM): stdin from
 /// /dev/null (or a descriptor given), stdout and stderr to `output` (truncated), the signal mask cleared and SIGTERM, SIGINT
 /// and SIGPIPE at their defaults (the gallery's threads block SIGTERM and SIGINT for `sigwait`).
 enum ChildProcess {
@@ -529,9 +537,13 @@ enum ChildProcess {
         case notStarted(Int32)
     }
 
+    /// The timeout's view of a child: whether it has ended (then it is never signalled) and whether it was killed.
+    private struct Watch { var ended = false, killed = false }
+
     /// - Parameters:
     ///   - stdin: the child's stdin (`dup2` to 0; the caller keeps and closes its own); nil: /dev/null.
-    ///   - started: told the child's pid once it runs; `reaped`: told once `waitpid` collected it (the pid may be reused after).
+    ///   - started: told the child's pid once it runs; `reaped`: told once it has ended, before `waitpid` collects it
+    ///     (so nobody signals its pid once it may be reused).
     static func run(_ argv: [String], environment: [String], output: String, stdin: Int32? = nil, timeoutMilliseconds: Int64,
                     started: (pid_t) -> Void, reaped: () -> Void) -> Outcome {
         var actions = posix_spawn_file_actions_t()
@@ -562,19 +574,30 @@ enum ChildProcess {
         let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
         guard rc == 0 else { return .notStarted(rc) }
         started(pid)
+        // The timeout: a thread waits for the deadline on its condition (woken at once when the child ends
+        // first) and sends SIGTERM, unless the child has ended: `ended` is set, under the same lock, before
+        // the child is collected, so its pid is never signalled once it may be reused.
+        let watch = Mutex(Watch()), child = pid
+        let timer = WorkerThread(name: "pb-child-timer")
         let deadline = Monotonic.now().adding(milliseconds: timeoutMilliseconds)
-        var status: Int32 = 0
-        var killed = false
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { reaped(); break }
-            if r < 0 && errno != EINTR { reaped(); return .exited(-1) }
-            if !killed && Monotonic.now() >= deadline {
-                kill(pid, SIGTERM)
-                killed = true
+        let timing = timer.start { w in
+            guard w.waitForWork(until: deadline) == .timeout else { return }
+            watch.withLock { s in
+                guard !s.ended else { return }
+                kill(child, SIGTERM)
+                s.killed = true
             }
-            usleep(20_000)
         }
+        if !timing { kill(child, SIGTERM); watch.withLock { $0.killed = true } }  // no thread for the timeout: not left to run unwatched
+        // Blocks until the child has ended, leaving it to be collected (WNOWAIT).
+        var info = siginfo_t()
+        let waited = retryingEINTR { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
+        let killed = watch.withLock { s in s.ended = true; return s.killed }
+        timer.finish(timeoutMilliseconds: nil)
+        reaped()
+        var status: Int32 = 0
+        let r = retryingEINTR { waitpid(pid, &status, 0) }
+        guard waited == 0, r == pid else { return .exited(-1) }
         if killed { return .timedOut }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, written out (macros Swift does not import).
         if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }

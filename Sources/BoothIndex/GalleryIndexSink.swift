@@ -38,43 +38,58 @@ public final class GalleryIndexSink: PictureSink {
     }
 
     /// Whether the photo saved at `path` (absolute, `storage.dir/DATE/NAME`) gets a link: false when
-    /// its date folder is a symbolic link or not a folder (`lstat`; `storage.dir` itself may be a link),
-    /// as ``pictureSaved(_:)`` then does not index it and the gallery would not serve it. For the
-    /// review's QR code on the main loop: each date folder is looked at once and remembered (at most
-    /// 64 folders, forgotten whole beyond), so it does not block there. The daemon writes the file
-    /// itself (temp + rename), never a link.
+    /// the gallery would not serve it: a symbolic link on its way below `storage.dir` (its date folder,
+    /// or the file; `storage.dir` itself may be a link), or the file cannot be opened. The same look as
+    /// ``pictureSaved(_:)``'s and the gallery's (``BeneathFile``). For the review's QR code on the main
+    /// loop: each date folder's answer (served, or a link on the way) is remembered (at most 64 folders,
+    /// forgotten whole beyond), so it does not block there; any other failure is not remembered. The
+    /// daemon writes the file itself (temp + rename), never a link.
     public func serves(path: String) -> Bool {
         let folder = String(path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
-        if let known = plainFolders.withLock({ $0[folder] }) { return known }
-        var st = stat()
-        guard lstat(folder, &st) == 0 else { return false }  // not remembered: it may be there a moment later
-        let plain = (st.st_mode & S_IFMT) == S_IFDIR
-        plainFolders.withLock { known in
-            if known.count >= 64 { known = [:] }
-            known[folder] = plain
+        if let known = servedFolders.withLock({ $0[folder] }) { return known }
+        let served: Bool
+        switch GalleryIndexSink.look(path) {
+        case .served: served = true
+        case .linked: served = false
+        case .failed: return false  // not remembered: it may be there a moment later
         }
-        return plain
+        servedFolders.withLock { known in
+            if known.count >= 64 { known = [:] }
+            known[folder] = served
+        }
+        return served
     }
 
-    private let plainFolders = Mutex<[String: Bool]>([:])
+    private let servedFolders = Mutex<[String: Bool]>([:])
 
-    /// Why the gallery would never serve `path`: a symbolic link on its way (``BeneathFile``'s ELOOP),
-    /// said plainly; nil otherwise (another failure, a file already gone: indexed as before).
-    private func linked(_ path: String) -> String? {
+    /// What the gallery would make of `path`, opened as it opens it (``BeneathFile`` under the path's
+    /// photos folder): the one look for a symbolic link on the way.
+    private enum Look {
+        case served
+        /// ELOOP: a symbolic link on the way; the error, said.
+        case linked(String)
+        /// Another failure (the file already gone, permission).
+        case failed
+    }
+
+    private static func look(_ path: String) -> Look {
         do {
             close(try BeneathFile.open(GalleryIndexSink.identity(of: path), under: StorageIDs.photosDir(of: path)).fd)
-            return nil
+            return .served
         } catch where error.errno == ELOOP {
-            return "its date folder or the file is a symbolic link (the gallery serves only what lies inside storage.dir): \(error)"
+            return .linked("\(error)")
         } catch {
-            return nil
+            return .failed
         }
     }
 
     public func pictureSaved(_ picture: SavedPicture) {
         let identity = GalleryIndexSink.identity(of: picture.path)
-        if let why = linked(picture.path) {
-            log.warning("gallery: \(identity) not indexed (guests cannot get it): \(why)")
+        // A symbolic link on the way: the gallery would never serve it, said plainly. Another failure (a
+        // file already gone): indexed as before.
+        if case let .linked(error) = GalleryIndexSink.look(picture.path) {
+            log.warning("gallery: \(identity) not indexed (guests cannot get it): its date folder or the file is a symbolic link "
+                        + "(the gallery serves only what lies inside storage.dir): \(error)")
             return
         }
         let token = token(path: picture.path, bytes: Int64(picture.bytes.count))

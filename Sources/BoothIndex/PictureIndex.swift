@@ -181,9 +181,7 @@ public final class PictureIndex: Sendable {
                 db = try PictureIndex.open(path: path, readOnly: false)
             } catch {
                 guard error.kind == .corrupt else { throw error }
-                let aside = "\(path).corrupt-\(now)"
-                rename(path, aside)
-                for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+                PictureIndex.moveAside(path, now: now)
                 db = try PictureIndex.open(path: path, readOnly: false)
             }
             try db.transaction { () throws(IndexError) in
@@ -322,13 +320,6 @@ public final class PictureIndex: Sendable {
                 out.append((r.int(6), PictureIndex.row(r)))
             }
             return out
-        }
-    }
-
-    /// How many pictures the list shows (``listedRule``), saved since `savedSince` (seconds since 1970; nil: all).
-    public func listedCount(savedSince: Int64? = nil) throws(IndexError) -> Int {
-        try with { db throws(IndexError) in
-            Int(try db.integer("SELECT count(*) FROM pictures WHERE saved_at >= ? AND \(PictureIndex.listedRule)", [.int(savedSince ?? Int64.min)]))
         }
     }
 
@@ -557,6 +548,17 @@ public final class PictureIndex: Sendable {
         return k
     }
 
+    /// Moves a damaged index at `path` aside as `<path>.corrupt-<now>` (seconds since 1970), with its
+    /// `-wal` and `-shm` (`rename(2)` each; one that is missing or cannot be moved is left as it is), so a
+    /// new file can be made at `path`. - Returns: the name it was moved to.
+    @discardableResult
+    static func moveAside(_ path: String, now: Int64) -> String {
+        let aside = "\(path).corrupt-\(now)"
+        rename(path, aside)
+        for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+        return aside
+    }
+
     /// The daemon's index: opened for writing, or, when it is not a database or damaged, moved aside
     /// (`index.sqlite.corrupt-<seconds since 1970>`, with its -wal and -shm) and made anew; then
     /// reconciled with the picture files (the same tokens: they come from the secret) and `removals`
@@ -568,10 +570,8 @@ public final class PictureIndex: Sendable {
         do {
             index = try PictureIndex(path: path)
         } catch where error.kind == .corrupt {
-            let aside = "\(path).corrupt-\(now)"
+            let aside = moveAside(path, now: now)
             log.warning("gallery: \(error); moved aside as \(aside) and made anew from the photos (the same URLs)")
-            rename(path, aside)
-            for suffix in ["-wal", "-shm"] { rename(path + suffix, aside + suffix) }
         } catch {
             log.error("gallery: \(error); the gallery has no index (guests cannot get their photos)")
             return nil

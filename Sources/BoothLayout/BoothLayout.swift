@@ -5,4 +5,4 @@
 // the composer for [picture], its diagnostics for photoboothctl). photoboothd hands it to the runtime
 // as the PictureComposing port.
 //
-// May import: BoothCore, BoothJPEG, BoothDisplay (fonts), CTurboJPEG, CYUV, CPNG and the system.
+// May import: BoothCore, BoothJPEG, BoothRaster (fonts, PixelRect), CTurboJPEG, CYUV, CPNG and the system.

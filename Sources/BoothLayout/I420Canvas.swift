@@ -1,6 +1,6 @@
 import BoothCore
-import BoothDisplay
 import BoothJPEG
+import BoothRaster
 import CYUV
 
 /// A colour as full-range Y'CbCr (JFIF, BT.601), the values the canvas holds.

@@ -1,5 +1,5 @@
 import BoothCore
-import BoothDisplay
+import BoothRaster
 import FoundationEssentials
 import Glibc
 

@@ -1,6 +1,6 @@
 import BoothCore
-import BoothDisplay
 import BoothJPEG
+import BoothRaster
 import CYUV
 import Dispatch
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import BoothCore
-import BoothDisplay
 import BoothJPEG
+import BoothRaster
 
 /// Why a picture could not be composed or a composer not made.
 public enum PictureError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import BoothCore
-import BoothDisplay
+import BoothRaster
 import FoundationEssentials
 
 /// The largest picture the booth composes, in pixels: the print renderer decodes the picture whole, and a

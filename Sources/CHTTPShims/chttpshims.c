@@ -472,6 +472,8 @@ void pb_http_counts(pb_http_server *server, pb_http_counters *out) {
     if (!server) return;
     pthread_mutex_lock(&server->lock);
     *out = server->counts;
+    out->max_connections = server->max_connections;
+    out->per_ip_connections = server->per_client;
     for (unsigned i = 0; i < server->capacity; i++) {
         if (server->slots[i].state == slot_waiting || server->slots[i].state == slot_busy) out->open++;
     }

@@ -3,8 +3,10 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothGPIO
+import BoothOrientation
 import BoothPorts
 import BoothPrint
+import BoothRaster
 import BoothRuntime
 import BoothStorage
 import Glibc
@@ -74,7 +76,7 @@ func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logg
                          _ orientation: any OrientationSource) -> [any DisplaySink] {
     guard !s.preview.file.isEmpty else { return [] }
     do {
-        return [try makeFilePreview(s, orientation: orientation, log: log)]
+        return [try makeFilePreview(s, orientation: orientation, clock: clock, log: log)]
     } catch {
         log.warning("preview: no file preview, running without it: \(error)")
         return []
@@ -82,13 +84,15 @@ func filePreviewDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logg
 }
 
 /// The ``FilePreview`` for a set of settings (`preview.*`, the screen's font, texts, scaling, mirror),
-/// turned by `orientation` (the booth's one source; nil: one of its own from `s`, for tests).
+/// turned by `orientation` (the booth's one source; nil: one of its own from `s`, for tests), its frame rate
+/// kept on `clock` (the booth's).
 /// - Throws: ``FontError`` when `display.font` cannot be loaded.
-public func makeFilePreview(_ s: Settings, orientation: (any OrientationSource)? = nil, log: Logger) throws -> FilePreview {
+public func makeFilePreview(_ s: Settings, orientation: (any OrientationSource)? = nil, clock: any MonotonicClock = SystemClock(),
+                            log: Logger) throws -> FilePreview {
     try FilePreview(path: s.preview.file, size: s.preview.size, framesPerSecond: s.preview.frameRate,
                     fontPath: s.display.font, texts: ScreenTexts(s.text),
                     options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
-                    orientation: orientation ?? OrientationTracker(settings: s), log: log)
+                    orientation: orientation ?? OrientationTracker(settings: s), clock: clock, log: log)
 }
 
 /// Which screen `display.device` names: a DRM/KMS card, an fbdev device, or none (with why).
@@ -188,7 +192,7 @@ func screenDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
         if simulate && access(path, W_OK) != 0 { return [] }
         do {
             let fb = try FramebufferDevice(path: path)
-            return try [startScreen(fb, described: "\(fb.path) (\(fb.driver)) \(fb.format)", s, log, orientation)]
+            return try [startScreen(fb, described: "\(fb.path) (\(fb.driver)) \(fb.format)", s, clock, log, orientation)]
         } catch {
             log.warning("display: no screen, running without it: \(error)")
             return []
@@ -207,7 +211,7 @@ func kmsDisplay(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ lo
     let described = "\(path) (\(i.driver), KMS) \(i.connector ?? "?") \(kms.format.size)@\(i.refreshHz ?? 0) Hz, "
         + "page flips on vblank\(kms.currentStats.isMaster ? "" : "; not DRM master yet")"
     do {
-        return try startScreen(kms, described: described, s, log, orientation)
+        return try startScreen(kms, described: described, s, clock, log, orientation)
     } catch {
         kms.close()
         throw error
@@ -216,13 +220,13 @@ func kmsDisplay(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ lo
 
 /// A ``FramebufferDisplay`` on `framebuffer`, its thread started, and `display: <described>` logged.
 /// - Throws: the font's error (``FramebufferDisplay`` init).
-private func startScreen(_ framebuffer: any Framebuffer, described: String, _ s: Settings, _ log: Logger,
-                         _ orientation: any OrientationSource) throws -> any DisplaySink {
+private func startScreen(_ framebuffer: any Framebuffer, described: String, _ s: Settings, _ clock: any MonotonicClock,
+                         _ log: Logger, _ orientation: any OrientationSource) throws -> any DisplaySink {
     let display = try FramebufferDisplay(
         framebuffer: framebuffer, fontPath: s.display.font, texts: ScreenTexts(s.text),
         options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
         orientation: orientation, framesPerSecond: s.display.frameRate,
-        console: s.display.console.isEmpty ? nil : s.display.console, log: { log.warning($0) })
+        console: s.display.console.isEmpty ? nil : s.display.console, clock: clock, log: { log.warning($0) })
     display.start()
     log.info("display: \(described)")
     return display

@@ -1,7 +1,9 @@
+import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
 import BoothPorts
+import BoothRaster
 import BoothRuntime
 import BoothStorage
 import Synchronization
@@ -25,16 +27,18 @@ public final class FilePreview: DisplaySink {
     ///   - fontPath: the font (`display.font`); `texts` the `[text]` settings.
     ///   - options: how the live view is drawn (`display.scaling`, `display.mirror`); the camera
     ///     rotation comes from `orientation`, the booth's one source (the same the camera turns by).
+    ///   - clock: where `framesPerSecond` is kept (``FramebufferDisplay``'s clock); CLOCK_MONOTONIC by default.
     /// - Throws: ``FontError`` when the font cannot be loaded.
     public init(path: String, size: FrameSize, framesPerSecond: Int, quality: Int = 80, fontPath: String,
-                texts: ScreenTexts, options: LiveViewOptions, orientation: any OrientationSource, log: Logger) throws {
+                texts: ScreenTexts, options: LiveViewOptions, orientation: any OrientationSource,
+                clock: any MonotonicClock = SystemClock(), log: Logger) throws {
         self.path = path
         try? makeDirectories(directoryName(of: path))
         let file = JPEGFileFramebuffer(path: path, size: size, quality: quality, log: log)
         self.file = file
         display = try FramebufferDisplay(framebuffer: file, fontPath: fontPath, texts: texts, options: options,
                                          orientation: orientation, framesPerSecond: framesPerSecond, console: nil,
-                                         followsDisplayRotation: false, threadName: "preview",
+                                         followsDisplayRotation: false, threadName: "preview", clock: clock,
                                          log: { log.warning("preview: \($0)") })
         display.start()
     }

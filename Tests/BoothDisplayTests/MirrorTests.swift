@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
+import BoothRaster
 import Testing
 
 /// The mirrored live view on an unturned XRGB8888 screen is drawn onto a canvas stored right to left

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
+import BoothRaster
 import Testing
 
 @Suite("Screens into in-memory framebuffers")

@@ -61,4 +61,24 @@ import Testing
         usleep(50_000)
         #expect(display.framesDrawn == drawn, "nothing is drawn after close")
     }
+
+    @Test("the frame-rate limit waits on the injected clock: a new screen within the interval is drawn when the clock has moved past it, not after a real-time sleep")
+    func frameRateLimitOnTheInjectedClock() throws {
+        let framebuffer = MemoryFramebuffer(format: .xrgb8888(FrameSize(width: 64, height: 32)))
+        let clock = ManualClock()
+        // One frame a second: the second screen waits for the rest of 1000 ms on `clock`.
+        let display = try FramebufferDisplay(framebuffer: framebuffer, fontPath: Fixture.fontPath, texts: Fixture.texts,
+                                             options: LiveViewOptions(), orientation: SetSource(Orientation(camera: .r0, display: .r0)),
+                                             framesPerSecond: 1, console: nil, clock: clock, log: { _ in })
+        defer { display.close() }
+        display.start()
+        #expect(Self.within(5_000) { display.framesDrawn == 1 }, "the first screen is drawn at once")
+        display.show(ScreenContent(.preview))
+        clock.advance(milliseconds: 999)
+        #expect(!Self.within(100) { display.framesDrawn > 1 }, "999 ms on the clock: still inside the interval")
+        clock.advance(milliseconds: 1)
+        // A real-time sleep would need most of a second more; the advance wakes the wait.
+        #expect(Self.within(500) { display.framesDrawn == 2 }, "the clock reached the interval's end: drawn")
+        #expect(!Self.within(100) { display.framesDrawn > 2 }, "nothing more to draw")
+    }
 }

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
+import BoothRaster
 import Foundation
 
 enum Fixture {

@@ -166,6 +166,14 @@ struct GalleryFilesTests {
         // storage.dir itself through a link: the operator's choice, indexed and linked.
         try #require(symlink(one.photos, "\(one.dir)/photos-link") == 0)
         #expect(sink.serves(path: "\(one.dir)/photos-link/\(inside)"))
+        // A picture that is itself a link, in a plain date folder: the gallery would not serve it, so no link
+        // either (the same look as the index's, BeneathFile, not a look at the folder alone).
+        try FileManager.default.createDirectory(atPath: "\(one.photos)/2026-12-02", withIntermediateDirectories: true)
+        let linkedFile = "2026-12-02/\(PhotoFileName.name(session: 9, shot: 0))"
+        try #require(symlink("\(one.photos)/\(inside)", "\(one.photos)/\(linkedFile)") == 0)
+        #expect(!sink.serves(path: "\(one.photos)/\(linkedFile)"), "no QR code for a picture that is a link")
+        sink.pictureSaved(SavedPicture(path: "\(one.photos)/\(linkedFile)", session: 9, shot: 0, kind: .picture, captureID: 3, bytes: one.jpeg))
+        #expect(try one.index.picture(path: linkedFile) == nil)
     }
 
     @Test("BeneathFile: openat2 and the per-component fallback both refuse a symbolic link on the way and a path leaving the folder; storage.dir itself may be a link",

@@ -1,5 +1,5 @@
 import BoothCore
-import struct BoothDisplay.PixelRect
+import struct BoothRaster.PixelRect
 import BoothJPEG
 @testable import BoothLayout
 import BoothTestSupport

@@ -27,8 +27,22 @@ import Testing
     ]
 
     /// The device modules: each implements ports and may import C libraries.
-    static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothJPEG", "BoothDisplay", "BoothLayout", "BoothPrint",
+    static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothJPEG", "BoothDisplay", "BoothRaster", "BoothLayout", "BoothPrint",
                                        "BoothIndex", "BoothGallery", "BoothHTTPProbe", "BoothQRCode"]
+    /// The modules that drive one kind of hardware, each behind its port: none may import another (what
+    /// two of them share lives below them: BoothRaster, BoothJPEG, BoothQRCode, BoothClock). The one list;
+    /// a new device module (sound, a second camera kind's module) joins it here.
+    static let hardwareModules: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothDisplay", "BoothPrint", "BoothOrientation"]
+
+    /// Device → device edges still there, each on its way out. A known edge that is gone fails too, so the list only shrinks.
+    static let knownHardwareEdges: Set<String> = [
+        "BoothInput → BoothGPIO",  // removed by the debouncer move
+    ]
+
+    /// The libraries that put device modules together (the daemon's wiring, `devices`): besides the device
+    /// modules themselves (their known edges above) and the executables, the only ones that may import a device module.
+    static let wiring: Set<String> = ["BoothWiring", "BoothDeviceListing"]
+
     /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the clock,
     /// storage (atomic files) and the control socket; no device module, no one else.
     static let sysShimsUsers: Set<String> = ["BoothClock", "BoothStorage", "BoothControl"]
@@ -47,6 +61,86 @@ import Testing
             }
         }
         return out
+    }
+
+    /// The targets Package.swift declares with `kind` (`target`, `executableTarget`, `testTarget`), each
+    /// with its `dependencies:` (the quoted names in that list; comments dropped).
+    static func declaredTargets(_ kind: String) throws -> [(name: String, dependencies: Set<String>)] {
+        let text = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }.joined(separator: "\n")
+        var out: [(String, Set<String>)] = []
+        var rest = text[...]
+        while let start = rest.range(of: ".\(kind)(name: \"") {
+            let nameEnd = try #require(text[start.upperBound...].firstIndex(of: "\""))
+            let name = String(text[start.upperBound..<nameEnd])
+            // The declaration, to its closing parenthesis.
+            var depth = 0, end = text.endIndex
+            for i in text[start.lowerBound...].indices {
+                if text[i] == "(" { depth += 1 }
+                if text[i] == ")" { depth -= 1; if depth == 0 { end = i; break } }
+            }
+            let declaration = text[start.lowerBound..<end]
+            var dependencies: Set<String> = []
+            if let list = declaration.range(of: "dependencies: [") {
+                let close = declaration[list.upperBound...].firstIndex(of: "]") ?? declaration.endIndex
+                let quoted = declaration[list.upperBound..<close].split(separator: "\"", omittingEmptySubsequences: false)
+                dependencies = Set(stride(from: 1, to: quoted.count, by: 2).map { String(quoted[$0]) })
+            }
+            out.append((name, dependencies))
+            rest = text[end...]
+        }
+        return out
+    }
+
+    @Test("no device module imports another device module (the import lines of Sources/ and Package.swift's dependencies)")
+    func noDeviceModuleImportsAnotherDeviceModule() throws {
+        let sources = try Set(FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        #expect(Self.hardwareModules.isSubset(of: sources), "device modules not in Sources/: \(Self.hardwareModules.subtracting(sources).sorted())")
+        let declared = Dictionary(try Self.declaredTargets("target").map { ($0.name, $0.dependencies) }, uniquingKeysWith: { a, _ in a })
+        var found: Set<String> = []
+        for module in Self.hardwareModules.sorted() {
+            let imported = try Self.imports(of: module).filter { Self.hardwareModules.contains($0.module) && $0.module != module }
+            let depended = (declared[module] ?? []).intersection(Self.hardwareModules)
+            for edge in Set(imported.map { "\(module) → \($0.module)" }).union(depended.map { "\(module) → \($0)" }) {
+                found.insert(edge)
+                #expect(Self.knownHardwareEdges.contains(edge),
+                        "\(edge): a device module may not use another (\(imported.filter { "\(module) → \($0.module)" == edge }), Package.swift); move what they share below both")
+            }
+        }
+        #expect(Self.knownHardwareEdges.isSubset(of: found), "gone, so delete from knownHardwareEdges: \(Self.knownHardwareEdges.subtracting(found).sorted())")
+    }
+
+    @Test("no library but the wiring imports a device module: the picture's layout, the runtime, the gallery draw, run and serve through ports and shared modules (BoothLayout's fonts are BoothRaster's, not BoothDisplay's)")
+    func onlyTheWiringImportsDeviceModules() throws {
+        let sources = try Set(FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
+        // The libraries in Sources/ (BoothTestSupport, under Tests/, is the tests' own).
+        let libraries = try Self.declaredTargets("target").filter {
+            sources.contains($0.name) && !Self.hardwareModules.contains($0.name) && !Self.wiring.contains($0.name)
+        }
+        #expect(libraries.contains { $0.name == "BoothLayout" } && libraries.contains { $0.name == "BoothRuntime" },
+                "libraries read from Package.swift: \(libraries.map(\.name))")
+        for library in libraries {
+            let imported = try Self.imports(of: library.name).filter { Self.hardwareModules.contains($0.module) }
+            #expect(imported.isEmpty, "\(library.name) is no device module and not the wiring, but imports one: \(imported)")
+            let depended = library.dependencies.intersection(Self.hardwareModules)
+            #expect(depended.isEmpty, "\(library.name) depends on a device module in Package.swift: \(depended.sorted())")
+        }
+    }
+
+    @Test("no library imports an executable (the import lines of Sources/ and Package.swift's dependencies)")
+    func noLibraryImportsAnExecutable() throws {
+        let executables = Set(try Self.declaredTargets("executableTarget").map(\.name))
+        #expect(executables.isSuperset(of: ["photoboothd", "photoboothctl", "photobooth-gallery"]), "executables read from Package.swift: \(executables.sorted())")
+        let libraries = try Self.declaredTargets("target")
+        #expect(libraries.contains { $0.name == "BoothRuntime" } && !libraries.contains { executables.contains($0.name) },
+                "library targets read from Package.swift: \(libraries.map(\.name))")
+        for library in libraries {
+            let imported = try Self.imports(of: library.name).filter { executables.contains($0.module) }
+            #expect(imported.isEmpty, "the library \(library.name) imports an executable: \(imported)")
+            let depended = library.dependencies.intersection(executables)
+            #expect(depended.isEmpty, "the library \(library.name) depends on an executable in Package.swift: \(depended.sorted())")
+        }
     }
 
     @Test func theRuntimePortsClockAndCoreImportOnlyWhatTheirLayerAllows() throws {

@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothCore
 import BoothDisplay
+import BoothOrientation
 import BoothPorts
 import BoothTestSupport
 import BoothJPEG

@@ -4,6 +4,7 @@ import BoothCore
 import BoothPorts
 import BoothDisplay
 import BoothJPEG
+import BoothRaster
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothDisplay
+import BoothOrientation
 import BoothPorts
 import Glibc
 import Synchronization

@@ -6,6 +6,7 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothJPEG
+import BoothRaster
 import Foundation
 
 func displayBench(seconds: Double) throws {

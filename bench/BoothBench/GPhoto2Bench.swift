@@ -13,6 +13,7 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothPorts
+import BoothRaster
 import BoothRuntime
 import BoothStorage
 import Foundation

@@ -3,6 +3,7 @@ import BoothCore
 import BoothDisplay
 import BoothJPEG
 import BoothLayout
+import BoothRaster
 import Foundation
 
 /// `BoothBench large-still-rss --megapixels N CAPTURE`: the resident memory each step of a session adds for a still

@@ -12,6 +12,7 @@ import BoothCore
 import BoothDisplay
 import BoothJPEG
 import BoothPorts
+import BoothRaster
 import CLibcameraShim
 import CYUV
 import Foundation

@@ -67,6 +67,8 @@ typedef struct {
     uint64_t closed_for_newcomer;   ///< closed while waiting for a request, the oldest first, to let a new one in
     uint64_t closed_slow;           ///< closed: their request had not arrived whole within timeout_seconds
     unsigned open;                  ///< connections open now
+    unsigned max_connections;       ///< the limits in force: max_connections and per_ip_connections as the server
+    unsigned per_ip_connections;    ///< keeps them (0 in the options is taken as 1); the one copy, for the refusals' words
 } pb_http_counters;
 
 /// Starts the server (MHD_start_daemon with an internal thread pool on epoll and

@@ -1,5 +1,5 @@
 import BoothCore
-import BoothDisplay
+import BoothOrientation
 import BoothPorts
 import Foundation
 import Synchronization

@@ -38,7 +38,7 @@ public struct Canvas: Sendable, Equatable {
 
     /// Where screen rectangle `rect` (already clipped) is in storage: the same, or reflected
     /// left-right when ``storedMirrored``.
-    func stored(_ rect: PixelRect) -> PixelRect {
+    package func stored(_ rect: PixelRect) -> PixelRect {
         guard storedMirrored else { return rect }
         return PixelRect(x: width - rect.x - rect.width, y: rect.y, width: rect.width, height: rect.height)
     }
