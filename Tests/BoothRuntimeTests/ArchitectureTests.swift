@@ -19,8 +19,10 @@ import Testing
     /// What each non-device module may import besides ``system``.
     static let allowed: [String: Set<String>] = [
         "BoothCore": [],
-        "BoothPorts": ["BoothCore"],
-        "BoothClock": ["BoothCore", "BoothPorts", "CSysShims"],
+        "BoothSystem": ["CSysShims"],
+        "BoothButtons": ["BoothCore", "BoothSystem"],
+        "BoothPorts": ["BoothCore", "BoothSystem"],
+        "BoothClock": ["BoothCore", "BoothSystem", "CSysShims"],
         "BoothRuntime": ["BoothCore", "BoothPorts", "BoothClock"],
         "BoothControl": ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"],
     ]
@@ -28,9 +30,9 @@ import Testing
     /// The device modules: each implements ports and may import C libraries.
     static let devices: Set<String> = ["BoothCamera", "BoothGPIO", "BoothInput", "BoothJPEG", "BoothDisplay", "BoothLayout", "BoothPrint",
                                        "BoothIndex", "BoothGallery", "BoothHTTPProbe", "BoothQRCode"]
-    /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the clock,
-    /// storage (atomic files) and the control socket; no device module, no one else.
-    static let sysShimsUsers: Set<String> = ["BoothClock", "BoothStorage", "BoothControl"]
+    /// The modules that may use CSysShims (renameat2, sockets and the clock calls Glibc hides): the system
+    /// calls' module (atomic files, errno names), the clock, storage and the control socket; no device module, no one else.
+    static let sysShimsUsers: Set<String> = ["BoothSystem", "BoothClock", "BoothStorage", "BoothControl"]
 
     /// `import X` lines of every Swift file under Sources/`module`, by file.
     static func imports(of module: String) throws -> [(file: String, module: String)] {
