@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothSystem", "BoothClock", "BoothPorts", "BoothJPEG", "CTurboJPEG", "CFreeType", "CYUV",
                                                      "CFramebufferShims", "CDRM", "CDRMShims", "BoothQRCode"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
-        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothDisplay", "CTurboJPEG",
+        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothSystem", "BoothJPEG", "BoothDisplay", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
         // Runs the core's commands against the ports: the loop, the command interpreter, the workers.
         .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock"]),

@@ -12,7 +12,8 @@ public enum TimeText {
         case local
     }
 
-    /// `seconds` since 1970 in `format` (strftime(3), at most 255 bytes of output), in `zone`.
+    /// `seconds` since 1970 in `format` (strftime(3), at most 511 bytes of output: `picture.date_format`
+    /// is the operator's), in `zone`.
     /// - Returns: the text, or the seconds as digits when the time cannot be broken down.
     public static func format(_ seconds: Int64, _ format: String, in zone: Zone) -> String {
         var t = time_t(seconds), parts = tm()
@@ -21,7 +22,7 @@ public enum TimeText {
         case .local: localtime_r(&t, &parts)
         }
         guard broken != nil else { return "\(seconds)" }
-        var buffer = [CChar](repeating: 0, count: 256)
+        var buffer = [CChar](repeating: 0, count: 512)
         let n = strftime(&buffer, buffer.count, format, &parts)
         return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
