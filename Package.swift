@@ -48,24 +48,29 @@ let package = Package(
 
         // Pure core: states, events, commands, settings. No I/O.
         .target(name: "BoothCore"),
+        // The one door to system calls, below every Booth module: SystemCallError, the EINTR retry, writeAll,
+        // FileDescriptor, AtomicFile, the file system's kind, TimeText (the one strftime wrapper).
+        .target(name: "BoothSystem", dependencies: ["CSysShims"]),
+        // The button's debouncer (a pure algorithm) and its events, shared by the GPIO and the input-device buttons.
+        .target(name: "BoothButtons", dependencies: ["BoothCore", "BoothSystem"]),
         // The one reading of CLOCK_MONOTONIC, a condition variable whose deadlines are on it, named threads,
-        // the one worker-thread helper (WorkerThread, WorkQueue), the one EINTR retry, and the log's stderr writer.
-        .target(name: "BoothClock", dependencies: ["BoothCore", "BoothPorts", "CSysShims"]),
-        // The seams between the runtime and the devices: one protocol per device role, and the log.
-        .target(name: "BoothPorts", dependencies: ["BoothCore"]),
+        // the one worker-thread helper (WorkerThread, WorkQueue).
+        .target(name: "BoothClock", dependencies: ["BoothCore", "BoothSystem", "CSysShims"]),
+        // The seams between the runtime and the devices: one protocol per device role, and the log (its stderr writer).
+        .target(name: "BoothPorts", dependencies: ["BoothCore", "BoothSystem"]),
         // Device modules.
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV", "CExif"]),
         .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims", "CGPhoto2",
                                                     "CLibcameraShim", "CYUV"]),
-        .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothClock", "CGPIODShims"]),
-        // Buttons that are input devices (a USB key, a touch screen's tap) through libevdev; BoothGPIO's debouncer.
-        .target(name: "BoothInput", dependencies: ["BoothCore", "BoothClock", "BoothGPIO", "CEvdev"]),
+        .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothSystem", "BoothClock", "BoothButtons", "CGPIODShims"]),
+        // Buttons that are input devices (a USB key, a touch screen's tap) through libevdev; BoothButtons' debouncer.
+        .target(name: "BoothInput", dependencies: ["BoothCore", "BoothSystem", "BoothClock", "BoothButtons", "CEvdev"]),
         // The photos directory, atomic files, the removable-media guard, the totals: the storage port's side.
-        .target(name: "BoothStorage", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "CSysShims"]),
+        .target(name: "BoothStorage", dependencies: ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock", "CSysShims"]),
         // The pictures guests take home: their tokens (libsodium) and the SQLite index the daemon writes and the gallery reads.
-        .target(name: "BoothIndex", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "CSQLite", "CSodium"]),
+        .target(name: "BoothIndex", dependencies: ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock", "BoothStorage", "CSQLite", "CSodium"]),
         // photobooth-gallery's HTTP side: routes, pages, the libmicrohttpd server.
-        .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothIndex", "BoothJPEG", "CMicroHTTPD", "CHTTPShims", "CCurl"]),
+        .target(name: "BoothGallery", dependencies: ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock", "BoothStorage", "BoothIndex", "BoothJPEG", "CMicroHTTPD", "CHTTPShims", "CCurl"]),
         // photoboothctl's question to a running gallery (`GET /health` through libcurl): apart from
         // BoothGallery, so the command-line tool links no HTTP server.
         .target(name: "BoothHTTPProbe", dependencies: ["CCurl"]),
@@ -77,10 +82,10 @@ let package = Package(
         .target(name: "BoothRaster", dependencies: ["BoothCore", "CFreeType", "CYUV"]),
         // The booth's one OrientationSource: fixed turns or the IIO accelerometer (how captures and screens are turned).
         .target(name: "BoothOrientation", dependencies: ["BoothCore", "BoothPorts", "BoothClock"]),
-        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothRaster", "CTurboJPEG", "CYUV",
+        .target(name: "BoothDisplay", dependencies: ["BoothCore", "BoothSystem", "BoothClock", "BoothPorts", "BoothJPEG", "BoothRaster", "CTurboJPEG", "CYUV",
                                                      "CFramebufferShims", "CDRM", "CDRMShims", "BoothQRCode"]),
         // The session's picture: captures composed on a sheet (I420 planes, libyuv, TurboJPEG).
-        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothJPEG", "BoothRaster", "CTurboJPEG",
+        .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothSystem", "BoothJPEG", "BoothRaster", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
         // Runs the core's commands against the ports: the loop, the command interpreter, the workers.
         .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock"]),
@@ -102,7 +107,7 @@ let package = Package(
 
         // Benchmarks (bench/run), not part of the tests.
         // The gallery service: guests take their pictures home (its own unit and sandbox).
-        .executableTarget(name: "photobooth-gallery", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothControl",
+        .executableTarget(name: "photobooth-gallery", dependencies: ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock", "BoothStorage", "BoothControl",
                                                                      "BoothRuntime", "BoothIndex", "BoothGallery"]),
         .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
                                                                     "BoothDisplay", "BoothRaster", "BoothLayout", "BoothStorage", "BoothPrint", "CPNG",
@@ -115,11 +120,13 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
                                                       "CLibcameraShim", "CYUV"]),
-        .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),
+        .testTarget(name: "BoothSystemTests", dependencies: ["BoothSystem"]),
+        .testTarget(name: "BoothButtonsTests", dependencies: ["BoothCore", "BoothButtons"]),
+        .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothButtons", "BoothGPIO"]),
         .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery", "BoothHTTPProbe"],
                     exclude: ["webhook-listener.py"]),
         .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
-        .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
+        .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothButtons", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothRaster", "BoothDisplay"]),
         .testTarget(name: "BoothOrientationTests", dependencies: ["BoothCore", "BoothPorts", "BoothOrientation"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",

@@ -2,7 +2,11 @@
 //
 // Owns the one reading of CLOCK_MONOTONIC (Monotonic, SystemClock), the condition variable whose
 // deadlines are on it (MonotonicCondition), the threads the booth owns for blocking calls (OSThread),
-// the one worker-thread helper (WorkerThread, WorkQueue), the one EINTR retry (retryingEINTR) and
-// whether the wall clock is synchronised (ClockSync).
+// the one worker-thread helper (WorkerThread, WorkQueue) and whether the wall clock is synchronised
+// (ClockSync). The EINTR retry (retryingEINTR) and listDirectory are BoothSystem's.
 //
-// May import: BoothCore, CSysShims and the system.
+// May import: BoothCore, BoothSystem, CSysShims and the system.
+
+// Until the modules that still find retryingEINTR and listDirectory through BoothClock import
+// BoothSystem themselves (BoothCamera, BoothRuntime, BoothControl, the executables: converted after #37's merge).
+@_exported import BoothSystem

@@ -14,7 +14,8 @@ public enum OSThread {
     /// Wraps `pthread_create` with a detached attribute, then `pthread_setname_np` from inside the new
     /// thread.
     /// - Returns: false when `pthread_create` failed (EAGAIN, the process or system thread limit, is
-    ///   tried again every 100 ms for 1 s first), after which `body` never runs. Each caller says what
+    ///   tried again every 100 ms for 1 s first: a bounded retry is the wait there, as no event tells when
+    ///   a thread elsewhere ends and frees its slot), after which `body` never runs. Each caller says what
     ///   that costs: a device thread becomes a device fault, a worker's is logged as an error (the
     ///   watchdog's liveness check then sees the worker missing and systemd restarts the booth).
     @discardableResult

@@ -1,3 +1,4 @@
+import BoothSystem
 import CFramebufferShims
 import Glibc
 
@@ -21,8 +22,7 @@ public final class ConsoleOwner {
         var mode: Int32 = 0
         guard cfb_kd_get_mode(fd, &mode) == 0 else { let e = errno; close(fd); throw .call("KDGETMODE", errno: e, device: path) }
         // While the VT is still in text mode: no blanking timer, unblank now, hide the cursor.
-        let escapes = Array("\u{1B}[9;0]\u{1B}[13]\u{1B}[?25l".utf8)
-        _ = escapes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        try? writeAll(Array("\u{1B}[9;0]\u{1B}[13]\u{1B}[?25l".utf8), to: fd, subject: path)
         guard cfb_kd_set_mode(fd, cfb_kd_graphics()) == 0 else {
             let e = errno; close(fd); throw .call("KDSETMODE", errno: e, device: path)
         }
@@ -36,8 +36,7 @@ public final class ConsoleOwner {
         restored = true
         _ = cfb_kd_set_mode(fd, previousMode)
         if previousMode == cfb_kd_text() {
-            let escapes = Array("\u{1B}[?25h".utf8)
-            _ = escapes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            try? writeAll(Array("\u{1B}[?25h".utf8), to: fd, subject: path)
         }
         close(fd)
     }

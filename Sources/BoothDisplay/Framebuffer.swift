@@ -1,4 +1,5 @@
 import BoothCore
+import BoothSystem
 import CFramebufferShims
 import CYUV
 import Glibc
@@ -13,7 +14,7 @@ public enum FramebufferError: Error, Equatable, Sendable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case let .call(call, errno, device): "\(call) on \(device): \(String(cString: strerror(errno))) (errno \(errno))"
+        case let .call(call, errno, device): "\(call) on \(device): \(SystemCallError.text(of: errno))"
         case let .unsupportedFormat(format): "framebuffer format not supported: \(format)"
         }
     }

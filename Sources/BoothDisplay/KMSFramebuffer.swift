@@ -1,5 +1,6 @@
 import BoothClock
 import BoothCore
+import BoothSystem
 import CDRMShims
 import CFramebufferShims
 import Glibc
@@ -213,7 +214,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
                 l.card.masterLostAt = now()
                 l.card.lastRetry = l.card.masterLostAt
                 stats.withLock { $0.isMaster = false; $0.framesWithoutMaster += 1 }
-                log("display: \(path): not the DRM master (another program holds the screen: \(String(cString: strerror(-r)))); "
+                log("display: \(path): not the DRM master (another program holds the screen: \(SystemCallError.reason(of: -r))); "
                     + "trying again every \(String(format1: Double(retryMilliseconds) / 1000)) s")
                 pb_kms_need_modeset(k)
             } else {
@@ -222,7 +223,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
                 l.card.failures += 1
                 l.card.failedAt = now()
                 if KMSFramebuffer.worthSaying(l.card.failures) {
-                    log("display: \(path): page flip failed: \(String(cString: strerror(-r))) (errno \(-r), \(l.card.failures) so far); "
+                    log("display: \(path): page flip failed: \(SystemCallError.reason(of: -r)) (errno \(-r), \(l.card.failures) so far); "
                         + "setting the CRTC again in \(String(format1: Double(retryMilliseconds) / 1000)) s")
                 }
                 pb_kms_need_modeset(k)
@@ -239,7 +240,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
         c.pendingSince = since
         if waited < 0 {
             if KMSFramebuffer.worthSaying(timeouts) {
-                log("display: \(path): waiting for a page flip failed: \(String(cString: strerror(-waited))) (\(timeouts) frames dropped so far)")
+                log("display: \(path): waiting for a page flip failed: \(SystemCallError.reason(of: -waited)) (\(timeouts) frames dropped so far)")
             }
         } else if KMSFramebuffer.worthSaying(timeouts) {
             log("display: \(path): a page flip has not completed after 100 ms; frame dropped (\(timeouts) so far)")
@@ -283,7 +284,7 @@ public final class KMSFramebuffer: Framebuffer, Sendable {
         let fd = pb_kms_open_master(path)
         guard fd >= 0 else {
             if fd != -EBUSY {
-                note("display: \(path): cannot open it: \(String(cString: strerror(-fd))); trying again every "
+                note("display: \(path): cannot open it: \(SystemCallError.reason(of: -fd)); trying again every "
                      + "\(String(format1: Double(retryMilliseconds) / 1000)) s", &c)
             }
             return false

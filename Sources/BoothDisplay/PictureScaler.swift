@@ -3,8 +3,8 @@ import BoothJPEG
 import BoothRaster
 import CYUV
 
-/// Problems with a camera frame handed to the live view.
-public enum PictureError: Error, Equatable, Sendable, CustomStringConvertible {
+/// Problems with a camera frame handed to the live view (not the session's picture: that is BoothLayout's `PictureError`).
+public enum LiveViewFrameError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `bytesPerLine` or the byte count is too small for the frame's size and format.
     case malformedFrame(String)
 
@@ -36,7 +36,7 @@ public final class PictureScaler {
 
     /// Draws `frame` into `area` of `canvas`: turned clockwise by `rotation`, placed by `scaling`
     /// (fit fills the bars black), mirrored left-right when `mirror`.
-    /// - Throws: `TurboJPEGError` for an MJPEG frame that does not decode; ``PictureError`` for a
+    /// - Throws: `TurboJPEGError` for an MJPEG frame that does not decode; ``LiveViewFrameError`` for a
     ///   YUYV/RGB24 frame with too few bytes.
     public func draw(_ frame: Frame, into canvas: inout Canvas, area: PixelRect, rotation: Rotation,
                      scaling: Scaling, mirror: Bool) throws {
@@ -85,7 +85,7 @@ public final class PictureScaler {
         }
     }
 
-    private func convert(_ frame: Frame) throws(PictureError) {
+    private func convert(_ frame: Frame) throws(LiveViewFrameError) {
         let w = frame.size.width, h = frame.size.height
         let rowBytes = frame.format == .yuyv ? (w + 1) / 2 * 4 : w * 3
         guard w > 0, h > 0, frame.bytesPerLine >= rowBytes,

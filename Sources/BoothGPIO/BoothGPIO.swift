@@ -1,7 +1,10 @@
 // BoothGPIO: the button and the LED on GPIO lines through libgpiod (v1 or v2).
 //
-// Owns the debounced button (GPIOButton, ButtonDebouncer: press, long press, stuck), the LED and its
+// Owns the debounced button (GPIOButton, through BoothButtons' ButtonDebouncer: press, long press, stuck), the LED and its
 // patterns (GPIOLED, LEDPattern), line addresses, chip information and the line-waiting threads.
 // photoboothd wraps them as the ButtonDevice and LEDDevice ports.
 //
-// May import: BoothCore, BoothClock, CGPIODShims (and CGPIOD) and the system.
+// May import: BoothCore, BoothSystem, BoothClock, BoothButtons, CGPIODShims (and CGPIOD) and the system.
+
+// The button's API hands out BoothButtons' ButtonEvent: its users see it through BoothGPIO.
+@_exported import BoothButtons

@@ -268,7 +268,7 @@ private final class ButtonLoop<Line: ButtonLineIO>: @unchecked Sendable {
         let error = GPIOError(kind: .lineFailed, call: call, errno: err, chip: configuration.address.chip,
                               chipLabel: resolved.chipLabel, line: configuration.address.line)
         log(.error, "button: \(error)")
-        handler(.failed(error))
+        handler(.failed(error.buttonFault))
     }
 
     private func deliver(_ events: [ButtonEvent]) {

@@ -1,6 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import BoothButtons
+import BoothSystem
 
 /// A GPIO failure: the libgpiod (or system) call that failed, its errno, and
 /// the chip and line it concerned, worded for an operator ("chip 'gpiochip9'
@@ -22,10 +21,9 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    /// The C call that failed, e.g. `"gpiod_chip_open"`, `"gpiod_line_request"`, `"poll"`.
-    public var call: String
-    /// errno from that call (0 when the failure is not an errno, e.g. an offset past the last line).
-    public var errno: Int32
+    /// The failed call, its errno and the chip (and line) it concerned, e.g. `gpiod_chip_open` with
+    /// ENOENT on `gpiochip9`. errno is 0 when the failure is not an errno (an offset past the last line).
+    public var failure: SystemCallError
     /// The chip as configured (path, name, number or label), e.g. `"gpiochip0"`.
     public var chip: String
     /// The chip's label once it was opened, e.g. `"pinctrl-bcm2711"`; nil before.
@@ -33,14 +31,22 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line as configured (offset or name), e.g. `"17"` or `"GPIO17"`; nil for chip-only operations.
     public var line: String?
 
+    /// A failure of `call` with `errno` (0: none) on `chip` (and `line`).
     public init(kind: Kind, call: String, errno: Int32, chip: String, chipLabel: String? = nil, line: String? = nil) {
         self.kind = kind
-        self.call = call
-        self.errno = errno
+        self.failure = SystemCallError(call: call, errno: errno, subject: line.map { "\(chip) line \($0)" } ?? chip)
         self.chip = chip
         self.chipLabel = chipLabel
         self.line = line
     }
+
+    /// The C call that failed, e.g. `"gpiod_chip_open"`, `"gpiod_line_request"`, `"poll"`.
+    public var call: String { failure.call }
+    /// errno from that call (0 when the failure is not an errno).
+    public var errno: Int32 { failure.errno }
+
+    /// The button's fault for this error: ``message`` and the failed call.
+    public var buttonFault: ButtonFault { ButtonFault(message: message, cause: failure) }
 
     /// The operator message, without the call and errno.
     public var message: String {
@@ -61,9 +67,7 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `message`, then the call and errno: `chip 'gpiochip9' not found (wanted for line 17) [gpiod_chip_open: No such file or directory (errno 2)]`.
-    public var description: String {
-        guard errno != 0 else { return "\(message) [\(call)]" }
-        return "\(message) [\(call): \(String(cString: strerror(errno))) (errno \(errno))]"
-    }
+    /// `message`, then the call and errno: `chip 'gpiochip9' not found (wanted for line 17) [gpiod_chip_open:
+    /// No such file or directory (errno 2, ENOENT)]` (as ``buttonFault``'s).
+    public var description: String { buttonFault.description }
 }

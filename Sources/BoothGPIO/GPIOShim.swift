@@ -10,7 +10,7 @@ import Glibc
 
 // The one door to C for BoothGPIO: thin wrappers over CGPIODShims (libgpiod v1
 // or v2, chosen at compile time) and the few syscalls the threads need. Every
-// failure comes back as errno; EINTR is retried here (BoothClock's `retryingEINTR`) and nowhere else.
+// failure comes back as errno; EINTR is retried here (BoothSystem's `retryingEINTR`) and nowhere else.
 
 /// Thin wrappers over the C shim. Pointers returned stay owned by the caller.
 enum Shim {

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothIndex
 import BoothPorts
+import BoothSystem
 import CHTTPShims
 import CMicroHTTPD
 import Glibc
@@ -177,7 +178,7 @@ extension GalleryServer {
         guard !state.isEmpty else { return PictureTokens.ephemeral() }
         let path = "\(state)/pin-cookie.key"
         if mkdir(state, 0o700) != 0 && errno != EEXIST {
-            log.warning("gallery: gallery.state \(state): \(String(cString: strerror(errno))); the PIN's cookies last only until the gallery restarts")
+            log.warning("gallery: gallery.state \(state): \(SystemCallError.reason(of: errno)); the PIN's cookies last only until the gallery restarts")
             return PictureTokens.ephemeral()
         }
         var st = stat()

@@ -1,6 +1,7 @@
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import CHTTPShims
 import Glibc
 
@@ -330,13 +331,7 @@ public enum GalleryText {
     }
 
     /// An HTTP date (`Tue, 01 Dec 2026 18:04:05 GMT`, IMF-fixdate) for `seconds` since 1970.
-    public static func httpDate(_ seconds: Int64) -> String {
-        var t = time_t(seconds), tm = Glibc.tm()
-        gmtime_r(&t, &tm)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &tm)
-        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    public static func httpDate(_ seconds: Int64) -> String { TimeText.http(seconds) }
 
     /// `text` safe inside HTML text and attribute values.
     public static func html(_ text: String) -> String {

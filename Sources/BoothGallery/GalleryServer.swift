@@ -4,6 +4,7 @@ import BoothIndex
 import BoothJPEG
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import CHTTPShims
 import CMicroHTTPD
 import Glibc
@@ -485,7 +486,7 @@ public final class GalleryServer: Sendable {
         for want in [64 << 10, 1 << 20, 8 << 20] {
             let n = Int(min(Int64(want), size))
             guard n > have else { break }
-            guard let prefix = read(0, n) else { return .unservable("\(String(cString: strerror(errno))), or shorter than it was a moment ago") }
+            guard let prefix = read(0, n) else { return .unservable("\(SystemCallError.reason(of: errno)), or shorter than it was a moment ago") }
             have = n
             do {
                 let sos = try JPEGMarkers.segments(prefix).last?.offset ?? 0

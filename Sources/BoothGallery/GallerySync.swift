@@ -3,6 +3,7 @@ import BoothCore
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import Glibc
 import Synchronization
 
@@ -183,14 +184,8 @@ public final class GallerySync: Sendable {
         "\(counted(s.pending, "picture")) not copied, \(counted(s.pendingRemovals, "removal")) not done"
     }
 
-    /// `2026-12-07 12:03:04 UTC` for `seconds` since 1970 (`gmtime_r`, `strftime`).
-    static func utc(_ seconds: Int64) -> String {
-        var t = time_t(seconds), parts = tm()
-        guard gmtime_r(&t, &parts) != nil else { return "\(seconds)" }
-        var buffer = [CChar](repeating: 0, count: 32)
-        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S UTC", &parts)
-        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    /// `2026-12-07 12:03:04 UTC` for `seconds` since 1970 (BoothSystem's ``TimeText/utc(_:)``).
+    static func utc(_ seconds: Int64) -> String { TimeText.utc(seconds) }
 
     /// `text` cut to 300 characters (rclone's last line can be long): `/health` and an alert stay small.
     static func clipped(_ text: String) -> String { text.count <= 300 ? text : String(text.prefix(299)) + "…" }
@@ -504,7 +499,7 @@ public final class GallerySync: Sendable {
             case .exited(let code): why = "rclone exited \(code)" + (said.map { ": \($0)" } ?? "")
             case .signalled(let signal): why = "rclone ended by signal \(signal)"
             case .timedOut: why = "rclone did not finish within \(config.runTimeoutMilliseconds / 1000) s (killed)"
-            case .notStarted(let e): why = "\(config.rclone) could not be started (\(String(cString: strerror(e)))): apt-get install rclone"
+            case .notStarted(let e): why = "\(config.rclone) could not be started (\(SystemCallError.reason(of: e))): apt-get install rclone"
             }
             state.withLock { s in
                 s.stats.lastError = why

@@ -1,4 +1,5 @@
 import BoothStorage
+import BoothSystem
 import CSodium
 import Glibc
 
@@ -42,7 +43,7 @@ public struct PictureTokens: Sendable {
                 // Restored from a backup with wider rights: made the daemon's alone again.
                 guard chmod(path, 0o600) == 0 else {
                     throw IndexError(.failed, "gallery secret \(path): mode \(String(st.st_mode & 0o777, radix: 8)) lets others read it, "
-                                     + "and chmod 0600 failed: \(String(cString: strerror(errno)))")
+                                     + "and chmod 0600 failed: \(SystemCallError.reason(of: errno))")
                 }
             }
             let bytes: [UInt8]
@@ -54,7 +55,7 @@ public struct PictureTokens: Sendable {
             return tokens
         }
         guard errno == ENOENT else {
-            throw IndexError(.failed, "gallery secret \(path): \(String(cString: strerror(errno))); not made anew (it may exist)")
+            throw IndexError(.failed, "gallery secret \(path): \(SystemCallError.reason(of: errno)); not made anew (it may exist)")
         }
         var fresh = [UInt8](repeating: 0, count: secretBytes)
         randombytes_buf(&fresh, secretBytes)

@@ -1,5 +1,6 @@
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import CSodium
 import Glibc
 import Synchronization
@@ -36,7 +37,7 @@ public final class StorageIDs: Sendable {
                 return (id, nil)
             }
             guard access(path, F_OK) != 0 && errno == ENOENT else {
-                return ("", "gallery: \(path) cannot be read (\(String(cString: strerror(errno)))); the photos' URLs in \(dir) carry no folder id until it can")
+                return ("", "gallery: \(path) cannot be read (\(SystemCallError.reason(of: errno))); the photos' URLs in \(dir) carry no folder id until it can")
             }
             // No folder yet (a fresh start): nothing to warn about; it gets its id with its first photo.
             if access(dir, F_OK) != 0 && errno == ENOENT { return ("", nil) }

@@ -5,9 +5,9 @@
 // Owns the devices' listing and selection (InputDevices.swift: by path, by-id name, device name,
 // any keyboard, any touch screen), key names (InputKey), the error words (InputError), and the
 // button thread (EvdevButton: the device grabbed with EVIOCGRAB, events on CLOCK_MONOTONIC kernel
-// timestamps fed to BoothGPIO's ButtonDebouncer, auto-repeat ignored, SYN_DROPPED resynchronised:
+// timestamps fed to BoothButtons' ButtonDebouncer, auto-repeat ignored, SYN_DROPPED resynchronised:
 // the key's state counts from the resync, its warnings rate-limited by DroppedEventsLog).
 // photoboothd wraps it as the ButtonDevice port.
 //
-// May import: BoothCore, BoothClock, BoothGPIO (the debouncer, shared with the GPIO button),
+// May import: BoothCore, BoothSystem, BoothClock, BoothButtons (the debouncer, shared with the GPIO button),
 // CEvdev and the system.

@@ -1,6 +1,6 @@
 import BoothClock
 import BoothCore
-import BoothGPIO
+import BoothButtons
 import CEvdev
 import FoundationEssentials
 import Synchronization

@@ -1,3 +1,4 @@
+import BoothSystem
 import Glibc
 
 /// Why an input button could not be opened or stopped working, in words for the log, `status` and
@@ -30,7 +31,7 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `"/dev/input/event3: permission denied (EACCES)"`, with advice for the usual errnos.
     static func opening(_ path: String, errno err: Int32) -> InputError {
-        var text = "\(path): \(String(cString: strerror(err))) (\(errnoName(err)))"
+        var text = "\(path): \(SystemCallError.reason(of: err)) (\(errnoName(err)))"
         switch err {
         case EACCES, EPERM:
             text += "; the booth's user needs the input group (install.sh adds it), and the unit DeviceAllow=char-input"
@@ -41,19 +42,8 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
         return InputError(.openFailed, text)
     }
 
-    /// The errno's symbolic name for the usual ones, else its number.
+    /// The errno's symbolic name, `"EACCES"` (``SystemCallError/name(of:)``; `"errno N"` for a number glibc has no name for).
     static func errnoName(_ err: Int32) -> String {
-        switch err {
-        case EACCES: "EACCES"
-        case EPERM: "EPERM"
-        case ENOENT: "ENOENT"
-        case ENODEV: "ENODEV"
-        case ENXIO: "ENXIO"
-        case EBUSY: "EBUSY"
-        case EINVAL: "EINVAL"
-        case EIO: "EIO"
-        case EMFILE: "EMFILE"
-        default: "errno \(err)"
-        }
+        SystemCallError.name(of: err)
     }
 }

@@ -1,6 +1,7 @@
 import BoothCore
 import BoothJPEG
 import BoothRaster
+import BoothSystem
 import CYUV
 import Dispatch
 import FoundationEssentials
@@ -335,14 +336,9 @@ public final class PictureComposer {
         }
     }
 
-    /// `date` in `format` (strftime(3)), local time.
+    /// `date` in `format` (strftime(3)), local time (BoothSystem's ``TimeText/format(_:_:in:)``).
     static func format(_ date: Date, _ format: String) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        var buffer = [CChar](repeating: 0, count: 512)
-        let count = strftime(&buffer, buffer.count, format, &parts)
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        TimeText.format(Int64(date.timeIntervalSince1970.rounded(.down)), format, in: .local)
     }
 }
 

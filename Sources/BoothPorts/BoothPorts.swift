@@ -3,6 +3,6 @@
 // Owns the ports, each with its shapes, units and errors in its doc comment: CameraSource (live view
 // and an explicit still capture; PairedCameraSource for live view from a second camera), DisplaySink (screens), PictureSink, Printer, PhotoStorage and
 // StatsRecording (storage), OrientationSource, ButtonDevice and LEDDevice; and the log (Logger,
-// LogRecorder) and FileError that they share.
+// LogRecorder) and FileError (BoothSystem's SystemCallError) that they share; Logger(threshold:), the stderr writer.
 //
-// May import: BoothCore and the system. Device modules implement these; BoothRuntime sees only these.
+// May import: BoothCore, BoothSystem and the system. Device modules implement these; BoothRuntime sees only these.

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Hands log lines with a syslog priority prefix (`<6>idle -> preview`), the form journald reads
 /// (sd-daemon(3)), to its sink, one whole message at a time, so lines from several threads never
-/// interleave. The stderr sink is BoothClock's `Logger(threshold:)` (one `write(2)` per message).
+/// interleave. The stderr sink is `Logger(threshold:)` in StandardErrorLog.swift (one `write(2)` per message).
 /// Thread-safe.
 public final class Logger: Sendable {
     /// Lines above this priority (numerically greater, e.g. debug) are dropped.
@@ -11,7 +11,7 @@ public final class Logger: Sendable {
     private let sink: @Sendable (String) -> Void
 
     /// A logger handing each finished message (its lines with prefix and newline) to `sink`: tests'
-    /// recorders, and BoothClock's stderr writer.
+    /// recorders, and the stderr writer (StandardErrorLog.swift).
     public init(threshold: LogPriority = .debug, sink: @escaping @Sendable (String) -> Void) {
         self.threshold = threshold
         self.sink = sink

@@ -1,29 +1,10 @@
 import BoothCore
+import BoothSystem
 import Glibc
 
-/// A failed file-system (or socket) call: which call, its errno, and the path. The storage port's
-/// error (and the runtime's other file calls').
-public struct FileError: Error, Sendable, CustomStringConvertible, Equatable {
-    /// The C call that failed, e.g. `"write"`, `"renameat2"`.
-    public var call: String
-    /// The errno it set.
-    public var errno: Int32
-    /// The path it was about.
-    public var path: String
-
-    public init(call: String, errno: Int32, path: String) {
-        self.call = call
-        self.errno = errno
-        self.path = path
-    }
-
-    /// True for ENOSPC or EDQUOT: the file system is full.
-    public var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
-
-    public var description: String {
-        "\(path): \(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
-    }
-}
+/// A failed file-system (or socket) call: which call, its errno, and the path: BoothSystem's
+/// ``SystemCallError`` (`call`, `errno`, `path`, `isNoSpace`), under the storage port's name.
+public typealias FileError = SystemCallError
 
 /// The photos directory as the runtime uses it (BoothStorage's `PhotoStore`): date folders of
 /// captures and pictures named by session number and shot, written atomically and durably, never

@@ -1,10 +1,13 @@
 // BoothStorage: the storage port's side (BoothPorts/Storage.swift).
 //
 // Owns the photos directory (PhotoStore: date folders, session numbers that never repeat, a new
-// storage.dir at runtime), durable atomic files (AtomicFile: temp, fsync, rename, fsync the folder;
-// renameat2 through CSysShims, only here), the removable-media guard (StorageGuard) and the totals
-// across restarts (StatsStore).
+// storage.dir at runtime), the removable-media guard (StorageGuard) and the totals across restarts
+// (StatsStore). Durable atomic files (AtomicFile: temp, fsync, rename, fsync the folder) are BoothSystem's.
 //
-// May import: BoothCore, BoothPorts, BoothClock (its writer thread), CSysShims. Not the runtime, no
-// device module. The runtime sees it only as `PhotoStorage` and `StatsRecording`; it is made in
-// photoboothd/DeviceFactories.swift.
+// May import: BoothCore, BoothSystem, BoothPorts, BoothClock (its writer thread), CSysShims. Not the
+// runtime, no device module. The runtime sees it only as `PhotoStorage` and `StatsRecording`; it is made
+// in photoboothd/DeviceFactories.swift.
+
+// AtomicFile, FolderLock, makeDirectories and directoryName were BoothStorage's: the modules that still
+// find them here (BoothPrint, BoothControl, the executables) do until they import BoothSystem (after #37's merge).
+@_exported import BoothSystem

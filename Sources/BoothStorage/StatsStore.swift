@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothPorts
+import BoothSystem
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -192,13 +193,8 @@ public final class StatsStore: StatsRecording {
         return max(0, before + onDisk - stats.captures)
     }
 
-    /// Epoch seconds as local `YYYY-MM-DD HH:MM:SS`.
+    /// Epoch seconds as local `YYYY-MM-DD HH:MM:SS` (BoothSystem's ``TimeText/local(_:)``).
     public static func dateText(_ epoch: Int) -> String {
-        var t = time_t(epoch)
-        var tmv = tm()
-        localtime_r(&t, &tmv)
-        var buf = [CChar](repeating: 0, count: 32)
-        let n = strftime(&buf, buf.count, "%Y-%m-%d %H:%M:%S", &tmv)
-        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        TimeText.local(Int64(epoch))
     }
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include "csysshims.h"
 
@@ -82,4 +83,8 @@ int pb_openat2_beneath(int dirfd, const char *path, int flags) {
 
 int pb_o_path(void) {
     return O_PATH;
+}
+
+const char *pb_errno_name(int errnum) {
+    return strerrorname_np(errnum);
 }

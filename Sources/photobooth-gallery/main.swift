@@ -9,6 +9,7 @@ import BoothIndex
 import BoothPorts
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import Glibc
 
 let usage = """
@@ -108,7 +109,7 @@ do {
 } catch {
     if error.kind == .newerSchema { fail("\(error)", ExitCode.config) }
     if access(g.index, F_OK) == 0 && access(g.index, R_OK) != 0 {
-        fail("\(g.index): \(String(cString: strerror(errno))): photobooth-gallery reads it through the group photobooth-photos "
+        fail("\(g.index): \(SystemCallError.reason(of: errno)): photobooth-gallery reads it through the group photobooth-photos "
              + "(install.sh makes /var/lib/photobooth/gallery and photos setgid to it; run it again, or chgrp -R photobooth-photos them)",
              ExitCode.noPermission)
     }

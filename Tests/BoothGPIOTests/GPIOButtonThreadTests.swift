@@ -306,9 +306,9 @@ struct GPIOButtonThreadTests {
             Issue.record("expected .failed, got \(inbox.pending)")
             return
         }
-        #expect(error.kind == .lineFailed)
-        #expect(error.errno == ENODEV)
-        #expect(error.chip == "gpiochip0" && error.line == "17")
+        #expect(error.message.hasPrefix("line 17 on chip gpiochip0") && error.message.hasSuffix("failed"), "\(error)")
+        #expect(error.cause.errno == ENODEV)
+        #expect(error.cause.subject == "gpiochip0 line 17")
         button.stop()
         #expect(line.released)
     }

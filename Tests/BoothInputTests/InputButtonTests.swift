@@ -1,5 +1,5 @@
 import BoothCore
-import BoothGPIO
+import BoothButtons
 import Testing
 @testable import BoothInput
 

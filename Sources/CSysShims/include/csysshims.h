@@ -50,3 +50,7 @@ int pb_openat2_beneath(int dirfd, const char *path, int flags);
 /// descriptor that only locates a file, as a folder to `openat` from; it needs search (x), not read
 /// permission on a folder.
 int pb_o_path(void);
+
+/// strerrorname_np(errnum) (glibc 2.32+, declared under _GNU_SOURCE): the errno's symbolic name,
+/// "ENOENT" for 2, or NULL for a number glibc has no name for.
+const char *pb_errno_name(int errnum);

@@ -1,6 +1,6 @@
 import BoothCore
 import Testing
-@testable import BoothGPIO
+@testable import BoothButtons
 
 /// Milliseconds on an arbitrary monotonic base (a booted machine's clock is never 0).
 private func t(_ ms: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: 5_000_000_000).adding(milliseconds: ms) }

@@ -1,6 +1,6 @@
 import BoothCore
 import Testing
-@testable import BoothGPIO
+@testable import BoothButtons
 
 private func t(_ ms: Double) -> MonotonicInstant { MonotonicInstant(nanoseconds: UInt64(5_000_000_000 + Int64(ms * 1_000_000))) }
 

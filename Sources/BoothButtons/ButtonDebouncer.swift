@@ -1,4 +1,5 @@
 import BoothCore
+import BoothSystem
 
 /// One edge as the kernel reported it: the line's new logical level (active-low
 /// applied), the kernel timestamp on CLOCK_MONOTONIC, and its sequence number when
@@ -78,9 +79,30 @@ public enum ButtonEvent: Sendable, Hashable {
     /// `before` is then debounced as a new press. Follows its `edgesLost` (without
     /// sequence numbers both come `debounce` after `before`, just before the new `press`).
     case releaseLost(id: UInt64, before: MonotonicInstant, heldAtMostMilliseconds: Double)
-    /// Emitted by `GPIOButton` only: the line failed while in use; the button thread
-    /// has stopped and released the line. The runtime makes it a fault and re-opens.
-    case failed(GPIOError)
+    /// Emitted by the button's thread (never by the debouncer): the line or device failed while in
+    /// use; the thread has stopped and released it. The runtime makes it a fault and re-opens.
+    case failed(ButtonFault)
+}
+
+/// Why a button stopped working while in use: the operator's words for the line or device, and the
+/// call that failed (`gpiod_line_event_read`, `poll`, `libevdev_next_event`…).
+public struct ButtonFault: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What failed, in the terms an operator checks wiring and config with, without the call:
+    /// `line 17 on chip gpiochip0 (pinctrl-bcm2711) failed`.
+    public var message: String
+    /// The failed call, its errno and the device.
+    public var cause: SystemCallError
+
+    public init(message: String, cause: SystemCallError) {
+        self.message = message
+        self.cause = cause
+    }
+
+    /// `message [call: strerror (errno N, ENAME)]`; `message [call]` when the failure carries no errno.
+    public var description: String {
+        guard cause.errno != 0 else { return "\(message) [\(cause.call)]" }
+        return "\(message) [\(cause.call): \(cause.errnoText)]"
+    }
 }
 
 /// Button timing, all in milliseconds (`button.debounce`, `button.long_press`).

@@ -1,10 +1,6 @@
-import BoothClock
-import BoothPorts
 import CSysShims
 import FoundationEssentials
 import Glibc
-
-// FileError (a failed call, its errno and path) is the storage port's: BoothPorts/Storage.swift.
 
 /// Durable and atomic file writes: a temp file in the same directory, written whole, fsynced,
 /// renamed into place, and the directory fsynced, so a crash or power cut leaves either the
@@ -41,53 +37,44 @@ public enum AtomicFile {
     ///   false, `durable` true) whose fsync after the rename, or its directory's, failed *after* the rename
     ///   made it visible: that fsync's error. The file is in place under its final name (do not write it again), only the
     ///   durability of its directory entry is not confirmed; the caller logs it as a warning.
-    /// - Throws: ``FileError`` naming the failed call (`open`, `write`, `fsync`, `renameat2`…) when the
+    /// - Throws: ``SystemCallError`` naming the failed call (`open`, `write`, `fsync`, `renameat2`…) when the
     ///   file was not put in place (no partial file is left); when replacing, also the directory's
     ///   `open`/`fsync` failing after the rename (writing again is harmless there).
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, replace: Bool = false, mode: mode_t = 0o644,
-                             syncDirectory: (String) throws(FileError) -> Void = syncDirectory) throws(FileError) -> FileError? {
+                             syncDirectory: (String) throws(SystemCallError) -> Void = syncDirectory) throws(SystemCallError) -> SystemCallError? {
         let dir = directoryName(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
         let temp = "\(dir)/\(tempPrefix)\(base).\(processTag)"
-        let fd = retryingEINTR { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
-        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: temp) }
-        // Open until the end: the file is fsynced again after the rename (below).
-        defer { close(fd) }
+        // Open until the end (closed when `file` goes): the file is fsynced again after the rename (below).
+        let file = try FileDescriptor.open(temp, O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
+        defer { file.close() }
+        let fd = file.rawValue
         var ok = false
         defer {
             if !ok { unlink(temp) }
         }
         do {
-            var offset = 0
-            while offset < bytes.count {
-                let n = retryingEINTR { bytes.withUnsafeBytes { buf in
-                    Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
-                } }
-                if n < 0 {
-                    throw FileError(call: "write", errno: errno, path: temp)
-                }
-                offset += n
-            }
-            if durable, fsync(fd) != 0 { throw FileError(call: "fsync", errno: errno, path: temp) }
+            try writeAll(bytes, to: fd, subject: temp)
+            if durable, fsync(fd) != 0 { throw SystemCallError(call: "fsync", errno: errno, path: temp) }
         }
         // Replacing: the old file held open across the rename, so its clusters are freed only when this is
         // closed, after the new entry is durable (vfat frees them as the replaced inode goes, and a device may
         // keep that FAT write and lose the entry's; ext4 frees an open unlinked inode at its last close too).
-        var replaced: Int32 = -1
-        defer { if replaced >= 0 { close(replaced) } }
+        var replaced = FileDescriptor(owning: -1)
+        defer { replaced.close() }
         if replace {
-            replaced = open(path, O_RDONLY | O_CLOEXEC)
-            guard rename(temp, path) == 0 else { throw FileError(call: "rename", errno: errno, path: path) }
+            replaced = FileDescriptor(owning: open(path, O_RDONLY | O_CLOEXEC))
+            guard rename(temp, path) == 0 else { throw SystemCallError(call: "rename", errno: errno, path: path) }
         } else if pb_rename_noreplace(temp, path) != 0 {
             let e = errno
-            guard e == EINVAL || e == ENOSYS else { throw FileError(call: "renameat2", errno: e, path: path) }
-            guard link(temp, path) == 0 else { throw FileError(call: "link", errno: errno, path: path) }
+            guard e == EINVAL || e == ENOSYS else { throw SystemCallError(call: "renameat2", errno: e, path: path) }
+            guard link(temp, path) == 0 else { throw SystemCallError(call: "link", errno: errno, path: path) }
             unlink(temp)
         }
         ok = true
         guard durable else { return nil }
-        do throws(FileError) {
+        do throws(SystemCallError) {
             // vfat keeps a file's size and first cluster in its directory entry, and a rename makes a new
             // entry that the kernel fills in only when it writes the inode back: without the file's fsync
             // after the rename, a power cut after the directory's fsync leaves the new name at 0 bytes and
@@ -99,12 +86,12 @@ public enum AtomicFile {
             // new clusters too, which the start-up sweep keeps (TempSweep). On ext4 and exFAT either order
             // costs at most the journal commit the directory's fsync makes anyway.
             if replace {
-                if fsync(fd) != 0 { throw FileError(call: "fsync", errno: errno, path: path) }
-                if replaced >= 0 { close(replaced); replaced = -1 }
+                if fsync(fd) != 0 { throw SystemCallError(call: "fsync", errno: errno, path: path) }
+                replaced.close()
                 try syncDirectory(dir)
             } else {
                 try syncDirectory(dir)
-                if fsync(fd) != 0 { throw FileError(call: "fsync", errno: errno, path: path) }
+                if fsync(fd) != 0 { throw SystemCallError(call: "fsync", errno: errno, path: path) }
             }
             return nil
         } catch {
@@ -118,12 +105,11 @@ public enum AtomicFile {
     }
 
     /// fsyncs a directory so a rename in it is durable.
-    /// - Throws: ``FileError`` from `open` or `fsync`.
-    public static func syncDirectory(_ dir: String) throws(FileError) {
-        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: dir) }
-        defer { close(fd) }
-        if fsync(fd) != 0 && errno != EINVAL { throw FileError(call: "fsync", errno: errno, path: dir) }
+    /// - Throws: ``SystemCallError`` from `open` or `fsync`.
+    public static func syncDirectory(_ dir: String) throws(SystemCallError) {
+        let directory = try FileDescriptor.open(dir, O_RDONLY | O_DIRECTORY)
+        defer { directory.close() }
+        if fsync(directory.rawValue) != 0 && errno != EINVAL { throw SystemCallError(call: "fsync", errno: errno, path: dir) }
     }
 
     /// What a sweep of leftover temp files did: names removed, and names kept. On vfat and exFAT nothing is
@@ -186,17 +172,17 @@ public enum AtomicFile {
         return out
     }
 
-    /// Reads a whole file. - Throws: ``FileError`` from `open` or `read`.
-    public static func read(_ path: String) throws(FileError) -> [UInt8] {
-        let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: path) }
-        defer { close(fd) }
+    /// Reads a whole file. - Throws: ``SystemCallError`` from `open` or `read`.
+    public static func read(_ path: String) throws(SystemCallError) -> [UInt8] {
+        let file = try FileDescriptor.open(path, O_RDONLY)
+        defer { file.close() }
+        let fd = file.rawValue
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = retryingEINTR { chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) } }
             if n < 0 {
-                throw FileError(call: "read", errno: errno, path: path)
+                throw SystemCallError(call: "read", errno: errno, path: path)
             }
             if n == 0 { break }
             out += chunk[0..<n]
@@ -212,8 +198,8 @@ public func directoryName(of path: String) -> String {
     return String(path[..<slash])
 }
 
-/// Creates `path` and its missing parents (mode 0755). - Throws: ``FileError`` from `mkdir`.
-public func makeDirectories(_ path: String) throws(FileError) {
+/// Creates `path` and its missing parents (mode 0755). - Throws: ``SystemCallError`` from `mkdir`.
+public func makeDirectories(_ path: String) throws(SystemCallError) {
     var built = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
         let parent = built.isEmpty ? "/" : built
@@ -223,7 +209,7 @@ public func makeDirectories(_ path: String) throws(FileError) {
             // midnight must survive a power cut with the photo in it).
             try? AtomicFile.syncDirectory(parent)
         } else if errno != EEXIST {
-            throw FileError(call: "mkdir", errno: errno, path: built)
+            throw SystemCallError(call: "mkdir", errno: errno, path: built)
         }
     }
 }
@@ -233,22 +219,23 @@ public func makeDirectories(_ path: String) throws(FileError) {
 /// each time, so a lock on the file itself would not hold across writers) take it on the file's folder, and
 /// read the file again under it. Only readable access to the folder is needed; nothing is created in it.
 public final class FolderLock {
-    private var fd: Int32
+    private let folder: FileDescriptor
 
-    /// Locks `folder`, waiting up to `seconds` for another holder (polled every 20 ms).
-    /// - Throws: ``FileError`` from `open` (the folder missing or unreadable) or from `flock`: `EWOULDBLOCK`
+    /// Locks `folder`, waiting up to `seconds` for another holder: `flock(LOCK_EX | LOCK_NB)` tried every
+    /// 20 ms. A bounded retry is the wait here: `flock(2)` has no timed form (a blocking one would hang on a
+    /// holder that never lets go) and the kernel gives no event when another process releases a lock.
+    /// - Throws: ``SystemCallError`` from `open` (the folder missing or unreadable) or from `flock`: `EWOULDBLOCK`
     ///   when another process held it for all of `seconds`.
-    public init(_ folder: String, waitingUpTo seconds: Int) throws(FileError) {
-        fd = retryingEINTR { open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { throw FileError(call: "open", errno: errno, path: folder) }
+    public init(_ folder: String, waitingUpTo seconds: Int) throws(SystemCallError) {
+        self.folder = try FileDescriptor.open(folder, O_RDONLY | O_DIRECTORY)
+        let fd = self.folder.rawValue
         var tries = max(1, seconds * 50)
         while retryingEINTR({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
             let e = errno
             tries -= 1
             guard e == EWOULDBLOCK, tries > 0 else {
-                close(fd)
-                fd = -1
-                throw FileError(call: "flock", errno: e, path: folder)
+                self.folder.close()
+                throw SystemCallError(call: "flock", errno: e, path: folder)
             }
             usleep(20_000)
         }
@@ -256,9 +243,6 @@ public final class FolderLock {
 
     /// Releases the lock (closes the folder's descriptor). Idempotent.
     public func release() {
-        if fd >= 0 { close(fd) }
-        fd = -1
+        folder.close()
     }
-
-    deinit { release() }
 }
