@@ -85,10 +85,15 @@ let package = Package(
         // `devices`: the machine's cameras, GPIO chips and CUPS destinations as BoothControl's DeviceReport.
         .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothInput", "BoothDisplay", "BoothPrint"]),
 
-        // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
+        // The wiring of concrete devices the daemon runs with (factories, screen kinds, file preview, keyboard and
+        // input buttons, the picture composer, the config loading, --check, alerts, the gallery's side): a library,
+        // so tests reach it without an executable.
+        .target(name: "BoothWiring", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
+                                                    "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
+                                                    "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
+        // The daemon: its command line, then BoothWiring.
         .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
-                                                              "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
-                                                              "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
+                                                              "BoothJPEG", "BoothLayout", "BoothControl", "BoothDeviceListing", "BoothWiring"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe"]),
 
@@ -114,11 +119,11 @@ let package = Package(
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothGPIO", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothDisplay"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
-                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "photoboothd"]),
+                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "BoothWiring"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime", "BoothIndex",
-                                                     "BoothControl", "photoboothd"],
+                                                     "BoothControl", "BoothWiring"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6],

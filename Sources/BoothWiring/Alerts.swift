@@ -72,7 +72,7 @@ struct AlertTracker {
 /// the daemon repeats nothing: for `graceMilliseconds` after the start a condition carried over
 /// is not ended (the camera and the printer have not reported yet), and the printer's conditions
 /// stay as they were while its health is `unknown` (not polled yet). The daemon itself has no network.
-final class AlertRecorder: Sendable {
+public final class AlertRecorder: Sendable {
     private let index: PictureIndex
     private let runtime: BoothRuntime
     private let log: Logger
@@ -80,7 +80,7 @@ final class AlertRecorder: Sendable {
     private let graceMilliseconds: Int64
     private let thread = WorkerThread(name: "pb-alerts")
 
-    init(index: PictureIndex, runtime: BoothRuntime, log: Logger, intervalMilliseconds: Int64 = 2000, graceMilliseconds: Int64 = 30_000) {
+    public init(index: PictureIndex, runtime: BoothRuntime, log: Logger, intervalMilliseconds: Int64 = 2000, graceMilliseconds: Int64 = 30_000) {
         self.index = index
         self.runtime = runtime
         self.log = log
@@ -90,7 +90,8 @@ final class AlertRecorder: Sendable {
 
     static let printerConditions: Set<String> = ["paper-out", "paper-low", "printer-unavailable"]
 
-    func start() {
+    /// Starts the thread (`pb-alerts`); without one (pthread_create failed) it logs that the operator gets no alerts.
+    public func start() {
         let started = thread.start { [self] w in
             let carried = (try? index.activeAlerts()) ?? [:]
             var tracker = AlertTracker(active: carried)
@@ -120,5 +121,6 @@ final class AlertRecorder: Sendable {
         if !started { log.error("alert: no thread for them (pthread_create failed): the operator gets no alerts") }
     }
 
-    func stop() { _ = thread.finish(timeoutMilliseconds: 2000) }
+    /// Stops the thread, waiting up to 2 s for it.
+    public func stop() { _ = thread.finish(timeoutMilliseconds: 2000) }
 }

@@ -7,6 +7,7 @@ import BoothJPEG
 import BoothLayout
 import BoothPorts
 import BoothRuntime
+import BoothWiring
 import Dispatch
 import Glibc
 
@@ -151,22 +152,16 @@ if args.simulate {
 let log = Logger(threshold: args.verbose ? .debug : .info)
 // libv4l2's and libcamera's own messages, which they write to stderr bare, into this log at their priority.
 for problem in CameraLibraryLogs.route(to: log) { log.warning("camera: \(problem)") }
-/// The settings as loaded, with the soak hooks that go below the schema's floors applied.
-func withTestHooks(_ s: Settings, _ args: Arguments) -> Settings {
-    var s = s
-    if let ms = args.reviewMilliseconds { s.session.reviewMilliseconds = ms }
-    return s
-}
-func loadOrExit(_ args: Arguments, _ overrides: [(key: String, value: String)])
-    -> (settings: Settings, notes: [String], warnings: [Diagnostic], sources: SettingSources) {
+let config = DaemonConfig(path: args.configPath, required: args.configGiven, overrides: overrides,
+                          reviewMilliseconds: args.reviewMilliseconds)
+func loadOrExit(_ config: DaemonConfig) -> (settings: Settings, notes: [String], warnings: [Diagnostic], sources: SettingSources) {
     do {
-        let loaded = try loadSettings(path: args.configPath, required: args.configGiven, overrides: overrides)
-        return (withTestHooks(loaded.settings, args), loaded.notes, loaded.warnings, loaded.sources)
+        return try config.load()
     } catch {
         fail("invalid settings, not starting:\n\(error)", error.exitCode)
     }
 }
-let loaded = loadOrExit(args, overrides)
+let loaded = loadOrExit(config)
 for note in loaded.notes { log.info(note) }
 for warning in loaded.warnings { log.warning(warning.description) }
 
@@ -214,7 +209,6 @@ do {
     log.error("control socket lock not available, photoboothctl cannot reach this daemon: \(error)")
 }
 
-let configPath = args.configPath, configGiven = args.configGiven, finalOverrides = overrides
 var runtimeOptions = RuntimeOptions(sessionLimit: args.sessions, autoPress: args.autoPress)
 let daemonGallery = gallery(loaded.settings, log: log)
 if let sink = daemonGallery.sink {
@@ -228,16 +222,7 @@ runtimeOptions.systemd = SystemdNotifier.fromEnvironment()
 runtimeOptions.stallLoopAfterMilliseconds = args.stallLoopAfter
 if let ms = args.autoPressDelay { runtimeOptions.autoPressDelayMilliseconds = ms }
 // `status` compares the file on disk with the settings in force: read as a reload would, not logged.
-runtimeOptions.configReader = {
-    do {
-        return .success(withTestHooks(try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings, args))
-    } catch let ConfigLoadError.invalid(e) {
-        return .failure(e)
-    } catch {
-        return .failure(SettingsError(diagnostics: [Diagnostic(file: configPath, line: nil, key: nil,
-                                                               message: "\(error)", severity: Diagnostic.Severity.error)]))
-    }
-}
+runtimeOptions.configReader = { config.read() }
 if let n = runtimeOptions.systemd {
     log.info("systemd: notifications to \(n.socketPath)"
              + (n.watchdogIntervalMilliseconds.map { ", WATCHDOG=1 every \($0) ms while alive" } ?? ", no watchdog"))
@@ -246,28 +231,14 @@ let runtime = BoothRuntime(
     settings: loaded.settings,
     options: runtimeOptions,
     factory: factory, log: log,
-    reloader: {
-        do {
-            let reloaded = try loadSettings(path: configPath, required: configGiven, overrides: finalOverrides)
-            // Located where each key was set (a --set flag, not the file), before the runtime makes the composer.
-            let picture = pictureDiagnostics(reloaded.settings, sources: reloaded.sources)
-            if picture.contains(where: { $0.severity == .error }) { return .failure(SettingsError(diagnostics: picture)) }
-            for w in reloaded.warnings + picture { log.warning(w.description) }
-            return .success(withTestHooks(reloaded.settings, args))
-        } catch let ConfigLoadError.invalid(e) {
-            return .failure(e)
-        } catch {
-            return .failure(SettingsError(diagnostics: [Diagnostic(file: configPath, line: nil, key: nil,
-                                                                   message: "\(error)", severity: Diagnostic.Severity.error)]))
-        }
-    })
+    reloader: { config.reload(log: log) })
 
 // The control socket for photoboothctl, served on a thread of its own. Without it the booth still runs.
 var info = DaemonInfo(version: photoboothVersion, protocolVersion: ControlProtocol.version, pid: getpid(),
-                      configPath: absolutePath(configPath), simulated: args.simulate)
-info.overriddenKeys = Array(Set(finalOverrides.map(\.key))).sorted()
+                      configPath: absolutePath(config.path), simulated: args.simulate)
+info.overriddenKeys = Array(Set(config.overrides.map(\.key))).sorted()
 let galleryAdmin = daemonGallery.admin(photosDir: { runtime.photosDirectory }, removed: { runtime.forgetIdleLink(token: $0) },
-                                      configured: { try? loadSettings(path: configPath, required: configGiven, overrides: finalOverrides).settings.gallery })
+                                      configured: { try? config.load().settings.gallery })
 // An index deleted or replaced while the booth runs is made again from the photos (looked at every 2 s).
 galleryAdmin.startKeeping()
 let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(

@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 // A harness that runs the real BoothRuntime on a thread of its own, with the simulated camera,
 // a button the test fires, a display that records what it is shown, and a log recorder.
