@@ -361,6 +361,8 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var inputUnreadable: [String] = []
     /// The DRM cards (`/dev/dri/card*`, libdrm): screens for `display.device`.
     public var drmCards: [DRMCard] = []
+    /// The sections of screen kinds beyond the built-in ones (BoothWiring's `ScreenKind.devices`); nil: none.
+    public var screens: [ScreenSection]? = nil
     /// The cameras libgphoto2 lists that take stills (DSLR and mirrorless bodies): `camera.backend = gphoto2`.
     public var gphoto2Cameras: [GPhoto2Camera] = []
     /// Why the gphoto2 cameras were not listed (the daemon leaves libgphoto2 to its camera thread).
@@ -433,6 +435,21 @@ public struct DeviceReport: Codable, Sendable, Equatable {
             self.captureTargets = captureTargets
             self.imageFormat = imageFormat
             self.problem = problem
+        }
+    }
+
+    /// A screen kind's own section of `devices`: its title (`screens (test)`) and one line per screen it found.
+    public struct ScreenSection: Codable, Sendable, Equatable {
+        /// The kind's name (`ScreenKind.name`).
+        public var kind: String
+        public var title: String
+        public var entries: [String]
+
+        /// Each field as described above.
+        public init(kind: String, title: String, entries: [String]) {
+            self.kind = kind
+            self.title = title
+            self.entries = entries
         }
     }
 

@@ -242,7 +242,7 @@ let galleryAdmin = daemonGallery.admin(photosDir: { runtime.photosDirectory }, r
 // An index deleted or replaced while the booth runs is made again from the photos (looked at every 2 s).
 galleryAdmin.startKeeping()
 let controlServer = ControlServer(path: socketPath, lock: socketLock, log: log, handler: runtime.controlHandler(
-    info: info, devices: { DeviceReport.gather(source: $0) }, jpegSize: { try? JPEGDecoder().header($0).size },
+    info: info, devices: { DeviceReport.gather(source: $0, screens: ScreenRegistry.builtIn.deviceSections) }, jpegSize: { try? JPEGDecoder().header($0).size },
     gallery: galleryAdmin))
 if socketLock != nil {
     do {
