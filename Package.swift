@@ -92,8 +92,7 @@ let package = Package(
                                                     "BoothGPIO", "BoothInput", "BoothDisplay", "BoothJPEG", "BoothLayout", "BoothPrint",
                                                     "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
         // The daemon: its command line, then BoothWiring.
-        .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
-                                                              "BoothJPEG", "BoothLayout", "BoothControl", "BoothDeviceListing", "BoothWiring"]),
+        .executableTarget(name: "photoboothd", dependencies: ["BoothCamera", "BoothRuntime", "BoothWiring"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe"]),
 

@@ -1,14 +1,6 @@
 import BoothCamera
-import BoothClock
-import BoothControl
-import BoothCore
-import BoothDeviceListing
-import BoothJPEG
-import BoothLayout
-import BoothPorts
 import BoothRuntime
 import BoothWiring
-import Dispatch
 import Glibc
 
 // photoboothd: the kiosk daemon. Thin: its options, then BoothWiring's runDaemon (settings, devices, BoothRuntime.run()).
