@@ -15,6 +15,7 @@ public struct ScreenRequest: Sendable {
     /// The device `display.device` resolved to for this kind (`/dev/dri/card1`, `/dev/fb0`, or as the kind
     /// names its own); empty for a kind shown beside that screen (``ScreenKind/Role/alongside(wanted:)``).
     public var device: String
+    /// The settings in force (`display.*`, `preview.*`, `text.*`).
     public var settings: Settings
     /// The runtime's clock and log.
     public var clock: any MonotonicClock
@@ -47,6 +48,7 @@ public struct ScreenCandidate: Sendable, Equatable {
     /// plugged in later, ``ScreenCandidate/lastResort`` (40).
     public var preference: Int
 
+    /// The preferences as above.
     public static let connected = 10, present = 20, later = 30, lastResort = 40
 
     /// Each field as described above.
@@ -59,7 +61,9 @@ public struct ScreenCandidate: Sendable, Equatable {
 /// What a kind found for `auto`: its candidates, and what it saw, for the sentence when no kind
 /// offered one (`"no /dev/fb0"`).
 public struct ScreenDetection: Sendable, Equatable {
+    /// What it offers, in its own order of preference among equals.
     public var candidates: [ScreenCandidate]
+    /// What it saw when it offers nothing (`"no /dev/fb0"`, each card and why not); empty otherwise.
     public var seen: String
 
     /// Each field as described above.
@@ -71,7 +75,9 @@ public struct ScreenDetection: Sendable, Equatable {
 
 /// Which screen `display.device` names: a kind and its device, or none (with why).
 public enum ScreenChoice: Sendable, Equatable {
+    /// The kind (``ScreenKind/name``) and the device it is to open.
     case screen(kind: String, device: String)
+    /// No screen, and why (the sentence the log says).
     case none(String)
 
     /// A DRM/KMS card (``ScreenKind/kms``).
@@ -94,6 +100,7 @@ public struct ScreenKind: Sendable {
 
     /// The kind's name (`kms`, `fbdev`, `file`), as ``ScreenChoice`` names it.
     public var name: String
+    /// How `display.device` names it, or when it is wanted beside that screen.
     public var role: Role
     /// Its displays for a request: started, or none when it cannot be opened (said in the log, the booth runs without it).
     public var make: @Sendable (ScreenRequest) -> [any DisplaySink]
@@ -118,8 +125,10 @@ public struct ScreenKind: Sendable {
 /// The screen kinds the booth knows, in order: the order `display.device` values are claimed in and
 /// `auto`'s ties are broken by.
 public struct ScreenRegistry: Sendable {
+    /// The kinds, in order.
     public var kinds: [ScreenKind]
 
+    /// A registry of `kinds`, in that order (a test's: ``builtIn``'s kinds and its own).
     public init(kinds: [ScreenKind]) { self.kinds = kinds }
 
     /// The booth's screen kinds. A new kind: its file, and its line here.
