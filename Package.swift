@@ -98,10 +98,14 @@ let package = Package(
         // them and the schema: the man pages and photoboothctl's bash completion (photoboothctl --generate).
         .target(name: "BoothCommandLine", dependencies: ["BoothCore", "BoothRuntime", "BoothControl"]),
 
-        // The daemon: the wiring of concrete devices (factories, file preview, keyboard button, --check).
-        .executableTarget(name: "photoboothd", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
-                                                              "BoothGPIO", "BoothInput", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothLayout",
-                                                              "BoothPrint", "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex", "BoothCommandLine"]),
+        // The wiring of concrete devices the daemon runs with (factories, screen kinds, file preview, keyboard and
+        // input buttons, the picture composer, the config loading, --check, alerts, the gallery's side): a library,
+        // so tests reach it without an executable.
+        .target(name: "BoothWiring", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
+                                                    "BoothGPIO", "BoothInput", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothLayout", "BoothPrint",
+                                                    "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
+        // The daemon: its command line, then BoothWiring.
+        .executableTarget(name: "photoboothd", dependencies: ["BoothCamera", "BoothRuntime", "BoothWiring", "BoothCommandLine"]),
         .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe", "BoothCommandLine"]),
 
@@ -130,12 +134,12 @@ let package = Package(
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothRaster", "BoothDisplay"]),
         .testTarget(name: "BoothOrientationTests", dependencies: ["BoothCore", "BoothPorts", "BoothOrientation"]),
         .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
-                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "photoboothd",
+                                                       "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "BoothWiring",
                                                        "BoothCommandLine"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothRaster", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
         .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime", "BoothIndex",
-                                                     "BoothControl", "photoboothd"],
+                                                     "BoothControl", "BoothWiring"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],
     swiftLanguageModes: [.v6],

@@ -364,6 +364,8 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     /// Each camera backend's section (libgphoto2's, libcamera's, a test's; none for V4L2, whose nodes are
     /// `cameras`), in the backends' order: the lines `devices` prints and the backend's own data.
     public var cameraBackends: [CameraBackendSection] = []
+    /// The sections of screen kinds beyond the built-in ones (BoothWiring's `ScreenKind.devices`); nil: none.
+    public var screens: [ScreenSection]? = nil
 
     /// A camera backend's section of `devices`, as the backend made it (BoothCamera's `CameraBackendDescriptor`).
     public struct CameraBackendSection: Codable, Sendable, Equatable {
@@ -378,6 +380,21 @@ public struct DeviceReport: Codable, Sendable, Equatable {
             self.backend = backend
             self.lines = lines
             self.fields = fields
+        }
+    }
+
+    /// A screen kind's own section of `devices`: its title (`screens (test)`) and one line per screen it found.
+    public struct ScreenSection: Codable, Sendable, Equatable {
+        /// The kind's name (`ScreenKind.name`).
+        public var kind: String
+        public var title: String
+        public var entries: [String]
+
+        /// Each field as described above.
+        public init(kind: String, title: String, entries: [String]) {
+            self.kind = kind
+            self.title = title
+            self.entries = entries
         }
     }
 

@@ -23,7 +23,11 @@ extension DeviceReport {
     /// the booth not running: libgphoto2's cameras are each opened once); false in the daemon, whose camera
     /// thread alone calls libgphoto2 (another thread's `gp_camera_init` would fail to claim the booth's own
     /// camera, and libgphoto2's driver loading is not thread-safe): its section then says so.
-    public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev", gphoto2Cameras: Bool = false) -> DeviceReport {
+    ///
+    /// `screens`: each screen kind's section (BoothWiring's `ScreenRegistry.deviceSections`); by default the
+    /// built-in kinds' (``builtInScreenSections``: the DRM cards).
+    public static func gather(source: String, inUse: InUse? = nil, devRoot: String = "/dev", gphoto2Cameras: Bool = false,
+                              screens: [DeviceSection] = builtInScreenSections) -> DeviceReport {
         let cameras = CameraDiscovery(devRoot: devRoot).cameras(detail: .full).map(Camera.init)
         var chips: [GPIOChip] = []
         var gpioError: String?
@@ -36,15 +40,7 @@ extension DeviceReport {
         let (inputs, unreadable) = InputDevices.list(directory: devRoot + "/input")
         report.inputDevices = inputs.map(InputDevice.init)
         report.inputUnreadable = unreadable
-        report.drmCards = KMSFramebuffer.cards(directory: devRoot + "/dri").map { path in
-            do {
-                let i = try KMSFramebuffer.probe(path)
-                return DRMCard(path: path, driver: i.driver, connectors: i.connectors, connected: i.connected, connector: i.connector,
-                               mode: i.mode.map { "\($0)@\(i.refreshHz ?? 0)" })
-            } catch {
-                return DRMCard(path: path, driver: "", connectors: 0, connected: 0, problem: "\(error)")
-            }
-        }
+        for section in screens { section(&report, devRoot) }
         report.cameraBackends = CameraBackends.devicesSections(CameraDevicesContext(source: source, mayOpenCameras: gphoto2Cameras)).map {
             DeviceReport.CameraBackendSection(backend: $0.backend.rawValue, lines: $0.lines,
                                               fields: $0.json.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0)) })
@@ -57,6 +53,29 @@ extension DeviceReport {
             report.printerError = error.description
         }
         return report
+    }
+}
+
+/// One kind of screen's section of `devices`: fills its part of `report` from the machine under `devRoot`
+/// (`/dev`; tests give a tree of their own).
+public typealias DeviceSection = @Sendable (_ report: inout DeviceReport, _ devRoot: String) -> Void
+
+extension DeviceReport {
+    /// The built-in screen kinds' sections, for a listing made without BoothWiring's registry (photoboothctl's own).
+    public static let builtInScreenSections: [DeviceSection] = [drmCardsSection]
+
+    /// The KMS screens' section: every DRM card under `devRoot/dri` asked for its connectors (libdrm,
+    /// ``KMSFramebuffer/probe(_:)``), into ``drmCards``.
+    public static let drmCardsSection: DeviceSection = { report, devRoot in
+        report.drmCards = KMSFramebuffer.cards(directory: devRoot + "/dri").map { path in
+            do {
+                let i = try KMSFramebuffer.probe(path)
+                return DRMCard(path: path, driver: i.driver, connectors: i.connectors, connected: i.connected, connector: i.connector,
+                               mode: i.mode.map { "\($0)@\(i.refreshHz ?? 0)" })
+            } catch {
+                return DRMCard(path: path, driver: "", connectors: 0, connected: 0, problem: "\(error)")
+            }
+        }
     }
 }
 

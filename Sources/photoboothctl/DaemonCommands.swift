@@ -207,6 +207,11 @@ struct Devices: Subcommand {
                        + (c.connector.map { ": \($0) \(c.mode ?? "")" } ?? " (no screen plugged in)"))
         }
         out.append("")
+        for section in d.screens ?? [] {
+            out.append("\(section.title):" + (section.entries.isEmpty ? " none" : ""))
+            for e in section.entries { out.append("  \(e)") }
+            out.append("")
+        }
         out.append(d.inputDevices.isEmpty ? "input devices: none (no readable /dev/input/event* node)" : "input devices:")
         for i in d.inputDevices {
             out.append("  \(i.path) \"\(i.name)\" [\(i.kind)] \(i.usbID)" + (i.byId.isEmpty ? "" : " (by-id: \(i.byId.joined(separator: ", ")))"))

@@ -1,10 +1,6 @@
-// photoboothd: the kiosk daemon, and the wiring of concrete devices.
+// photoboothd: the kiosk daemon.
 //
-// Owns the command line (main.swift), reading the config file (ConfigFile.swift), the device factories
-// that fill the runtime's DeviceFactory with the device modules' kinds (DeviceFactories.swift: V4L2 or
-// simulated camera, GPIO button and LED, framebuffer and file preview, photos directory, totals, print
-// worker, orientation tracker), the file preview (FilePreview), the terminal as the button
-// (KeyboardButton), the picture composer (LayoutComposer.swift) and --check (Check.swift).
+// Owns the command line (main.swift): its options, usage and exit codes. Everything else it runs, the
+// devices, the config loading, --check, the alerts and the gallery's side, is BoothWiring's.
 //
-// May import: every Swift module (BoothRuntime and the device modules), not a C library target. Tests
-// reach it with @testable import photoboothd.
+// May import: every Swift module, not a C library target. Tests import BoothWiring, not this target.

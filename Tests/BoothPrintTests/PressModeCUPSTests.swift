@@ -7,7 +7,7 @@ import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing
-@testable import photoboothd
+@testable import BoothWiring
 
 // print.mode = press (and auto's long press) end to end: the booth's runtime in this process, with
 // the simulated camera and a button the test presses, printing through the private cupsd and

@@ -5,7 +5,7 @@ import BoothTestSupport
 import Foundation
 import Testing
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 @Suite("The daemon's alerts: each change of a fault, the paper or the storage, once into the index", .serialized)
 struct AlertRecorderTests {
@@ -80,7 +80,8 @@ struct AlertRecorderTests {
         let began = try #require(try index.alerts(after: 0, limit: 10).first)
         #expect(began.condition == "fault:camera" && began.active)
         #expect(began.message.contains("sim-alert-camera"), "the fault's own words: \(began.message)")
-        #expect(log.all.contains { $0.contains("alert: fault:camera began") })
+        // Logged just after the row is written: waited for, not raced.
+        #expect(await eventually { log.all.contains { $0.contains("alert: fault:camera began") } })
         recorder.stop()
         // The daemon again (a restart) while the fault lasts: nothing new.
         let again = AlertRecorder(index: index, runtime: booth.runtime, log: log.logger(), intervalMilliseconds: 50, graceMilliseconds: 1500)
@@ -97,5 +98,35 @@ struct AlertRecorderTests {
         let ended = try #require(try index.alerts(after: began.id, limit: 10).first)
         #expect(ended.condition == "fault:camera" && !ended.active)
         #expect(try index.activeAlerts().isEmpty)
+    }
+
+    @Test("the grace after a restart runs on the injected clock, and an alert's time is the injected wall clock's: a carried condition ends only once the booth's clock has passed the grace")
+    func graceOnTheInjectedClock() async throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        var settings = fastSettings(dir: dir)
+        settings.gallery.enabled = true
+        settings.gallery.index = "\(dir)/state/gallery/index.sqlite"
+        settings.gallery.secret = "\(dir)/state/gallery.secret"
+        let log = LogRecorder()
+        let index = try #require(gallery(settings, log: log.logger()).index, "\(log.all)")
+        // The last daemon left a fault active; this one's booth has none.
+        _ = try index.recordAlert("fault:button", active: true, message: "button line busy", at: 1_000)
+        let clock = ManualClock.startingNow()
+        let booth = TestBooth(settings, clock: clock)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        try #require(await booth.settle())
+        let recorder = AlertRecorder(index: index, runtime: booth.runtime, log: log.logger(), clock: clock, wallClock: { 1_234_567 },
+                                     intervalMilliseconds: 10, graceMilliseconds: 60_000)
+        recorder.start()
+        defer { recorder.stop() }
+        // Many real intervals, the booth's clock standing still: within the grace, nothing ends.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(try index.activeAlerts() == ["fault:button": "button line busy"], "ended within the grace on the booth's clock")
+        clock.advance(milliseconds: 60_001)
+        // (The step may also leave the camera looking stalled: only the button's condition is the point here.)
+        try #require(await eventually { (try? index.activeAlerts())?["fault:button"] == nil }, "\(log.all)")
+        let ended = try #require(try index.alerts(after: 0, limit: 10).first { $0.condition == "fault:button" && !$0.active })
+        #expect(ended.at == 1_234_567, "the alert's time from the injected wall clock")
     }
 }

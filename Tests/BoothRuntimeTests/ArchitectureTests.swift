@@ -206,4 +206,59 @@ import Testing
         #expect(names == ["BoothCore", "BoothPorts", "BoothClock"],
                 "BoothRuntime's dependencies in Package.swift: \(names.sorted())")
     }
+
+    /// Every target declared in `text` (a Package.swift): its kind (`target`, `testTarget`, `executableTarget`,
+    /// `systemLibrary`), name and the target names in its `dependencies:` list, comments left out.
+    static func declaredTargets(_ text: String) -> [(kind: String, name: String, dependencies: Set<String>)] {
+        let code = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }.joined(separator: "\n")
+        var out: [(String, String, Set<String>)] = []
+        for kind in ["target", "testTarget", "executableTarget", "systemLibrary"] {
+            var rest = code[...]
+            while let start = rest.range(of: ".\(kind)(name: \"") {
+                var depth = 0, end = code.endIndex
+                for i in code[start.lowerBound...].indices {
+                    if code[i] == "(" { depth += 1 }
+                    if code[i] == ")" { depth -= 1; if depth == 0 { end = i; break } }
+                }
+                let declaration = code[start.upperBound..<end]
+                let name = String(declaration.prefix { $0 != "\"" })
+                var dependencies: Set<String> = []
+                if let list = declaration.range(of: "dependencies: ["), let close = declaration[list.upperBound...].firstIndex(of: "]") {
+                    let quoted = declaration[list.upperBound..<close].split(separator: "\"", omittingEmptySubsequences: false)
+                    dependencies = Set(stride(from: 1, to: quoted.count, by: 2).map { String(quoted[$0]) })
+                }
+                out.append((kind, name, dependencies))
+                rest = code[end...]
+            }
+        }
+        return out
+    }
+
+    /// The library and test targets in `text` that depend on an executable target, as `"target -> executable"`.
+    static func dependenciesOnExecutables(_ text: String) -> [String] {
+        let targets = declaredTargets(text)
+        let executables = Set(targets.filter { $0.kind == "executableTarget" }.map { $0.name })
+        return targets.filter { $0.kind == "target" || $0.kind == "testTarget" }
+            .flatMap { t in t.dependencies.intersection(executables).sorted().map { "\(t.name) -> \($0)" } }
+    }
+
+    @Test("no test target and no library target depends on an executable target (Package.swift): tests reach the wiring through BoothWiring")
+    func noTargetDependsOnAnExecutable() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let targets = Self.declaredTargets(text)
+        #expect(targets.contains { $0.kind == "executableTarget" && $0.name == "photoboothd" }, "Package.swift not read: \(targets.map { $0.name })")
+        #expect(targets.contains { $0.kind == "testTarget" && $0.name == "BoothRuntimeTests" && $0.dependencies.contains("BoothWiring") },
+                "the test targets' dependencies not read: \(targets.map { $0.name })")
+        #expect(Self.dependenciesOnExecutables(text).isEmpty, "\(Self.dependenciesOnExecutables(text))")
+        // The check itself: a test target and a library given an executable are both named.
+        let bad = """
+            .executableTarget(name: "tool", dependencies: ["Lib"]),
+            .target(name: "Lib", dependencies: ["Core", // a comment with "tool" in it
+                                                "tool"]),
+            .testTarget(name: "LibTests", dependencies: ["Lib",
+                                                         "tool"], exclude: ["x"]),
+            """
+        #expect(Self.dependenciesOnExecutables(bad) == ["Lib -> tool", "LibTests -> tool"])
+    }
 }

@@ -3,7 +3,7 @@ import BoothCore
 import BoothPorts
 import Synchronization
 import Testing
-@testable import photoboothd
+@testable import BoothWiring
 
 /// A source of a ``ButtonSet``: fails to start while `refuse` is set; `fire` delivers as its thread would.
 private final class Source: ButtonDevice {

@@ -10,7 +10,7 @@ import Testing
 @testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 // Camera faults found by trying the booth (issue 13): a capture size the camera does not offer,
 // a camera that stops delivering during a capture, one outage counted as one fault, framing

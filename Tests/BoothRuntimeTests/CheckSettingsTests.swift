@@ -9,7 +9,7 @@ import Glibc
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 /// Loading with sources and warnings, and `--check`'s print and mount checks with a stand-in for CUPS.
 @Suite("Config load warnings and --check settings")

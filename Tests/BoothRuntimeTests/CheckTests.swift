@@ -7,7 +7,7 @@ import Glibc
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 // `photoboothd --check` must not change the system: the storage check reports, it creates nothing.
 @Suite struct CheckStorageTests {

@@ -8,7 +8,7 @@ import Testing
 @testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 /// Runs the built photoboothd (`.build/debug`, built with the tests) in `cwd` with stdin from /dev/null;
 /// its exit status and stderr + stdout.

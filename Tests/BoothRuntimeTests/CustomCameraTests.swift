@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 import BoothStorage
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 // Adding a camera backend needs no change to BoothRuntime: this file's camera is a `CameraSource` of
 // its own (no V4L2, no BoothCamera), a shutter-style camera whose still arrives 300 ms after the

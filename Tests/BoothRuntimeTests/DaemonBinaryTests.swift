@@ -7,7 +7,7 @@ import Testing
 @testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 // The built photoboothd and photoboothctl (.build/debug), run as an operator runs them (issue 13):
 // one daemon per control socket, `--simulate` in its working directory, the README's

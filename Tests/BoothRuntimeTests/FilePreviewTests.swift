@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 @Suite("File preview framebuffer")
 struct FilePreviewTests {

@@ -10,7 +10,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 // A whole 4-shot session through the real runtime with the real gphoto2 backend (GPhoto2CameraSource)
 // against libgphoto2's virtual camera (BoothTestSupport's VirtualCamera: Debian 12's ptp2 driver, the

@@ -10,7 +10,7 @@ import FoundationNetworking
 import Glibc
 import Testing
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 /// GET `url` through URLSession (libcurl): status and body.
 private func get(_ url: String) throws -> (Int, [UInt8]) {

@@ -9,7 +9,7 @@ import Testing
 @testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 /// A pipe standing in for the terminal.
 final class TestPipe: Sendable {

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 /// An LED that records the patterns it is asked to show.
 final class FakeLED: LEDDevice {

@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 // photoboothd's composer (the [picture] layout through BoothLayout): made only when a session needs
 // one, refused for sheets the booth could not show or print, and made again on reload.

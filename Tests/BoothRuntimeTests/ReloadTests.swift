@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 @testable import BoothControl
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 // A reload on a running booth (simulated camera, fake button, recording screens), for each group of
 // keys: the change reaches the component that uses it, and the reply says exactly what each key did.

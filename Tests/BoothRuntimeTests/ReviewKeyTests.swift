@@ -1,7 +1,7 @@
 import BoothCore
 import BoothInput
 import Testing
-@testable import photoboothd
+@testable import BoothWiring
 
 @Suite("Review keys of an input button")
 struct ReviewKeyTests {

@@ -10,7 +10,7 @@ import Testing
 @testable import BoothControl
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 extension BoothRuntime {
     /// The control handler as photoboothd wires it: the machine's devices from BoothDeviceListing, the

@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
-@testable import photoboothd
+@testable import BoothWiring
 
 // A harness that runs the real BoothRuntime on a thread of its own, with the simulated camera,
 // a button the test fires, a display that records what it is shown, and a log recorder.
@@ -201,11 +201,13 @@ final class TestBooth: Sendable {
     ///   - clock: the booth's clock, its camera's and its button's (``ManualClock/startingNow()``); nil:
     ///     the real one.
     ///   - photoStorage: the photos directory's store (nil: the daemon's ``PhotoStore``).
+    ///   - screens: screen kinds to make the booth's screens from, as the daemon does (`display.device`); nil:
+    ///     only the recording display (and the file preview).
     init(_ settings: Settings, button custom: (any ButtonDevice)? = nil, filePreview: Bool = false,
          led: (@Sendable (Settings) -> (any LEDDevice)?)? = nil, opensLED: Bool = true,
          cameraName: String = "sim-test-camera", offeredSizes: [FrameSize]? = nil,
          options: RuntimeOptions = RuntimeOptions(), reloaded: ReloadSource? = nil, clock: ManualClock? = nil,
-         photoStorage: (@Sendable (Settings.Storage) -> any PhotoStorage)? = nil) {
+         photoStorage: (@Sendable (Settings.Storage) -> any PhotoStorage)? = nil, screens: ScreenRegistry? = nil) {
         self.settings = settings
         self.clock = clock
         button = FakeButton(clock: clock ?? SystemClock())
@@ -226,6 +228,7 @@ final class TestBooth: Sendable {
             },
             opensLED: opensLED)
         if let photoStorage { factory.photoStorage = photoStorage }
+        if let screens { factory.screens = { s, clock, log, turns in screens.screens(s, clock, log, turns, simulate: false) } }
         runtime = BoothRuntime(settings: settings, options: options, factory: factory, clock: clock ?? SystemClock(), log: log,
                                reloader: { .success(reloaded?.settings.withLock { $0 } ?? settings) })
     }

@@ -6,7 +6,7 @@ import BoothPorts
 import Glibc
 import Synchronization
 import Testing
-@testable import photoboothd
+@testable import BoothWiring
 
 /// A screen that records what it was shown.
 private final class RecordingScreen: DisplaySink {

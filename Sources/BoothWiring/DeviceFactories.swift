@@ -95,163 +95,31 @@ public func makeFilePreview(_ s: Settings, orientation: (any OrientationSource)?
                     orientation: orientation ?? OrientationTracker(settings: s), clock: clock, log: log)
 }
 
-/// Which screen `display.device` names: a DRM/KMS card, an fbdev device, or none (with why).
-enum ScreenChoice: Equatable {
-    case kms(String)
-    case fbdev(String)
-    case none(String)
-}
-
-/// What `/dev/fb0` is, for `auto`.
-enum FB0: Equatable {
-    /// No `/dev/fb0`.
-    case none
-    /// A DRM card's own fbdev emulation (`/sys/class/graphics/fb0/device/drm` exists).
-    case drmEmulation
-    /// Any other framebuffer (a firmware `simplefb`, an fbdev-only driver).
-    case plain
-}
-
-/// `display.device` resolved: `auto` is the first `/dev/dri/card*` with a connected connector, else
-/// `/dev/fb0` when it exists and is not a DRM card's own fbdev emulation, else the first KMS card (its
-/// screen may be plugged in later), else `/dev/fb0` whatever it is, else no screen; a path under
-/// `/dev/dri/` is KMS, any other an fbdev. `cards`, `probe` and `fb0` are the machine's; tests give their own.
+/// `display.device` resolved among the built-in kinds (``ScreenRegistry/resolve(_:detecting:)``): `auto` is
+/// the first `/dev/dri/card*` with a connected connector, else `/dev/fb0` when it exists and is not a DRM
+/// card's own fbdev emulation, else the first KMS card (its screen may be plugged in later), else
+/// `/dev/fb0` whatever it is, else no screen; a path under `/dev/dri/` is KMS, any other an fbdev.
+/// `cards`, `probe` and `fb0` are the machine's; tests give their own.
 func resolveScreen(_ device: String, cards: () -> [String] = { KMSFramebuffer.cards() },
-                   probe: (String) -> Result<KMSCardInfo, FramebufferError> = { p in Result { () throws(FramebufferError) in try KMSFramebuffer.probe(p) } },
+                   probe: (String) -> Result<KMSCardInfo, FramebufferError> = probeKMSCard,
                    fb0: () -> FB0 = framebufferZero) -> ScreenChoice {
-    if device.isEmpty { return .none("display.device is empty") }
-    if device.lowercased() == "auto" {
-        var seen: [String] = [], unplugged: String?
-        for card in cards() {
-            let info: KMSCardInfo
-            switch probe(card) {
-            case .success(let i): info = i
-            // The shim's sentence names the card and the errno's words already.
-            case .failure(.call(let why, _, _)): seen.append(why); continue
-            case .failure(let e): seen.append("\(card): \(e)"); continue
-            }
-            if info.connected > 0 { return .kms(card) }
-            if info.connectors > 0 && unplugged == nil { unplugged = card }
-            seen.append("\(card) (\(info.driver)): no connected screen among \(info.connectors) connectors")
+    ScreenRegistry.builtIn.resolve(device) { kind in
+        switch kind.name {
+        case ScreenKind.kmsName: detectKMSCards(cards(), probe: probe)
+        case ScreenKind.fbdevName: detectFramebufferZero(fb0())
+        default: kind.detect?()
         }
-        let fb = fb0()
-        if fb == .plain { return .fbdev("/dev/fb0") }
-        if let unplugged { return .kms(unplugged) }
-        if fb != .none { return .fbdev("/dev/fb0") }
-        return .none("display.device = auto found no screen (" + (seen.isEmpty ? "no /dev/dri/card*" : seen.joined(separator: "; "))
-                     + ", no /dev/fb0)")
     }
-    return device.hasPrefix("/dev/dri/") ? .kms(device) : .fbdev(device)
 }
 
-/// `/dev/fb0` on this machine: none, a DRM card's emulation (its sysfs device has a `drm` folder), or plain.
-func framebufferZero() -> FB0 {
-    guard access("/dev/fb0", F_OK) == 0 else { return .none }
-    return access("/sys/class/graphics/fb0/device/drm", F_OK) == 0 ? .drmEmulation : .plain
-}
-
-/// The guest's screen, when `display.device` names one that opens: a DRM/KMS card or a framebuffer
-/// (``resolveScreen(_:cards:probe:fb0:)``). A screen that cannot be opened is logged and the booth
-/// runs without it (the file preview still works); a KMS card without a connected screen is waited
-/// for (``waitForScreen(_:_:_:_:_:)``).
+/// The guest's screen, when `display.device` names one that opens (``ScreenRegistry/deviceScreens(_:)``
+/// of the built-in kinds): a DRM/KMS card or a framebuffer. A screen that cannot be opened is logged and
+/// the booth runs without it (the file preview still works); a KMS card without a connected screen is
+/// waited for (``waitForScreen(_:_:_:_:_:)``).
 func framebufferDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
                          _ orientation: any OrientationSource) -> [any DisplaySink] {
-    screenDisplays(s, clock, log, orientation, simulate: false)
-}
-
-/// As ``framebufferDisplays(_:_:_:_:)``; `simulate`: a KMS card only when the booth gets DRM master at
-/// once (a desktop's compositor holds it: no fight over the screen), an fbdev only when writable,
-/// nothing waited for.
-func screenDisplays(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
-                    _ orientation: any OrientationSource, simulate: Bool) -> [any DisplaySink] {
-    switch resolveScreen(s.display.device) {
-    case .none(let why):
-        if !s.display.device.isEmpty && !simulate { log.warning("display: no screen, running without it: \(why)") }
-        return []
-    case .kms(let path):
-        if access(path, F_OK) != 0 {
-            if simulate { return [] }
-            // A typo, or a driver that has not made its card yet (probe order, a USB display): said now,
-            // with the cards there are, and waited for as a card without a screen is.
-            let cards = KMSFramebuffer.cards()
-            log.warning("display: \(path): no such device (DRM cards here: \(cards.isEmpty ? "none" : cards.joined(separator: ", "))); "
-                        + "looking again every 5 s. display.device = auto picks the card with a connected screen")
-            return [waitForScreen(path, s, clock, log, orientation)]
-        }
-        do {
-            return try kmsDisplay(path, s, clock, log, orientation, simulate: simulate).map { [$0] } ?? []
-        } catch FramebufferError.call(let why, let code, _) where code == ENOLINK && !simulate {
-            // No screen plugged in (or switched off): wait for one, as an operator plugs the HDMI cable in late.
-            log.warning("display: \(why); looking again every 5 s")
-            return [waitForScreen(path, s, clock, log, orientation)]
-        } catch {
-            log.warning("display: no screen, running without it: \(error)")
-            return []
-        }
-    case .fbdev(let path):
-        if simulate && access(path, W_OK) != 0 { return [] }
-        do {
-            let fb = try FramebufferDevice(path: path)
-            return try [startScreen(fb, described: "\(fb.path) (\(fb.driver)) \(fb.format)", s, clock, log, orientation)]
-        } catch {
-            log.warning("display: no screen, running without it: \(error)")
-            return []
-        }
-    }
-}
-
-/// The KMS card `path` as a started display; nil under `simulate` when another client holds DRM master.
-/// - Throws: ``FramebufferError`` from ``KMSFramebuffer/init(path:mode:retryMilliseconds:now:log:info:)``
-///   (ENOLINK: no connected screen), the font's error.
-func kmsDisplay(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
-                _ orientation: any OrientationSource, simulate: Bool) throws -> (any DisplaySink)? {
-    let kms = try KMSFramebuffer(path: path, now: { clock.now() }, log: { log.warning($0) }, info: { log.info($0) })
-    if simulate && !kms.currentStats.isMaster { kms.close(); return nil }
-    let i = kms.info
-    let described = "\(path) (\(i.driver), KMS) \(i.connector ?? "?") \(kms.format.size)@\(i.refreshHz ?? 0) Hz, "
-        + "page flips on vblank\(kms.currentStats.isMaster ? "" : "; not DRM master yet")"
-    do {
-        return try startScreen(kms, described: described, s, clock, log, orientation)
-    } catch {
-        kms.close()
-        throw error
-    }
-}
-
-/// A ``FramebufferDisplay`` on `framebuffer`, its thread started, and `display: <described>` logged.
-/// - Throws: the font's error (``FramebufferDisplay`` init).
-private func startScreen(_ framebuffer: any Framebuffer, described: String, _ s: Settings, _ clock: any MonotonicClock,
-                         _ log: Logger, _ orientation: any OrientationSource) throws -> any DisplaySink {
-    let display = try FramebufferDisplay(
-        framebuffer: framebuffer, fontPath: s.display.font, texts: ScreenTexts(s.text),
-        options: LiveViewOptions(cameraRotation: .r0, scaling: Scaling(s.display.scaling), mirror: s.display.mirror),
-        orientation: orientation, framesPerSecond: s.display.frameRate,
-        console: s.display.console.isEmpty ? nil : s.display.console, clock: clock, log: { log.warning($0) })
-    display.start()
-    log.info("display: \(described)")
-    return display
-}
-
-/// A ``PendingScreen`` for the KMS card `path` while it is missing or none of its connectors is
-/// connected: every 5 s it asks the card (``KMSFramebuffer/probe(_:)``) and opens the screen once one is.
-func waitForScreen(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
-                   _ orientation: any OrientationSource) -> any DisplaySink {
-    let lastWarning = Mutex<String?>(nil)
-    let pending = PendingScreen { () -> (any DisplaySink)? in
-        guard let info = try? KMSFramebuffer.probe(path), info.connected > 0 else { return nil }
-        do {
-            let display = try kmsDisplay(path, s, clock, log, orientation, simulate: false)
-            log.notice("display: \(path): \(info.connector ?? "a connector") connected")
-            return display
-        } catch {
-            // Said once while it stays the same (every 5 s otherwise).
-            let sentence = "display: \(path): \(info.connector ?? "a connector") connected, but: \(error); looking again every 5 s"
-            if lastWarning.withLock({ l in defer { l = sentence }; return l != sentence }) { log.warning(sentence) }
-            return nil
-        }
-    }
-    if !pending.start() { log.warning("display: no thread to wait for a screen on \(path) (pthread_create failed); running without it") }
-    return pending
+    ScreenRegistry.builtIn.deviceScreens(ScreenRequest(device: "", settings: s, clock: clock, log: log, orientation: orientation,
+                                                       simulate: false))
 }
 
 /// Corrupt frames from the simulated camera on purpose (``BoothCamera/FrameCorruption``), named
@@ -259,9 +127,12 @@ func waitForScreen(_ path: String, _ s: Settings, _ clock: any MonotonicClock, _
 public typealias SimulatedFrameCorruption = FrameCorruption
 
 /// `--simulate`: the built-in test-pattern camera (or the real camera `camera.backend` picks, with `--camera`),
-/// the terminal as the button, no LED, the file preview. `corruption`: the test-pattern camera
-/// spoils frames on purpose (`--corrupt-frames`).
-public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = nil, log: Logger) -> DeviceFactory {
+/// the terminal as the button, no LED, the file preview, and the screen only when it is the booth's to
+/// take: a writable framebuffer, or a KMS card whose DRM master nobody holds (a desktop's compositor does;
+/// its console would not be welcome either). `corruption`: the test-pattern camera spoils frames on
+/// purpose (`--corrupt-frames`). `screens`: the screen kinds (``ScreenRegistry/builtIn``; a test adds its own).
+public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = nil, screens: ScreenRegistry = .builtIn,
+                             log: Logger) -> DeviceFactory {
     DeviceFactory(
         cameraSource: { s, clock, log in
             realCamera ? makeCameraSource(s, clock: clock, log: log)
@@ -269,21 +140,13 @@ public func simulatedDevices(realCamera: Bool, corruption: FrameCorruption? = ni
         },
         button: { _ in KeyboardButton(clock: SystemClock(), log: log) },
         led: { _ in nil },
-        screens: { s, clock, log, turns in filePreviewDisplays(s, clock, log, turns) + simulatedScreen(s, clock, log, turns) },
+        screens: { s, clock, log, turns in screens.screens(s, clock, log, turns, simulate: true) },
         opensLED: false)
 }
 
-/// `--simulate` draws on the screen only when it is the booth's to take: a writable framebuffer, or
-/// a KMS card whose DRM master nobody holds (a desktop's compositor does; its console would not be
-/// welcome either).
-func simulatedScreen(_ s: Settings, _ clock: any MonotonicClock, _ log: Logger,
-                     _ orientation: any OrientationSource) -> [any DisplaySink] {
-    screenDisplays(s, clock, log, orientation, simulate: true)
-}
-
-/// The real booth: the camera `camera.backend` picks (``makeCameraSource(_:clock:log:detection:)``: the backends' registry), the button and LED on GPIO lines through libgpiod, the framebuffer
-/// screen and the file preview.
-public func realDevices(log: Logger) -> DeviceFactory {
+/// The real booth: the camera `camera.backend` picks (``makeCameraSource(_:clock:log:detection:)``: the backends' registry), the button and LED on GPIO lines through libgpiod, the
+/// screen `display.device` names among `screens`' kinds (``ScreenRegistry/builtIn``: KMS or fbdev) and the file preview.
+public func realDevices(screens: ScreenRegistry = .builtIn, log: Logger) -> DeviceFactory {
     // The LED's open error is warned when it is new; the same error on every retry only at debug.
     let lastLEDError = Mutex<String?>(nil)
     return DeviceFactory(
@@ -305,7 +168,7 @@ public func realDevices(log: Logger) -> DeviceFactory {
                 return nil
             }
         },
-        screens: { s, clock, log, turns in framebufferDisplays(s, clock, log, turns) + filePreviewDisplays(s, clock, log, turns) })
+        screens: { s, clock, log, turns in screens.screens(s, clock, log, turns, simulate: false) })
 }
 
 /// The button `button.source` names: the GPIO line (``GPIOButtonDevice``), an input device's key or

@@ -72,29 +72,46 @@ struct AlertTracker {
 /// the daemon repeats nothing: for `graceMilliseconds` after the start a condition carried over
 /// is not ended (the camera and the printer have not reported yet), and the printer's conditions
 /// stay as they were while its health is `unknown` (not polled yet). The daemon itself has no network.
-final class AlertRecorder: Sendable {
+///
+/// The grace is measured on the injected `clock` (the runtime's), each alert's time read from the
+/// injected `wallClock`; the looks come every `intervalMilliseconds` of real time, and at once after
+/// each step of a ``ManualClock``.
+public final class AlertRecorder: Sendable {
     private let index: PictureIndex
     private let runtime: BoothRuntime
     private let log: Logger
+    private let clock: any MonotonicClock
+    private let wallClock: @Sendable () -> Int64
     private let intervalMilliseconds: Int64
     private let graceMilliseconds: Int64
     private let thread = WorkerThread(name: "pb-alerts")
 
-    init(index: PictureIndex, runtime: BoothRuntime, log: Logger, intervalMilliseconds: Int64 = 2000, graceMilliseconds: Int64 = 30_000) {
+    /// - Parameters:
+    ///   - clock: the monotonic clock the grace is measured on: the runtime's (``SystemClock`` in the daemon).
+    ///   - wallClock: an alert's time, seconds since 1970 (`time(2)` in the daemon).
+    ///   - intervalMilliseconds: how often the runtime's status is looked at; `graceMilliseconds`: as above.
+    public init(index: PictureIndex, runtime: BoothRuntime, log: Logger, clock: any MonotonicClock = SystemClock(),
+                wallClock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) },
+                intervalMilliseconds: Int64 = 2000, graceMilliseconds: Int64 = 30_000) {
         self.index = index
         self.runtime = runtime
         self.log = log
+        self.clock = clock
+        self.wallClock = wallClock
         self.intervalMilliseconds = intervalMilliseconds
         self.graceMilliseconds = graceMilliseconds
     }
 
     static let printerConditions: Set<String> = ["paper-out", "paper-low", "printer-unavailable"]
 
-    func start() {
+    /// Starts the thread (`pb-alerts`); without one (pthread_create failed) it logs that the operator gets no alerts.
+    public func start() {
+        // A test's clock moves in steps: each step is looked at at once, not at the next real interval.
+        if let manual = clock as? ManualClock { manual.onAdvance { [thread] in thread.wake() } }
         let started = thread.start { [self] w in
             let carried = (try? index.activeAlerts()) ?? [:]
             var tracker = AlertTracker(active: carried)
-            let graceEnds = Monotonic.now().adding(milliseconds: graceMilliseconds)
+            let graceEnds = clock.now().adding(milliseconds: graceMilliseconds)
             while true {
                 let s = runtime.statusSnapshot()
                 var now = alertConditions(state: s.state, storageRefusal: s.storageRefusal, freeBytes: s.freeBytes,
@@ -103,12 +120,12 @@ final class AlertRecorder: Sendable {
                 if s.printer.health == "unknown" {
                     for (k, v) in tracker.active where AlertRecorder.printerConditions.contains(k) { now[k] = v }
                 }
-                if Monotonic.now() < graceEnds {
+                if clock.now() < graceEnds {
                     for (k, v) in tracker.active where carried[k] != nil && now[k] == nil { now[k] = v }
                 }
                 for change in tracker.update(now) {
                     do {
-                        try index.recordAlert(change.condition, active: change.active, message: change.message, at: Int64(time(nil)))
+                        try index.recordAlert(change.condition, active: change.active, message: change.message, at: wallClock())
                         log.info("alert: \(change.condition) \(change.active ? "began" : "ended"): \(change.message)")
                     } catch {
                         log.error("alert: \(change.condition) not recorded in the index: \(error)")
@@ -120,5 +137,6 @@ final class AlertRecorder: Sendable {
         if !started { log.error("alert: no thread for them (pthread_create failed): the operator gets no alerts") }
     }
 
-    func stop() { _ = thread.finish(timeoutMilliseconds: 2000) }
+    /// Stops the thread, waiting up to 2 s for it.
+    public func stop() { _ = thread.finish(timeoutMilliseconds: 2000) }
 }

@@ -10,27 +10,30 @@ import BoothStorage
 /// else `gallery.url_base` + `/p/TOKEN`; nil while both are empty: the daemon has no network to learn the booth's address, said once). ``DaemonGallery/admin(photosDir:removed:)``
 /// answers `photoboothctl gallery` in every case; without a sink (the gallery off, or the secret or the
 /// index not to be had: logged) the booth runs every session as before.
-struct DaemonGallery {
-    var sink: GalleryIndexSink?
-    var link: (@Sendable (String, Int) -> String?)?
-    var settings: Settings
-    var index: PictureIndex?
-    var tokens: PictureTokens?
-    var folders: StorageIDs
-    var problem: String?
-    var log: Logger
+public struct DaemonGallery {
+    public var sink: GalleryIndexSink?
+    public var link: (@Sendable (String, Int) -> String?)?
+    public var settings: Settings
+    public var index: PictureIndex?
+    public var tokens: PictureTokens?
+    public var folders: StorageIDs
+    public var problem: String?
+    public var log: Logger
 
     /// `photoboothctl gallery`'s side, once the runtime is there: `photosDir` the store's directory
     /// in force, `removed` told each picture taken down.
     /// `configured`: the config file's `[gallery]` as it reads now (status probes its port).
-    func admin(photosDir: @escaping @Sendable () -> String, removed: @escaping @Sendable (String) -> Void,
+    public func admin(photosDir: @escaping @Sendable () -> String, removed: @escaping @Sendable (String) -> Void,
                configured: @escaping @Sendable () -> Settings.Gallery? = { nil }) -> GalleryAdmin {
         GalleryAdmin(settings: settings, index: index, tokens: tokens, folders: folders, problem: problem, log: log,
                      photosDir: photosDir, removed: removed, configured: configured)
     }
 }
 
-func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
+/// The daemon's gallery for `settings` (``DaemonGallery``): with `gallery.enabled`, the secret and the index
+/// made or opened now (``PictureIndex/openForWriting(path:photosDir:tokens:folderID:removals:log:)``); a
+/// problem is logged and the booth runs without the gallery.
+public func gallery(_ s: Settings, log: Logger) -> DaemonGallery {
     let folders = StorageIDs(log: log)
     func without(_ problem: String?) -> DaemonGallery {
         DaemonGallery(sink: nil, link: nil, settings: s, index: nil, tokens: nil, folders: folders, problem: problem, log: log)
