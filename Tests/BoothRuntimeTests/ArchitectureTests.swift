@@ -65,39 +65,16 @@ import Testing
 
     /// The targets Package.swift declares with `kind` (`target`, `executableTarget`, `testTarget`), each
     /// with its `dependencies:` (the quoted names in that list; comments dropped).
-    static func declaredTargets(_ kind: String) throws -> [(name: String, dependencies: Set<String>)] {
+    static func declaredTargets(ofKind kind: String) throws -> [(name: String, dependencies: Set<String>)] {
         let text = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }.joined(separator: "\n")
-        var out: [(String, Set<String>)] = []
-        var rest = text[...]
-        while let start = rest.range(of: ".\(kind)(name: \"") {
-            let nameEnd = try #require(text[start.upperBound...].firstIndex(of: "\""))
-            let name = String(text[start.upperBound..<nameEnd])
-            // The declaration, to its closing parenthesis.
-            var depth = 0, end = text.endIndex
-            for i in text[start.lowerBound...].indices {
-                if text[i] == "(" { depth += 1 }
-                if text[i] == ")" { depth -= 1; if depth == 0 { end = i; break } }
-            }
-            let declaration = text[start.lowerBound..<end]
-            var dependencies: Set<String> = []
-            if let list = declaration.range(of: "dependencies: [") {
-                let close = declaration[list.upperBound...].firstIndex(of: "]") ?? declaration.endIndex
-                let quoted = declaration[list.upperBound..<close].split(separator: "\"", omittingEmptySubsequences: false)
-                dependencies = Set(stride(from: 1, to: quoted.count, by: 2).map { String(quoted[$0]) })
-            }
-            out.append((name, dependencies))
-            rest = text[end...]
-        }
-        return out
+        return declaredTargets(text).filter { $0.kind == kind }.map { ($0.name, $0.dependencies) }
     }
 
     @Test("no device module imports another device module (the import lines of Sources/ and Package.swift's dependencies)")
     func noDeviceModuleImportsAnotherDeviceModule() throws {
         let sources = try Set(FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
         #expect(Self.hardwareModules.isSubset(of: sources), "device modules not in Sources/: \(Self.hardwareModules.subtracting(sources).sorted())")
-        let declared = Dictionary(try Self.declaredTargets("target").map { ($0.name, $0.dependencies) }, uniquingKeysWith: { a, _ in a })
+        let declared = Dictionary(try Self.declaredTargets(ofKind: "target").map { ($0.name, $0.dependencies) }, uniquingKeysWith: { a, _ in a })
         var found: Set<String> = []
         for module in Self.hardwareModules.sorted() {
             let imported = try Self.imports(of: module).filter { Self.hardwareModules.contains($0.module) && $0.module != module }
@@ -115,7 +92,7 @@ import Testing
     func onlyTheWiringImportsDeviceModules() throws {
         let sources = try Set(FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path))
         // The libraries in Sources/ (BoothTestSupport, under Tests/, is the tests' own).
-        let libraries = try Self.declaredTargets("target").filter {
+        let libraries = try Self.declaredTargets(ofKind: "target").filter {
             sources.contains($0.name) && !Self.hardwareModules.contains($0.name) && !Self.wiring.contains($0.name)
         }
         #expect(libraries.contains { $0.name == "BoothLayout" } && libraries.contains { $0.name == "BoothRuntime" },
@@ -130,9 +107,9 @@ import Testing
 
     @Test("no library imports an executable (the import lines of Sources/ and Package.swift's dependencies)")
     func noLibraryImportsAnExecutable() throws {
-        let executables = Set(try Self.declaredTargets("executableTarget").map(\.name))
+        let executables = Set(try Self.declaredTargets(ofKind: "executableTarget").map(\.name))
         #expect(executables.isSuperset(of: ["photoboothd", "photoboothctl", "photobooth-gallery"]), "executables read from Package.swift: \(executables.sorted())")
-        let libraries = try Self.declaredTargets("target")
+        let libraries = try Self.declaredTargets(ofKind: "target")
         #expect(libraries.contains { $0.name == "BoothRuntime" } && !libraries.contains { executables.contains($0.name) },
                 "library targets read from Package.swift: \(libraries.map(\.name))")
         for library in libraries {

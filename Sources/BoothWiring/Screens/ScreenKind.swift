@@ -3,6 +3,7 @@ import BoothCore
 import BoothDeviceListing
 import BoothDisplay
 import BoothPorts
+import BoothRaster
 
 // Screens as descriptors: each kind of screen (a DRM/KMS card, an fbdev device, the file preview, a
 // test's own) is one ``ScreenKind`` in a file of its own, saying how `display.device` names it or
