@@ -544,11 +544,10 @@ public final class BoothRuntime: Sendable {
             camera.startLiveView()
         case .stopStream:
             camera.stopLiveView()
+        case .prepareStill:
+            // The machine sends it at a shot's first countdown number: a DSLR focuses now, not at zero.
+            camera.prepareStill()
         case let .show(screen):
-            // A shot's countdown begins at its first number: a DSLR focuses now, not at zero.
-            if case let .countdown(remaining, _, _) = screen, remaining == state.withLock({ $0.machine.config.countdownSeconds }) {
-                camera.prepareStill()
-            }
             show(screen)
             if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
         case let .setLED(pattern):
