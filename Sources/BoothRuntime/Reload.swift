@@ -15,8 +15,9 @@ extension BoothRuntime {
     /// it took effect (``ReloadRule``). Applied in idle or fault before this returns; while a session
     /// is under way the changes apply when it ends (the reply says so). Keys only a daemon restart
     /// applies stay as they run, and are listed as such. An invalid file keeps the running settings.
-    /// Blocks the calling thread (the control socket's or the signal queue's, never the loop's) until
-    /// the loop applied or deferred the reload, up to `timeoutSeconds` (monotonic).
+    /// Blocks the calling thread (the control socket's or the reload thread's, never the loop's, never a
+    /// signal handler's: SIGHUP goes through ``reloadInBackground()``) until the loop applied or deferred
+    /// the reload, up to `timeoutSeconds` on the runtime's injected clock (a wait on ``ReloadRequests/answers``).
     /// - Returns: accepted with the changes, or refused with every problem in the file.
     @discardableResult
     public func requestReload(timeoutSeconds: Double = 10) -> ReloadOutcome {
@@ -77,29 +78,40 @@ extension BoothRuntime {
     }
 
     /// Waits until the loop applied reload `ticket` (its reply: what each key did) or the machine kept
-    /// it for the end of the session under way (a reply saying so, with the changes foreseen).
+    /// it for the end of the session under way (a reply saying so, with the changes foreseen), at most
+    /// `timeoutSeconds` on the injected clock: the loop notifies ``ReloadRequests/answers`` after each event.
     func awaitReload(ticket: UInt64, changes: [SettingChange], timeoutSeconds: Double) -> ReloadReply {
-        let deadline = DispatchTime.now() + timeoutSeconds   // CLOCK_MONOTONIC
-        while true {
-            let (applied, deferredIn) = state.withLock { s -> (ReloadReply?, BoothState?) in
-                if let a = s.appliedReload, a.ticket >= ticket { return (a.reply, nil) }
+        enum Answer { case applied(ReloadReply), deferred(BoothState) }
+        let answer = reloads.answers.wait(milliseconds: Int64(timeoutSeconds * 1000)) { () -> Answer? in
+            state.withLock { s -> Answer? in
+                if let a = s.appliedReload, a.ticket >= ticket { return .applied(a.reply) }
                 // The machine holds a reload for the session's end; applyReload takes the newest settings then.
-                if s.machine.pendingReload != nil, s.pendingReloadTicket == ticket { return (nil, s.machine.state) }
-                return (nil, nil)
+                if s.machine.pendingReload != nil, s.pendingReloadTicket == ticket { return .deferred(s.machine.state) }
+                return nil
             }
-            if let applied { return applied }
-            if let deferredIn {
-                let reply = ReloadReply(appliedNow: false, state: deferredIn.name, changes: changes.map { ReloadReply.Change($0, applied: false) })
-                log.notice("settings " + reply.text)
-                return reply
-            }
-            if DispatchTime.now() >= deadline {
-                let reply = ReloadReply(appliedNow: false, state: currentState.name, changes: changes.map { ReloadReply.Change($0, applied: false) })
-                log.warning("settings \(reply.text) (the main loop did not answer within \(Int(timeoutSeconds)) s)")
-                return reply
-            }
-            usleep(5_000)
         }
+        switch answer {
+        case let .applied(reply)?:
+            return reply
+        case let .deferred(deferredIn)?:
+            let reply = ReloadReply(appliedNow: false, state: deferredIn.name, changes: changes.map { ReloadReply.Change($0, applied: false) })
+            log.notice("settings " + reply.text)
+            return reply
+        case nil:
+            let reply = ReloadReply(appliedNow: false, state: currentState.name, changes: changes.map { ReloadReply.Change($0, applied: false) })
+            log.warning("settings \(reply.text) (the main loop did not answer within \(Int(timeoutSeconds)) s)")
+            return reply
+        }
+    }
+
+    /// SIGHUP's reload: hands ``requestReload(timeoutSeconds:)`` to the runtime's "reload" thread and
+    /// returns at once, so a signal handler never waits for the loop (a SIGTERM after it is handled at
+    /// once). The reply is logged as for any reload. Reloads asked for while one runs are run once more
+    /// after it, not once each (the file is read then). Thread-safe.
+    /// - Returns: false when the reload thread could not be made (`pthread_create` failed): nothing is reloaded.
+    @discardableResult
+    public func reloadInBackground() -> Bool {
+        reloads.send { [weak self] in self?.requestReload() }
     }
 
     /// Applies the pending reload: every changed key whose rule allows it (``ReloadRule``), each
@@ -219,5 +231,36 @@ extension BoothRuntime {
             if mountChanged { refused["storage.mount"] = "refused with storage.dir; the file and the running setting now differ" }
             return refused
         }
+    }
+}
+
+/// The reload protocol's waits, on threads of the runtime's own: ``BoothRuntime/requestReload(timeoutSeconds:)``
+/// waits on ``answers`` (the loop notifies it after each event it handled), and SIGHUP's reloads run on
+/// the "reload" thread (``BoothRuntime/reloadInBackground()``), one at a time.
+final class ReloadRequests: Sendable {
+    /// Notified by the loop after each event: a waiting request looks again for its answer.
+    let answers: ClockCondition
+    private struct Job: Sendable { let run: @Sendable () -> Void }
+    private let queue = WorkQueue<Job>(name: "reload")
+    /// nil until the first background reload starts the thread; then whether it started.
+    private let started = Mutex<Bool?>(nil)
+
+    init(clock: any MonotonicClock) {
+        answers = ClockCondition(clock: clock)
+    }
+
+    /// Queues `reload` for the "reload" thread (started on first use) and returns at once; a reload
+    /// already waiting is replaced by this one (both would read the same file).
+    /// - Returns: false when the thread could not be made (`pthread_create` failed).
+    func send(_ reload: @escaping @Sendable () -> Void) -> Bool {
+        let running = started.withLock { s -> Bool in
+            if let s { return s }
+            let ok = queue.start { job in job.run() }
+            s = ok
+            return ok
+        }
+        guard running else { return false }
+        queue.send(Job(run: reload), keepingAtMost: 1)
+        return true
     }
 }

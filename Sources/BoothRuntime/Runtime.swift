@@ -49,6 +49,8 @@ public final class BoothRuntime: Sendable {
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
     let orientation: any OrientationSource
     let reloader: @Sendable () -> Result<Settings, SettingsError>
+    /// The reload protocol's waits and SIGHUP's reload thread (Reload.swift).
+    let reloads: ReloadRequests
     let supervisor: ServiceSupervisor
 
     let state: Mutex<LoopState>
@@ -66,12 +68,13 @@ public final class BoothRuntime: Sendable {
         self.reloader = reloader
         let loop = EventLoop(clock: clock)
         self.loop = loop
+        self.reloads = ReloadRequests(clock: clock)
         self.store = factory.photoStorage(settings.storage)
         self.admin = RuntimeAdmin(clock: clock, stats: factory.stats(settings.storage.dir, log))
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
         let printer = factory.printer(settings.print, log, options.wallClock, clock)
         self.printer = printer
-        let delivery = PictureDelivery(sinks: options.pictureSinks, log: log)
+        let delivery = PictureDelivery(sinks: options.pictureSinks, log: log, clock: clock)
         self.delivery = delivery
         let promises = PrintPromises(), pictureLink = options.pictureLink
         self.printPromises = promises
@@ -95,7 +98,8 @@ public final class BoothRuntime: Sendable {
         let screens = ScreenSet(factory.screens(settings, clock, log, orientation), settings: settings)
         self.screens = screens
         self.camera = factory.camera(settings, clock, log)
-        self.cameraHandlers = makeCameraHandlers(captures: captures, displays: [screens], post: post)
+        let handlers = makeCameraHandlers(captures: captures, displays: [screens], post: post), frames = admin.liveFrames
+        self.cameraHandlers = CameraSourceHandlers(event: handlers.event, liveFrame: { handlers.liveFrame($0); frames.note() })
         self.supervisor = ServiceSupervisor(notifier: options.systemd, log: log)
         let storage = self.storage, box = captures
         self.composeWorker = ComposeWorker(composer: options.composer, captures: box, clock: clock, log: log, post: post,
@@ -157,6 +161,8 @@ public final class BoothRuntime: Sendable {
     func handle(_ event: BoothEvent) {
         note(event)
         dispatch(event)
+        // A reload waiting for its answer looks again (applied, or kept for the session's end).
+        reloads.answers.notify()
         admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
         superviseAfterEvent()
     }
