@@ -190,7 +190,7 @@ extension BoothRuntime {
         }
         if ["gallery.idle_code", "gallery.wifi_ssid", "gallery.wifi_password", "gallery.wifi_security"].contains(where: changed(key:)) {
             // The idle screen on the glass shows its codes as the new settings say, now.
-            review.withLock { _ in screens.reshowIdle(link: idleCode(applied.gallery), wifi: applied.gallery.wifiCode) }
+            reviewScreens.reshowIdle(applied.gallery)
         }
         let reply = ReloadReply(appliedNow: true, state: currentState.name, changes: changes.map { change in
             var c = ReloadReply.Change(change, applied: change.rule.appliesWithoutRestart && refused[change.key] == nil)

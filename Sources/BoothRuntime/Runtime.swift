@@ -36,16 +36,9 @@ public final class BoothRuntime: Sendable {
     /// Every screen, as one sink a reload can refill (ScreenSet.swift).
     let screens: ScreenSet
     var displays: [any DisplaySink] { [screens] }
-    /// The review on screen (capture, its JPEG, the print status shown), nil on other screens. Every
-    /// `show` to the displays happens under this lock, so a print status arriving from the print
-    /// thread never re-shows a review the loop has already left.
-    let review = Mutex<ReviewOnScreen?>(nil)
-    /// The last review's link and when the review left it, kept for the idle screen
-    /// (`gallery.idle_code`) until the next session begins, its time is up or the picture is taken
-    /// down; changed under ``review``'s lock.
-    let idleLink = Mutex<(link: String, since: MonotonicInstant)?>(nil)
-    /// The last 64 pictures taken down while the daemon runs, as `/p/TOKEN`: never a review's code again.
-    let takenDown = Mutex<[String]>([])
+    /// The review and idle screens' content: the picture, its print status and QR code, the idle
+    /// screen's codes (ReviewScreens.swift).
+    let reviewScreens: ReviewScreens
     /// `camera.rotation`/`display.rotation` resolved (fixed, or from the accelerometer).
     let orientation: any OrientationSource
     let reloader: @Sendable () -> Result<Settings, SettingsError>
@@ -97,6 +90,8 @@ public final class BoothRuntime: Sendable {
         self.orientation = orientation
         let screens = ScreenSet(factory.screens(settings, clock, log, orientation), settings: settings)
         self.screens = screens
+        self.reviewScreens = ReviewScreens(screens: screens, printer: printer, captures: captures, clock: clock, log: log,
+                                           pictureLink: options.pictureLink)
         self.camera = factory.camera(settings, clock, log)
         let handlers = makeCameraHandlers(captures: captures, displays: [screens], post: post), frames = admin.liveFrames
         self.cameraHandlers = CameraSourceHandlers(event: handlers.event, liveFrame: { handlers.liveFrame($0); frames.note() })
@@ -142,7 +137,7 @@ public final class BoothRuntime: Sendable {
                         + "the captures are saved, but no picture is made and the sessions end failed")
         }
         camera.launch(cameraHandlers)
-        printer.observe { [weak self] in self?.printStateChanged() }
+        printer.observe { [weak reviewScreens] in reviewScreens?.printStateChanged() }
         printer.launch()
         if let message = startButton(settings) { startFaults.append((.button, message)) }
         openLED(settings)
@@ -188,7 +183,7 @@ public final class BoothRuntime: Sendable {
                 s.savedPaths.append((id, path))
                 if s.savedPaths.count > 16 { s.savedPaths.removeFirst(s.savedPaths.count - 16) }
             }
-            reviewSaved(id)
+            reviewScreens.saved(id, path: path)
         case let .composed(id):
             // Taken off the shelf even when late, so the shelf never keeps a picture's bytes.
             if let jpeg = captures.takeShelved(pictureID: id) { state.withLock { $0.sessionJPEGs[id] = jpeg } }
