@@ -212,9 +212,10 @@ extension BoothRuntime {
     /// components through their thread-safe status). Does not read the config file
     /// (``configFileSettings()`` does).
     package func statusSnapshot() -> RuntimeStatus {
-        let (machineState, refusal, counters, settings, button, buttonRunning) = state.withLock { s in
-            (s.machine.state, s.machine.storageRefusal, s.counters, s.settings, s.button, s.buttonRunning)
+        let (machineState, refusal, counters, settings) = state.withLock { s in
+            (s.machine.state, s.machine.storageRefusal, s.counters, s.settings)
         }
+        let (button, buttonRunning) = (inputs.button, inputs.buttonStarted)
         let (shot, shots) = state.withLock { ($0.machine.shot, $0.machine.shots) }
         let now = clock.now()
         return RuntimeStatus(
@@ -241,7 +242,7 @@ extension BoothRuntime {
     package var cameraStatus: CameraSourceStatus { camera.status }
 
     /// The button's ``ButtonDevice/identity`` now, nil without a button.
-    package var buttonIdentity: String? { state.withLock { $0.button?.identity } }
+    package var buttonIdentity: String? { inputs.button?.identity }
 
     /// The rotations in use and where they come from, now.
     package var orientationStatus: OrientationStatus { orientation.status }

@@ -19,13 +19,6 @@ extension BoothRuntime {
         var appliedReload: (ticket: UInt64, reply: ReloadReply)?
         /// The composer made for `pendingSettings` (`.some(nil)`: none needed); nil: keep the current one.
         var pendingComposer: (any PictureComposing)??
-        var button: (any ButtonDevice)?
-        var buttonRunning = false
-        var led: (any LEDDevice)?
-        /// The pattern the machine last asked for, shown again by an LED opened later.
-        var ledPattern: LEDPattern = .off
-        /// A configured LED line that could not be opened is tried again (``DeviceRetry``).
-        var ledRetry = DeviceRetry()
         var session = 0
         /// The highest session with a capture on disk: the totals file records captures and this
         /// together, so a restart's reconciliation with the photos counts each photo exactly once.

@@ -175,16 +175,11 @@ extension BoothRuntime {
         }
         if changed(.reopen(.button)) || changed(.reopen(.led)) {
             // The LED's chip defaults to the button's: both lines are requested again.
-            state.withLock { $0.button }?.stop()
-            state.withLock { $0.led }?.stop()
-            state.withLock { $0.buttonRunning = false }
-            state.withLock { $0.led = nil }
-            if let message = startButton(applied) {
-                loop.post(.deviceFault(.button, message: message))
-                outcome[.reopen(.button)] = "button not opened: \(message)"
+            let (buttonFault, ledMissing) = inputs.reopen(applied)
+            if let buttonFault {
+                outcome[.reopen(.button)] = "button not opened: \(buttonFault)"
             }
-            openLED(applied)
-            if factory.opensLED, applied.led.isConfigured, state.withLock({ $0.led }) == nil {
+            if ledMissing {
                 outcome[.reopen(.led)] = "LED line not opened (see the log); tried again from 1 s to every 30 s"
             }
         }

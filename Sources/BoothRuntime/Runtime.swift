@@ -44,6 +44,8 @@ public final class BoothRuntime: Sendable {
     let reloader: @Sendable () -> Result<Settings, SettingsError>
     /// The reload protocol's waits and SIGHUP's reload thread (Reload.swift).
     let reloads: ReloadRequests
+    /// The button and the LED (InputDevices.swift).
+    let inputs: InputDevices
     let supervisor: ServiceSupervisor
 
     let state: Mutex<LoopState>
@@ -62,6 +64,7 @@ public final class BoothRuntime: Sendable {
         let loop = EventLoop(clock: clock)
         self.loop = loop
         self.reloads = ReloadRequests(clock: clock)
+        self.inputs = InputDevices(factory: factory, loop: loop, clock: clock, log: log)
         self.store = factory.photoStorage(settings.storage)
         self.admin = RuntimeAdmin(clock: clock, stats: factory.stats(settings.storage.dir, log))
         let post: @Sendable (BoothEvent) -> Void = { loop.post($0) }
@@ -139,8 +142,8 @@ public final class BoothRuntime: Sendable {
         camera.launch(cameraHandlers)
         printer.observe { [weak reviewScreens] in reviewScreens?.printStateChanged() }
         printer.launch()
-        if let message = startButton(settings) { startFaults.append((.button, message)) }
-        openLED(settings)
+        if let message = inputs.startButton(settings) { startFaults.append((.button, message)) }
+        inputs.openLED(settings)
         execute(state.withLock { $0.machine.start() })
         for (kind, message) in startFaults { loop.post(.deviceFault(kind, message: message)) }
         loop.post(.storageStatus(refusal: storage.refusal()))
@@ -263,7 +266,7 @@ public final class BoothRuntime: Sendable {
             show(screen)
             if case let .idle(notice?) = screen { log.notice("screen: \(notice)") }
         case let .setLED(pattern):
-            state.withLock { $0.ledPattern = pattern; return $0.led }?.set(pattern)
+            inputs.setLED(pattern)
         case let .startTimer(token, ms):
             // The machine has one current timer; earlier tokens are stale (BoothMachine.timerToken).
             loop.scheduleReplacingEarlierTokens(token: token, milliseconds: ms)

@@ -40,10 +40,7 @@ extension BoothRuntime {
         for d in displays { d.close() }
         admin.stats.record(counters, highestSession: state.withLock { $0.lastSavedSession })
         admin.stats.finish(timeoutSeconds: 2)
-        let (button, led) = state.withLock { ($0.button, $0.led) }
-        button?.stop()
-        led?.set(.off)
-        led?.stop()
+        inputs.release()
         let c = counters
         log.notice("photoboothd stopped: \(counted(c.sessions, "session")) (\(c.completed) completed, \(c.cancelled) cancelled, "
                    + "\(c.failed) failed), \(counted(storage.saved, "capture")) saved")
