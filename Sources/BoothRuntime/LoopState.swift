@@ -42,11 +42,5 @@ extension BoothRuntime {
         var savedThisSession: Set<UInt64> = []
         /// Where the latest saved captures and pictures are, by id (the review's QR code); 16 kept.
         var savedPaths: [(id: UInt64, path: String)] = []
-        /// Prints that wait for their picture's save to carry its URL's QR code (`picture.qr`).
-        var printsAwaitingCode: Set<UInt64> = []
-        /// Of those, the ones printed without the code as their save failed: their later `printSaved` is not a second print.
-        var printedWithoutCode: Set<UInt64> = []
-        /// Captures and pictures whose save failed (the latest 32): a print asked for later does not wait for a code.
-        var failedSaves: [UInt64] = []
     }
 }

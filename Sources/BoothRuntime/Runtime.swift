@@ -29,6 +29,8 @@ public final class BoothRuntime: Sendable {
     let delivery: PictureDelivery
     /// Prints `print.mode` promises for pictures not saved yet: journaled with their save.
     let printPromises: PrintPromises
+    /// The machine's print commands, with their QR codes (PrintRequests.swift).
+    let prints: PrintRequests
     /// The picture composer's thread, when there is a composer.
     let composeWorker: ComposeWorker
     /// Start time, last press and the persisted totals, for `photoboothctl` (Admin.swift).
@@ -93,8 +95,10 @@ public final class BoothRuntime: Sendable {
         self.orientation = orientation
         let screens = ScreenSet(factory.screens(settings, clock, log, orientation), settings: settings)
         self.screens = screens
-        self.reviewScreens = ReviewScreens(screens: screens, printer: printer, captures: captures, clock: clock, log: log,
-                                           pictureLink: options.pictureLink)
+        let reviewScreens = ReviewScreens(screens: screens, printer: printer, captures: captures, clock: clock, log: log,
+                                          pictureLink: options.pictureLink)
+        self.reviewScreens = reviewScreens
+        self.prints = PrintRequests(printer: printer, promises: promises, captures: captures, screens: reviewScreens, log: log)
         self.camera = factory.camera(settings, clock, log)
         let handlers = makeCameraHandlers(captures: captures, displays: [screens], post: post), frames = admin.liveFrames
         self.cameraHandlers = CameraSourceHandlers(event: handlers.event, liveFrame: { handlers.liveFrame($0); frames.note() })
@@ -191,7 +195,7 @@ public final class BoothRuntime: Sendable {
             // Taken off the shelf even when late, so the shelf never keeps a picture's bytes.
             if let jpeg = captures.takeShelved(pictureID: id) { state.withLock { $0.sessionJPEGs[id] = jpeg } }
         case let .saveFailed(id, _, _):
-            printWithoutCode(afterFailedSaveOf: id)
+            prints.saveFailed(id, printPicture(id))
         case .storageChecked, .longPress, .reviewAction, .timer, .captureSucceeded, .captureFailed, .deviceFault,
              .deviceRecovered, .storageStatus, .reload, .composeFailed, .liveViewWanted, .printWaitsForSave, .shutdown:
             break
@@ -341,11 +345,11 @@ public final class BoothRuntime: Sendable {
             }
             loop.post(.press(id: id, at: clock.now().adding(milliseconds: Int64(ms))), afterMilliseconds: ms)
         case let .print(id):
-            requestPrint(id)
+            if prints.request(id, printPicture(id)) { dispatch(.printWaitsForSave(pictureID: id)) }
         case let .printSaved(id, path):
-            printSaved(id, path: path)
+            prints.saved(id, path: path, printPicture(id))
         case let .skipPrint(id):
-            skipPrint(id)
+            prints.skip(id)
         case let .compose(pictureID, ids):
             // In auto mode the picture's review prints it: promised now, as it may be saved before the review begins.
             let (session, settings) = state.withLock { ($0.session, $0.settings) }
