@@ -18,15 +18,19 @@ private final class SilentBooth: Sendable {
     let logs = LogRecorder()
     let runtime: BoothRuntime
 
-    init() throws {
+    /// - Parameter shutter: the camera is a ``ShutterCamera`` (never launched: it has no frame for a snapshot).
+    init(shutter: Bool = false) throws {
         let settings = try Settings.defaults.with(overrides: [
             ("storage.dir", "\(dir)/photos"), ("storage.session_file", "\(dir)/session-number"), ("preview.file", ""),
             ("storage.min_free", "0B"), ("print.journal", "\(dir)/journal.json"), ("print.spool", "\(dir)/spool"),
         ]).get()
         let changed = try settings.with(overrides: [("session.countdown", "5s")]).get()
         let clock = self.clock
-        let factory = DeviceFactory(camera: { _ in TestCamera(name: "sim", clock: clock) }, button: { _ in NoButton() },
-                                    led: { _ in nil }, displays: { _, _, _ in [] })
+        let factory = shutter
+            ? DeviceFactory(cameraSource: { _, _, _ in ShutterCamera(clock: clock) }, button: { _ in NoButton() },
+                            led: { _ in nil }, displays: { _, _, _ in [] })
+            : DeviceFactory(camera: { _ in TestCamera(name: "sim", clock: clock) }, button: { _ in NoButton() },
+                            led: { _ in nil }, displays: { _, _, _ in [] })
         runtime = BoothRuntime(settings: settings, options: RuntimeOptions(), factory: factory, clock: clock,
                                log: logs.logger(threshold: .debug), reloader: { .success(changed) })
     }
@@ -95,5 +99,19 @@ struct ReloadWaitTests {
         #expect(await eventually(timeoutSeconds: 5) { press.result != nil })
         #expect(press.result?.stateAfter == nil)
         #expect(press.result?.stateBefore == "idle")
+    }
+
+    @Test("a snapshot with no frame asks again every 50 ms of the booth's clock and gives up at its limit, not before")
+    func snapshotWaitsOnTheClock() async throws {
+        let booth = try SilentBooth(shutter: true)
+        let frames = booth.runtime.admin.liveFrames.arrived
+        let snapshot = Background { booth.runtime.snapshotJPEG(timeoutSeconds: 5) }
+        try #require(await eventually(timeoutSeconds: 5) { frames.waiters == 1 })
+        booth.clock.advance(milliseconds: 4_960)
+        try #require(await eventually(timeoutSeconds: 5) { frames.waiters == 1 }, "asked again, waiting again")
+        #expect(snapshot.result == nil, "still waiting at 4.96 s on the booth's clock")
+        booth.clock.advance(milliseconds: 40)
+        #expect(await eventually(timeoutSeconds: 5) { snapshot.result != nil })
+        #expect(snapshot.result == .some(nil), "no frame: nil")
     }
 }
