@@ -1,10 +1,6 @@
-import BoothClock
 import BoothCore
 import BoothPorts
-import Dispatch
 import FoundationEssentials
-import Glibc
-import Synchronization
 
 extension BoothRuntime {
     /// State confined to the loop's thread (inside `run()`), kept in a Mutex only to be Sendable.

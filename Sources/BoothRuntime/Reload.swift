@@ -1,9 +1,6 @@
 import BoothClock
 import BoothCore
 import BoothPorts
-import Dispatch
-import FoundationEssentials
-import Glibc
 import Synchronization
 
 // The reload protocol's runtime side: a request re-reads the file, hands the loop the new settings and

@@ -1,10 +1,6 @@
-import BoothClock
 import BoothCore
 import BoothPorts
-import Dispatch
 import FoundationEssentials
-import Glibc
-import Synchronization
 
 /// How `photoboothd` was started, beyond the settings.
 public struct RuntimeOptions: Sendable {

@@ -1,10 +1,5 @@
-import BoothClock
 import BoothCore
 import BoothPorts
-import Dispatch
-import FoundationEssentials
-import Glibc
-import Synchronization
 
 // SIGTERM's end: asked to stop, the loop ends; saves in flight finish and the devices are released.
 
