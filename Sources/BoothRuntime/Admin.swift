@@ -20,9 +20,15 @@ public final class RuntimeAdmin: Sendable {
     /// The totals across restarts, in `<storage.dir>/.photobooth-stats.json` (the storage port's ``StatsRecording``).
     public let stats: any StatsRecording
     private let clock: any MonotonicClock
+    /// Notified when a control press's outcome is noted (``pressWithOutcome(timeoutSeconds:)`` waits on it).
+    let pressAnswers: ClockCondition
+    /// The camera's live frames as they arrive (``BoothRuntime/snapshotJPEG(timeoutSeconds:)`` waits on them).
+    let liveFrames: LiveFrames
 
     init(clock: any MonotonicClock, stats: any StatsRecording) {
         self.clock = clock
+        pressAnswers = ClockCondition(clock: clock)
+        liveFrames = LiveFrames(clock: clock)
         startedMonotonic = clock.now()
         startedEpoch = Int(time(nil))
         self.stats = stats
@@ -49,9 +55,25 @@ public final class RuntimeAdmin: Sendable {
             o[id] = outcome
             if o.count > 16, let oldest = o.keys.min() { o[oldest] = nil }
         }
+        pressAnswers.notify()
     }
     /// The outcome of control press `id`, once the main loop handled it (and forgets it); nil before.
     func takePressOutcome(_ id: UInt64) -> PressOutcome? { pressOutcomes.withLock { $0.removeValue(forKey: id) } }
+}
+
+/// Counts the camera's live frames and wakes whoever waits for the next one: a snapshot asked for while
+/// the stream starts waits for a frame, not a fixed time.
+final class LiveFrames: Sendable {
+    let arrived: ClockCondition
+    private let count = Mutex(0)
+    init(clock: any MonotonicClock) { arrived = ClockCondition(clock: clock) }
+    /// Frames since start.
+    var seen: Int { count.withLock { $0 } }
+    /// A live frame arrived (the camera's thread).
+    func note() {
+        count.withLock { $0 &+= 1 }
+        arrived.notify()
+    }
 }
 
 /// How a reload request went.
@@ -190,9 +212,10 @@ extension BoothRuntime {
     /// components through their thread-safe status). Does not read the config file
     /// (``configFileSettings()`` does).
     package func statusSnapshot() -> RuntimeStatus {
-        let (machineState, refusal, counters, settings, button, buttonRunning) = state.withLock { s in
-            (s.machine.state, s.machine.storageRefusal, s.counters, s.settings, s.button, s.buttonRunning)
+        let (machineState, refusal, counters, settings) = state.withLock { s in
+            (s.machine.state, s.machine.storageRefusal, s.counters, s.settings)
         }
+        let (button, buttonRunning) = (inputs.button, inputs.buttonStarted)
         let (shot, shots) = state.withLock { ($0.machine.shot, $0.machine.shots) }
         let now = clock.now()
         return RuntimeStatus(
@@ -219,7 +242,7 @@ extension BoothRuntime {
     package var cameraStatus: CameraSourceStatus { camera.status }
 
     /// The button's ``ButtonDevice/identity`` now, nil without a button.
-    package var buttonIdentity: String? { state.withLock { $0.button?.identity } }
+    package var buttonIdentity: String? { inputs.button?.identity }
 
     /// The rotations in use and where they come from, now.
     package var orientationStatus: OrientationStatus { orientation.status }
@@ -262,43 +285,45 @@ extension BoothRuntime {
     @discardableResult
     public func press() -> String { pressWithOutcome().stateBefore }
 
-    /// Presses as the button would and waits (up to `timeoutSeconds`, on the monotonic clock) for the main
-    /// loop to handle it, so the reply says what the press did: the state it led to, or why it was
+    /// Presses as the button would and waits (up to `timeoutSeconds`, on the runtime's injected clock, a wait
+    /// on a condition the loop notifies) for the main loop to handle it, so the reply says what the press did: the state it led to, or why it was
     /// ignored or refused. `stateAfter` is nil when the loop did not handle it in time.
     public func pressWithOutcome(timeoutSeconds: Double = 2) -> PressOutcome {
         let id = admin.takePressID()
         let before = currentState.name
         loop.post(.press(id: id, at: clock.now()))
-        let deadline = DispatchTime.now() + timeoutSeconds
-        while DispatchTime.now() < deadline {
-            if let o = admin.takePressOutcome(id) {
-                return PressOutcome(stateBefore: o.before, stateAfter: o.after, ignored: o.ignoredOrRefused)
-            }
-            usleep(10_000)
+        guard let o = admin.pressAnswers.wait(milliseconds: Int64(timeoutSeconds * 1000), { admin.takePressOutcome(id) }) else {
+            return PressOutcome(stateBefore: before, stateAfter: nil, ignored: nil)
         }
-        return PressOutcome(stateBefore: before, stateAfter: nil, ignored: nil)
+        return PressOutcome(stateBefore: o.before, stateAfter: o.after, ignored: o.ignoredOrRefused)
     }
 
-    /// The newest camera frame as JPEG, waiting up to `timeoutSeconds` for it; nil when none came (in
-    /// fault, or a camera that does not deliver). In idle the stream is started for it when
+    /// The newest camera frame as JPEG, waiting up to `timeoutSeconds` (on the runtime's injected clock)
+    /// for it; nil when none came (in fault, or a camera that does not deliver). With no frame yet (the
+    /// stream starting), it waits for the next live frame and asks again. In idle the stream is started for it when
     /// `camera.idle_stop` had stopped it, and the idle stop counts again from now (``BoothEvent/liveViewWanted``).
     public func snapshotJPEG(timeoutSeconds: Double = 5) -> [UInt8]? {
         loop.post(.liveViewWanted)
-        let deadline = DispatchTime.now() + timeoutSeconds   // DispatchTime: CLOCK_MONOTONIC, not the wall clock
+        let deadline = clock.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
+        let frames = admin.liveFrames
         while true {
-            let box = Mutex<[UInt8]?>(nil)
-            let done = DispatchSemaphore(value: 0)
+            // The camera's answer: .some(nil) when it had no frame.
+            let box = Mutex<[UInt8]??>(nil)
             let quality = state.withLock { $0.settings.storage.jpegQuality }
+            let framesBefore = frames.seen
             camera.snapshot(rotation: orientation.camera, jpegQuality: quality) { bytes in
-                box.withLock { $0 = bytes }
-                done.signal()
+                box.withLock { $0 = .some(bytes) }
+                frames.arrived.notify()
             }
-            guard done.wait(timeout: deadline) == .success else { return nil }
-            if let jpeg = box.withLock({ $0 }) { return jpeg }
+            guard let answer = frames.arrived.wait(until: deadline, { box.withLock { $0 } }) else { return nil }
+            if let jpeg = answer { return jpeg }
             // No frame yet: the stream is starting (or stopped for a fault, which no wait mends).
             if case .fault = currentState { return nil }
-            guard DispatchTime.now() < deadline else { return nil }
-            usleep(50_000)
+            // Asked again at the next live frame, or after 50 ms on the clock for a camera whose snapshots
+            // come from elsewhere than its live frames.
+            let retryAt = min(deadline, clock.now().adding(milliseconds: 50))
+            _ = frames.arrived.wait(until: retryAt, { frames.seen != framesBefore ? true : nil })
+            guard clock.now() < deadline else { return nil }
         }
     }
 }

@@ -24,10 +24,13 @@ final class PictureDelivery: Sendable {
 
     private let lanes: [Lane]
     private let log: Logger
+    private let clock: any MonotonicClock
 
-    init(sinks: [any PictureSink], log: Logger) {
+    /// - Parameter clock: the runtime's injected clock, on which ``finish(timeoutSeconds:)``'s time runs.
+    init(sinks: [any PictureSink], log: Logger, clock: any MonotonicClock = SystemClock()) {
         lanes = sinks.map(Lane.init)
         self.log = log
+        self.clock = clock
     }
 
     /// Starts each sink's thread.
@@ -53,12 +56,13 @@ final class PictureDelivery: Sendable {
         }
     }
 
-    /// Lets each sink take what is queued for at most `timeoutSeconds` (together), then stops the threads;
-    /// a sink still busy then keeps its thread until it returns, and gets nothing more.
+    /// Lets each sink take what is queued for at most `timeoutSeconds` (together, on the injected clock; each
+    /// lane's own wait is a condition wait for what is left), then stops the threads; a sink still busy then
+    /// keeps its thread until it returns, and gets nothing more.
     func finish(timeoutSeconds: Double) {
-        let deadline = Monotonic.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
+        let deadline = clock.now().adding(milliseconds: Int64(timeoutSeconds * 1000))
         for lane in lanes {
-            lane.queue.finish(timeoutMilliseconds: Int64(max(0, deadline.milliseconds(since: Monotonic.now()))))
+            lane.queue.finish(timeoutMilliseconds: Int64(max(0, deadline.milliseconds(since: clock.now()))))
             let left = lane.stopped.withLock { stopped in stopped = true; return lane.queue.cancelWaiting().count }
             if left > 0 { log.warning("\(lane.sink.sinkName): \(counted(left, "picture")) not handed to it when stopping") }
         }

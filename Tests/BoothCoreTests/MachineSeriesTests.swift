@@ -45,6 +45,12 @@ struct MachineSeriesTests {
             return nil
         }
         #expect(countdownStarts == Array(1...shots))
+        // The still is prepared once per shot, just before its countdown's first number (never on a tick).
+        let prepared = d.log.indices.filter { d.log[$0] == .prepareStill }
+        #expect(prepared.count == shots)
+        #expect(prepared.allSatisfy { i in
+            if i + 1 < d.log.count, case let .show(.countdown(remaining, _, _)) = d.log[i + 1] { remaining == 3 } else { false }
+        })
         // Between shots: the next shot announced, 2 … n.
         let between = d.log.compactMap { c -> Int? in
             if case let .show(.betweenShots(next, of)) = c { #expect(of == shots); return next }

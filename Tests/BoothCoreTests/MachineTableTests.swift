@@ -182,7 +182,7 @@ enum MachineTable {
         // session.preview = 0s, session.countdown = 3.
         row(.idleNoPreview, "the press's storage check answered (fine): → countdown at once",
             .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .countdown(remaining: 3),
-            [.beginSession, .show(.preview), .setLED(.steady), .show(.countdown(remaining: 3, shot: 1, of: 1)),
+            [.beginSession, .show(.preview), .setLED(.steady), .prepareStill, .show(.countdown(remaining: 3, shot: 1, of: 1)),
              .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
         // session.preview = off: the preview waits for a press, up to session.preview_timeout.
         row(.idlePreviewOff, "the press's storage check answered (fine): → preview with the preview_timeout timer",
@@ -210,14 +210,14 @@ enum MachineTable {
     static let preview: [Row] = [
         row(.preview, "press → countdown",
             .press(id: otherPress, at: T), .countdown(remaining: 3),
-            [.show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+            [.prepareStill, .show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
         row(.preview, "long press of the session-starting press: never cancels",
             .longPress(id: sessionPress), .preview, ownLongPressIgnored),
         row(.preview, "long press of another press: cancel → idle",
             .longPress(id: otherPress), .idle, cancelToIdle),
         row(.preview, "preview elapsed → countdown",
             .timer(token: tok, at: T), .countdown(remaining: 3),
-            [.show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+            [.prepareStill, .show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
         row(.preview, "timer with the idle timer's token: ignored",
             .timer(token: staleTok, at: T), .preview, []),
         row(.preview, "timer with a token never issued: ignored",
@@ -250,7 +250,7 @@ enum MachineTable {
              .show(.idle(notice: nil)), .setLED(.steady), .startTimer(token: tok1, milliseconds: 60_000)]),
         row(.previewOff, "press → countdown",
             .press(id: otherPress, at: T), .countdown(remaining: 3),
-            [.show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+            [.prepareStill, .show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
         row(.previewOff, "long press of the session-starting press: never cancels",
             .longPress(id: sessionPress), .preview, ownLongPressIgnored),
         row(.previewOff, "long press of another press: cancel → idle",
@@ -276,7 +276,7 @@ enum MachineTable {
             config: reloadedConfig),
         row(.previewReloadPending, "press → countdown with the old settings (3, not 5)",
             .press(id: otherPress, at: T), .countdown(remaining: 3),
-            [.show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)],
+            [.prepareStill, .show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)],
             config: tableConfig),
         row(.previewReloadPending, "camera lost → fault applies the reload on entry",
             .deviceFault(.camera, message: cameraLost), .fault(reasons: [.camera: cameraLost]),
@@ -670,7 +670,7 @@ enum MachineTable {
 
     static let composeFailedNotice = BoothMachine.composeFailedNotice
     static let countdownShot2: [BoothCommand] = [
-        .show(.countdown(remaining: 3, shot: 2, of: 3)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000),
+        .prepareStill, .show(.countdown(remaining: 3, shot: 2, of: 3)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000),
     ]
     static func cancelSeries(_ capturesLine: BoothCommand...) -> [BoothCommand] {
         [.endSession(.cancelled), .log(.info, "session cancelled by a long press")] + capturesLine
@@ -944,7 +944,7 @@ enum MachineTable {
         // An answer in a state that never asks: its storage news is taken, its press is handled there.
         row(.preview, "storage checked (fine): the press goes on as a press in preview → countdown",
             .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: nil), .countdown(remaining: 3),
-            [.show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
+            [.prepareStill, .show(.countdown(remaining: 3, shot: 1, of: 1)), .setLED(.blink), .startTimer(token: tok1, milliseconds: 1000)]),
         row(.preview, "storage checked, media gone: session failed, fault, the press ignored in fault",
             .storageChecked(pressID: otherPress, at: T, refusal: nil, fault: storageGone),
             .fault(reasons: [.storage: storageGone]), sessionFault(.storage, storageGone) + [pressIgnoredInFault]),

@@ -191,7 +191,7 @@ struct Resolver {
 
     func command(_ c: BoothCommand) -> BoothCommand {
         switch c {
-        case .startStream, .stopStream, .setLED, .retry, .applyReload, .beginSession, .endSession, .exit,
+        case .startStream, .stopStream, .prepareStill, .setLED, .retry, .applyReload, .beginSession, .endSession, .exit,
              .checkStorage, .pressLater: c
         case let .show(s): .show(screen(s))
         case let .startTimer(t, ms): .startTimer(token: id(t), milliseconds: ms)

@@ -62,13 +62,13 @@ final class FlakyLEDFactory: Sendable {
         #expect(factory.count == 2, "not before 2 s:\n\(booth.logText)")
         try #require(await booth.advance(milliseconds: 1000))
         #expect(factory.count == 3 && !factory.led.patterns.isEmpty, "\(booth.logText)")
-        let current = booth.runtime.state.withLock { $0.ledPattern }
+        let current = booth.runtime.inputs.ledPattern
         #expect(factory.led.patterns.last == current, "the reopened LED shows what the machine last asked for")
         // The first failure is warned (<4>); the next, of a line still missing, only at debug (<7>).
         #expect(booth.logText.contains("<4>led: line 23 not opened; trying again in 1 s"), "\(booth.logText)")
         #expect(booth.logText.contains("<7>led: line 23 not opened; trying again in 2 s"), "\(booth.logText)")
         #expect(booth.logText.contains("led: line 23 opened"))
-        #expect(booth.runtime.state.withLock { $0.ledRetry } == DeviceRetry(), "nothing pending once open")
+        #expect(booth.runtime.inputs.ledRetry == DeviceRetry(), "nothing pending once open")
     }
 
     @Test("no LED configured: nothing is retried")
@@ -81,7 +81,7 @@ final class FlakyLEDFactory: Sendable {
         try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
         try #require(await booth.advance(milliseconds: 5000))
         #expect(factory.count == 1, "not opened again")
-        #expect(booth.runtime.state.withLock { $0.ledRetry } == DeviceRetry())
+        #expect(booth.runtime.inputs.ledRetry == DeviceRetry())
     }
 
     @Test("a factory without an LED by design (--simulate): a configured line is not retried or warned about")
@@ -96,7 +96,7 @@ final class FlakyLEDFactory: Sendable {
         try #require(await eventually { factory.count == 1 && booth.camera.isStreaming })
         try #require(await booth.advance(milliseconds: 5000))
         #expect(factory.count == 1, "not opened again")
-        #expect(booth.runtime.state.withLock { $0.ledRetry } == DeviceRetry(), "nothing pending")
+        #expect(booth.runtime.inputs.ledRetry == DeviceRetry(), "nothing pending")
         #expect(!booth.logText.contains("not opened"), "\(booth.logText)")
     }
 }

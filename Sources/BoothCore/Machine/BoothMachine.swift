@@ -496,7 +496,8 @@ public struct BoothMachine: Sendable {
             return
         }
         state = .countdown(remaining: config.countdownSeconds)
-        out += [.show(.countdown(remaining: config.countdownSeconds, shot: shot, of: shots)), .setLED(.blink)]
+        // The first number: the camera prepares the still now (a DSLR focuses), not at zero.
+        out += [.prepareStill, .show(.countdown(remaining: config.countdownSeconds, shot: shot, of: shots)), .setLED(.blink)]
         startTimer(1000, into: &out)
     }
 

@@ -177,6 +177,9 @@ public enum BoothCommand: Equatable, Sendable {
     case stopStream
     /// Draw a screen.
     case show(Screen)
+    /// Get the camera ready for the still to come (a DSLR focuses now, not at zero): sent as a shot's
+    /// countdown shows its first number, just before that screen. Cameras with nothing to prepare ignore it.
+    case prepareStill
     /// Set the LED.
     case setLED(LEDPattern)
     /// Start a one-shot timer; when it fires, send ``BoothEvent/timer(token:at:)`` with this token.

@@ -123,17 +123,16 @@ extension BoothRuntime {
     /// The main loop's tick (on the loop's thread): removable media, the free space (on the storage
     /// thread, every ``StorageWorker/freeSpaceCheckMilliseconds``), then the watchdog.
     func tick() {
-        retryLEDIfDue()
+        inputs.retryLEDIfDue(state.withLock { $0.settings })
         expireIdleCode()
         storage.checkFreeSpaceIfDue(now: clock.now())
-        state.withLock { $0.button }?.tick(now: clock.now())
+        inputs.button?.tick(now: clock.now())
         let problem = storage.mountProblem()
         if supervisor.shouldPostMountFault(problem), let problem {
             loop.post(.deviceFault(.storage, message: problem))
         }
-        let (booth, config, buttonRunning) = state.withLock { s in
-            (s.machine.state, core(s.settings), s.buttonRunning && (s.button?.isRunning ?? false))
-        }
+        let (booth, config) = state.withLock { s in (s.machine.state, core(s.settings)) }
+        let buttonRunning = inputs.buttonRunning
         supervisor.watchdog(LivenessCheck.Inputs(now: clock.now(), state: booth, stateSince: supervisor.stateSince,
                                                  config: config, camera: camera.heartbeat, storage: storage.heartbeat,
                                                  buttonRunning: buttonRunning))
