@@ -5,7 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import BoothRuntime
-@testable import photoboothd
+@testable import BoothWiring
 
 // The runtime's waits for its own loop (a reload's answer, a control press's outcome) are on its injected
 // clock, and no signal handler waits: shown on a ManualClock with a booth whose loop never runs, so
