@@ -65,13 +65,6 @@ final class SourceEvents: Sendable {
     var recovered: Bool { events.withLock { $0.contains(.recovered) } }
 }
 
-/// Log lines, kept.
-final class LogLines: Sendable {
-    let lines = Mutex<[String]>([])
-    var logger: Logger { Logger(threshold: .debug) { line in self.lines.withLock { $0.append("\(line)") } } }
-    func contains(_ s: String) -> Bool { lines.withLock { $0.contains { $0.contains(s) } } }
-}
-
 @Suite(.serialized) struct GPhoto2VirtualCameraTests {
     let vcam: VirtualCamera
 
@@ -93,7 +86,7 @@ final class LogLines: Sendable {
     private func launched(_ s: Settings.Camera, lateFileGraceMilliseconds: Int64 = 10_000, batteryPollMilliseconds: Int64 = 30_000)
         -> (GPhoto2CameraSource, SourceEvents, LogLines) {
         let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: s, clock: SystemClock(), log: log.logger,
+        let source = GPhoto2CameraSource(settings: s, clock: SystemClock(), log: log.logger(),
                                          lateFileGraceMilliseconds: lateFileGraceMilliseconds, batteryPollMilliseconds: batteryPollMilliseconds)
         source.launch(events.handlers)
         return (source, events, log)
@@ -421,13 +414,13 @@ final class LogLines: Sendable {
             source.prepareStill()
             source.takeStill(request(1))
             #expect(events.wait(20) { _ in events.stills.count == 1 })
-            #expect(log.contains("camera: autofocus before the shutter (autofocusdrive)"), "\(log.lines.withLock { $0 })")
+            #expect(log.contains("camera: autofocus before the shutter (autofocusdrive)"), "\(log.all)")
             try vcam.say("afdrive-fail")
             source.prepareStill()
             source.takeStill(request(2))
             #expect(events.wait(20) { _ in events.stills.count == 2 }, "the still is taken anyway")
             #expect(log.contains("autofocus before the shutter failed"))
-            #expect(log.contains("Out of Focus") || log.contains("0xa002"), "the driver's words: \(log.lines.withLock { $0.filter { $0.contains("autofocus") } })")
+            #expect(log.contains("Out of Focus") || log.contains("0xa002"), "the driver's words: \(log.all.filter { $0.contains("autofocus") })")
         }
     }
 
@@ -445,7 +438,7 @@ final class LogLines: Sendable {
             #expect(events.failure(2)?.contains("battery is empty") == true, "\(events.events.withLock { $0 })")
             #expect(events.stills.count == 1, "no shutter on an empty battery")
             #expect(events.faults.first?.hasPrefix(FaultKind.cameraRestingPrefix) == true, "\(events.faults)")
-            #expect(log.lines.withLock { $0 }.filter { $0.contains("trigger→shutter") }.count == 1)
+            #expect(log.all.filter { $0.contains("trigger→shutter") }.count == 1)
         }
     }
 
@@ -454,7 +447,7 @@ final class LogLines: Sendable {
     @Test func theCheckReportsAnEmptyBatteryAndAFullCard() throws {
         try vcam.exclusively {
             func check(_ target: CaptureTargetSetting = .ram) -> CameraCheckResult {
-                GPhoto2CameraSource(settings: settings { $0.captureTarget = target }, clock: SystemClock(), log: LogLines().logger).check()
+                GPhoto2CameraSource(settings: settings { $0.captureTarget = target }, clock: SystemClock(), log: LogLines().logger()).check()
             }
             guard case let .works(_, healthy) = check() else { Issue.record("\(check())"); return }
             #expect(!healthy.contains { $0.contains("battery") })
@@ -475,7 +468,7 @@ final class LogLines: Sendable {
         try vcam.exclusively {
             let events = SourceEvents(), log = LogLines()
             try vcam.say("battery=15")
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger())
             source.launch(events.handlers)
             defer { source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
@@ -498,7 +491,7 @@ final class LogLines: Sendable {
             let stills = events.stills
             #expect(stills.map(\.captureID) == [2], "the retry gets the still; the capture given up gets none (nothing saved twice)")
             #expect(log.contains("it answers capture 2"))
-            #expect(log.lines.withLock { $0.filter { $0.contains("trigger→shutter") }.count } == 1, "one shutter")
+            #expect(log.all.filter { $0.contains("trigger→shutter") }.count == 1, "one shutter")
             // A still that came in time is not handed to the next request: that one fires the shutter.
             source.takeStill(request(3))
             source.takeStill(request(4))
