@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
         .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
                                                       "CLibcameraShim", "CYUV"]),
-        .testTarget(name: "BoothClockTests", dependencies: ["BoothCore", "BoothClock"]),
+        .testTarget(name: "BoothClockTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock"]),
         .testTarget(name: "BoothStorageTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothStorage"]),
         .testTarget(name: "BoothControlTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothControl"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothGPIO"]),

@@ -40,21 +40,11 @@ final class SourceEvents: Sendable {
 
     /// Waits up to `seconds` for `condition` on the events; true when it held.
     func wait(_ seconds: Double, _ condition: ([CameraSourceEvent]) -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition(events.withLock { $0 }) { return true }
-            usleep(20_000)
-        }
-        return condition(events.withLock { $0 })
+        waitUntil(seconds) { condition(events.withLock { $0 }) }
     }
 
     func waitFrames(_ n: Int, _ seconds: Double) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if frames.withLock({ $0.count }) >= n { return true }
-            usleep(20_000)
-        }
-        return false
+        waitUntil(seconds) { frames.withLock { $0.count } >= n }
     }
 
     var stills: [CameraStill] { events.withLock { $0.compactMap { if case let .still(s) = $0 { s } else { nil } } } }
@@ -581,7 +571,7 @@ final class SourceEvents: Sendable {
         try #require(pid > 0)
         defer { kill(pid, SIGKILL); _ = exitStatus(of: pid, within: 2) }
         var found: String?
-        for _ in 0..<50 where found == nil { found = DeviceNodeHolder.find(path); if found == nil { usleep(20_000) } }
+        waitUntil(1) { found = DeviceNodeHolder.find(path); return found != nil }
         // The shell holds it from its `exec 3<` on, then as sleep (the same pid).
         #expect(found == "sleep (pid \(pid))" || found == "sh (pid \(pid))", "\(found ?? "none")")
     }
@@ -602,7 +592,7 @@ final class SourceEvents: Sendable {
         try #require(locker > 0, "missing prerequisite: python3")
         defer { kill(locker, SIGKILL); _ = exitStatus(of: locker, within: 2) }
         var found: String?
-        for _ in 0..<100 where found == nil { found = DeviceNodeHolder.lockHolder(path); if found == nil { usleep(20_000) } }
+        waitUntil(2) { found = DeviceNodeHolder.lockHolder(path); return found != nil }
         #expect(found == "python3 (pid \(locker))", "\(found ?? "none")")
         #expect(DeviceNodeHolder.lockHolder("/nonexistent-\(getpid())") == nil)
     }

@@ -93,8 +93,7 @@ final class NotifyListener: Sendable {
 
     func close() {
         stop.withLock { $0 = true }
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while !finished.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
+        waitUntil(10) { finished.withLock { $0 } }
         Glibc.close(fd)
         if !address.hasPrefix("@") { unlink(address) }
     }
