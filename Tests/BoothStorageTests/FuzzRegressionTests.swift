@@ -3,7 +3,6 @@ import BoothPorts
 import BoothTestSupport
 import Foundation
 import Testing
-@testable import BoothRuntime
 @testable import BoothStorage
 
 /// Inputs that crashed a fuzzer (fuzz/run stats), kept so the fix stays: each must now be handled without a trap.
