@@ -1,12 +1,9 @@
-import BoothCore
-import BoothPorts
-import BoothRuntime
 import BoothClock
+import BoothCore
+import BoothRuntime
 import BoothStorage
-import CSysShims
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// Why `photoboothctl` could not get an answer, with what to do about it.
 public enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,12 +1,5 @@
-import BoothCore
-import BoothPorts
-import BoothRuntime
 import BoothClock
-import BoothStorage
-import CSysShims
-import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// Reads `\n`-terminated lines from a socket, at most `limit` bytes each. EINTR is retried; a receive
 /// timeout (EAGAIN) or an error ends the stream.

@@ -1,9 +1,6 @@
-import BoothCore
-import BoothPorts
-import BoothRuntime
 import BoothClock
+import BoothCore
 import BoothStorage
-import CSysShims
 import FoundationEssentials
 import Glibc
 import Synchronization

@@ -1,12 +1,5 @@
-import BoothCore
-import BoothPorts
-import BoothRuntime
-import BoothClock
-import BoothStorage
-import CSysShims
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// Where the control socket lives.
 public enum ControlSocketPath {

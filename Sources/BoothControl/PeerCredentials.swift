@@ -1,12 +1,6 @@
-import BoothCore
-import BoothPorts
-import BoothRuntime
-import BoothClock
 import BoothStorage
 import CSysShims
-import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// The peer of a control connection, from `SO_PEERCRED` (what the kernel recorded at `connect`).
 public struct PeerCredentials: Sendable, Equatable {

@@ -1,12 +1,4 @@
-import BoothCore
-import BoothPorts
-import BoothRuntime
-import BoothClock
-import BoothStorage
-import CSysShims
-import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// Lookups in the system's user and group databases (NSS), for ``PeerPolicy``.
 public enum SystemUsers {
