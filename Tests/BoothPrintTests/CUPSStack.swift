@@ -74,7 +74,9 @@ final class CUPSStack: Sendable {
         Thread {
             do { result.set(.success(try CUPSConnection(destination: queue).jobs())) } catch let error as PrintError { result.set(.failure(error)) } catch { result.set(.failure(PrintError(call: "jobs", message: "\(error)", destination: queue))) }
         }.start()
-        while result.get == nil { usleep(1_000) }
+        guard waitUntil(30, { result.get != nil }) else {
+            throw PrintError(call: "jobs", message: "no answer from CUPS in 30 s", destination: queue)
+        }
         return try result.get?.get() ?? []
     }
 
