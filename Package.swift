@@ -118,7 +118,8 @@ let package = Package(
                                                              "CLibcameraShim", "CYUV"],
                           path: "bench/BoothBench"),
 
-        // Helpers shared by the test targets (the real photos' folder, fast runtime settings).
+        // Helpers shared by the test targets, one copy each (the real photos' folder, fast runtime settings, temp
+        // folders, waits with a bound, log lines, child processes).
         .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts", "BoothJPEG"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
@@ -127,6 +128,9 @@ let package = Package(
         .testTarget(name: "BoothSystemTests", dependencies: ["BoothSystem"]),
         .testTarget(name: "BoothButtonsTests", dependencies: ["BoothCore", "BoothButtons"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothButtons", "BoothGPIO"]),
+        .testTarget(name: "BoothClockTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock"]),
+        .testTarget(name: "BoothStorageTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothStorage"]),
+        .testTarget(name: "BoothControlTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothControl"]),
         .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery", "BoothHTTPProbe"],
                     exclude: ["webhook-listener.py"]),
         .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),

@@ -358,33 +358,3 @@ public struct PrintJournalError: Error, Equatable, Sendable, CustomStringConvert
 
     public var description: String { "print journal: \(message)" }
 }
-
-/// What the review screen says about printing, from the printer's health and this picture's request
-/// (nil when printing is off or nothing was asked for this picture). `sentNext`: the held request goes
-/// out as soon as its press-mode grace (`button.long_press`) ends, nothing ahead of it: "Printing…".
-public func reviewPrintText(health: PrinterHealth, request: PrintRequest?, sentNext: Bool = false) -> String? {
-    guard let request else { return nil }
-    switch request.state {
-    case .completed: return "Printed"
-    case .cancelled where request.note == PrintJournal.cancelledAtPrinter: return "Printing failed — your photo is saved"
-    case .cancelled: return "Not printing"
-    case .dropped, .aborted, .failed: return "Printing failed — your photo is saved"
-    case .held, .submitting, .submitted:
-        // Its own job failed (held again): a failure. Another's job failed and nothing is sent until the
-        // printer prints again: this one was never tried, so it waits on the operator, not failed.
-        if request.failedJobs != nil { return "Printing failed — your photo is saved" }
-        if request.state == .held && health.reasons.contains("job-failed") { return "Printer needs attention — your photo is saved" }
-        if case let .unavailable(reasons, _) = health {
-            if reasons.contains("media-empty") || reasons.contains("media-needed") {
-                return "Out of paper — your photo is saved"
-            }
-            if reasons.contains("media-jam") { return "Paper jam — your photo is saved" }
-            if reasons.contains("paper-out") { return "Out of paper — your photo is saved" }
-            if reasons.contains("paper-count") { return "Not enough paper — your photo is saved" }
-            if reasons.contains("option-rejected") { return "Printer not set up for this print — your photo is saved" }
-            if reasons.contains("offline") || reasons.contains("cups-unreachable") { return "Printer offline — your photo is saved" }
-            return "Printer paused — your photo is saved"
-        }
-        return request.state == .held && !sentNext ? "Waiting to print…" : "Printing…"
-    }
-}

@@ -40,21 +40,11 @@ final class SourceEvents: Sendable {
 
     /// Waits up to `seconds` for `condition` on the events; true when it held.
     func wait(_ seconds: Double, _ condition: ([CameraSourceEvent]) -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition(events.withLock { $0 }) { return true }
-            usleep(20_000)
-        }
-        return condition(events.withLock { $0 })
+        waitUntil(seconds) { condition(events.withLock { $0 }) }
     }
 
     func waitFrames(_ n: Int, _ seconds: Double) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if frames.withLock({ $0.count }) >= n { return true }
-            usleep(20_000)
-        }
-        return false
+        waitUntil(seconds) { frames.withLock { $0.count } >= n }
     }
 
     var stills: [CameraStill] { events.withLock { $0.compactMap { if case let .still(s) = $0 { s } else { nil } } } }
@@ -63,13 +53,6 @@ final class SourceEvents: Sendable {
     }
     var faults: [String] { events.withLock { $0.compactMap { if case let .fault(m) = $0 { m } else { nil } } } }
     var recovered: Bool { events.withLock { $0.contains(.recovered) } }
-}
-
-/// Log lines, kept.
-final class LogLines: Sendable {
-    let lines = Mutex<[String]>([])
-    var logger: Logger { Logger(threshold: .debug) { line in self.lines.withLock { $0.append("\(line)") } } }
-    func contains(_ s: String) -> Bool { lines.withLock { $0.contains { $0.contains(s) } } }
 }
 
 @Suite(.serialized) struct GPhoto2VirtualCameraTests {
@@ -93,7 +76,7 @@ final class LogLines: Sendable {
     private func launched(_ s: Settings.Camera, lateFileGraceMilliseconds: Int64 = 10_000, batteryPollMilliseconds: Int64 = 30_000)
         -> (GPhoto2CameraSource, SourceEvents, LogLines) {
         let events = SourceEvents(), log = LogLines()
-        let source = GPhoto2CameraSource(settings: s, clock: SystemClock(), log: log.logger,
+        let source = GPhoto2CameraSource(settings: s, clock: SystemClock(), log: log.logger(),
                                          lateFileGraceMilliseconds: lateFileGraceMilliseconds, batteryPollMilliseconds: batteryPollMilliseconds)
         source.launch(events.handlers)
         return (source, events, log)
@@ -421,13 +404,13 @@ final class LogLines: Sendable {
             source.prepareStill()
             source.takeStill(request(1))
             #expect(events.wait(20) { _ in events.stills.count == 1 })
-            #expect(log.contains("camera: autofocus before the shutter (autofocusdrive)"), "\(log.lines.withLock { $0 })")
+            #expect(log.contains("camera: autofocus before the shutter (autofocusdrive)"), "\(log.all)")
             try vcam.say("afdrive-fail")
             source.prepareStill()
             source.takeStill(request(2))
             #expect(events.wait(20) { _ in events.stills.count == 2 }, "the still is taken anyway")
             #expect(log.contains("autofocus before the shutter failed"))
-            #expect(log.contains("Out of Focus") || log.contains("0xa002"), "the driver's words: \(log.lines.withLock { $0.filter { $0.contains("autofocus") } })")
+            #expect(log.contains("Out of Focus") || log.contains("0xa002"), "the driver's words: \(log.all.filter { $0.contains("autofocus") })")
         }
     }
 
@@ -445,7 +428,7 @@ final class LogLines: Sendable {
             #expect(events.failure(2)?.contains("battery is empty") == true, "\(events.events.withLock { $0 })")
             #expect(events.stills.count == 1, "no shutter on an empty battery")
             #expect(events.faults.first?.hasPrefix(FaultKind.cameraRestingPrefix) == true, "\(events.faults)")
-            #expect(log.lines.withLock { $0 }.filter { $0.contains("trigger→shutter") }.count == 1)
+            #expect(log.all.filter { $0.contains("trigger→shutter") }.count == 1)
         }
     }
 
@@ -454,7 +437,7 @@ final class LogLines: Sendable {
     @Test func theCheckReportsAnEmptyBatteryAndAFullCard() throws {
         try vcam.exclusively {
             func check(_ target: CaptureTargetSetting = .ram) -> CameraCheckResult {
-                GPhoto2CameraSource(settings: settings { $0.captureTarget = target }, clock: SystemClock(), log: LogLines().logger).check()
+                GPhoto2CameraSource(settings: settings { $0.captureTarget = target }, clock: SystemClock(), log: LogLines().logger()).check()
             }
             guard case let .works(_, healthy) = check() else { Issue.record("\(check())"); return }
             #expect(!healthy.contains { $0.contains("battery") })
@@ -475,7 +458,7 @@ final class LogLines: Sendable {
         try vcam.exclusively {
             let events = SourceEvents(), log = LogLines()
             try vcam.say("battery=15")
-            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger)
+            let source = GPhoto2CameraSource(settings: settings(), clock: SystemClock(), log: log.logger())
             source.launch(events.handlers)
             defer { source.shutdown(timeoutSeconds: 3) }
             source.startLiveView()
@@ -498,7 +481,7 @@ final class LogLines: Sendable {
             let stills = events.stills
             #expect(stills.map(\.captureID) == [2], "the retry gets the still; the capture given up gets none (nothing saved twice)")
             #expect(log.contains("it answers capture 2"))
-            #expect(log.lines.withLock { $0.filter { $0.contains("trigger→shutter") }.count } == 1, "one shutter")
+            #expect(log.all.filter { $0.contains("trigger→shutter") }.count == 1, "one shutter")
             // A still that came in time is not handed to the next request: that one fires the shutter.
             source.takeStill(request(3))
             source.takeStill(request(4))
@@ -588,7 +571,7 @@ final class LogLines: Sendable {
         try #require(pid > 0)
         defer { kill(pid, SIGKILL); _ = exitStatus(of: pid, within: 2) }
         var found: String?
-        for _ in 0..<50 where found == nil { found = DeviceNodeHolder.find(path); if found == nil { usleep(20_000) } }
+        waitUntil(1) { found = DeviceNodeHolder.find(path); return found != nil }
         // The shell holds it from its `exec 3<` on, then as sleep (the same pid).
         #expect(found == "sleep (pid \(pid))" || found == "sh (pid \(pid))", "\(found ?? "none")")
     }
@@ -609,7 +592,7 @@ final class LogLines: Sendable {
         try #require(locker > 0, "missing prerequisite: python3")
         defer { kill(locker, SIGKILL); _ = exitStatus(of: locker, within: 2) }
         var found: String?
-        for _ in 0..<100 where found == nil { found = DeviceNodeHolder.lockHolder(path); if found == nil { usleep(20_000) } }
+        waitUntil(2) { found = DeviceNodeHolder.lockHolder(path); return found != nil }
         #expect(found == "python3 (pid \(locker))", "\(found ?? "none")")
         #expect(DeviceNodeHolder.lockHolder("/nonexistent-\(getpid())") == nil)
     }

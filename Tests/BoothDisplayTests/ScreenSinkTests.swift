@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothDisplay
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -26,15 +27,6 @@ import Testing
         }
     }
 
-    static func within(_ milliseconds: Double, _ condition: () -> Bool) -> Bool {
-        let start = Monotonic.now()
-        while !condition() {
-            if Monotonic.now().milliseconds(since: start) > milliseconds { return false }
-            usleep(2_000)
-        }
-        return true
-    }
-
     @Test func theReviewsPictureArrivesAsDataAndTheScreenTurnsByTheSource() throws {
         let size = FrameSize(width: 64, height: 32)
         let framebuffer = MemoryFramebuffer(format: .xrgb8888(size))
@@ -46,11 +38,11 @@ import Testing
         display.start()
         let picture = try Fixture.quadrantsJPEG(width: 64, height: 32)
         sink.show(ScreenContent(.review(pictureID: 1), picture: picture, status: nil))
-        #expect(Self.within(5_000) { near(framebuffer.rgb(x: 8, y: 4), 0xFF_0000) && near(framebuffer.rgb(x: 56, y: 28), 0xFF_FF00) },
+        #expect(waitUntil(5) { near(framebuffer.rgb(x: 8, y: 4), 0xFF_0000) && near(framebuffer.rgb(x: 56, y: 28), 0xFF_FF00) },
                 "the review's picture, upright: top-left red \(hex(framebuffer.rgb(x: 8, y: 4)))")
         // The source turns the screen half round: the next drawing follows it (no new content needed).
         source.turns.withLock { $0 = Orientation(camera: .r0, display: .r180) }
-        #expect(Self.within(5_000) { near(framebuffer.rgb(x: 8, y: 4), 0xFF_FF00) && near(framebuffer.rgb(x: 56, y: 28), 0xFF_0000) },
+        #expect(waitUntil(5) { near(framebuffer.rgb(x: 8, y: 4), 0xFF_FF00) && near(framebuffer.rgb(x: 56, y: 28), 0xFF_0000) },
                 "turned 180: top-left is the picture's bottom-right yellow \(hex(framebuffer.rgb(x: 8, y: 4)))")
         #expect(source.readings.withLock { $0 } >= 2)
         let start = Monotonic.now()

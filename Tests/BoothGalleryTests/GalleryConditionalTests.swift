@@ -6,51 +6,6 @@ import Foundation
 import Glibc
 import Testing
 
-/// A whole HTTP/1.1 exchange over a raw TCP connection (`Connection: close`, read to the end): the
-/// status code, the header lines as sent (name and value, in order) and the body.
-struct RawReply {
-    var status: Int
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
-
-    /// The values of header `name` (any case), in order.
-    func values(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
-    func value(_ name: String) -> String? { values(name).first }
-}
-
-/// `request` sent as given to the gallery on loopback; the reply read until the server closes (5 s at most).
-func rawExchange(_ port: UInt16, _ request: String, from source: String = "127.0.0.1") throws -> RawReply {
-    let fd = try loopbackConnection(from: source, to: port)
-    defer { close(fd) }
-    let bytes = Array(request.utf8)
-    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 5000) == 1 else { break }
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        reply += buffer[0..<n]
-    }
-    let crlf2: [UInt8] = [13, 10, 13, 10]
-    guard let end = (0..<max(0, reply.count - 3)).first(where: { Array(reply[$0..<$0 + 4]) == crlf2 }) else {
-        return RawReply(status: 0, headers: [], body: reply)
-    }
-    let lines = String(decoding: reply[..<end], as: UTF8.self).components(separatedBy: "\r\n")
-    let status = Int(lines[0].split(separator: " ").dropFirst().first ?? "") ?? 0
-    let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-    }
-    return RawReply(status: status, headers: headers, body: Array(reply[(end + 4)...]))
-}
-
-/// A GET (or `method`) for `target`, exactly as given, with `headers` (`Name: value\r\n` lines).
-func rawGet(_ port: UInt16, _ target: String, method: String = "GET", headers: String = "") throws -> RawReply {
-    try rawExchange(port, "\(method) \(target) HTTP/1.1\r\nHost: booth\r\n\(headers)Connection: close\r\n\r\n")
-}
-
 @Suite("The gallery's request edges: conditional requests, the exact router (raw HTTP on loopback)", .serialized)
 struct GalleryConditionalTests {
     @Test("If-Modified-Since, If-Range, If-Match, If-Unmodified-Since in RFC 9110's order; a 304's Content-Length is the 200's, not 0")
@@ -59,7 +14,7 @@ struct GalleryConditionalTests {
         defer { one.remove() }
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let path = "/p/\(one.token).jpg"
         let whole = try rawGet(port, path)
@@ -121,7 +76,7 @@ struct GalleryConditionalTests {
         defer { one.remove() }
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let t = one.token
         for ok in ["/p/\(t).jpg", "/p/\(t)", "/p/\(t)/download", "/p/\(t).jpg?x=1", "/health", "/health?", "/favicon.ico"] {
@@ -141,7 +96,7 @@ struct GalleryConditionalTests {
         defer { one.remove() }
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let t = one.token
         for bad in ["/p/\(t)\u{0}.jpg", "/p/\(t)\u{0}", "/p/\(t)\u{0}x", "/p/\(t).jpg\u{0}/download", "/health\u{0}x", "/p/\(t)\u{0}?x=1",
@@ -160,7 +115,7 @@ struct GalleryConditionalTests {
         defer { one.remove() }
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let t = one.token
         for ok in ["http://booth/p/\(t).jpg", "HTTP://booth:8080/p/\(t)", "http://booth/p/\(t)/download?x=1", "https://booth/health",

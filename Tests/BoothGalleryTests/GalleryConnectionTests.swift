@@ -6,13 +6,6 @@ import Glibc
 import Synchronization
 import Testing
 
-/// The test's own clock for the connection limits' log and the request deadline (ms).
-private final class ConnectionClock: Sendable {
-    let ms = Mutex<Int64>(1_000_000)
-    func advance(_ by: Int64) { ms.withLock { $0 += by } }
-    var now: @Sendable () -> Int64 { { [self] in ms.withLock { $0 } } }
-}
-
 /// A flag one thread sets and another reads.
 private final class StopFlag: Sendable {
     private let value = Mutex(false)
@@ -35,19 +28,8 @@ private func closedByServer(_ fd: Int32, waitMilliseconds: Int32) -> Bool {
 private func fetch(_ port: UInt16, _ path: String, from source: String,
                    waitMilliseconds: Int32 = 5000) throws -> (status: String, body: String, milliseconds: Int) {
     let start = Date()
-    let fd = try loopbackConnection(from: source, to: port)
-    defer { close(fd) }
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: booth\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, waitMilliseconds) == 1 else { break }
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        reply += buffer[0..<n]
-    }
+    let reply = try rawReplyBytes(port, Array("GET \(path) HTTP/1.1\r\nHost: booth\r\nConnection: close\r\n\r\n".utf8), from: source,
+                                  waitMilliseconds: waitMilliseconds)
     let text = String(decoding: reply, as: UTF8.self)
     let status = text.components(separatedBy: "\r\n").first ?? ""
     let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
@@ -97,11 +79,11 @@ struct GalleryConnectionTests {
     func perClientRefusals() throws {
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
         defer { one.remove() }
-        let clock = ConnectionClock()
+        let clock = GalleryTestClock()
         let log = LogRecorder()
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: log.logger(), nowMilliseconds: clock.now)
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 32, connectionsPerClient: 4, timeoutMilliseconds: 600_000)
+        let port = try server.startOnLoopback(maxConnections: 32, connectionsPerClient: 4, timeoutMilliseconds: 600_000)
         defer { server.stop() }
 
         var held: [Int32] = []
@@ -143,10 +125,10 @@ struct GalleryConnectionTests {
     func slowHeaders() throws {
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
         defer { one.remove() }
-        let clock = ConnectionClock()
+        let clock = GalleryTestClock()
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: LogRecorder().logger(), nowMilliseconds: clock.now)
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 32, connectionsPerClient: 8, timeoutMilliseconds: 2000)
+        let port = try server.startOnLoopback(maxConnections: 32, connectionsPerClient: 8, timeoutMilliseconds: 2000)
         defer { server.stop() }
 
         let fd = try loopbackConnection(from: "127.0.0.9", to: port)
@@ -179,7 +161,7 @@ struct GalleryConnectionTests {
         defer { one.remove() }
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 256, connectionsPerClient: 8, timeoutMilliseconds: 10_000)
+        let port = try server.startOnLoopback(maxConnections: 256, connectionsPerClient: 8, timeoutMilliseconds: 10_000)
         defer { server.stop() }
 
         let stop = StopFlag()

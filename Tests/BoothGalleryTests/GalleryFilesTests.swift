@@ -8,28 +8,11 @@ import Foundation
 import Glibc
 import Testing
 
-/// A GET over raw TCP with `Connection: close`: the status and the body.
+/// A GET over raw TCP with `Connection: close` (10 s at most between reads): the status and the body.
 private func get(_ port: UInt16, _ path: String) throws -> (status: Int, body: String) {
-    let fd = try loopbackConnection(from: "127.0.0.1", to: port)
-    defer { close(fd) }
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: booth\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 10_000) == 1 else { break }
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        reply += buffer[0..<n]
-    }
-    let text = String(decoding: reply, as: UTF8.self)
-    let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-    return (status, text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n"))
-}
-
-private func started(_ server: GalleryServer) throws -> UInt16 {
-    try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+    let reply = RawReply(parsing: try rawReplyBytes(port, Array("GET \(path) HTTP/1.1\r\nHost: booth\r\nConnection: close\r\n\r\n".utf8),
+                                                    waitMilliseconds: 10_000))
+    return (reply.status, reply.text)
 }
 
 @Suite("What the gallery serves is what is on disk, inside storage.dir; pictures taken down leave no thumbnail", .serialized)
@@ -41,7 +24,7 @@ struct GalleryFilesTests {
         let log = LogRecorder()
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "Our day", downloadText: "Save", missingText: "Not here."),
                                    index: try one.reader(), log: log.logger())
-        let port = try started(server)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let file = "\(one.photos)/\(one.relative)", aside = "\(one.dir)/aside.jpg"
 
@@ -110,7 +93,7 @@ struct GalleryFilesTests {
         #expect(try one.index.record(outside))
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Not here."),
                                    index: try one.reader(), log: LogRecorder().logger())
-        let port = try started(server)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         for path in ["/p/\(outside.token)", "/p/\(outside.token).jpg", "/p/\(outside.token)/download"] {
             let r = try get(port, path)
@@ -248,7 +231,7 @@ struct GalleryFilesTests {
         config.list = true
         config.cache = "\(one.dir)/cache"
         let server = GalleryServer(config: config, index: try one.reader(), log: log.logger())
-        let port = try started(server)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         for token in [one.token, second.token] {
             for path in ["/p/\(token)", "/p/\(token).jpg", "/p/\(token)/download", "/t/\(token).jpg"] {
@@ -317,7 +300,7 @@ struct GalleryFilesTests {
 
         let log = LogRecorder()
         var server = GalleryServer(config: config, index: try one.reader(), log: log.logger())
-        var port = try started(server)
+        var port = try server.startOnLoopback()
         #expect(try get(port, "/t/\(one.token).jpg").status == 200)
         #expect(try get(port, "/t/\(secondToken).jpg").status == 200)
         #expect(cached(one.token) && cached(secondToken))
@@ -344,7 +327,7 @@ struct GalleryFilesTests {
         #expect(access("\(one.photos)/\(second)", F_OK) != 0, "its file deleted")
         #expect(cached(secondToken), "still there while the gallery is stopped")
         server = GalleryServer(config: config, index: try one.reader(), log: log.logger())
-        port = try started(server)
+        port = try server.startOnLoopback()
         defer { server.stop() }
         #expect(!cached(secondToken), "deleted at start")
         #expect(try get(port, "/t/\(secondToken).jpg").status == 404)
@@ -359,7 +342,7 @@ struct GalleryFilesTests {
         config.cache = "\(one.dir)/cache"
         func cached() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: config.cache)) ?? []).contains { $0.hasPrefix(one.token + "-") } }
         let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
-        let port = try started(server)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let file = "\(one.photos)/\(one.relative)", aside = "\(one.dir)/aside.jpg"
         #expect(try get(port, "/t/\(one.token).jpg").status == 200)

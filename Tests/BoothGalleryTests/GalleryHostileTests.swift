@@ -12,21 +12,9 @@ import Testing
 /// without one), and how long the answer took in ms.
 private func raw(_ port: UInt16, _ request: [UInt8], from source: String = "127.0.0.1", close: Bool = true,
                  waitMilliseconds: Int32 = 5000) throws -> (status: String, milliseconds: Int) {
-    let fd = try loopbackConnection(from: source, to: port)
-    defer { Glibc.close(fd) }
     let start = Date()
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while !reply.contains(13) {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, waitMilliseconds) == 1 else { break }
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        reply += buffer[0..<n]
-    }
-    let line = String(decoding: reply.prefix { $0 != 13 }, as: UTF8.self)
-    return (line, Int(Date().timeIntervalSince(start) * 1000))
+    let reply = try rawReplyBytes(port, request, from: source, waitMilliseconds: waitMilliseconds, statusLineOnly: true)
+    return (String(decoding: reply.prefix { $0 != 13 }, as: UTF8.self), Int(Date().timeIntervalSince(start) * 1000))
 }
 
 private func get(_ path: String, headers: String = "") -> [UInt8] {
@@ -42,7 +30,7 @@ struct GalleryHostileTests {
         let token = one.token
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 32, connectionsPerClient: 8, timeoutMilliseconds: 1000)
+        let port = try server.startOnLoopback(maxConnections: 32, connectionsPerClient: 8, timeoutMilliseconds: 1000)
         defer { server.stop() }
 
         #expect(try raw(port, get("/p/\(token).jpg")).status == "HTTP/1.1 200 OK")

@@ -15,41 +15,14 @@ import Testing
 /// names; a repeated one keeps its last value) and body.
 private func http(_ port: UInt16, _ method: String, _ path: String, headers: [String] = [], body: String = "",
                   from source: String = "127.0.0.1", waitMilliseconds: Int32 = 10_000) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
-    let fd = try loopbackConnection(from: source, to: port)
-    defer { close(fd) }
     var text = "\(method) \(path) HTTP/1.1\r\nHost: booth\r\nConnection: close\r\n"
     for h in headers { text += h + "\r\n" }
     if !body.isEmpty { text += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n" }
     text += "\r\n" + body
-    let request = Array(text.utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, waitMilliseconds) == 1 else { break }
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        reply += buffer[0..<n]
-    }
-    let crlf2: [UInt8] = [13, 10, 13, 10]
-    guard let split = (0..<max(0, reply.count - 3)).first(where: { Array(reply[$0..<$0 + 4]) == crlf2 }) else {
-        return (0, [:], reply)
-    }
-    let head = String(decoding: reply[..<split], as: UTF8.self).components(separatedBy: "\r\n")
-    let status = Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+    let reply = RawReply(parsing: try rawReplyBytes(port, Array(text.utf8), from: source, waitMilliseconds: waitMilliseconds))
     var h: [String: String] = [:]
-    for line in head.dropFirst() {
-        guard let colon = line.firstIndex(of: ":") else { continue }
-        h[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-    }
-    return (status, h, Array(reply[(split + 4)...]))
-}
-
-/// The test's own clock for the PIN's limit (ms).
-private final class TestClock: Sendable {
-    let ms = Mutex<Int64>(1_000_000)
-    func advance(_ by: Int64) { ms.withLock { $0 += by } }
+    for (name, value) in reply.headers { h[name.lowercased()] = value }
+    return (reply.status, h, reply.body)
 }
 
 /// OnePhoto's folder with more sessions: 2 (two captures and its picture), 3 (one capture, no
@@ -77,7 +50,7 @@ struct GalleryListTests {
         let token = try fiveSessions(one)
         var config = GalleryServer.Config(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Not here.")
         let off = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
-        let offPort = try off.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let offPort = try off.startOnLoopback()
         #expect(try http(offPort, "GET", "/").status == 404, "gallery.list is off by default")
         #expect(try http(offPort, "GET", "/t/\(one.token).jpg").status == 404)
         #expect(try http(offPort, "GET", "/live").status == 404, "gallery.slideshow is off by default")
@@ -89,7 +62,7 @@ struct GalleryListTests {
         config.listText = "Alle Fotos"
         config.cache = "\(one.dir)/cache"
         let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let first = try http(port, "GET", "/")
         #expect(first.status == 200)
@@ -173,10 +146,10 @@ struct GalleryListTests {
         config.pin = "2468"
         config.pinText = "PIN, bitte"
         config.cache = "\(one.dir)/cache"
-        let clock = TestClock()
+        let clock = GalleryTestClock()
         let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger(),
                                    nowMilliseconds: { clock.ms.withLock { $0 } })
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
 
         let asked = try http(port, "GET", "/")
@@ -238,7 +211,7 @@ struct GalleryListTests {
         config.slideMilliseconds = 5000
         config.longPollMilliseconds = 3000
         let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let page = String(decoding: try http(port, "GET", "/live").body, as: UTF8.self)
         #expect(page.contains("<script src=\"/live.js\"></script>"))
@@ -293,7 +266,7 @@ struct GalleryListTests {
         config.slideshow = true
         config.longPollMilliseconds = 15_000
         let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         let cursor = try one.reader().lastRowID()
         let stopper = Thread { usleep(500_000); server.stop() }
         stopper.start()

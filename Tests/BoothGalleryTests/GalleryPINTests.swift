@@ -14,14 +14,9 @@ private func postPIN(_ port: UInt16, _ pin: String, from source: String = "127.0
                            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", from: source)
 }
 
-/// The test's clock for the PIN's limit (ms).
-final class PINClock: Sendable {
-    let ms = Mutex<Int64>(1_000_000)
-}
-
 @Suite("The list's PIN: a sliding window per address, a true Retry-After, a cookie that outlives a restart", .serialized)
 struct GalleryPINTests {
-    private func server(_ one: OnePhoto, state: String, clock: PINClock? = nil) throws -> GalleryServer {
+    private func server(_ one: OnePhoto, state: String, clock: GalleryTestClock? = nil) throws -> GalleryServer {
         var config = GalleryServer.Config(photosDir: one.photos, title: "t", downloadText: "d", missingText: "m")
         config.list = true
         config.pin = "2468"
@@ -36,9 +31,9 @@ struct GalleryPINTests {
     func slidingWindow() throws {
         let one = try OnePhoto(try OnePhoto.capture(), session: 1)
         defer { one.remove() }
-        let clock = PINClock()
+        let clock = GalleryTestClock()
         let gallery = try server(one, state: "\(one.dir)/state", clock: clock)
-        let port = try gallery.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try gallery.startOnLoopback()
         defer { gallery.stop() }
         for _ in 0..<3 { #expect(try postPIN(port, "1111").status == 403) }
         clock.ms.withLock { $0 += 50_000 }
@@ -63,7 +58,7 @@ struct GalleryPINTests {
         defer { one.remove() }
         let state = "\(one.dir)/state"
         let first = try server(one, state: state)
-        let port = try first.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try first.startOnLoopback()
         let right = try postPIN(port, "2468")
         #expect(right.status == 303)
         let cookie = String(try #require(right.value("Set-Cookie")).prefix { $0 != ";" })
@@ -75,14 +70,14 @@ struct GalleryPINTests {
         #expect(st.st_mode & 0o777 == 0o600)
 
         let second = try server(one, state: state)
-        let port2 = try second.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port2 = try second.startOnLoopback()
         defer { second.stop() }
         #expect(try rawGet(port2, "/", headers: "Cookie: \(cookie)\r\n").status == 200, "the cookie made before the restart")
         #expect(try rawGet(port2, "/").status == 403)
 
         // Another key (another gallery.state): the cookie is not accepted.
         let other = try server(one, state: "\(one.dir)/other-state")
-        let port3 = try other.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port3 = try other.startOnLoopback()
         defer { other.stop() }
         #expect(try rawGet(port3, "/", headers: "Cookie: \(cookie)\r\n").status == 403)
     }
@@ -98,7 +93,7 @@ struct GalleryPINTests {
         config.state = "\(one.dir)/state"
         let wall = Mutex<Int64>(1_800_000_000)
         let gallery = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger(), wallSeconds: { wall.withLock { $0 } })
-        let port = try gallery.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try gallery.startOnLoopback()
         defer { gallery.stop() }
         let right = try postPIN(port, "2468")
         #expect(right.status == 303)

@@ -39,7 +39,7 @@ struct GalleryPagingTests {
         config.pageSize = 3
         config.cache = "\(one.dir)/cache"
         let server = GalleryServer(config: config, index: try one.reader(), log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
 
         let first = try page(port, "/")

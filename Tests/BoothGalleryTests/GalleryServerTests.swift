@@ -44,7 +44,7 @@ struct GalleryServerTests {
         let index = try one.reader()
         let server = GalleryServer(config: .init(photosDir: photos, title: "Anna & Ben's <wedding>", downloadText: "Save", missingText: "Not here."),
                                    index: index, log: LogRecorder().logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let base = "http://127.0.0.1:\(port)"
 
@@ -119,7 +119,7 @@ struct GalleryServerTests {
         let log = LogRecorder()
         let server = GalleryServer(config: .init(photosDir: photos, title: "t", downloadText: "d", missingText: "m"),
                                    index: try one.reader(), log: log.logger())
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let base = "http://127.0.0.1:\(port)"
         let sos = try #require(try JPEGMarkers.segments(jpeg).last).offset
@@ -166,7 +166,7 @@ struct GalleryServerTests {
         let server = GalleryServer(config: .init(photosDir: one.photos, title: "t", downloadText: "d", missingText: "Gone.", expirySeconds: 7200),
                                    index: try one.reader(), log: LogRecorder().logger(),
                                    guessLimit: GuessLimit(allowed: 2, windowMilliseconds: 60_000), wallSeconds: { wall.withLock { $0 } })
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 8, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback(maxConnections: 8)
         defer { server.stop() }
         #expect(try fetch("http://127.0.0.1:\(port)/p/\(token).jpg").0 == 200, "an hour after: served")
         wall.withLock { $0 = savedAt + 7201 }
@@ -191,7 +191,7 @@ struct GalleryServerTests {
         let server = GalleryServer(config: .init(photosDir: dir, title: "t", downloadText: "d", missingText: "m"), index: index,
                                    log: log.logger(), guessLimit: GuessLimit(allowed: 5, windowMilliseconds: 60_000),
                                    nowMilliseconds: { clock.withLock { $0 } })
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 8, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback(maxConnections: 8)
         defer { server.stop() }
         var statuses: [Int] = []
         for i in 0..<8 {
@@ -217,7 +217,7 @@ struct GalleryServerTests {
         #expect { try a.start(address: "booth.local", port: 0, maxConnections: 4, connectionsPerClient: 2, timeoutMilliseconds: 1000) } throws: {
             "\($0)".contains("'booth.local' is not an IPv4 address")
         }
-        let port = try a.start(address: "127.0.0.1", port: 0, maxConnections: 4, connectionsPerClient: 2, timeoutMilliseconds: 1000)
+        let port = try a.startOnLoopback(maxConnections: 4, connectionsPerClient: 2, timeoutMilliseconds: 1000)
         defer { a.stop() }
         let b = GalleryServer(config: config, index: index, log: LogRecorder().logger())
         #expect { try b.start(address: "127.0.0.1", port: port, maxConnections: 4, connectionsPerClient: 2, timeoutMilliseconds: 1000) } throws: {

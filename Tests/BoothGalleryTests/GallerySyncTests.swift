@@ -192,7 +192,7 @@ struct GallerySyncTests {
                                    index: try one.reader(), log: log.logger())
         let current = Mutex<GallerySync?>(nil)
         server.setHealthDetail { current.withLock { $0 }?.healthText() }
-        let port = try server.start(address: "127.0.0.1", port: 0, maxConnections: 16, connectionsPerClient: 8, timeoutMilliseconds: 5000)
+        let port = try server.startOnLoopback()
         defer { server.stop() }
         let health = GalleryProbe.healthURL(listen: "127.0.0.1", port: Int(port))
         func healthBody() -> String {

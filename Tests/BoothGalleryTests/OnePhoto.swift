@@ -106,12 +106,3 @@ func canConnect(port: UInt16) -> Bool {
     return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
 }
 
-/// Polls `condition` every 20 ms for up to `seconds` (real time: the rclone and HTTP children run on it).
-func waitUntil(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
-    let end = Date(timeIntervalSinceNow: seconds)
-    while Date() < end {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}

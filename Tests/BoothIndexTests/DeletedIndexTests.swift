@@ -115,11 +115,7 @@ struct DeletedIndexTests {
         #expect(b.admin.startKeeping(everyMilliseconds: 50))
         defer { b.admin.stopKeeping() }
         try #require(unlink(path) == 0)
-        var back = false
-        for _ in 0..<250 where !back {
-            usleep(20_000)
-            back = (try? PictureIndex(path: path, readOnly: true).counts().served) == 1
-        }
+        let back = waitUntil(5) { (try? PictureIndex(path: path, readOnly: true).counts().served) == 1 }
         #expect(back, "\(b.log.all)")
     }
 }

@@ -9,17 +9,7 @@ enum Pattern {
     /// An RGB24 pattern: red ramps left→right, green top→bottom, blue in a 16-pixel checkerboard
     /// (aligned with 4:2:0 MCUs). `bytesPerLine` ≥ `width * 3`; padding bytes are `pad`.
     static func rgb(width: Int, height: Int, bytesPerLine: Int? = nil, pad: UInt8 = 0xAB) -> [UInt8] {
-        let bpl = bytesPerLine ?? width * 3
-        var out = [UInt8](repeating: pad, count: bpl * height)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = y * bpl + x * 3
-                out[i] = UInt8(x * 255 / max(1, width - 1))
-                out[i + 1] = UInt8(y * 255 / max(1, height - 1))
-                out[i + 2] = ((x / 16 + y / 16) % 2 == 0) ? 40 : 200
-            }
-        }
-        return out
+        TestPattern.rgb(width: width, height: height, bytesPerLine: bytesPerLine, pad: pad)
     }
 
     /// A textured pattern (pseudo-random noise over the ramps) so that quality changes the size.

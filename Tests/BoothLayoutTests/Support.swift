@@ -8,17 +8,7 @@ import Foundation
 enum Fixture {
     /// An RGB24 test pattern, `width` × `height`: colour ramps plus a 16-pixel checker, tinted by `seed`.
     static func patternRGB(width: Int, height: Int, seed: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: width * height * 3)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = (y * width + x) * 3
-                let checker = (x / 16 + y / 16) % 2 == 0
-                out[i] = UInt8((x * 255 / max(1, width - 1) + seed * 60) % 256)
-                out[i + 1] = UInt8((y * 255 / max(1, height - 1) + seed * 90) % 256)
-                out[i + 2] = checker ? UInt8(40 + seed * 30) : 200
-            }
-        }
-        return out
+        TestPattern.rgb(width: width, height: height, seed: seed)
     }
 
     /// A JPEG (q95, 4:2:0) of the test pattern.

@@ -4,6 +4,7 @@ import BoothJPEG
 import BoothPorts
 import BoothPrint
 import BoothRuntime
+import BoothTestSupport
 import Foundation
 import Glibc
 import Testing

@@ -9,35 +9,6 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The package root, from this file's path.
-func packageRoot(_ file: String = #filePath) -> String {
-    var parts = file.split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)
-    return parts.joined(separator: "/")
-}
-
-/// Runs a command and waits for it; returns its exit status and stdout. Spawned with `posix_spawn`,
-/// an empty signal mask and default signal actions (the test process blocks signals its threads
-/// wait for; daemons started with that mask would ignore SIGTERM and never reap their children),
-/// stdout to a temp file (daemons it leaves behind must not hold a pipe of ours).
-@discardableResult
-func run(_ path: String, _ args: [String], env: [String: String] = [:]) -> (Int32, String) {
-    let outPath = NSTemporaryDirectory() + "run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
-    defer { unlink(outPath) }
-    let pid = spawn(path, args, env: env, output: outPath)
-    guard pid > 0 else { return (-1, "posix_spawn \(path) failed") }
-    let status = waitFor(pid)
-    let out = FileManager.default.contents(atPath: outPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    return (status, out)
-}
-
-/// Waits for `pid`; its exit status, or 128 + the signal that ended it.
-func waitFor(_ pid: pid_t) -> Int32 {
-    var status: Int32 = 0
-    _ = retryingEINTR { waitpid(pid, &status, 0) }
-    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-}
-
 /// Starts `path` with stdout and stderr to `output` (``spawnProcess``); its pid (≤ 0 on failure).
 func spawn(_ path: String, _ args: [String], env: [String: String] = [:], output: String) -> pid_t {
     spawnProcess(path, args, env: env, output: output)
@@ -103,7 +74,9 @@ final class CUPSStack: Sendable {
         Thread {
             do { result.set(.success(try CUPSConnection(destination: queue).jobs())) } catch let error as PrintError { result.set(.failure(error)) } catch { result.set(.failure(PrintError(call: "jobs", message: "\(error)", destination: queue))) }
         }.start()
-        while result.get == nil { usleep(1_000) }
+        guard waitUntil(30, { result.get != nil }) else {
+            throw PrintError(call: "jobs", message: "no answer from CUPS in 30 s", destination: queue)
+        }
         return try result.get?.get() ?? []
     }
 
@@ -138,30 +111,11 @@ final class CUPSStack: Sendable {
     }
 }
 
-/// Lines a logger wrote, for assertions.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func logger() -> Logger { Logger(threshold: .debug) { [self] line in lines.withLock { $0.append(line) } } }
-    var all: [String] { lines.withLock { $0 } }
-    func contains(_ parts: String...) -> Bool { all.contains { l in parts.allSatisfy { l.contains($0) } } }
-    var text: String { all.joined() }
-}
-
 /// A wall clock tests move by hand (seconds since 1970).
 final class ManualWallClock: Sendable {
     private let t = Mutex<Double>(1_800_000_000)
     var now: Double { t.withLock { $0 } }
     func advance(_ seconds: Double) { t.withLock { $0 += seconds } }
-}
-
-/// Polls `condition` every 20 ms until true or `timeoutSeconds` pass.
-func eventually(timeoutSeconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 20_000_000)
-    }
-    return condition()
 }
 
 /// A real photo from ../shared/images, or the committed simulated capture.

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothPrint
+import BoothTestSupport
 import Foundation
 import Glibc
 import Testing

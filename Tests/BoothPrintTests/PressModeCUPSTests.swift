@@ -96,8 +96,7 @@ final class PrintingBooth: Sendable {
     /// Stops the runtime and waits for `run()` to return.
     func stop() {
         runtime.requestShutdown()
-        let deadline = Date(timeIntervalSinceNow: 15)
-        while exit.withLock({ $0 }) == nil && Date() < deadline { usleep(5_000) }
+        waitUntil(15) { exit.withLock { $0 } != nil }
     }
 
     /// Waits until the printer was polled `n` more times (the worker had every chance to act).

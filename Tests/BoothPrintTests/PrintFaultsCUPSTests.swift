@@ -3,6 +3,7 @@ import BoothPorts
 import BoothPrint
 import BoothRuntime
 import BoothStorage
+import BoothTestSupport
 import Foundation
 import Glibc
 import Testing

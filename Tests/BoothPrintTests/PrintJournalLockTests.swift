@@ -2,6 +2,7 @@ import BoothCore
 import BoothPorts
 import BoothPrint
 import BoothRuntime
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -26,15 +27,6 @@ final class HeldJournalWriter: Sendable {
         try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
         state.withLock { $0.waiting -= 1; $0.writes.append(bytes) }
     }
-}
-
-/// A value shared with a thread the test starts.
-final class Box<T: Sendable>: Sendable {
-    private let value: Mutex<T>
-    init(_ v: T) { value = Mutex(v) }
-    func set(_ v: T) { value.withLock { $0 = v } }
-    func update(_ f: (inout T) -> Void) { value.withLock { f(&$0) } }
-    var get: T { value.withLock { $0 } }
 }
 
 @Suite("Print journal writes and the main loop's lock")

@@ -2,6 +2,7 @@ import BoothControl
 import BoothCore
 import BoothPorts
 import BoothPrint
+import BoothTestSupport
 import Foundation
 import Glibc
 import Testing

@@ -2,6 +2,7 @@ import BoothCore
 import BoothPorts
 import BoothPrint
 import BoothRuntime
+import BoothTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import BoothCore
 import BoothPorts
 import BoothPrint
+import BoothTestSupport
 import Foundation
 import Glibc
 import Testing

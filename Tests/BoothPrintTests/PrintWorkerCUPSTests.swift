@@ -4,6 +4,7 @@ import BoothJPEG
 import BoothPrint
 import BoothRuntime
 import BoothStorage
+import BoothTestSupport
 import Foundation
 import Testing
 

@@ -44,9 +44,7 @@ private final class QuietCamera: CameraDevice, @unchecked Sendable {
     /// handled its requests and checked its deadlines at the clock's current time at least once.
     func awaitTwoMoreWaits() -> Bool {
         let target = waitCount + 2
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while waitCount < target { if Date() > deadline { return false }; usleep(1000) }
-        return true
+        return waitUntil(10) { waitCount >= target }
     }
     func start(_ request: StreamRequest) throws -> StreamInfo {
         StreamInfo(devicePath: "/dev/quiet", card: "quiet", format: .yuyv, size: request.size,
@@ -202,8 +200,7 @@ private func photoboothctl(_ arguments: [String]) throws -> String {
                                   log: Logger(threshold: .error) { _ in }, post: { events.post($0) }, onFrame: { _ in })
         worker.launch(); defer { worker.shutdown() }
         worker.startStream()
-        let started = Date(timeIntervalSinceNow: 5)
-        while !worker.status.streaming && Date() < started { usleep(5_000) }
+        waitUntil(5) { worker.status.streaming }
         let trigger = clock.now()
         worker.capture(id: 1, trigger: trigger, deadline: trigger.adding(milliseconds: 10_000))
         #expect(camera.awaitTwoMoreWaits(), "the worker arms the capture")

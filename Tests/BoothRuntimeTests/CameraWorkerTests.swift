@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothCore
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Testing
 @testable import BoothRuntime

@@ -89,8 +89,7 @@ import Testing
         defer { terminate(pid) }
         try #require(waitForDaemon(socket) != nil, "\(fileText("\(dir)/daemon.log"))")
         #expect(runProgram(ctl, ["press", "--socket", socket], in: dir).status == 0)
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while !fileText("\(dir)/daemon.log").contains("indexed at /p/") && Date() < deadline { usleep(50_000) }
+        waitUntil(30) { fileText("\(dir)/daemon.log").contains("indexed at /p/") }
         // The sync's remote is away: a file where its folder should be.
         try AtomicFile.write([0], to: "\(dir)/remote")
         let served = spawnProgram(gallery, ["--config", "\(dir)/photobooth.conf", "--set", "gallery.index=\(dir)/gallery/index.sqlite",
@@ -101,9 +100,9 @@ import Testing
         try #require(served > 0)
         defer { terminate(served) }
         var report: StatusReport?
-        for _ in 0..<300 where report?.gallery?.health?.contains("behind since") != true {
+        waitUntil(30) {
             report = decodeJSON(StatusReport.self, runProgram(ctl, ["status", "--json", "--socket", socket], in: dir).output)
-            if report?.gallery?.health?.contains("behind since") != true { usleep(100_000) }
+            return report?.gallery?.health?.contains("behind since") == true
         }
         let health = report?.gallery?.health ?? ""
         #expect(health.hasPrefix("photobooth-gallery answers (ok ") && health.contains("; sync to \(dir)/remote: behind since "),

@@ -162,7 +162,9 @@ final class ShutterCamera: CameraSource {
             #expect(await eventually { display.screens.last == .countdown(remaining: remaining, shot: 1, of: 1) }, "\(log())")
             clock.advance(milliseconds: 1000)
         }
-        let request = try #require(await waitFor { camera.requests.first }, "\(log())")
+        var asked: StillRequest?
+        _ = await eventually { asked = camera.requests.first; return asked != nil }
+        let request = try #require(asked, "\(log())")
         #expect(request.trigger == clock.now())
         #expect(request.deadline == clock.now().adding(milliseconds: Int64(s.camera.captureTimeoutMilliseconds)))
         #expect(request.jpegQuality == s.storage.jpegQuality)
@@ -193,14 +195,4 @@ final class ShutterCamera: CameraSource {
         #expect(camera.liveFramesSent >= 3)
         #expect(camera.prepared.count == 1, "prepared once, at the countdown's start, not at each number")
     }
-}
-
-/// Polls `value` every 10 ms until it is not nil (at most `timeoutSeconds`).
-private func waitFor<T>(timeoutSeconds: Double = 20, _ value: () -> T?) async -> T? {
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
-    while ContinuousClock.now < deadline {
-        if let v = value() { return v }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return value()
 }

@@ -52,12 +52,9 @@ func hello(_ socket: String) -> DaemonInfo? {
 
 /// Waits up to `seconds` for a daemon to answer on `socket`.
 func waitForDaemon(_ socket: String, seconds: Double = 30) -> DaemonInfo? {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while Date() < deadline {
-        if let info = hello(socket) { return info }
-        usleep(50_000)
-    }
-    return nil
+    var info: DaemonInfo?
+    waitUntil(seconds) { info = hello(socket); return info != nil }
+    return info
 }
 
 func fileText(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }

@@ -63,16 +63,6 @@ private func httpGet(_ port: UInt16, _ path: String) -> String? {
     return String(decoding: out, as: UTF8.self)
 }
 
-/// Polls `condition` every 50 ms for up to `seconds`.
-private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-    let end = Date(timeIntervalSinceNow: seconds)
-    while Date() < end {
-        if condition() { return true }
-        usleep(50_000)
-    }
-    return condition()
-}
-
 @Suite(.serialized) struct GalleryIndexBinaryTests {
     /// The simulated booth with its gallery on, in `dir` (its socket `dir/control`), plus `extra`.
     private func startBooth(_ dir: String, _ extra: [String] = []) throws -> pid_t {
@@ -93,7 +83,7 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         try #require(access(index, F_OK) == 0)
         try #require(unlink(index) == 0)
         // Said once it is made (the file appears a moment before).
-        #expect(within(10) { fileText("\(dir)/daemon.log").contains("was deleted or replaced while photoboothd used it; made again from the photos") },
+        #expect(waitUntil(10) { fileText("\(dir)/daemon.log").contains("was deleted or replaced while photoboothd used it; made again from the photos") },
                 "made again, unasked: \(fileText("\(dir)/daemon.log"))")
         #expect(access(index, F_OK) == 0)
         try #require(unlink(index) == 0)
@@ -123,7 +113,7 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         #expect(!status.output.contains("pictures served"), "no counts from a file that is gone: \(status.output)")
         // Once its folder is back, the daemon makes it within seconds, unasked.
         try FileManager.default.createDirectory(atPath: "\(dir)/gallery", withIntermediateDirectories: true)
-        #expect(within(10) { access(index, F_OK) == 0 }, "\(fileText("\(dir)/daemon.log"))")
+        #expect(waitUntil(10) { access(index, F_OK) == 0 }, "\(fileText("\(dir)/daemon.log"))")
         let said = fileText("\(dir)/daemon.log").components(separatedBy: "could not be made again").count - 1
         #expect(said == 1, "logged once while it lasted: \(fileText("\(dir)/daemon.log"))")
     }
@@ -147,23 +137,23 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         let first = spawnProgram(gallery, ["--simulate", "--set", "gallery.enabled=true", "--port", "\(running)"], in: dir, output: "\(dir)/first.log")
         try #require(first > 0)
         defer { terminate(first) }
-        #expect(within(10) { httpGet(running, "/health")?.contains("ok 2 pictures") == true }, "\(fileText("\(dir)/first.log"))")
+        #expect(waitUntil(10) { httpGet(running, "/health")?.contains("ok 2 pictures") == true }, "\(fileText("\(dir)/first.log"))")
         let url = runProgram(ctl, ["gallery", "url", "2026-12-01/booth-000001-picture.jpg", "--socket", "\(dir)/control"], in: dir)
         let token = try #require(url.output.split(separator: "/p/").dropFirst().first?.prefix(26).description, "\(url.output)")
 
         try #require(unlink("\(dir)/gallery/index.sqlite") == 0)
         #expect(httpGet(running, "/p/\(token)")?.contains(" 200 ") == true, "the running gallery serves what it has meanwhile")
-        #expect(within(10) { fileText("\(dir)/daemon.log").contains("made again from the photos") }, "\(fileText("\(dir)/daemon.log"))")
+        #expect(waitUntil(10) { fileText("\(dir)/daemon.log").contains("made again from the photos") }, "\(fileText("\(dir)/daemon.log"))")
         // A gallery started now serves at once.
         let second = spawnProgram(gallery, ["--simulate", "--set", "gallery.enabled=true", "--port", "\(restarted)"], in: dir, output: "\(dir)/second.log")
         try #require(second > 0)
         defer { terminate(second) }
-        #expect(within(10) { httpGet(restarted, "/p/\(token)")?.contains(" 200 ") == true }, "\(fileText("\(dir)/second.log"))")
+        #expect(waitUntil(10) { httpGet(restarted, "/p/\(token)")?.contains(" 200 ") == true }, "\(fileText("\(dir)/second.log"))")
         // The running one reads the new file: a picture taken down in it is gone from both.
         let remove = runProgram(ctl, ["gallery", "remove", token, "--socket", "\(dir)/control"], in: dir)
         #expect(remove.status == 0, "\(remove.output)")
-        #expect(within(10) { httpGet(running, "/p/\(token)")?.contains(" 404 ") == true }, "\(fileText("\(dir)/first.log"))")
-        #expect(within(10) { httpGet(restarted, "/p/\(token)")?.contains(" 404 ") == true })
+        #expect(waitUntil(10) { httpGet(running, "/p/\(token)")?.contains(" 404 ") == true }, "\(fileText("\(dir)/first.log"))")
+        #expect(waitUntil(10) { httpGet(restarted, "/p/\(token)")?.contains(" 404 ") == true })
         #expect(fileText("\(dir)/first.log").contains("was made again by photoboothd; reading the new one"), "\(fileText("\(dir)/first.log"))")
     }
 
@@ -182,7 +172,7 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         try #require(pid > 0)
         defer { terminate(pid) }
         var health: String?
-        #expect(within(10) { health = httpGet(port, "/health"); return health != nil }, "never listened: \(fileText("\(dir)/gallery.log"))")
+        #expect(waitUntil(10) { health = httpGet(port, "/health"); return health != nil }, "never listened: \(fileText("\(dir)/gallery.log"))")
         #expect(health?.hasPrefix("HTTP/1.0 503") == true || health?.hasPrefix("HTTP/1.1 503") == true, "\(health ?? "no answer")")
         #expect(health?.contains("Retry-After: 5") == true, "\(health ?? "no answer")")
         let page = httpGet(port, "/p/\(String(repeating: "a", count: 26))")
@@ -192,7 +182,7 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         let writer = try PictureIndex(path: index)
         try writer.record(IndexedPicture(token: String(repeating: "b", count: 26), path: "2026-12-01/booth-000001-picture.jpg", session: 1,
                                          savedAt: Int64(time(nil)), bytes: 5))
-        #expect(within(10) { httpGet(port, "/health")?.contains("ok 1 pictures") == true }, "\(fileText("\(dir)/gallery.log"))")
+        #expect(waitUntil(10) { httpGet(port, "/health")?.contains("ok 1 pictures") == true }, "\(fileText("\(dir)/gallery.log"))")
         let log = fileText("\(dir)/gallery.log")
         #expect(log.components(separatedBy: "waiting for photoboothd to make it").count == 2, "said once: \(log)")
     }
@@ -214,7 +204,7 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         let indexed = fileText("\(dir)/daemon.log").split(separator: "\n").first { $0.contains("indexed at /p/") }
         let token = try #require(indexed.flatMap { $0.split(separator: "/p/").last.map(String.init) }, "\(fileText("\(dir)/daemon.log"))")
         var answer: String?
-        #expect(within(10) { answer = httpGet(port, "/p/\(token).jpg"); return answer?.hasPrefix("HTTP/1.0 200") == true || answer?.hasPrefix("HTTP/1.1 200") == true },
+        #expect(waitUntil(10) { answer = httpGet(port, "/p/\(token).jpg"); return answer?.hasPrefix("HTTP/1.0 200") == true || answer?.hasPrefix("HTTP/1.1 200") == true },
                 "\(answer?.prefix(200) ?? "no answer"): \(fileText("\(dir)/gallery.log"))")
         let log = fileText("\(dir)/gallery.log")
         #expect(log.contains("listening on 0.0.0.0:\(port)"), "\(log)")
@@ -251,7 +241,7 @@ private func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
                                          "--set", "gallery.state=\(dir)/gallery/state"], in: dir, output: "\(dir)/gallery.log")
         try #require(pid > 0)
         defer { terminate(pid) }
-        #expect(within(10) { httpGet(new, "/health") != nil }, "\(fileText("\(dir)/gallery.log"))")
+        #expect(waitUntil(10) { httpGet(new, "/health") != nil }, "\(fileText("\(dir)/gallery.log"))")
         let status = runProgram(ctl, ["status", "--socket", "\(dir)/control"], in: dir)
         #expect(status.status == 0, "\(status.output)")
         let line = status.output.split(separator: "\n").first { $0.hasPrefix("gallery:") }.map(String.init) ?? ""

@@ -85,9 +85,9 @@ private func get(_ url: String) throws -> (Int, [UInt8]) {
         // beside the code that joins the booth's Wi-Fi.
         let wifi = #"WIFI:T:WPA;S:Booth Wi-Fi;P:smile\;please;;"#
         var idle: [String] = []
-        for _ in 0..<200 where Set(idle) != [url, wifi] {
+        _ = await eventually(timeoutSeconds: 10) {
             idle = (try? zbarRead(settings.preview.file)) ?? []
-            if Set(idle) != [url, wifi] { try await Task.sleep(nanoseconds: 50_000_000) }
+            return Set(idle) == [url, wifi]
         }
         #expect(Set(idle) == [url, wifi], "zbarimg on the idle screen's \(settings.preview.file)")
         // The daemon's next start: the same secret, the same index, the same URL.

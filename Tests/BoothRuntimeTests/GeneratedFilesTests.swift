@@ -1,16 +1,10 @@
 import BoothCore
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Testing
 @testable import BoothRuntime
 @testable import BoothStorage
-
-/// The package root, from this file's path (Tests/BoothRuntimeTests/…).
-func packageRoot(_ file: String = #filePath) -> String {
-    var parts = file.split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)
-    return parts.joined(separator: "/")
-}
 
 @Suite struct GeneratedFilesTests {
     @Test func committedDefaultConfigIsWhatTheSchemaGenerates() throws {

@@ -1,4 +1,5 @@
 import BoothRuntime
+import BoothTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import BoothClock
 import BoothCore
+import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -37,8 +38,7 @@ private final class RunningLoop: Sendable {
 
     func stop() {
         loop.stop()
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while !finished.withLock({ $0 }) && Date() < deadline { usleep(1000) }
+        waitUntil(5) { finished.withLock { $0 } }
     }
 }
 

@@ -2,6 +2,7 @@ import BoothCamera
 import BoothCore
 import BoothJPEG
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -69,12 +70,7 @@ private final class OneStreamCamera: CameraDevice, @unchecked Sendable {
 
     /// Waits (real time, at most `seconds`) until `ready` holds.
     func wait(seconds: Double = 5, _ ready: @escaping () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while !ready() {
-            if Date() > deadline { return false }
-            usleep(2_000)
-        }
-        return true
+        waitUntil(seconds, ready)
     }
 }
 

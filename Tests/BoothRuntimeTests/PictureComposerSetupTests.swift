@@ -2,6 +2,7 @@ import BoothCore
 import BoothLayout
 import BoothPorts
 import BoothJPEG
+import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -50,12 +50,6 @@ final class ReloadScreen: DisplaySink {
     var frameCount: Int { frames.withLock { $0 } }
 }
 
-/// A value shared with the booth's threads.
-final class Box<T: Sendable>: Sendable {
-    let value: Mutex<T>
-    init(_ v: T) { value = Mutex(v) }
-}
-
 /// A running booth whose reload reads `file` (the config file's stand-in).
 final class ReloadBooth: Sendable {
     let runtime: BoothRuntime

@@ -3,6 +3,7 @@ import BoothCore
 import BoothDeviceListing
 import BoothJPEG
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization

@@ -179,7 +179,6 @@ final class RecordingDisplay: DisplaySink {
     }
 }
 
-
 /// One booth under test: the runtime on its own thread and the fakes around it.
 final class TestBooth: Sendable {
     let runtime: BoothRuntime
@@ -372,17 +371,6 @@ func runOnItsOwnThread(_ runtime: BoothRuntime) -> () -> Void {
         let deadline = Date(timeIntervalSinceNow: 10)
         while !exited.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
     }
-}
-
-/// Polls `condition` every 10 ms until it holds or `timeoutSeconds` passed; returns whether it held.
-/// The default is generous: it only runs out when something is wrong, and CI shares 2 cores.
-func eventually(timeoutSeconds: Double = 20, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }
 
 extension BoothState {

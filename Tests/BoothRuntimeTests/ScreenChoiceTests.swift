@@ -3,6 +3,7 @@ import BoothCore
 import BoothDisplay
 import BoothOrientation
 import BoothPorts
+import BoothTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -32,8 +33,7 @@ struct PendingScreenTests {
         pending.frame(Frame(format: .yuyv, size: FrameSize(width: 2, height: 2), bytesPerLine: 4, bytes: [UInt8](repeating: 0, count: 8),
                             timestamp: MonotonicInstant(nanoseconds: 0), sequence: 0))
         #expect(pending.start())
-        var waited = 0
-        while !pending.opened && waited < 500 { usleep(10_000); waited += 1 }
+        waitUntil(5) { pending.opened }
         #expect(pending.opened)
         #expect(attempts.withLock { $0 } == 3)
         #expect(real.shown.withLock { $0 } == [ScreenContent(.fault(reasons: [.camera: "camera lost"]))])

@@ -93,8 +93,7 @@ final class NotifyListener: Sendable {
 
     func close() {
         stop.withLock { $0 = true }
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while !finished.withLock({ $0 }) && Date() < deadline { usleep(5_000) }
+        waitUntil(10) { finished.withLock { $0 } }
         Glibc.close(fd)
         if !address.hasPrefix("@") { unlink(address) }
     }
@@ -242,16 +241,6 @@ final class NotifyListener: Sendable {
     }
 }
 
-@discardableResult
-func run(_ argv: String...) -> Int32 {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: argv[0])
-    p.arguments = Array(argv.dropFirst())
-    do { try p.run() } catch { return -1 }
-    p.waitUntilExit()
-    return p.terminationStatus
-}
-
 // Root only (CI runs as root): as root, a refused tmpfs mount fails the test (#require), never skips it.
 @Suite(.serialized, .enabled(if: geteuid() == 0, "needs root to mount a tmpfs"))
 struct StorageMediaTests {
@@ -259,8 +248,8 @@ struct StorageMediaTests {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let media = "\(dir)/media"
         mkdir(media, 0o755)
-        try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", media) == 0)
-        defer { run("/bin/umount", "-l", media) }
+        try #require(run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", media]).0 == 0)
+        defer { run("/bin/umount", ["-l", media]) }
         var settings = fastSettings(dir: dir)
         settings.storage.dir = "\(media)/photos"
         settings.storage.mount = media
@@ -272,7 +261,7 @@ struct StorageMediaTests {
         try #require(await eventually { savedCaptures(in: settings.storage.dir).count == 1 }, "\(booth.logText)")
         try #require(await booth.finishSession(completed: 1), "\(booth.logText)")
 
-        try #require(run("/bin/umount", "-l", media) == 0)
+        try #require(run("/bin/umount", ["-l", media]).0 == 0)
         // The loop's tick (each second) checks the mount.
         try #require(await booth.advance(milliseconds: 1000))
         try #require(await eventually { booth.state.faultReasons?[.storage] != nil },
@@ -283,7 +272,7 @@ struct StorageMediaTests {
         try #require(await eventually { booth.logged("press ignored: booth in fault") }, "\(booth.logText)")
         #expect(listDirectory(media).isEmpty, "nothing written to the SD card under the empty mount point")
 
-        try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", media) == 0)
+        try #require(run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", media]).0 == 0)
         try #require(await booth.advance(untilMilliseconds: 60_000) { booth.state.isIdle }, "recovers once mounted again:\n\(booth.logText)")
     }
 
@@ -291,8 +280,8 @@ struct StorageMediaTests {
         let dir = makeTempDir(); defer { removeTree(dir) }
         let disk = "\(dir)/disk"
         mkdir(disk, 0o755)
-        try #require(run("/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", disk) == 0)
-        defer { run("/bin/umount", "-l", disk) }
+        try #require(run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]).0 == 0)
+        defer { run("/bin/umount", ["-l", disk]) }
         var settings = fastSettings(dir: dir)
         settings.storage.dir = "\(disk)/photos"
         settings.storage.minFreeBytes = 300_000

@@ -2,6 +2,7 @@ import BoothCamera
 import BoothCore
 import BoothJPEG
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing

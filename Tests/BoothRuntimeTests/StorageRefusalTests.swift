@@ -108,7 +108,7 @@ struct StorageRefusalTests {
         worker.launch()
         let start = MonotonicInstant(nanoseconds: 1_000_000_000)
         worker.checkFreeSpaceIfDue(now: start)
-        for _ in 0..<500 where posted.withLock({ $0 }) == 0 { usleep(10_000) }
+        waitUntil(5) { posted.withLock { $0 } != 0 }
         try #require(posted.withLock { $0 } == 1)
         // An hour of the main loop's ticks while the thread is held.
         for n in 1...360 { worker.checkFreeSpaceIfDue(now: start.adding(milliseconds: Int64(n) * 10_000)) }

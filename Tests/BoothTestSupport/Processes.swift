@@ -41,6 +41,27 @@ public func spawnProcess(_ path: String, _ args: [String], cwd: String? = nil, e
     return pid
 }
 
+/// Runs `path` with `args` (``spawnProcess``: the environment plus `env`, an empty signal mask, stdout and
+/// stderr to a temp file, never a pipe a daemon it leaves behind could hold) and waits for its end.
+/// - Returns: its exit status (128 + the signal that ended it; -1 when `posix_spawn` failed) and its output.
+@discardableResult
+public func run(_ path: String, _ args: [String], env: [String: String] = [:]) -> (Int32, String) {
+    let outPath = NSTemporaryDirectory() + "run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
+    defer { unlink(outPath) }
+    let pid = spawnProcess(path, args, env: env, output: outPath)
+    guard pid > 0 else { return (-1, "posix_spawn \(path) failed") }
+    let status = waitFor(pid)
+    let out = FileManager.default.contents(atPath: outPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    return (status, out)
+}
+
+/// Waits for `pid` to end (`waitpid`, EINTR retried); its exit status, or 128 + the signal that ended it.
+public func waitFor(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}
+
 /// The exit status of `pid` (128 + the signal that ended it) once it ends within `seconds` (on the
 /// monotonic clock), else nil: still running. Wraps `waitpid(WNOHANG)`.
 public func exitStatus(of pid: pid_t, within seconds: Double) -> Int32? {

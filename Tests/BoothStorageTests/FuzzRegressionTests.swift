@@ -1,8 +1,8 @@
 import BoothCore
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Testing
-@testable import BoothRuntime
 @testable import BoothStorage
 
 /// Inputs that crashed a fuzzer (fuzz/run stats), kept so the fix stays: each must now be handled without a trap.

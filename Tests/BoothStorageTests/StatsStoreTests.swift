@@ -1,9 +1,9 @@
 import BoothCore
 import BoothPorts
+import BoothTestSupport
 import Foundation
 import Glibc
 import Testing
-@testable import BoothRuntime
 @testable import BoothStorage
 
 @Suite struct StatsStoreTests {

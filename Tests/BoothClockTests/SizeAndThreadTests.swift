@@ -1,4 +1,5 @@
 import BoothClock
+import BoothTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -23,7 +24,7 @@ import Testing
         }
         defer { done.withLock { $0 = true } }
         #expect(started)
-        for _ in 0..<400 where seen.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(timeoutSeconds: 2) { seen.withLock { $0 } != nil }
         let got = try #require(seen.withLock { $0 }, "the thread's body never ran")
         #expect(got.name == "pb-test-thread")
         #expect(pthread_equal(got.thread, caller) == 0, "the body ran on the caller's thread")
@@ -37,7 +38,7 @@ import Testing
             let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             seen.withLock { $0 = comm.trimmingCharacters(in: .whitespacesAndNewlines) }
         })
-        for _ in 0..<400 where seen.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(timeoutSeconds: 2) { seen.withLock { $0 } != nil }
         #expect(seen.withLock { $0 } == "photobooth-butt")
     }
 

@@ -1,5 +1,6 @@
 import BoothClock
 import BoothCore
+import BoothTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -65,16 +66,6 @@ import Testing
 /// `WorkerThread` and `WorkQueue`: the one worker-thread helper (wake, wait with a deadline, finish
 /// with a timeout).
 @Suite struct WorkerThreadTests {
-    /// Polls `condition` every 2 ms for at most `milliseconds` (real threads answer here).
-    static func within(_ milliseconds: Double, _ condition: () -> Bool) -> Bool {
-        let start = Monotonic.now()
-        while !condition() {
-            if Monotonic.now().milliseconds(since: start) > milliseconds { return false }
-            usleep(2_000)
-        }
-        return true
-    }
-
     @Test func aQueueRunsItsJobsInOrderOnItsOwnNamedThread() {
         let queue = WorkQueue<Int>(name: "test-queue")
         let done = Mutex<[Int]>([]), names = Mutex<Set<String>>([])
@@ -103,7 +94,7 @@ import Testing
             done.withLock { $0.append(n) }
         }
         #expect(queue.send(0, keepingAtMost: 2) == nil)
-        #expect(Self.within(5_000) { started.withLock { $0 } }, "job 0 runs and holds the thread")
+        #expect(waitUntil(5) { started.withLock { $0 } }, "job 0 runs and holds the thread")
         #expect(queue.send(1, keepingAtMost: 2) == nil)
         #expect(queue.send(2, keepingAtMost: 2) == nil)
         #expect(queue.send(3, keepingAtMost: 2) == 1, "three waiting: the oldest waiting one goes")
@@ -123,7 +114,7 @@ import Testing
             done.withLock { $0.append(n) }
         }
         queue.send(0)
-        #expect(Self.within(5_000) { started.withLock { $0 } })
+        #expect(waitUntil(5) { started.withLock { $0 } })
         queue.send(1)
         queue.send(2)
         #expect(!queue.finish(timeoutMilliseconds: 20), "job 0 still runs")
@@ -143,7 +134,7 @@ import Testing
             while !release.withLock({ $0 }) { usleep(1_000) }
         }
         queue.send(1)
-        #expect(Self.within(5_000) { started.withLock { $0 } })
+        #expect(waitUntil(5) { started.withLock { $0 } })
         let start = Monotonic.now()
         #expect(!queue.finish(timeoutMilliseconds: 50), "the job still runs")
         let waited = Monotonic.now().milliseconds(since: start)
@@ -173,10 +164,10 @@ import Testing
                 work.withLock { $0 -= 1 }
             }
         }
-        #expect(Self.within(5_000) { wakes.withLock { $0.count } == 1 })
+        #expect(waitUntil(5) { wakes.withLock { $0.count } == 1 })
         work.withLock { $0 = 1 }
         worker.wake()
-        #expect(Self.within(5_000) { work.withLock { $0 } == 0 })
+        #expect(waitUntil(5) { work.withLock { $0 } == 0 })
         #expect(!worker.hasEnded)
         #expect(worker.finish(timeoutMilliseconds: 5_000))
         #expect(worker.hasEnded && worker.isStopping)
@@ -192,9 +183,9 @@ import Testing
         }
         let finisher = Mutex<Bool?>(nil)
         OSThread.start(name: "finisher") { finisher.withLock { $0 = worker.finish(timeoutMilliseconds: 5_000) } }
-        #expect(Self.within(5_000) { worker.isStopping })
+        #expect(waitUntil(5) { worker.isStopping })
         gate.withLock { $0 = true }
-        #expect(Self.within(5_000) { finisher.withLock { $0 } != nil })
+        #expect(waitUntil(5) { finisher.withLock { $0 } != nil })
         #expect(finisher.withLock { $0 } == true)
         #expect(work.withLock { $0 } == 0, "the three pieces of work asked before finish were done")
     }
@@ -203,9 +194,9 @@ import Testing
         let worker = WorkerThread(name: "self-finish")
         let answer = Mutex<Bool?>(nil)
         worker.start { w in answer.withLock { $0 = w.finish(timeoutMilliseconds: nil) } }
-        #expect(Self.within(5_000) { answer.withLock { $0 } != nil })
+        #expect(waitUntil(5) { answer.withLock { $0 } != nil })
         #expect(answer.withLock { $0 } == false, "not ended while it asks")
-        #expect(Self.within(5_000) { worker.hasEnded })
+        #expect(waitUntil(5) { worker.hasEnded })
         #expect(worker.finish(timeoutMilliseconds: 0))
     }
 }
