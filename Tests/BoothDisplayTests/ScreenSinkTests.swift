@@ -64,13 +64,13 @@ import Testing
                                              framesPerSecond: 1, console: nil, clock: clock, log: { _ in })
         defer { display.close() }
         display.start()
-        #expect(Self.within(5_000) { display.framesDrawn == 1 }, "the first screen is drawn at once")
+        #expect(waitUntil(5) { display.framesDrawn == 1 }, "the first screen is drawn at once")
         display.show(ScreenContent(.preview))
         clock.advance(milliseconds: 999)
-        #expect(!Self.within(100) { display.framesDrawn > 1 }, "999 ms on the clock: still inside the interval")
+        #expect(!waitUntil(0.1) { display.framesDrawn > 1 }, "999 ms on the clock: still inside the interval")
         clock.advance(milliseconds: 1)
         // A real-time sleep would need most of a second more; the advance wakes the wait.
-        #expect(Self.within(500) { display.framesDrawn == 2 }, "the clock reached the interval's end: drawn")
-        #expect(!Self.within(100) { display.framesDrawn > 2 }, "nothing more to draw")
+        #expect(waitUntil(0.5) { display.framesDrawn == 2 }, "the clock reached the interval's end: drawn")
+        #expect(!waitUntil(0.1) { display.framesDrawn > 2 }, "nothing more to draw")
     }
 }

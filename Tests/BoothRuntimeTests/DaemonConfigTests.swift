@@ -1,3 +1,4 @@
+import BoothTestSupport
 import BoothControl
 import BoothCore
 import BoothPorts

@@ -1,3 +1,4 @@
+import BoothTestSupport
 import BoothCore
 import BoothPorts
 import Foundation
