@@ -56,7 +56,6 @@ struct ReloadWaitTests {
     @Test("a reload the loop does not answer times out when the booth's clock reaches its 10 s, not before")
     func reloadTimesOutOnTheClock() async throws {
         let booth = try SilentBooth()
-        let started = ContinuousClock.now
         let reload = Background { booth.runtime.requestReload() }
         // Once it waits (its deadline taken from the booth's clock), the clock moves.
         try #require(await eventually(timeoutSeconds: 5) { booth.runtime.reloads.answers.waiters == 1 })
@@ -69,16 +68,17 @@ struct ReloadWaitTests {
         #expect(!reply.appliedNow)
         #expect(reply.changes?.map(\.key) == ["session.countdown"])
         #expect(booth.timedOut, "\(booth.logs.all)")
-        #expect(ContinuousClock.now - started < .seconds(5), "no real 10 s wait")
+        // No real 10 s wait: the answer came within the 5 s `eventually` after the last advance. (A bound on
+        // the whole test's real time failed under a loaded parallel run: 15 s of waiting for threads to run.)
     }
 
     @Test("SIGHUP's handler returns at once; its reload waits on the reload thread, and a SIGTERM after it is handled at once")
     func signalPathReturnsAtOnce() async throws {
         let booth = try SilentBooth()
         let log = booth.logs.logger()
-        let started = ContinuousClock.now
         handleSignal(SIGHUP, runtime: booth.runtime, log: log)
-        #expect(ContinuousClock.now - started < .milliseconds(500), "the handler did not wait for the loop")
+        // It returned while the booth's clock, which alone ends the reload's wait, has not moved: the handler
+        // did not wait for the loop (a handler that did would never get here).
         #expect(!booth.timedOut)
         handleSignal(SIGTERM, runtime: booth.runtime, log: log)
         #expect(booth.runtime.isStopping, "SIGTERM is not queued behind the reload")
