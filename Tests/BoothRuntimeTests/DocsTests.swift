@@ -12,6 +12,31 @@ import Testing
 /// text the screen shows for a fault has a troubleshooting entry, every config example parses with the
 /// booth's own parser, and every relative link leads somewhere.
 @Suite struct DocsTests {
+    @Test("docs/architecture.md's module table is Package.swift's targets with their dependencies (tools/regen-architecture)")
+    func moduleTableIsPackageSwifts() throws {
+        let package = try String(contentsOfFile: "\(packageRoot())/Package.swift", encoding: .utf8)
+        let rows = ArchitectureTests.declaredTargets(package)
+            .filter { ($0.kind == "target" || $0.kind == "executableTarget") && !$0.name.hasPrefix("C")
+                      && $0.name != "BoothBench" && $0.name != "BoothTestSupport" }
+            .map { target -> String in
+                // Package.swift's order within the dependency list; the parser gives a set, so compare as sets.
+                let ours = target.dependencies.filter { !$0.hasPrefix("C") }.sorted()
+                let c = target.dependencies.filter { $0.hasPrefix("C") }.sorted()
+                return "\(target.name)\(target.kind == "executableTarget" ? " (program)" : "") | \(ours) | \(c)"
+            }
+        let doc = try String(contentsOfFile: "\(packageRoot())/docs/architecture.md", encoding: .utf8)
+        let begin = try #require(doc.range(of: "<!-- module-graph:begin -->\n"))
+        let end = try #require(doc.range(of: "<!-- module-graph:end -->"))
+        let table = doc[begin.upperBound..<end.lowerBound].split(separator: "\n").dropFirst(2).map { line -> String in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            func names(_ cell: String) -> [String] {
+                cell == "(none)" || cell == "—" ? [] : cell.components(separatedBy: ", ").sorted()
+            }
+            return cells.count == 3 ? "\(cells[0]) | \(names(cells[1])) | \(names(cells[2]))" : String(line)
+        }
+        #expect(Set(table) == Set(rows), "stale: run tools/regen-architecture. Only in the doc: \(Set(table).subtracting(rows).sorted()); only in Package.swift: \(Set(rows).subtracting(table).sorted())")
+    }
+
     /// The Markdown files the tests read, relative to the package root.
     static func markdownFiles() throws -> [String] {
         let docs = try FileManager.default.contentsOfDirectory(atPath: "\(packageRoot())/docs")
