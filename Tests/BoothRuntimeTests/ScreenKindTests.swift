@@ -42,6 +42,9 @@ struct ScreenKindTests {
         #expect(registry.resolve("auto", detecting: noScreen) == .none("display.device = auto found no screen (nothing, nothing)"),
                 "auto asks the kinds that detect (KMS, fbdev), not the test kind")
         #expect(ScreenRegistry.builtIn.resolve("test:one") == .fbdev("test:one"), "without its registry line the kind does not exist")
+        // display.device is a path the kinds claim: the settings check takes the kind's own names as they are.
+        let checked = Settings.check(text: "[display]\ndevice = test:one\n", file: "booth.conf")
+        #expect(checked.diagnostics.isEmpty && checked.settings?.display.device == "test:one", "\(checked.diagnostics)")
     }
 
     @Test("the test-only kind's section is in the devices listing, after the built-in kinds' own")
