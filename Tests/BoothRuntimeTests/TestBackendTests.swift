@@ -83,6 +83,20 @@ struct ShutterBackend: CameraBackendDescriptor {
         #expect(again.cameraBackends == report.cameraBackends)
     }
 
+    /// photoboothd and photoboothctl install the built-in backends' names at start: an unknown one is refused
+    /// in the words it had when the names were an enum (the test's backend is this process's alone).
+    @Test func theProgramsRefuseAnUnknownBackendInTheSameWords() throws {
+        let dir = makeTempDir(); defer { removeTree(dir) }
+        let expected = "camera.backend: 'gphoto3' is not one of auto, v4l2, gphoto2 or libcamera; did you mean 'gphoto2'?"
+        try Data("[camera]\nbackend = gphoto3\n".utf8).write(to: URL(fileURLWithPath: "\(dir)/booth.conf"))
+        let ctl = runProgram(try builtProgram("photoboothctl"), ["config", "validate", "\(dir)/booth.conf"], in: dir)
+        #expect(ctl.status == 78 && ctl.output.contains("booth.conf:2: \(expected)"), "\(ctl.output)")
+        let daemon = runProgram(try builtProgram("photoboothd"), ["--simulate", "--socket", "\(dir)/control", "--set", "camera.backend=gphoto3"], in: dir)
+        #expect(daemon.status == 78 && daemon.output.contains(expected), "\(daemon.output)")
+        let shutter = runProgram(try builtProgram("photoboothctl"), ["config", "set", "camera.backend", "shutter-test", "--file", "\(dir)/booth.conf"], in: dir)
+        #expect(shutter.status != 0 && shutter.output.contains("'shutter-test' is not one of auto, v4l2, gphoto2 or libcamera"), "\(shutter.output)")
+    }
+
     @Test(arguments: ["auto", "shutter-test"]) func aSessionRunsWithItsSource(backend: String) async throws {
         let dir = makeTempDir(); defer { removeTree(dir) }
         var s = fastSettings(dir: dir)
