@@ -73,6 +73,8 @@ struct ScreenKindTests {
         #expect(made.devices.withLock { $0 } == ["test:one"], "the kind made its screen once, for the device display.device names")
         booth.button.press()
         try #require(await booth.advance(untilMilliseconds: 10_000) { booth.state.isReview }, "\(booth.logText)")
+        // The review screen is drawn after the state turns review, on the display's own thread.
+        _ = await eventually { screen.screens.contains { if case .review = $0 { true } else { false } } }
         let shown = screen.screens
         #expect(shown.contains { if case .countdown = $0 { true } else { false } }, "\(shown)")
         #expect(shown.contains(.capture), "\(shown)")
