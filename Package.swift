@@ -106,7 +106,7 @@ let package = Package(
                                                     "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
         // The daemon: its command line, then BoothWiring.
         .executableTarget(name: "photoboothd", dependencies: ["BoothCamera", "BoothRuntime", "BoothWiring", "BoothCommandLine"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout",
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout", "BoothCamera",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe", "BoothCommandLine"]),
 
         // Benchmarks (bench/run), not part of the tests.

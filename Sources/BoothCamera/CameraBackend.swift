@@ -13,16 +13,20 @@ public struct CameraBackendName: RawRepresentable, Hashable, Sendable, Expressib
     public var description: String { rawValue }
 }
 
-/// One camera backend, described in one file: its name, how it is detected and where in `auto`'s order
-/// (``autoSteps``), how its source is made from the settings (``makeSource(_:choice:clock:log:)``) and its
+/// One camera backend, described in one file: its name and its words in `camera.backend`'s description
+/// (``summary``), how it is detected and where in `auto`'s order (``autoSteps``), how its source is made from the settings (``makeSource(_:choice:clock:log:)``) and its
 /// section of `devices` (``devicesSection(_:)``). ``CameraBackends`` lists them; the generic code
 /// (``makeCameraSource(_:clock:log:detection:)``, the `devices` listing) only walks that list.
 ///
 /// Adding a backend: a file with a type conforming to this, and one line in ``CameraBackends/builtIn``
-/// (or, for a backend a test defines, one ``CameraBackends/register(_:)`` call).
+/// (or, for a backend a test defines, one ``CameraBackends/register(_:)`` call). Its name is then a value
+/// of `camera.backend` (``CameraBackends/installNames()``); nothing outside its file names it.
 public protocol CameraBackendDescriptor: Sendable {
     /// The `camera.backend` value naming it.
     var name: CameraBackendName { get }
+    /// What it drives, in a few words: `camera.backend`'s description (the settings table, the default
+    /// config, photobooth.conf(5)) says `NAME: SUMMARY` for each built-in backend. No final period.
+    var summary: String { get }
     /// Its places in `auto`'s order (none: only chosen by name). Every backend's steps are tried together,
     /// lowest ``CameraAutoStep/rank`` first; the first that matches picks its backend.
     var autoSteps: [CameraAutoStep] { get }
@@ -126,12 +130,28 @@ public enum CameraBackends {
 
     private static let registered = Mutex<[any CameraBackendDescriptor]>([])
 
+    /// What `auto` does, in words: `camera.backend`'s description says it before the backends' summaries.
+    public static let autoSummary = "a DSLR or mirrorless camera libgphoto2 finds on USB, else a USB webcam through V4L2, "
+        + "else a camera only libcamera can drive (a Raspberry Pi camera module), else V4L2"
+
+    /// Makes the built-in backends' names the values of `camera.backend` (BoothCore's ``CameraBackendNames``,
+    /// with their summaries for the schema's description): called at the start of a program that drives or
+    /// lists cameras (photoboothd, photoboothctl) and of a test that needs them; calling again is harmless.
+    public static func installNames() {
+        CameraBackendNames.installBuiltIn(builtIn.map { CameraBackendNames.Entry(name: $0.name.rawValue, summary: $0.summary) },
+                                          auto: autoSummary)
+    }
+
     /// Adds a backend (one defined outside this module: a test's). A backend of the same name replaces the earlier one.
+    /// Its name becomes a value of `camera.backend` in this process (with the built-in ones: ``installNames()``);
+    /// the generated files never list it.
     public static func register(_ backend: any CameraBackendDescriptor) {
         registered.withLock { list in
             list.removeAll { $0.name == backend.name }
             list.append(backend)
         }
+        installNames()
+        CameraBackendNames.register(CameraBackendNames.Entry(name: backend.name.rawValue, summary: backend.summary))
     }
 
     /// Every backend: the built-in ones, then the registered ones (a registered one of a built-in's name replaces it).

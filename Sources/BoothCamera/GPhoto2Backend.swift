@@ -28,6 +28,8 @@ public struct GPhoto2Backend: CameraBackendDescriptor {
 
     public var name: CameraBackendName { .gphoto2 }
 
+    public var summary: String { "libgphoto2 (Canon EOS, Nikon, Sony, Fujifilm bodies over PTP)" }
+
     public var autoSteps: [CameraAutoStep] {
         [CameraAutoStep(rank: 100) { d in d.gphoto2Cameras.contains { !$0.isGenericPTPClass } },
          CameraAutoStep(rank: 300) { d in !d.gphoto2Cameras.isEmpty }]

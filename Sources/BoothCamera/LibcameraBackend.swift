@@ -30,6 +30,8 @@ public struct LibcameraBackend: CameraBackendDescriptor {
 
     public var name: CameraBackendName { .libcamera }
 
+    public var summary: String { "libcamera (Raspberry Pi Camera Module 3, HQ camera)" }
+
     public var autoSteps: [CameraAutoStep] {
         [CameraAutoStep(rank: 400) { d in d.libcameraCameras.contains { !$0.isUVC } }]
     }

@@ -22,6 +22,8 @@ public struct V4L2Backend: CameraBackendDescriptor {
 
     public var name: CameraBackendName { .v4l2 }
 
+    public var summary: String { "Video4Linux2 (webcams, capture cards)" }
+
     public var autoSteps: [CameraAutoStep] {
         [CameraAutoStep(rank: 200) { d in d.v4l2Devices.contains { $0.isUsableCapture && $0.driver == "uvcvideo" } },
          CameraAutoStep(rank: 1000) { _ in true }]

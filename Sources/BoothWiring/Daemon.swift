@@ -52,6 +52,8 @@ public struct DaemonOptions: Sendable {
 /// - Parameter fail: says why the daemon does not start and exits with the code (never returns).
 /// - Returns: the exit code: `--check`'s, or the runtime's when it stops.
 public func runDaemon(_ args: DaemonOptions, fail: (String, Int32) -> Never) -> Int32 {
+    // camera.backend's values: the built-in camera backends' names, before the settings are read.
+    CameraBackends.installNames()
     var overrides: [(key: String, value: String)] = args.overrides
     if args.simulate {
         // The simulated booth keeps everything in the working directory unless --set says otherwise.

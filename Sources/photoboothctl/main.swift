@@ -1,3 +1,4 @@
+import BoothCamera
 import BoothControl
 import BoothCore
 import BoothPorts
@@ -71,6 +72,10 @@ let usage: String = {
     else { return rest }
     return command.words + leading + Array(rest.dropFirst(command.words.count))
 }
+
+// camera.backend's values: the built-in camera backends' names (checked by `config validate`, `config set`,
+// listed by `config describe`, the man pages and the completion).
+CameraBackends.installNames()
 
 // Hidden: the man pages and the bash completion, generated from the table above (tools/regen-man).
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--generate" { exit(generate(CommandLine.arguments[2])) }

@@ -1,3 +1,4 @@
+import BoothCamera
 import BoothCore
 import BoothPorts
 import BoothTestSupport
@@ -7,6 +8,9 @@ import Testing
 @testable import BoothStorage
 
 @Suite struct GeneratedFilesTests {
+    /// camera.backend's values and words are the built-in backends', installed as photoboothctl installs them.
+    init() { CameraBackends.installNames() }
+
     @Test func committedDefaultConfigIsWhatTheSchemaGenerates() throws {
         let path = "\(packageRoot())/etc/photobooth/photobooth.conf"
         let committed = String(decoding: try AtomicFile.read(path), as: UTF8.self)

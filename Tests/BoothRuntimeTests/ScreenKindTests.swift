@@ -42,6 +42,9 @@ struct ScreenKindTests {
         #expect(registry.resolve("auto", detecting: noScreen) == .none("display.device = auto found no screen (nothing, nothing)"),
                 "auto asks the kinds that detect (KMS, fbdev), not the test kind")
         #expect(ScreenRegistry.builtIn.resolve("test:one") == .fbdev("test:one"), "without its registry line the kind does not exist")
+        // display.device is a path the kinds claim: the settings check takes the kind's own names as they are.
+        let checked = Settings.check(text: "[display]\ndevice = test:one\n", file: "booth.conf")
+        #expect(checked.diagnostics.isEmpty && checked.settings?.display.device == "test:one", "\(checked.diagnostics)")
     }
 
     @Test("the test-only kind's section is in the devices listing, after the built-in kinds' own")
@@ -70,6 +73,8 @@ struct ScreenKindTests {
         #expect(made.devices.withLock { $0 } == ["test:one"], "the kind made its screen once, for the device display.device names")
         booth.button.press()
         try #require(await booth.advance(untilMilliseconds: 10_000) { booth.state.isReview }, "\(booth.logText)")
+        // The review screen is drawn after the state turns review, on the display's own thread.
+        _ = await eventually { screen.screens.contains { if case .review = $0 { true } else { false } } }
         let shown = screen.screens
         #expect(shown.contains { if case .countdown = $0 { true } else { false } }, "\(shown)")
         #expect(shown.contains(.capture), "\(shown)")

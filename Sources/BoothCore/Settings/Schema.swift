@@ -6,18 +6,34 @@ public struct SettingSpec: Sendable {
     public let section: String
     /// The key within its section, e.g. `"debounce"`.
     public let name: String
-    /// How the value is read and what is allowed.
-    public let type: SettingType
+    /// How the value is read and what is allowed (for a setting whose values are installed at start-up,
+    /// `camera.backend`, what the docs list: ``CameraBackendNames``).
+    public var type: SettingType { installed?.type() ?? fixedType }
     /// The default, as written in a config file (`"30ms"`, `"1280x720"`, `""`).
     public let defaultText: String
     /// One or two sentences for an operator: what it does, units.
-    public let description: String
+    public var description: String { installed?.description() ?? fixedDescription }
     /// How a change of this key takes effect on reload (`photoboothctl reload`, SIGHUP, `config set`):
     /// declared with the key, so no key exists without one.
     public let reload: ReloadRule
 
     let read: @Sendable (Settings) -> SettingValue
     let write: @Sendable (inout Settings, SettingValue) -> Void
+
+    private let fixedType: SettingType
+    private let fixedDescription: String
+    /// For a setting whose allowed values are installed at start-up (`camera.backend`): its type and
+    /// description as of now, and how a value is read (which may accept more than the docs list).
+    private let installed: Installed?
+
+    struct Installed: Sendable {
+        var type: @Sendable () -> SettingType
+        var description: @Sendable () -> String
+        var parse: @Sendable (String) -> Result<SettingValue, ValueProblem>
+    }
+
+    /// Reads `text` for this setting (``type``'s parse, or the installed values').
+    func parse(_ text: String) -> Result<SettingValue, ValueProblem> { installed?.parse(text) ?? type.parse(text) }
 
     /// What is allowed, in words (`"1ms to 1s"`, `"auto or locked"`).
     public var allowed: String { type.allowed }
@@ -26,15 +42,17 @@ public struct SettingSpec: Sendable {
     public func text(in settings: Settings) -> String { read(settings).text }
 
     init(_ key: String, _ type: SettingType, _ defaultText: String, _ reload: ReloadRule, _ description: String,
+         installed: Installed? = nil,
          read: @escaping @Sendable (Settings) -> SettingValue,
          write: @escaping @Sendable (inout Settings, SettingValue) -> Void) {
         self.key = key
         let parts = key.split(separator: ".", maxSplits: 1)
         section = parts.first.map(String.init) ?? key
         name = parts.count > 1 ? String(parts[1]) : key
-        self.type = type
+        fixedType = type
         self.defaultText = defaultText
-        self.description = description
+        fixedDescription = description
+        self.installed = installed
         self.reload = reload
         self.read = read
         self.write = write
@@ -97,6 +115,15 @@ public struct SettingSpec: Sendable {
                     write: { s, v in if case .choices(let list) = v { s[keyPath: path] = list.compactMap(E.init(rawValue:)) } })
     }
 
+    /// `camera.backend`: its values and their words from ``CameraBackendNames``, read when asked.
+    static func cameraBackend(_ key: String, _ path: WritableKeyPath<Settings, CameraBackendSetting> & Sendable,
+                              _ d: String, reload: ReloadRule) -> SettingSpec {
+        let installed = Installed(type: { CameraBackendNames.documentedType }, description: { CameraBackendNames.documentedDescription },
+                                 parse: { CameraBackendNames.parse($0) })
+        return SettingSpec(key, .choice(["auto"]), d, reload, "", installed: installed, read: { .choice($0[keyPath: path].rawValue) },
+                           write: { s, v in if case .choice(let c) = v { s[keyPath: path] = CameraBackendSetting(rawValue: c) } })
+    }
+
     static func string(_ key: String, _ path: WritableKeyPath<Settings, String> & Sendable, allowsEmpty: Bool,
                        maxLength: Int = SettingType.textLength, _ d: String, reload: ReloadRule, _ doc: String) -> SettingSpec {
         SettingSpec(key, .string(allowsEmpty: allowsEmpty, maxLength: maxLength), d, reload, doc, read: { .text($0[keyPath: path]) },
@@ -153,8 +180,8 @@ public enum Schema {
     public static let settings: [SettingSpec] = [
         // Restart only: the camera source is made once at start (DeviceFactory.camera) and the runtime holds that
         // instance; a reload reconfigures it but cannot swap in another backend's, whose device the old one holds open.
-        .choice("camera.backend", \.camera.backend, "auto", reload: .restart,
-                "Which library drives the camera. auto: a DSLR or mirrorless camera libgphoto2 finds on USB, else a USB webcam through V4L2, else a camera only libcamera can drive (a Raspberry Pi camera module), else V4L2; v4l2: Video4Linux2 (webcams, capture cards); gphoto2: libgphoto2 (Canon EOS, Nikon, Sony, Fujifilm bodies over PTP); libcamera: libcamera (Raspberry Pi Camera Module 3, HQ camera). The log says which it chose."),
+        // Its values and their words are the camera backends' own (CameraBackendNames, installed by BoothCamera).
+        .cameraBackend("camera.backend", \.camera.backend, "auto", reload: .restart),
         .string("camera.device", \.camera.device, allowsEmpty: true, "", reload: .cameraStream,
                 "Which camera to use. V4L2: a /dev path (/dev/video0), a /dev/v4l/by-id name, or a part of the camera's card name. gphoto2: a part of the model name (D750) or the USB port (usb:001,004), as 'photoboothctl devices' lists them. libcamera: the camera's id or a part of it or of its model (imx708). Empty: the first usable camera."),
         // Restart only, as camera.backend: the live view's device is part of the camera source made once at start
@@ -475,7 +502,7 @@ extension Settings {
     public static let defaults: Settings = {
         var s = Settings()
         for spec in Schema.settings {
-            if case .success(let v) = spec.type.parse(spec.defaultText) { spec.write(&s, v) }
+            if case .success(let v) = spec.parse(spec.defaultText) { spec.write(&s, v) }
         }
         return s
     }()

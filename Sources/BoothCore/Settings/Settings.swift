@@ -195,16 +195,29 @@ public enum PowerLineFrequencySetting: String, SettingChoice {
     case auto
 }
 
-/// `camera.backend`: which library drives the camera. `auto` picks by what is attached (the order is
-/// documented at `resolveCameraBackend` in BoothCamera).
-public enum CameraBackendSetting: String, SettingChoice {
-    case auto
+/// `camera.backend`: which library drives the camera, by name: `auto`, or a camera backend's name. `auto`
+/// picks by what is attached (the order is documented at `resolveCameraBackend` in BoothCamera).
+///
+/// Not an enum: the names are the camera backends' own (BoothCamera's `CameraBackends`, which installs them
+/// in ``CameraBackendNames`` at start-up), so adding a backend changes nothing here. A program that installs
+/// none (photobooth-gallery, which does not link the camera libraries) accepts any well-formed name.
+public struct CameraBackendSetting: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The word in the config file, lowercase: `"auto"`, `"v4l2"`.
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+    public var description: String { rawValue }
+
+    /// Picked by what is attached.
+    public static let auto: CameraBackendSetting = "auto"
+    // The built-in backends' names, for the settings checks that know what those backends need
+    // (Combinations.swift, MemoryEstimate.swift, BoothLayout's picture setup); a new backend needs none.
     /// Video4Linux2 (a UVC webcam, a capture card, v4l2loopback, vivid).
-    case v4l2
+    public static let v4l2: CameraBackendSetting = "v4l2"
     /// libgphoto2 (a DSLR or mirrorless camera on USB, through PTP).
-    case gphoto2
+    public static let gphoto2: CameraBackendSetting = "gphoto2"
     /// libcamera (a Raspberry Pi camera module behind its ISP; any sensor with a libcamera pipeline).
-    case libcamera
+    public static let libcamera: CameraBackendSetting = "libcamera"
 }
 
 /// `camera.capture_target`: where a gphoto2 camera puts a still (libgphoto2's `capturetarget`).

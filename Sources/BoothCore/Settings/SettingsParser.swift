@@ -159,7 +159,7 @@ extension Settings {
     /// Parses `value` for `spec` and stores it. Success carries an optional warning message; failure the
     /// full message (starting with the key), with the inline-comment hint when it applies.
     static func apply(_ spec: SettingSpec, value: String, to settings: inout Settings) -> Result<String?, ValueProblem> {
-        switch spec.type.parse(value) {
+        switch spec.parse(value) {
         case .success(let parsed):
             spec.write(&settings, parsed)
             if hasInlineComment(value) {
