@@ -41,7 +41,7 @@ struct Option: Hashable {
     static let file = Option(name: "--file", takesValue: true, help: "work on this config file, without asking the daemon")
     static let socket = Option(name: "--socket", takesValue: true,
                                help: "the daemon's control socket (default \(ControlSocketPath.system), else \(ControlSocketPath.user()))")
-    static let markdown = Option(name: "--markdown", takesValue: false, help: "print all settings as the README's Markdown table")
+    static let markdown = Option(name: "--markdown", takesValue: false, help: "print all settings as docs/settings.md's Markdown table")
     static let force = Option(name: "--force", takesValue: false, help: "replace an existing FILE")
     static let local = Option(name: "--local", takesValue: false, help: "list the devices without asking the daemon")
     static let reset = Option(name: "--reset", takesValue: false, help: "zero the totals (prints them first)")

@@ -418,7 +418,7 @@ struct ConfigDescribe: Subcommand {
     static let synopsis = "config describe [KEY|SECTION] [--json | --markdown]"
     static let summary = "Describe the settings: type, default, what is allowed, what each does, how a reload applies it."
     static let details = """
-        KEY is section.key (session.countdown); SECTION lists a section's keys. --markdown prints the README's
+        KEY is section.key (session.countdown); SECTION lists a section's keys. --markdown prints docs/settings.md's
         settings table (the text between <!-- settings-table:begin --> and <!-- settings-table:end -->).
         Exit codes: 0; 64 unknown key.
         """

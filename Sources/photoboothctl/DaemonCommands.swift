@@ -128,7 +128,7 @@ struct Status: Subcommand {
 struct Devices: Subcommand {
     static let words = ["devices"]
     static let synopsis = "devices [--json] [--local] [--socket PATH]"
-    static let summary = "List cameras (V4L2: formats, sizes, frame rates, controls; gphoto2: model, port, battery, card, capture target) and GPIO chips (lines, names, consumers)."
+    static let summary = "List cameras (V4L2: formats, sizes, frame rates, controls; gphoto2: model, port, battery, card, capture target; libcamera), printer queues, screens, input devices (their keys) and GPIO chips (lines, names, consumers)."
     static let details = """
         Asks the running daemon (which has access to the devices and says which ones it uses); when no daemon
         answers, or with --local, photoboothctl lists them itself.

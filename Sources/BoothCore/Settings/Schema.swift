@@ -428,7 +428,7 @@ public enum Schema {
         .durationOrOff("gallery.idle_code", \.gallery.idleCodeMilliseconds, 10_000...86_400_000, "30s", reload: .atOnce,
                        "How long the last picture's QR code stays on the idle screen after its review (a guest who missed it can still scan it; gone when the next session starts, or when the picture is taken down), or off. Whoever walks up next can scan it too: keep it short (30s lets its guest scan it on the way out), or off."),
         .string("gallery.wifi_ssid", \.gallery.wifiSSID, allowsEmpty: true, maxLength: 32, "", reload: .atOnce,
-                "The booth's Wi-Fi name (at most 32 characters, as Wi-Fi allows): the idle screen shows a WIFI: QR code that phones join it with (README: The booth's Wi-Fi). Empty: no such code."),
+                "The booth's Wi-Fi name (at most 32 characters, as Wi-Fi allows): the idle screen shows a WIFI: QR code that phones join it with (docs/gallery.md: The booth's Wi-Fi). Empty: no such code."),
         .string("gallery.wifi_password", \.gallery.wifiPassword, allowsEmpty: true, maxLength: 63, "", reload: .atOnce,
                 "Its password, at most 63 characters as WPA's passphrase (anyone who sees the screen can read it from the code: use one for guests only). Empty with wifi_security = nopass."),
         .choice("gallery.wifi_security", \.gallery.wifiSecurity, "wpa", reload: .atOnce,
