@@ -1,4 +1,5 @@
 import BoothClock
+import BoothSystem
 import Glibc
 
 /// Reads `\n`-terminated lines from a socket, at most `limit` bytes each. EINTR is retried; a receive

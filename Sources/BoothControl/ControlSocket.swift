@@ -3,6 +3,7 @@ import BoothPorts
 import BoothRuntime
 import BoothClock
 import BoothStorage
+import BoothSystem
 import CSysShims
 import FoundationEssentials
 import Glibc

@@ -4,6 +4,7 @@ import BoothPorts
 import BoothPrint
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 

@@ -3,6 +3,7 @@ import BoothControl
 import BoothCore
 import BoothPorts
 import BoothRuntime
+import BoothSystem
 import FoundationEssentials
 import Glibc
 

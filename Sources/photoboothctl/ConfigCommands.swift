@@ -4,6 +4,7 @@ import BoothLayout
 import BoothPorts
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 

@@ -5,6 +5,7 @@ import BoothHTTPProbe
 import BoothPorts
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 
