@@ -46,7 +46,7 @@ import Testing
         #expect(!V4L2Error(call: "VIDIOC_S_FMT", errno: EINVAL, device: "/dev/video0").isDisconnect)
         #expect(!V4L2Error(call: "VIDIOC_S_FMT", errno: EBUSY, device: "/dev/video0").isDisconnect)
         #expect(V4L2Error(call: "VIDIOC_S_FMT", errno: EINVAL, device: "/dev/video0").description
-                == "VIDIOC_S_FMT on /dev/video0 failed: Invalid argument (errno 22)")
+                == "VIDIOC_S_FMT on /dev/video0 failed: Invalid argument (errno 22, EINVAL)")
     }
 
     static let realCameras = CameraDiscovery().captureCameras()
