@@ -123,7 +123,7 @@ let package = Package(
         .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts", "BoothJPEG"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
-        .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
+        .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
                                                       "CLibcameraShim", "CYUV"]),
         .testTarget(name: "BoothSystemTests", dependencies: ["BoothSystem"]),
         .testTarget(name: "BoothButtonsTests", dependencies: ["BoothCore", "BoothButtons"]),
