@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "BoothPorts", dependencies: ["BoothCore", "BoothSystem"]),
         // Device modules.
         .target(name: "BoothJPEG", dependencies: ["BoothCore", "CTurboJPEG", "CYUV", "CExif"]),
-        .target(name: "BoothCamera", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims", "CGPhoto2",
+        .target(name: "BoothCamera", dependencies: ["BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "CV4L2Shims", "CGPhoto2",
                                                     "CLibcameraShim", "CYUV"]),
         .target(name: "BoothGPIO", dependencies: ["BoothCore", "BoothSystem", "BoothClock", "BoothButtons", "CGPIODShims"]),
         // Buttons that are input devices (a USB key, a touch screen's tap) through libevdev; BoothButtons' debouncer.
@@ -77,7 +77,7 @@ let package = Package(
         // Printing through CUPS: the print worker (the printer port), its journal, renderer and health.
         // A QR code's modules (libqrencode): the review screen's and the printed page's.
         .target(name: "BoothQRCode", dependencies: ["CQREncode"]),
-        .target(name: "BoothPrint", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothQRCode", "CCUPS"]),
+        .target(name: "BoothPrint", dependencies: ["BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothQRCode", "CCUPS"]),
         // Raster text and drawing shared by the screens and the pictures: FreeType fonts, the XRGB canvas, PixelRect, AlphaMask.
         .target(name: "BoothRaster", dependencies: ["BoothCore", "CFreeType", "CYUV"]),
         // The booth's one OrientationSource: fixed turns or the IIO accelerometer (how captures and screens are turned).
@@ -88,9 +88,9 @@ let package = Package(
         .target(name: "BoothLayout", dependencies: ["BoothCore", "BoothSystem", "BoothJPEG", "BoothRaster", "CTurboJPEG",
                                                     "CYUV", "CPNG"]),
         // Runs the core's commands against the ports: the loop, the command interpreter, the workers.
-        .target(name: "BoothRuntime", dependencies: ["BoothCore", "BoothPorts", "BoothClock"]),
+        .target(name: "BoothRuntime", dependencies: ["BoothSystem", "BoothCore", "BoothPorts", "BoothClock"]),
         // The control socket, its protocol, `status` and the command dispatch (Sources/BoothControl/BoothControl.swift).
-        .target(name: "BoothControl", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"]),
+        .target(name: "BoothControl", dependencies: ["BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"]),
         // `devices`: the machine's cameras, GPIO chips and CUPS destinations as BoothControl's DeviceReport.
         .target(name: "BoothDeviceListing", dependencies: ["BoothCore", "BoothControl", "BoothCamera", "BoothGPIO", "BoothInput", "BoothDisplay", "BoothPrint"]),
 
@@ -101,19 +101,19 @@ let package = Package(
         // The wiring of concrete devices the daemon runs with (factories, screen kinds, file preview, keyboard and
         // input buttons, the picture composer, the config loading, --check, alerts, the gallery's side): a library,
         // so tests reach it without an executable.
-        .target(name: "BoothWiring", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
+        .target(name: "BoothWiring", dependencies: ["BoothButtons", "BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothCamera",
                                                     "BoothGPIO", "BoothInput", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothLayout", "BoothPrint",
                                                     "BoothStorage", "BoothControl", "BoothDeviceListing", "BoothIndex"]),
         // The daemon: its command line, then BoothWiring.
         .executableTarget(name: "photoboothd", dependencies: ["BoothCamera", "BoothRuntime", "BoothWiring", "BoothCommandLine"]),
-        .executableTarget(name: "photoboothctl", dependencies: ["BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout", "BoothCamera",
+        .executableTarget(name: "photoboothctl", dependencies: ["BoothSystem", "BoothCore", "BoothClock", "BoothPorts", "BoothStorage", "BoothLayout", "BoothCamera",
                                                                 "BoothRuntime", "BoothControl", "BoothDeviceListing", "BoothHTTPProbe", "BoothCommandLine"]),
 
         // Benchmarks (bench/run), not part of the tests.
         // The gallery service: guests take their pictures home (its own unit and sandbox).
         .executableTarget(name: "photobooth-gallery", dependencies: ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock", "BoothStorage", "BoothControl",
                                                                      "BoothRuntime", "BoothIndex", "BoothGallery"]),
-        .executableTarget(name: "BoothBench", dependencies: ["BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
+        .executableTarget(name: "BoothBench", dependencies: ["BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG", "BoothRuntime",
                                                                     "BoothDisplay", "BoothRaster", "BoothLayout", "BoothStorage", "BoothPrint", "CPNG",
                                                              "CLibcameraShim", "CYUV"],
                           path: "bench/BoothBench"),
@@ -123,26 +123,26 @@ let package = Package(
         .target(name: "BoothTestSupport", dependencies: ["BoothCore", "BoothPorts", "BoothJPEG"], path: "Tests/BoothTestSupport"),
         .testTarget(name: "BoothCoreTests", dependencies: ["BoothCore"]),
         .testTarget(name: "BoothJPEGTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG"]),
-        .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
+        .testTarget(name: "BoothCameraTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothCamera", "BoothJPEG",
                                                       "CLibcameraShim", "CYUV"]),
         .testTarget(name: "BoothSystemTests", dependencies: ["BoothSystem"]),
         .testTarget(name: "BoothButtonsTests", dependencies: ["BoothCore", "BoothButtons"]),
         .testTarget(name: "BoothGPIOTests", dependencies: ["BoothCore", "BoothClock", "BoothButtons", "BoothGPIO"]),
-        .testTarget(name: "BoothClockTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock"]),
-        .testTarget(name: "BoothStorageTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothStorage"]),
+        .testTarget(name: "BoothClockTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothCore", "BoothClock"]),
+        .testTarget(name: "BoothStorageTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothStorage"]),
         .testTarget(name: "BoothControlTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothRuntime", "BoothControl"]),
-        .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery", "BoothHTTPProbe"],
+        .testTarget(name: "BoothGalleryTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "BoothJPEG", "BoothGallery", "BoothHTTPProbe"],
                     exclude: ["webhook-listener.py"]),
-        .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
+        .testTarget(name: "BoothIndexTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothCore", "BoothPorts", "BoothStorage", "BoothIndex", "CSQLite"]),
         .testTarget(name: "BoothInputTests", dependencies: ["BoothCore", "BoothButtons", "BoothInput"]),
         .testTarget(name: "BoothDisplayTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothClock", "BoothPorts", "BoothJPEG", "BoothRaster", "BoothDisplay"]),
         .testTarget(name: "BoothOrientationTests", dependencies: ["BoothCore", "BoothPorts", "BoothOrientation"]),
-        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
+        .testTarget(name: "BoothRuntimeTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothClock", "BoothCore", "BoothPorts", "BoothCamera", "BoothDisplay", "BoothRaster", "BoothOrientation", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothLayout", "BoothRuntime",
                                                        "BoothControl", "BoothDeviceListing", "BoothInput", "BoothIndex", "BoothGallery", "BoothWiring",
                                                        "BoothCommandLine"]),
         .testTarget(name: "BoothLayoutTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothJPEG", "BoothRaster", "BoothLayout", "CPNG"],
                     exclude: ["golden"]),
-        .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime", "BoothIndex",
+        .testTarget(name: "BoothPrintTests", dependencies: ["BoothTestSupport", "BoothSystem", "BoothCore", "BoothPorts", "BoothClock", "BoothJPEG", "BoothStorage", "BoothPrint", "BoothRuntime", "BoothIndex",
                                                      "BoothControl", "BoothWiring"],
                     exclude: ["cups-stack.sh", "printer.conf"]),
     ],

@@ -1,3 +1,4 @@
+import BoothSystem
 import Glibc  // errno constants only
 
 /// A failed libcamera call (through the CLibcameraShim): which call, the code it returned, and on which camera.
@@ -36,7 +37,7 @@ public struct LibcameraError: Error, CustomStringConvertible, Sendable, Equatabl
     /// `"libcamera Camera::acquire on platform/vimc.0 Sensor B failed: Device or resource busy (errno 16)"`,
     /// plus the detail if any: the words the booth logged and showed when this was a ``V4L2Error``.
     public var description: String {
-        var s = "libcamera \(call) on \(camera) failed: \(Sys.errorString(code)) (errno \(code))"
+        var s = "libcamera \(call) on \(camera) failed: \(SystemCallError.reason(of: code)) (errno \(code))"
         if let detail { s += ": \(detail)" }
         return s
     }

@@ -1,14 +1,16 @@
 // The one door to C for BoothCamera: every libv4l2, ioctl, mmap, poll and clock call
 // of the module is a thin wrapper in this file, turning C results into Swift values
-// and `V4L2Error`s. EINTR is retried in the C shim (`pb_v4l2_ioctl`); EAGAIN from
-// VIDIOC_DQBUF is a value (nil).
+// and `V4L2Error`s, each carrying BoothSystem's `SystemCallError` (the ioctl's name, errno,
+// the node). EINTR is retried in the C shim (`pb_v4l2_ioctl`); EAGAIN from VIDIOC_DQBUF is a
+// value (nil).
 import BoothClock
 import BoothCore
+import BoothSystem
 import CV4L2  // links libv4l2 (module map `link "v4l2"`) for the shim
 import CV4L2Shims
 import Glibc
 
-/// Process-level C calls: open/close, poll, clock, sleep, strerror.
+/// Process-level C calls: open/close, poll, clock, sleep.
 enum Sys {
     /// Opens `path` read-write and non-blocking, queries it (`VIDIOC_QUERYCAP`) and, when it is a
     /// streaming capture device, hands it to libv4l2 (`v4l2_fd_open`) so libv4l2 can convert formats.
@@ -16,25 +18,18 @@ enum Sys {
     /// nodes (e.g. UVC metadata nodes) never reach libv4l2. Wraps `open`, `VIDIOC_QUERYCAP`, `v4l2_fd_open`.
     static func openVideo(_ path: String) throws(V4L2Error) -> (V4L2Node, V4L2Capability) {
         let fd = Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 { throw V4L2Error(call: "open", errno: errno, device: path) }
+        if fd < 0 { throw V4L2Error.last("open", path) }
         let node = V4L2Node(fd: fd, path: path)
         do throws(V4L2Error) {
             let cap = try node.queryCapability()
             if cap.isVideoCapture && cap.canStream, pb_v4l2_fd_open(fd) < 0 {
-                throw V4L2Error(call: "v4l2_fd_open", errno: errno, device: path)
+                throw V4L2Error.last("v4l2_fd_open", path)
             }
             return (node, cap)
         } catch {
             node.close()
             throw error
         }
-    }
-
-    /// Sleeps `nanoseconds` on the calling thread (`nanosleep`; an interrupted sleep ends early).
-    /// `strerror(code)`.
-    static func errorString(_ code: Int32) -> String {
-        guard let cString = strerror(code) else { return "error \(code)" }
-        return String(cString: cString)
     }
 
     /// What `poll` said about one fd.
@@ -128,7 +123,7 @@ struct V4L2Node: Sendable {
     let path: String
 
     private func check(_ result: Int32, _ call: String) throws(V4L2Error) {
-        if result != 0 { throw V4L2Error(call: call, errno: errno, device: path) }
+        if result != 0 { throw V4L2Error.last(call, path) }
     }
 
     /// Closes the fd. Wraps `v4l2_close` (which passes fds libv4l2 does not manage to close(2)).
@@ -150,7 +145,7 @@ struct V4L2Node: Sendable {
         d.type = PB_V4L2_BUF_TYPE_VIDEO_CAPTURE
         if pb_v4l2_ioctl(fd, PB_VIDIOC_ENUM_FMT, &d) != 0 {
             if errno == EINVAL { return nil }
-            throw V4L2Error(call: "VIDIOC_ENUM_FMT", errno: errno, device: path)
+            throw V4L2Error.last("VIDIOC_ENUM_FMT", path)
         }
         return V4L2FormatDescription(fourcc: d.pixelformat, description: String(cArray: d.description),
                                      isEmulated: d.flags & PB_V4L2_FMT_FLAG_EMULATED != 0)
@@ -166,7 +161,7 @@ struct V4L2Node: Sendable {
             e.pixel_format = fourcc
             if pb_v4l2_ioctl(fd, PB_VIDIOC_ENUM_FRAMESIZES, &e) != 0 {
                 if errno == EINVAL || errno == ENOTTY { break }
-                throw V4L2Error(call: "VIDIOC_ENUM_FRAMESIZES", errno: errno, device: path)
+                throw V4L2Error.last("VIDIOC_ENUM_FRAMESIZES", path)
             }
             if e.type == PB_V4L2_FRMSIZE_TYPE_DISCRETE {
                 sizes.append(FrameSize(width: Int(e.discrete.width), height: Int(e.discrete.height)))
@@ -194,7 +189,7 @@ struct V4L2Node: Sendable {
             e.height = UInt32(clamping: size.height)
             if pb_v4l2_ioctl(fd, PB_VIDIOC_ENUM_FRAMEINTERVALS, &e) != 0 {
                 if errno == EINVAL || errno == ENOTTY { break }
-                throw V4L2Error(call: "VIDIOC_ENUM_FRAMEINTERVALS", errno: errno, device: path)
+                throw V4L2Error.last("VIDIOC_ENUM_FRAMEINTERVALS", path)
             }
             if e.type == PB_V4L2_FRMIVAL_TYPE_DISCRETE {
                 list.append(FrameInterval(numerator: e.discrete.numerator, denominator: e.discrete.denominator))
@@ -253,7 +248,7 @@ struct V4L2Node: Sendable {
         q.id = next ? id | PB_V4L2_CTRL_FLAG_NEXT_CTRL : id
         if pb_v4l2_ioctl(fd, PB_VIDIOC_QUERYCTRL, &q) != 0 {
             if errno == EINVAL || errno == ENOTTY { return nil }
-            throw V4L2Error(call: "VIDIOC_QUERYCTRL", errno: errno, device: path)
+            throw V4L2Error.last("VIDIOC_QUERYCTRL", path)
         }
         return V4L2ControlDescription(id: q.id, type: q.type, name: String(cArray: q.name), minimum: q.minimum,
                                       maximum: q.maximum, step: q.step, defaultValue: q.default_value,
@@ -309,7 +304,7 @@ struct V4L2Node: Sendable {
     /// Maps a buffer (`v4l2_mmap`, read-write, shared).
     func map(length: Int, offset: Int64) throws(V4L2Error) -> UnsafeMutableRawPointer {
         guard let p = pb_v4l2_mmap(length, fd, offset) else {
-            throw V4L2Error(call: "v4l2_mmap", errno: errno, device: path)
+            throw V4L2Error.last("v4l2_mmap", path)
         }
         return p
     }
@@ -333,7 +328,7 @@ struct V4L2Node: Sendable {
         b.memory = PB_V4L2_MEMORY_MMAP
         if pb_v4l2_ioctl(fd, PB_VIDIOC_DQBUF, &b) != 0 {
             if errno == EAGAIN { return nil }
-            throw V4L2Error(call: "VIDIOC_DQBUF", errno: errno, device: path)
+            throw V4L2Error.last("VIDIOC_DQBUF", path)
         }
         // A writer (v4l2loopback) can hand us any timestamp: one that does not fit is "no timestamp".
         var raw: MonotonicInstant? = nil

@@ -6,7 +6,3 @@
 // (ClockSync). The EINTR retry (retryingEINTR) and listDirectory are BoothSystem's.
 //
 // May import: BoothCore, BoothSystem, CSysShims and the system.
-
-// Until the modules that still find retryingEINTR and listDirectory through BoothClock import
-// BoothSystem themselves (BoothCamera, BoothRuntime, BoothControl, the executables: converted after #37's merge).
-@_exported import BoothSystem

@@ -6,7 +6,7 @@
 // of `status` (Status.swift), and the command dispatch (`controlHandler(info:devices:jpegSize:)`, with
 // the print commands in PrintControl.swift).
 //
-// May import BoothCore, BoothPorts, BoothClock, BoothRuntime (its admin API in BoothRuntime/Admin.swift:
+// May import BoothCore, BoothSystem, BoothPorts, BoothClock, BoothRuntime (its admin API in BoothRuntime/Admin.swift:
 // the status snapshot, press, snapshot, reload, stats), BoothStorage (AtomicFile for the lock file,
 // StatsStore's date text) and CSysShims. No device module: the listing of the machine's devices comes
 // from a closure (BoothDeviceListing's `DeviceReport.gather`, passed by photoboothd), as does the

@@ -2,6 +2,7 @@ import BoothCore
 import BoothPorts
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import Glibc
 
 /// Why settings could not be loaded.

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 

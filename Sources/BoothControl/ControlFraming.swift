@@ -1,4 +1,5 @@
 import BoothClock
+import BoothSystem
 import Glibc
 
 /// Reads `\n`-terminated lines from a socket, at most `limit` bytes each. EINTR is retried; a receive
@@ -40,14 +41,15 @@ struct LineReader {
     }
 }
 
-/// Writes all of `bytes` (EINTR retried, MSG_NOSIGNAL: a vanished peer is an error, not SIGPIPE).
+/// Writes all of `bytes` to the socket `fd`: BoothSystem's ``writeAll(_:to:call:subject:using:)`` over
+/// `send(2)` with MSG_NOSIGNAL (short writes continued, EINTR retried; a vanished peer is an error, not SIGPIPE).
+/// - Returns: false when `send` failed (EPIPE, ECONNRESET…); what went before was sent.
 @discardableResult
 func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-        let n = retryingEINTR { bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) } }
-        if n < 0 { return false }
-        offset += n
+    do {
+        try writeAll(bytes, to: fd, call: "send", subject: "control socket") { send($0, $1, $2, Int32(MSG_NOSIGNAL)) }
+        return true
+    } catch {
+        return false
     }
-    return true
 }

@@ -3,6 +3,7 @@ import BoothPorts
 import BoothRuntime
 import BoothClock
 import BoothStorage
+import BoothSystem
 import CSysShims
 import FoundationEssentials
 import Glibc
@@ -10,7 +11,7 @@ import Synchronization
 
 /// A failed socket call (`socket`, `bind`, `connect`…): which call, errno, and the socket path.
 /// The same shape as a failed file call, and described the same way.
-public typealias SocketError = FileError
+public typealias SocketError = SystemCallError
 
 /// The daemon's end of the control socket: a unix stream socket, mode 0660, group `photobooth` when that group
 /// exists. Accepts on a thread it owns (never the concurrency pool) and serves each connection on a thread of
@@ -149,7 +150,7 @@ public final class ControlServer: Sendable {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let r = retryingEINTR { poll(&p, 1, 250) }
             if r < 0 {
-                log.error("control socket: poll failed: \(String(cString: strerror(errno))); control socket closed")
+                log.error("control socket: poll failed: \(SystemCallError.text(of: errno)); control socket closed")
                 return
             }
             if r == 0 { continue }
@@ -157,7 +158,7 @@ public final class ControlServer: Sendable {
             if client < 0 {
                 if errno == EAGAIN || errno == ECONNABORTED { continue }
                 // EMFILE and the like: wait a little rather than spin.
-                log.warning("control socket: accept failed: \(String(cString: strerror(errno)))")
+                log.warning("control socket: accept failed: \(SystemCallError.text(of: errno))")
                 usleep(100_000)
                 continue
             }

@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 import Synchronization

@@ -18,13 +18,13 @@ public final class ConsoleOwner {
     public init(path: String) throws(FramebufferError) {
         self.path = path
         let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw .call("open", errno: errno, device: path) }
+        guard fd >= 0 else { throw .last("open", path) }
         var mode: Int32 = 0
-        guard cfb_kd_get_mode(fd, &mode) == 0 else { let e = errno; close(fd); throw .call("KDGETMODE", errno: e, device: path) }
+        guard cfb_kd_get_mode(fd, &mode) == 0 else { let e = FramebufferError.last("KDGETMODE", path); close(fd); throw e }
         // While the VT is still in text mode: no blanking timer, unblank now, hide the cursor.
         try? writeAll(Array("\u{1B}[9;0]\u{1B}[13]\u{1B}[?25l".utf8), to: fd, subject: path)
         guard cfb_kd_set_mode(fd, cfb_kd_graphics()) == 0 else {
-            let e = errno; close(fd); throw .call("KDSETMODE", errno: e, device: path)
+            let e = FramebufferError.last("KDSETMODE", path); close(fd); throw e
         }
         self.fd = fd
         previousMode = mode

@@ -5,15 +5,23 @@ import CYUV
 import Glibc
 import Synchronization
 
-/// A failed framebuffer or console call: which call, `errno`, and the device.
+/// A failed framebuffer, console or KMS call.
 public enum FramebufferError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A system call failed, e.g. `FramebufferError.call("FBIOGET_VSCREENINFO", errno: ENOTTY, device: "/dev/fb0")`.
+    /// A system call on the fbdev or the console failed: its ``SystemCallError`` (the call or ioctl,
+    /// e.g. `FBIOGET_VSCREENINFO` with ENOTTY, the device node as its subject).
+    case failed(SystemCallError)
+    /// A KMS step failed: the CDRMShims' sentence for the step (`"/dev/dri/card0: no KMS (No such device)"`),
+    /// the errno it left and the card, e.g. `FramebufferError.call("… no connected connector …", errno: ENOLINK, device: "/dev/dri/card1")`.
     case call(String, errno: Int32, device: String)
     /// The driver's pixel layout is one the booth cannot draw (not 16/32 bpp, or odd bitfields).
     case unsupportedFormat(String)
 
+    /// `call` failed just now on the device at `path`: reads the calling thread's `errno`.
+    static func last(_ call: String, _ path: String) -> FramebufferError { .failed(SystemCallError.last(call, path)) }
+
     public var description: String {
         switch self {
+        case let .failed(error): "\(error.call) on \(error.subject): \(error.errnoText)"
         case let .call(call, errno, device): "\(call) on \(device): \(SystemCallError.text(of: errno))"
         case let .unsupportedFormat(format): "framebuffer format not supported: \(format)"
         }
@@ -139,10 +147,10 @@ public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
     public init(path: String) throws(FramebufferError) {
         self.path = path
         let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw .call("open", errno: errno, device: path) }
+        guard fd >= 0 else { throw .last("open", path) }
         var v = fb_var_screeninfo(), f = fb_fix_screeninfo()
-        guard cfb_get_vscreeninfo(fd, &v) == 0 else { let e = errno; Glibc.close(fd); throw .call("FBIOGET_VSCREENINFO", errno: e, device: path) }
-        guard cfb_get_fscreeninfo(fd, &f) == 0 else { let e = errno; Glibc.close(fd); throw .call("FBIOGET_FSCREENINFO", errno: e, device: path) }
+        guard cfb_get_vscreeninfo(fd, &v) == 0 else { let e = FramebufferError.last("FBIOGET_VSCREENINFO", path); Glibc.close(fd); throw e }
+        guard cfb_get_fscreeninfo(fd, &f) == 0 else { let e = FramebufferError.last("FBIOGET_FSCREENINFO", path); Glibc.close(fd); throw e }
         let format = FramebufferFormat(size: FrameSize(width: Int(v.xres), height: Int(v.yres)),
                                        bitsPerPixel: Int(v.bits_per_pixel), lineLength: Int(f.line_length),
                                        red: Bitfield(offset: Int(v.red.offset), length: Int(v.red.length)),
@@ -156,7 +164,7 @@ public final class FramebufferDevice: Framebuffer, @unchecked Sendable {
             throw .unsupportedFormat("\(format) needs more than the \(length) bytes of video memory")
         }
         guard let m = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), m != MAP_FAILED else {
-            let e = errno; Glibc.close(fd); throw .call("mmap", errno: e, device: path)
+            let e = FramebufferError.last("mmap", path); Glibc.close(fd); throw e
         }
         _ = cfb_unblank(fd)  // best effort: a driver without FBIOBLANK is already on
         self.fd = fd

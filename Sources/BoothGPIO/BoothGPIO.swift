@@ -5,6 +5,3 @@
 // photoboothd wraps them as the ButtonDevice and LEDDevice ports.
 //
 // May import: BoothCore, BoothSystem, BoothClock, BoothButtons, CGPIODShims (and CGPIOD) and the system.
-
-// The button's API hands out BoothButtons' ButtonEvent: its users see it through BoothGPIO.
-@_exported import BoothButtons

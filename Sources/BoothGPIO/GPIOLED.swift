@@ -1,5 +1,6 @@
 import BoothClock
 import BoothCore
+import BoothSystem
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -189,7 +190,7 @@ private final class LEDLoop<Line: LEDLineIO>: @unchecked Sendable {
             case .success(let revents):
                 if revents[0] != 0 { control.pipe.drain() }
             case .failure(let failure):
-                log(.error, "led: poll failed (errno \(failure.code)); the LED stops")
+                log(.error, "led: poll failed (errno \(failure.code), \(SystemCallError.name(of: failure.code))); the LED stops")
                 return
             }
         }

@@ -1,8 +1,10 @@
+import BoothButtons
 import BoothClock
 import BoothCore
 // Imported only for its modulemap's `link "gpiod"`: the C shim cannot autolink
 // libgpiod itself, and no libgpiod type is used from Swift.
 internal import CGPIOD
+import BoothSystem
 import CGPIODShims
 #if canImport(Glibc)
 import Glibc

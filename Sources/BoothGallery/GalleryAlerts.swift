@@ -3,6 +3,7 @@ import BoothCore
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import CCurl
 import FoundationEssentials
 import Glibc

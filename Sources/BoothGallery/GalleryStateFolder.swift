@@ -1,6 +1,7 @@
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import Glibc
 
 /// `gallery.state`: what the gallery must not lose (the sync ledger `sync.sqlite`, the alerts'

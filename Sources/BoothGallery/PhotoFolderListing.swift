@@ -1,4 +1,5 @@
 import BoothClock
+import BoothSystem
 import Glibc
 
 /// Which of the index's pictures lie in `storage.dir` as the gallery would open them, found by listing

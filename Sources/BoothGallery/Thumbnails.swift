@@ -4,6 +4,7 @@ import BoothIndex
 import BoothJPEG
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import Glibc
 import Synchronization
 

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import Glibc
 import Synchronization
 

@@ -1,6 +1,7 @@
 import BoothClock
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import Glibc
 import Synchronization
 

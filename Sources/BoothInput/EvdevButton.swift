@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothButtons
+import BoothSystem
 import CEvdev
 import FoundationEssentials
 import Synchronization

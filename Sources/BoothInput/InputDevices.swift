@@ -1,4 +1,5 @@
 import BoothClock
+import BoothSystem
 import CEvdev
 import FoundationEssentials
 import Glibc

@@ -3,6 +3,7 @@ import BoothCore
 import BoothPorts
 import BoothStorage
 import BoothJPEG
+import BoothSystem
 import FoundationEssentials
 import Glibc
 import Synchronization

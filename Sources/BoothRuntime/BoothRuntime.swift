@@ -9,6 +9,6 @@
 // injected clock (ClockCondition.swift); the workers on threads of their own (camera handlers, storage,
 // compose, picture delivery), the screens as one sink (ScreenSet) and systemd supervision (Supervision/).
 //
-// May import: BoothCore, BoothPorts, BoothClock and the system: no device module, no C library target
+// May import: BoothCore, BoothSystem, BoothPorts, BoothClock and the system: no device module, no C library target
 // (Package.swift and Tests/BoothRuntimeTests/ArchitectureTests.swift hold it to that). The concrete
 // devices are photoboothd's wiring.

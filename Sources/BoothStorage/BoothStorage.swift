@@ -7,7 +7,3 @@
 // May import: BoothCore, BoothSystem, BoothPorts, BoothClock (its writer thread), CSysShims. Not the
 // runtime, no device module. The runtime sees it only as `PhotoStorage` and `StatsRecording`; it is made
 // in photoboothd/DeviceFactories.swift.
-
-// AtomicFile, FolderLock, makeDirectories and directoryName were BoothStorage's: the modules that still
-// find them here (BoothPrint, BoothControl, the executables) do until they import BoothSystem (after #37's merge).
-@_exported import BoothSystem

@@ -1,5 +1,6 @@
 import BoothClock
 import BoothPorts
+import BoothSystem
 import Glibc
 import Synchronization
 

@@ -1,5 +1,6 @@
 import BoothCore
 import BoothPorts
+import BoothSystem
 import Glibc
 
 /// Removable media under the photos directory (`storage.mount`): when the stick or card is pulled,

@@ -4,6 +4,7 @@ import BoothPorts
 import BoothPrint
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 
@@ -144,7 +145,7 @@ public func checkStorage(directory given: String) -> (ok: Bool, report: String) 
             var link = stat()
             return lstat(path, &link) == 0 ? .unusable("it is a symbolic link to a missing target") : .missing
         }
-        return .unusable("stat failed: \(String(cString: strerror(e))) (errno \(e))")
+        return .unusable("stat failed: \(SystemCallError.text(of: e))")
     }
     func free(_ path: String) -> String {
         var s = statvfs()
@@ -152,7 +153,7 @@ public func checkStorage(directory given: String) -> (ok: Bool, report: String) 
         return "\(formatBytes(UInt64(s.f_bavail) * UInt64(s.f_frsize))) free"
     }
     func writable(_ path: String) -> String? {
-        access(path, W_OK | X_OK) == 0 ? nil : "access failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        access(path, W_OK | X_OK) == 0 ? nil : "access failed: \(SystemCallError.text(of: errno))"
     }
     var directory = given
     while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }

@@ -1,3 +1,4 @@
+import BoothButtons
 import BoothCamera
 import BoothClock
 import BoothCore

@@ -6,6 +6,7 @@ import BoothPorts
 import BoothRaster
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import Synchronization
 
 /// What the screen shows, as a JPEG file (`preview.file`): the same drawing as the framebuffer

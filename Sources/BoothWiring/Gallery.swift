@@ -2,6 +2,7 @@ import BoothCore
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 
 /// What the daemon has of the gallery: with `gallery.enabled`, the secret (made at the first
 /// start), the index (made, or moved aside and rebuilt when damaged, then reconciled with the

@@ -1,3 +1,4 @@
+import BoothButtons
 import BoothClock
 import BoothCore
 import BoothGPIO

@@ -2,6 +2,7 @@ import BoothClock
 import BoothCore
 import BoothPorts
 import BoothRuntime
+import BoothSystem
 import FoundationEssentials
 import Glibc
 import Synchronization

@@ -3,6 +3,7 @@ import BoothControl
 import BoothCore
 import BoothPorts
 import BoothRuntime
+import BoothSystem
 import FoundationEssentials
 import Glibc
 
@@ -124,23 +125,16 @@ extension Subcommand {
 func warn(_ message: String) { FileHandleOutput.stderr("photoboothctl: \(message)") }
 
 enum FileHandleOutput {
-    /// Writes `line` and a newline to stderr (fd 2, unbuffered).
+    /// Writes `line` and a newline to stderr (fd 2, unbuffered) with ``writeAll(_:to:call:subject:using:)``;
+    /// a failure is dropped (there is nowhere left to say it).
     static func stderr(_ line: String) {
-        var bytes = Array("\(line)\n".utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        try? writeAll(Array("\(line)\n".utf8), to: 2, subject: "stderr")
     }
 
-    /// Writes `bytes` to stdout (fd 1) whole, retrying short writes and EINTR.
-    /// - Returns: false when `write(2)` failed (EPIPE: the reader went away; ENOSPC…).
-    @discardableResult
-    static func stdout(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = retryingEINTR { bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, bytes.count - offset) } }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
+    /// Writes `bytes` to stdout (fd 1) whole with ``writeAll(_:to:call:subject:using:)`` (short writes
+    /// continued, EINTR retried). - Throws: ``SystemCallError`` from `write(2)` (EPIPE: the reader went away; ENOSPC…).
+    static func stdout(_ bytes: [UInt8]) throws(SystemCallError) {
+        try writeAll(bytes, to: 1, subject: "stdout")
     }
 }
 

@@ -4,6 +4,7 @@ import BoothLayout
 import BoothPorts
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 
@@ -196,7 +197,7 @@ struct ConfigGet: Subcommand {
                 printJSON(Output(key: key, value: value, defaultValue: spec.defaultText, file: path, line: line))
             } else {
                 // Written at once (not buffered to exit), so the value comes before the note on stderr.
-                FileHandleOutput.stdout(Array("\(value)\n".utf8))
+                try? FileHandleOutput.stdout(Array("\(value)\n".utf8))
                 warn(text == nil ? "\(key): the default (\(path) does not exist)"
                                  : line.map { "\(key): \(path) line \($0)" } ?? "\(key): the default (not set in \(path))")
             }

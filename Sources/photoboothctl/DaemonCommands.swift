@@ -5,6 +5,7 @@ import BoothHTTPProbe
 import BoothPorts
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import FoundationEssentials
 import Glibc
 
@@ -285,8 +286,8 @@ struct Snapshot: Subcommand {
         }
         let path = args.positional[0]
         if path == "-" {
-            guard FileHandleOutput.stdout([UInt8](data)) else {
-                warn("writing the snapshot to stdout failed: \(String(cString: strerror(errno)))")
+            do { try FileHandleOutput.stdout([UInt8](data)) } catch {
+                warn("writing the snapshot to stdout failed: \(error.errnoText)")
                 return ExitCode.ioError
             }
             return ExitCode.ok

@@ -17,7 +17,8 @@ import BoothRuntime
         warn("--generate takes \((ManPages.names + ["bash-completion"]).joined(separator: ", ")), got '\(name)'")
         return ExitCode.usage
     }
-    return FileHandleOutput.stdout(Array(text.utf8)) ? ExitCode.ok : ExitCode.ioError
+    do { try FileHandleOutput.stdout(Array(text.utf8)) } catch { return ExitCode.ioError }
+    return ExitCode.ok
 }
 
 extension Subcommand {

@@ -1,4 +1,5 @@
 import BoothCore
+import BoothSystem
 import Foundation
 import Glibc
 import Testing
@@ -12,7 +13,8 @@ import Testing
             _ = try camera.start(StreamRequest(device: path))
         } throws: { error in
             guard let e = error as? V4L2Error else { return false }
-            return e.call == "open" && e.errno == ENOENT && e.device == path && e.isDisconnect
+            return e.failure == SystemCallError(call: "open", errno: ENOENT, subject: path) && e.detail == nil
+                && e.call == "open" && e.errno == ENOENT && e.device == path && e.isDisconnect
                 && e.description.contains("open on") && e.description.contains(path)
                 && e.description.contains("errno \(ENOENT)")
         }
@@ -46,7 +48,12 @@ import Testing
         #expect(!V4L2Error(call: "VIDIOC_S_FMT", errno: EINVAL, device: "/dev/video0").isDisconnect)
         #expect(!V4L2Error(call: "VIDIOC_S_FMT", errno: EBUSY, device: "/dev/video0").isDisconnect)
         #expect(V4L2Error(call: "VIDIOC_S_FMT", errno: EINVAL, device: "/dev/video0").description
-                == "VIDIOC_S_FMT on /dev/video0 failed: Invalid argument (errno 22)")
+                == "VIDIOC_S_FMT on /dev/video0 failed: Invalid argument (errno 22, EINVAL)")
+        // The ioctl's failure is BoothSystem's SystemCallError; V4L2's detail comes after its words.
+        #expect(V4L2Error(call: "VIDIOC_REQBUFS", errno: ENOMEM, device: "/dev/video0", detail: "the driver granted 1 buffers, at least 2 are needed").failure
+                == SystemCallError(call: "VIDIOC_REQBUFS", errno: ENOMEM, subject: "/dev/video0"))
+        #expect(V4L2Error(call: "VIDIOC_DQBUF", errno: EBADF, device: "/dev/video0", detail: "stream not started").description
+                == "VIDIOC_DQBUF on /dev/video0 failed: Bad file descriptor (errno 9, EBADF): stream not started")
     }
 
     static let realCameras = CameraDiscovery().captureCameras()

@@ -1,5 +1,6 @@
 import BoothClock
 import BoothCore
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Synchronization

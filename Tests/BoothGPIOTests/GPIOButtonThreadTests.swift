@@ -1,3 +1,4 @@
+import BoothButtons
 import BoothCore
 import Dispatch
 import Glibc

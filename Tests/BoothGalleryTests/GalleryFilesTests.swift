@@ -3,6 +3,7 @@ import BoothGallery
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -4,6 +4,7 @@ import BoothIndex
 import BoothJPEG
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -2,6 +2,7 @@ import BoothGallery
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Testing

@@ -3,6 +3,7 @@ import BoothIndex
 import BoothJPEG
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 #if canImport(FoundationNetworking)

@@ -4,6 +4,7 @@ import BoothHTTPProbe
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -1,6 +1,7 @@
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -1,4 +1,5 @@
 import BoothStorage
+import BoothSystem
 import Foundation
 import Glibc
 import Synchronization

@@ -2,6 +2,7 @@ import BoothCore
 import BoothIndex
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import BoothCore
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import Foundation
 import Glibc
 import Synchronization

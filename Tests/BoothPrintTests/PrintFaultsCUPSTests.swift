@@ -3,6 +3,7 @@ import BoothPorts
 import BoothPrint
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -23,8 +23,8 @@ import Testing
         "BoothButtons": ["BoothCore", "BoothSystem"],
         "BoothPorts": ["BoothCore", "BoothSystem"],
         "BoothClock": ["BoothCore", "BoothSystem", "CSysShims"],
-        "BoothRuntime": ["BoothCore", "BoothPorts", "BoothClock"],
-        "BoothControl": ["BoothCore", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"],
+        "BoothRuntime": ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock"],
+        "BoothControl": ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock", "BoothStorage", "BoothRuntime", "CSysShims"],
         "BoothCommandLine": ["BoothCore", "BoothRuntime", "BoothControl"],
     ]
 
@@ -180,7 +180,7 @@ import Testing
         let dependencies = try #require(declaration.range(of: "dependencies:"))
         let quoted = declaration[dependencies.upperBound...].split(separator: "\"", omittingEmptySubsequences: false)
         let names = Set(stride(from: 1, to: quoted.count, by: 2).map { String(quoted[$0]) })
-        #expect(names == ["BoothCore", "BoothPorts", "BoothClock"],
+        #expect(names == ["BoothCore", "BoothSystem", "BoothPorts", "BoothClock"],
                 "BoothRuntime's dependencies in Package.swift: \(names.sorted())")
     }
 

@@ -2,6 +2,7 @@ import BoothCamera
 import BoothCore
 import BoothPorts
 import BoothJPEG
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

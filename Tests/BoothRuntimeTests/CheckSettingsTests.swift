@@ -3,6 +3,7 @@ import BoothClock
 import BoothCore
 import BoothLayout
 import BoothPorts
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

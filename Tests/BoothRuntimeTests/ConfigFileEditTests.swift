@@ -1,4 +1,5 @@
 import BoothCore
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -1,6 +1,7 @@
 import BoothCore
 import BoothLayout
 import BoothPorts
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -1,6 +1,7 @@
 import BoothCore
 import BoothJPEG
 import BoothPorts
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import BoothSystem
 import BoothTestSupport
 import BoothCore
 import BoothDisplay

@@ -3,6 +3,7 @@ import BoothCore
 import BoothDisplay
 import BoothOrientation
 import BoothPorts
+import BoothSystem
 import BoothTestSupport
 import BoothJPEG
 import Synchronization

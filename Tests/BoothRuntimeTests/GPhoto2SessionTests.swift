@@ -5,6 +5,7 @@ import BoothCore
 import BoothJPEG
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Synchronization

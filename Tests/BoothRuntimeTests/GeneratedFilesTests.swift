@@ -1,6 +1,7 @@
 import BoothCamera
 import BoothCore
 import BoothPorts
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Testing

@@ -3,6 +3,7 @@ import BoothCore
 import BoothPorts
 import BoothJPEG
 import BoothPrint
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

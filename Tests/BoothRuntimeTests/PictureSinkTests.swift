@@ -1,5 +1,6 @@
 import BoothCore
 import BoothPorts
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

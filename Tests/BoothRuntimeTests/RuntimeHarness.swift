@@ -3,6 +3,7 @@ import BoothClock
 import BoothCore
 import BoothPorts
 import BoothJPEG
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

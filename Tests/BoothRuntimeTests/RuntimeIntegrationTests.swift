@@ -5,6 +5,7 @@ import BoothPorts
 import BoothDisplay
 import BoothJPEG
 import BoothRaster
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

@@ -1,6 +1,7 @@
 import BoothClock
 import BoothCore
 import BoothPorts
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Glibc

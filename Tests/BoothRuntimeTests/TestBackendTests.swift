@@ -5,6 +5,7 @@ import BoothCore
 import BoothDeviceListing
 import BoothPorts
 import BoothStorage
+import BoothSystem
 import BoothTestSupport
 import Foundation
 import Synchronization

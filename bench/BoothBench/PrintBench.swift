@@ -10,6 +10,7 @@ import BoothJPEG
 import BoothLayout
 import BoothRuntime
 import BoothStorage
+import BoothSystem
 import CPNG
 import Foundation
 

@@ -1,5 +1,6 @@
 import BoothClock
 import BoothPorts
+import BoothSystem
 import Glibc
 
 /// systemd's service notification protocol (sd_notify(3)) without libsystemd: every message is
