@@ -258,4 +258,14 @@ final class ReloadRequests: Sendable {
         queue.send(Job(run: reload), keepingAtMost: 1)
         return true
     }
+
+    /// Shutdown: a reload still waiting is dropped, and the "reload" thread ends once the one under way (if
+    /// any) has returned; not waited for here.
+    func stop() {
+        _ = queue.cancelWaiting()
+        _ = queue.finish(timeoutMilliseconds: 0)
+    }
+
+    /// True when no "reload" thread runs (none made yet, or ended after ``stop()``).
+    var threadEnded: Bool { queue.hasEnded }
 }

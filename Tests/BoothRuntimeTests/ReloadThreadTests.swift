@@ -1,6 +1,7 @@
 import BoothTestSupport
 import BoothClock
 import BoothCore
+import BoothPorts
 import Synchronization
 import Testing
 @testable import BoothRuntime
@@ -27,5 +28,24 @@ struct ReloadThreadTests {
         #expect(requests.send { ran.withLock { $0 += 1 } })
         #expect(await eventually(timeoutSeconds: 5) { ran.withLock { $0 } == 2 })
         #expect(attempts.withLock { $0 } == 2)
+    }
+
+    @Test("the reload thread a SIGHUP made ends when the booth stops: no thread is left behind by a stopped booth")
+    func reloadThreadEndsAtShutdown() async throws {
+        let dir = makeTempDir("reload-thread")
+        defer { removeTree(dir) }
+        let settings = try Settings.defaults.with(overrides: [
+            ("storage.dir", "\(dir)/photos"), ("storage.session_file", "\(dir)/session-number"), ("preview.file", ""),
+            ("storage.min_free", "0B"), ("print.journal", "\(dir)/journal.json"), ("print.spool", "\(dir)/spool"),
+        ]).get()
+        let booth = TestBooth(settings)
+        booth.start()
+        defer { booth.shutdownAndWait() }
+        #expect(booth.runtime.reloadInBackground())
+        #expect(await eventually(timeoutSeconds: 10) { booth.logged("settings reloaded: nothing changed") }, "\(booth.logText)")
+        #expect(!booth.runtime.reloads.threadEnded, "the SIGHUP made the reload thread")
+        booth.shutdownAndWait()
+        #expect(booth.exited != nil)
+        #expect(await eventually(timeoutSeconds: 5) { booth.runtime.reloads.threadEnded }, "the reload thread outlived the booth")
     }
 }
