@@ -185,6 +185,9 @@ public final class WorkQueue<Job: Sendable>: Sendable {
     /// Jobs queued or running.
     public var pending: Int { queue.withLock { $0.jobs.count + ($0.busy ? 1 : 0) } }
 
+    /// True when no thread runs the jobs (before ``start(_:)``, when it failed, or once it ended).
+    public var hasEnded: Bool { worker.hasEnded }
+
     /// Lets the queued jobs finish (at most `timeoutMilliseconds`; nil: as long as they take), then
     /// the thread ends. Jobs sent after this are not run.
     /// - Returns: false when a job was still queued or running at the deadline.

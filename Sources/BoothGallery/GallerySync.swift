@@ -539,8 +539,11 @@ enum ChildProcess {
     ///   - stdin: the child's stdin (`dup2` to 0; the caller keeps and closes its own); nil: /dev/null.
     ///   - started: told the child's pid once it runs; `reaped`: told once it has ended, before `waitpid` collects it
     ///     (so nobody signals its pid once it may be reused).
+    ///   - startTimer: starts the timeout's thread (`pthread_create`, ``WorkerThread/start(_:)``); false when it
+    ///     could not be made, and the calling thread then keeps the timeout itself (a test's fails on purpose).
     static func run(_ argv: [String], environment: [String], output: String, stdin: Int32? = nil, timeoutMilliseconds: Int64,
-                    started: (pid_t) -> Void, reaped: () -> Void) -> Outcome {
+                    started: (pid_t) -> Void, reaped: () -> Void,
+                    startTimer: (WorkerThread, @escaping @Sendable (WorkerThread) -> Void) -> Bool = { $0.start($1) }) -> Outcome {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -575,7 +578,7 @@ enum ChildProcess {
         let watch = Mutex(Watch()), child = pid
         let timer = WorkerThread(name: "pb-child-timer")
         let deadline = Monotonic.now().adding(milliseconds: timeoutMilliseconds)
-        let timing = timer.start { w in
+        let timing = startTimer(timer) { w in
             guard w.waitForWork(until: deadline) == .timeout else { return }
             watch.withLock { s in
                 guard !s.ended else { return }
@@ -583,7 +586,9 @@ enum ChildProcess {
                 s.killed = true
             }
         }
-        if !timing { kill(child, SIGTERM); watch.withLock { $0.killed = true } }  // no thread for the timeout: not left to run unwatched
+        // No thread for the timeout (the thread limit): the child still runs to its end, its timeout kept from
+        // here by looking every 20 ms (not killed at once, which would fail every sync as a timeout).
+        if !timing { return collect(pid, deadline: deadline, reaped: reaped) }
         // Blocks until the child has ended, leaving it to be collected (WNOWAIT).
         var info = siginfo_t()
         let waited = retryingEINTR { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
@@ -594,6 +599,29 @@ enum ChildProcess {
         let r = retryingEINTR { waitpid(pid, &status, 0) }
         guard waited == 0, r == pid else { return .exited(-1) }
         if killed { return .timedOut }
+        return outcome(status)
+    }
+
+    /// The child `pid` waited for from the calling thread without a timer thread: looked at every 20 ms,
+    /// sent SIGTERM once `deadline` passes; `reaped` told once it is collected.
+    private static func collect(_ pid: pid_t, deadline: MonotonicInstant, reaped: () -> Void) -> Outcome {
+        var status: Int32 = 0
+        var killed = false
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { reaped(); break }
+            if r < 0 && errno != EINTR { reaped(); return .exited(-1) }
+            if !killed && Monotonic.now() >= deadline {
+                kill(pid, SIGTERM)
+                killed = true
+            }
+            usleep(20_000)
+        }
+        return killed ? .timedOut : outcome(status)
+    }
+
+    /// A collected child's wait status as an outcome.
+    private static func outcome(_ status: Int32) -> Outcome {
         // WIFEXITED / WEXITSTATUS / WTERMSIG, written out (macros Swift does not import).
         if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
         return .signalled(status & 0x7f)

@@ -232,27 +232,40 @@ extension BoothRuntime {
 final class ReloadRequests: Sendable {
     /// Notified by the loop after each event: a waiting request looks again for its answer.
     let answers: ClockCondition
-    private struct Job: Sendable { let run: @Sendable () -> Void }
+    struct Job: Sendable { let run: @Sendable () -> Void }
     private let queue = WorkQueue<Job>(name: "reload")
-    /// nil until the first background reload starts the thread; then whether it started.
-    private let started = Mutex<Bool?>(nil)
+    /// True once the "reload" thread runs. A start that failed is tried again at the next reload: a
+    /// moment at the thread limit does not end SIGHUP's reloads until the daemon restarts.
+    private let started = Mutex(false)
+    /// Starts the thread on the queue (`pthread_create`); a test's fails on purpose.
+    private let startThread: @Sendable (WorkQueue<Job>) -> Bool
 
-    init(clock: any MonotonicClock) {
+    /// - Parameter startThread: starts the "reload" thread on its queue; false when it could not be made.
+    init(clock: any MonotonicClock, startThread: @escaping @Sendable (WorkQueue<Job>) -> Bool = { $0.start { job in job.run() } }) {
         answers = ClockCondition(clock: clock)
+        self.startThread = startThread
     }
 
-    /// Queues `reload` for the "reload" thread (started on first use) and returns at once; a reload
-    /// already waiting is replaced by this one (both would read the same file).
-    /// - Returns: false when the thread could not be made (`pthread_create` failed).
+    /// Queues `reload` for the "reload" thread (started on first use, or again after a start that
+    /// failed) and returns at once; a reload already waiting is replaced by this one (both would read the same file).
+    /// - Returns: false when the thread could not be made (`pthread_create` failed): this reload is not run.
     func send(_ reload: @escaping @Sendable () -> Void) -> Bool {
         let running = started.withLock { s -> Bool in
-            if let s { return s }
-            let ok = queue.start { job in job.run() }
-            s = ok
-            return ok
+            if !s { s = startThread(queue) }
+            return s
         }
         guard running else { return false }
         queue.send(Job(run: reload), keepingAtMost: 1)
         return true
     }
+
+    /// Shutdown: a reload still waiting is dropped, and the "reload" thread ends once the one under way (if
+    /// any) has returned; not waited for here.
+    func stop() {
+        _ = queue.cancelWaiting()
+        _ = queue.finish(timeoutMilliseconds: 0)
+    }
+
+    /// True when no "reload" thread runs (none made yet, or ended after ``stop()``).
+    var threadEnded: Bool { queue.hasEnded }
 }

@@ -17,6 +17,8 @@ extension BoothRuntime {
 
     /// SIGTERM's end: saves in flight finish (≤ 2 s), the stream stops, the lines are released.
     func shutdownDevices() -> Int32 {
+        // SIGHUP's reload thread ends too (a reload asked for now would wait for a loop that has stopped).
+        reloads.stop()
         // The camera first: a frame it took for a capture after the loop stopped is in the box
         // by then. Every capture still held (taken but not saved, or kept back by a storage fault)
         // gets one more save before the storage thread finishes.

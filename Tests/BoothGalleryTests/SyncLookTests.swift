@@ -1,3 +1,4 @@
+import BoothClock
 import BoothStorage
 import BoothSystem
 import Foundation
@@ -61,5 +62,24 @@ struct SyncLookTests {
         #expect(Date().timeIntervalSince(quick) < 10, "an exit is seen when it happens, not at the 60 s timeout")
         #expect(ChildProcess.run(["/nonexistent/rclone"], environment: [], output: output, timeoutMilliseconds: 1000,
                                  started: { _ in }, reaped: {}) == .notStarted(ENOENT))
+    }
+
+    @Test("without a thread for the timeout (pthread_create failed) the child still runs to its end, and one that outlives its timeout is still killed")
+    func childProcessWithoutTimerThread() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("photobooth-child-nothread-\(getpid()).log").path
+        defer { unlink(output) }
+        let noThread: (WorkerThread, @escaping @Sendable (WorkerThread) -> Void) -> Bool = { _, _ in false }
+        let told = Mutex<[String]>([])
+        // rclone that finishes well within its timeout: its own outcome, not a timeout.
+        let done = ChildProcess.run(["/bin/sh", "-c", "sleep 0.3; exit 3"], environment: [], output: output, timeoutMilliseconds: 60_000,
+                                    started: { _ in told.withLock { $0.append("started") } },
+                                    reaped: { told.withLock { $0.append("reaped") } }, startTimer: noThread)
+        #expect(done == .exited(3), "killed at once instead of run to its end")
+        #expect(told.withLock { $0 } == ["started", "reaped"])
+        let start = Date()
+        let slow = ChildProcess.run(["/bin/sleep", "30"], environment: [], output: output, timeoutMilliseconds: 200,
+                                    started: { _ in }, reaped: {}, startTimer: noThread)
+        #expect(slow == .timedOut)
+        #expect(Date().timeIntervalSince(start) < 10, "killed at the timeout, not after 30 s")
     }
 }
